@@ -1,0 +1,95 @@
+#include "api/selector.hpp"
+
+#include <array>
+#include <string>
+
+namespace fattn::detail {
+namespace {
+
+constexpr int kAmpereCapability = 80;  // mma.sync m16n8k16, ldmatrix, cp.async
+constexpr int kHopperCapability = 90;  // wgmma/TMA kernels are built as sm_90a: exactly 9.0
+
+// Preference order for Backend::automatic. The standard backends materialize S and P; they
+// exist to be compared against and run only when asked for by name.
+constexpr std::array kCpuPreference = {Backend::cpu_flash};
+constexpr std::array kCudaPreference = {Backend::cuda_sm90, Backend::cuda_sm80,
+                                        Backend::cuda_simt};
+
+bool is_cpu_backend(Backend b) {
+  return b == Backend::cpu_reference || b == Backend::cpu_standard || b == Backend::cpu_flash;
+}
+
+bool is_half_precision(DType dtype) {
+  return dtype == DType::float16 || dtype == DType::bfloat16;
+}
+
+std::string name(Backend backend) { return to_string(backend); }
+
+}  // namespace
+
+std::optional<std::string> why_backend_cannot_run(Backend backend, const Problem& problem,
+                                                  const DeviceInfo& device) {
+  if (!backend_compiled(backend)) {
+    return name(backend) + " is not compiled into this build of fattn";
+  }
+  const bool on_cpu = problem.device.type == DeviceType::cpu;
+  if (is_cpu_backend(backend)) {
+    if (!on_cpu) return name(backend) + " runs on the CPU, but the tensors are on " +
+                        to_string(problem.device);
+    return std::nullopt;
+  }
+  if (on_cpu) return name(backend) + " runs on CUDA devices, but the tensors are on the CPU";
+  if (!device.present) return "no CUDA device " + to_string(problem.device) + " is available";
+
+  switch (backend) {
+    case Backend::cuda_standard:
+    case Backend::cuda_simt:
+      return std::nullopt;
+    case Backend::cuda_sm80:
+      if (device.compute_capability < kAmpereCapability) {
+        return name(backend) + " needs compute capability 8.0 or newer, the device has " +
+               std::to_string(device.compute_capability / 10) + "." +
+               std::to_string(device.compute_capability % 10);
+      }
+      if (!is_half_precision(problem.dtype)) {
+        return name(backend) + " takes float16 or bfloat16, got " + to_string(problem.dtype);
+      }
+      return std::nullopt;
+    case Backend::cuda_sm90:
+      if (device.compute_capability != kHopperCapability) {
+        return name(backend) + " needs a Hopper GPU (compute capability 9.0), the device has " +
+               std::to_string(device.compute_capability / 10) + "." +
+               std::to_string(device.compute_capability % 10);
+      }
+      if (!is_half_precision(problem.dtype)) {
+        return name(backend) + " takes float16 or bfloat16, got " + to_string(problem.dtype);
+      }
+      if (problem.direction != Direction::forward) {
+        return name(backend) + " has no backward pass yet";
+      }
+      return std::nullopt;
+    default:
+      return "unknown backend";
+  }
+}
+
+Selection select_backend(const Problem& problem, const DeviceInfo& device) {
+  const Backend requested = problem.options.backend;
+  if (requested != Backend::automatic) {
+    if (auto reason = why_backend_cannot_run(requested, problem, device)) return {{}, *reason};
+    return {requested, {}};
+  }
+  std::string reasons;
+  auto try_in_order = [&](const auto& preference) -> Selection {
+    for (Backend candidate : preference) {
+      auto reason = why_backend_cannot_run(candidate, problem, device);
+      if (!reason) return {candidate, {}};
+      reasons += (reasons.empty() ? "" : "; ") + *reason;
+    }
+    return {{}, "no backend can run this problem: " + reasons};
+  };
+  return problem.device.type == DeviceType::cpu ? try_in_order(kCpuPreference)
+                                                : try_in_order(kCudaPreference);
+}
+
+}  // namespace fattn::detail

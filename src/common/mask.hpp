@@ -1,0 +1,75 @@
+// Masks as small policy types, shared by every backend (CPU and CUDA).
+//
+// Coordinates: query row `row` in [0, Nq), key column `col` in [0, Nk). Following flash_attn
+// (>= 2.1) the diagonal is aligned to the bottom-right corner: shift = Nk - Nq, and row i's
+// diagonal sits at column i + shift.  Each policy answers two questions:
+//   is_masked(row, col)          — is this score excluded?
+//   key_range(row_begin, row_end) — the half-open column range [first, last) that any row in
+//                                  [row_begin, row_end) can see; tiles outside it are skipped.
+// A row whose range is empty is "fully masked": out = 0, lse = -inf.
+#pragma once
+
+#include "common/host_device.hpp"
+
+namespace fattn::detail {
+
+FATTN_HOST_DEVICE int clamp_int(int value, int low, int high) {
+  return value < low ? low : (value > high ? high : value);
+}
+
+// Every key visible to every query.
+struct NoMask {
+  int seqlen_q = 0;
+  int seqlen_k = 0;
+
+  FATTN_HOST_DEVICE bool is_masked(int /*row*/, int /*col*/) const { return false; }
+  FATTN_HOST_DEVICE int key_begin(int /*row_begin*/) const { return 0; }
+  FATTN_HOST_DEVICE int key_end(int /*row_end*/) const { return seqlen_k; }
+  // True when no score in the tile rows [r0, r1) x cols [c0, c1) is masked (no per-element
+  // test needed).
+  FATTN_HOST_DEVICE bool tile_is_unmasked(int, int, int, int) const { return true; }
+};
+
+// Causal, bottom-right aligned: row i sees columns j <= i + (Nk - Nq).
+struct CausalMask {
+  int seqlen_q = 0;
+  int seqlen_k = 0;
+
+  FATTN_HOST_DEVICE int shift() const { return seqlen_k - seqlen_q; }
+  FATTN_HOST_DEVICE bool is_masked(int row, int col) const { return col > row + shift(); }
+  FATTN_HOST_DEVICE int key_begin(int /*row_begin*/) const { return 0; }
+  FATTN_HOST_DEVICE int key_end(int row_end) const {
+    return clamp_int(row_end - 1 + shift() + 1, 0, seqlen_k);
+  }
+  FATTN_HOST_DEVICE bool tile_is_unmasked(int r0, int /*r1*/, int /*c0*/, int c1) const {
+    return c1 - 1 <= r0 + shift();
+  }
+};
+
+// Sliding window (left, right); a negative bound means unbounded on that side.
+// Causal with a window is WindowMask{left, 0}.
+struct WindowMask {
+  int seqlen_q = 0;
+  int seqlen_k = 0;
+  int left = -1;
+  int right = -1;
+
+  FATTN_HOST_DEVICE int shift() const { return seqlen_k - seqlen_q; }
+  FATTN_HOST_DEVICE bool is_masked(int row, int col) const {
+    const int diagonal = row + shift();
+    return (right >= 0 && col > diagonal + right) || (left >= 0 && col < diagonal - left);
+  }
+  FATTN_HOST_DEVICE int key_begin(int row_begin) const {
+    return left < 0 ? 0 : clamp_int(row_begin + shift() - left, 0, seqlen_k);
+  }
+  FATTN_HOST_DEVICE int key_end(int row_end) const {
+    return right < 0 ? seqlen_k : clamp_int(row_end - 1 + shift() + right + 1, 0, seqlen_k);
+  }
+  FATTN_HOST_DEVICE bool tile_is_unmasked(int r0, int r1, int c0, int c1) const {
+    const bool right_ok = right < 0 || c1 - 1 <= r0 + shift() + right;
+    const bool left_ok = left < 0 || c0 >= r1 - 1 + shift() - left;
+    return right_ok && left_ok;
+  }
+};
+
+}  // namespace fattn::detail
