@@ -1,89 +1,6 @@
 #include "support/test_tensors.hpp"
 
-#include <cmath>
-#include <limits>
-
-#include "common/float_convert.hpp"
-
 namespace fattn::testing {
-namespace {
-
-// Offset in elements of the logical (row-major) index `flat` in `view`.
-std::int64_t element_offset(const TensorView& view, std::int64_t flat) {
-  std::int64_t offset = 0;
-  for (int d = view.rank - 1; d >= 0; --d) {
-    const std::int64_t extent = view.shape[d];
-    offset += (flat % extent) * view.stride[d];
-    flat /= extent;
-  }
-  return offset;
-}
-
-}  // namespace
-
-float HostTensor::at(std::int64_t flat_index) const {
-  return detail::load_as_float(view.data, view.dtype, element_offset(view, flat_index));
-}
-
-void HostTensor::set(std::int64_t flat_index, float value) {
-  detail::store_from_float(view.data, view.dtype, element_offset(view, flat_index), value);
-}
-
-HostTensor make_tensor(DType dtype, std::initializer_list<std::int64_t> shape, std::int64_t row_padding) {
-  HostTensor t;
-  std::vector<std::int64_t> dims(shape);
-  std::vector<std::int64_t> strides(dims.size());
-  std::int64_t stride = 1;
-  for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
-    strides[d] = stride;
-    stride *= dims[d] + (d == static_cast<int>(dims.size()) - 1 ? row_padding : 0);
-  }
-  // At least one element, so that an empty tensor still has a valid (non-null) pointer.
-  const std::int64_t elements = std::max<std::int64_t>(stride, 1);
-  t.storage.resize(static_cast<std::size_t>(elements) * size_of(dtype) + 16);
-  t.view.data = t.storage.data();
-  t.view.dtype = dtype;
-  t.view.device = Device::cpu();
-  t.view.rank = static_cast<int>(dims.size());
-  for (std::size_t d = 0; d < dims.size(); ++d) {
-    t.view.shape[d] = dims[d];
-    t.view.stride[d] = strides[d];
-  }
-  return t;
-}
-
-void fill_random(HostTensor& tensor, std::mt19937_64& rng, float scale) {
-  std::uniform_real_distribution<float> uniform(-scale, scale);
-  for (std::int64_t i = 0; i < tensor.numel(); ++i) tensor.set(i, uniform(rng));
-}
-
-void poison(HostTensor& tensor) {
-  const std::size_t elements = (tensor.storage.size() - 16) / size_of(tensor.view.dtype);
-  for (std::size_t i = 0; i < elements; ++i) {
-    detail::store_from_float(tensor.storage.data(), tensor.view.dtype, static_cast<std::int64_t>(i),
-                             std::numeric_limits<float>::quiet_NaN());
-  }
-}
-
-double relative_error(const HostTensor& a, const HostTensor& b) {
-  double diff = 0.0, norm = 0.0;
-  for (std::int64_t i = 0; i < b.numel(); ++i) {
-    const double x = a.at(i), y = b.at(i);
-    if (std::isinf(y) && x == y) continue;  // matching -inf in lse of fully masked rows
-    if (!std::isfinite(x)) return std::numeric_limits<double>::infinity();
-    diff += (x - y) * (x - y);
-    norm += y * y;
-  }
-  if (norm == 0.0) return diff == 0.0 ? 0.0 : std::sqrt(diff);
-  return std::sqrt(diff / norm);
-}
-
-bool all_finite(const HostTensor& tensor) {
-  for (std::int64_t i = 0; i < tensor.numel(); ++i) {
-    if (!std::isfinite(tensor.at(i))) return false;
-  }
-  return true;
-}
 
 AttentionTensors::AttentionTensors(DType dtype, std::int64_t batch, std::int64_t seqlen_q,
                                    std::int64_t seqlen_k, std::int64_t heads_q, std::int64_t heads_kv,
@@ -99,17 +16,6 @@ AttentionTensors::AttentionTensors(DType dtype, std::int64_t batch, std::int64_t
   fill_random(v, rng);
   poison(out);
   poison(lse);
-}
-
-double tolerance_for(DType dtype) {
-  // fp32 arithmetic lands far under 1e-5 against fp64; 16-bit storage rounding of the inputs is
-  // shared with the reference, but the output's own rounding is ~2^-9 (fp16) / 2^-8 (bf16).
-  switch (dtype) {
-    case DType::float32: return 1e-5;
-    case DType::float16: return 5e-3;
-    case DType::bfloat16: return 1e-2;
-    default: return 0.0;
-  }
 }
 
 }  // namespace fattn::testing
