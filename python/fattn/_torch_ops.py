@@ -1,0 +1,162 @@
+"""torch integration: the custom ops ``fattn::fwd`` and ``fattn::bwd``.
+
+Registered through ``torch.library`` with fake (meta) implementations, so torch.compile can
+trace through them without running them, and with autograd wired from fwd to bwd, so training
+loops get fattn's own backward pass. The ops run on the caller's current CUDA stream and, on
+the CPU, with torch's thread count unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Optional, Tuple
+
+import torch
+from torch import Tensor
+
+from . import _fattn
+
+_ATTENTION_RANK = 4
+_OPTION_COUNT = 7  # softmax_scale, causal, window_left, window_right, backend, deterministic, num_threads
+
+
+def _check_rank(t: Tensor, name: str) -> None:
+    # Mirrors the library's first check, for the fake implementations that never reach it.
+    if t.dim() != _ATTENTION_RANK:
+        raise ValueError(
+            f"{name}: expected a rank-4 tensor (batch, seqlen, heads, head_dim), got rank "
+            f"{t.dim()} with shape {tuple(t.shape)}"
+        )
+
+
+def _lse_shape(q: Tensor) -> Tuple[int, int, int]:
+    if q.dim() != _ATTENTION_RANK:
+        return (0, 0, 0)  # the library then reports q's rank with its own message
+    batch, seqlen_q, heads_q, _ = q.shape
+    return (batch, heads_q, seqlen_q)
+
+
+def _last_dim_contiguous(t: Tensor) -> Tensor:
+    # Gradients from autograd are often expanded views (stride 0 everywhere, e.g. after
+    # .sum()); the library needs a contiguous last dimension and takes any other strides.
+    return t if t.dim() == 0 or t.stride(-1) == 1 or t.shape[-1] <= 1 else t.contiguous()
+
+
+def _exportable(*tensors: Tensor):
+    # DLPack refuses tensors that require grad; the ops sit below autograd, so detaching
+    # (a view, no copy) loses nothing.
+    return [t.detach() for t in tensors]
+
+
+def _execution(t: Tensor, num_threads: int):
+    """(device context, CUDA stream pointer, CPU thread count) for running on t's device."""
+    if t.is_cuda:
+        return torch.cuda.device(t.device), torch.cuda.current_stream(t.device).cuda_stream, 0
+    threads = num_threads if num_threads > 0 else torch.get_num_threads()
+    return contextlib.nullcontext(), 0, threads
+
+
+@torch.library.custom_op("fattn::fwd", mutates_args=())
+def fwd(
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    softmax_scale: Optional[float],
+    causal: bool,
+    window_left: int,
+    window_right: int,
+    backend: str,
+    deterministic: bool,
+    num_threads: int,
+) -> Tuple[Tensor, Tensor]:
+    out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+    lse = torch.empty(_lse_shape(q), dtype=torch.float32, device=q.device)
+    device_context, stream, threads = _execution(q, num_threads)
+    with device_context:
+        _fattn.forward(
+            *_exportable(q, k, v), out, lse, softmax_scale, causal, (window_left, window_right), backend,
+            deterministic, stream, threads,
+        )
+    return out, lse
+
+
+@fwd.register_fake
+def _fwd_fake(q, k, v, softmax_scale, causal, window_left, window_right, backend,
+              deterministic, num_threads):
+    _check_rank(q, "q")
+    return torch.empty_like(q, memory_format=torch.contiguous_format), q.new_empty(
+        _lse_shape(q), dtype=torch.float32
+    )
+
+
+@torch.library.custom_op("fattn::bwd", mutates_args=())
+def bwd(
+    dout: Tensor,
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    out: Tensor,
+    lse: Tensor,
+    softmax_scale: Optional[float],
+    causal: bool,
+    window_left: int,
+    window_right: int,
+    backend: str,
+    deterministic: bool,
+    num_threads: int,
+) -> Tuple[Tensor, Tensor, Tensor]:
+    dq = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+    dk = torch.empty(k.shape, dtype=k.dtype, device=k.device)
+    dv = torch.empty(v.shape, dtype=v.dtype, device=v.device)
+    device_context, stream, threads = _execution(q, num_threads)
+    with device_context:
+        _fattn.backward(
+            *_exportable(q, k, v, out, dout, lse), dq, dk, dv, softmax_scale, causal,
+            (window_left, window_right), backend, deterministic, stream, threads,
+        )
+    return dq, dk, dv
+
+
+@bwd.register_fake
+def _bwd_fake(dout, q, k, v, out, lse, softmax_scale, causal, window_left, window_right,
+              backend, deterministic, num_threads):
+    _check_rank(q, "q")
+    _check_rank(k, "k")
+    return (
+        torch.empty_like(q, memory_format=torch.contiguous_format),
+        torch.empty_like(k, memory_format=torch.contiguous_format),
+        torch.empty_like(v, memory_format=torch.contiguous_format),
+    )
+
+
+def _setup_context(ctx, inputs, output):
+    q, k, v, *options = inputs
+    out, lse = output
+    ctx.save_for_backward(q, k, v, out, lse)
+    ctx.options = options
+    # The backward pass computes dq, dk, dv from dout alone; a gradient flowing into lse would
+    # be dropped, so lse is declared non-differentiable instead of silently ignored.
+    ctx.mark_non_differentiable(lse)
+
+
+def _backward(ctx, dout, _dlse):
+    q, k, v, out, lse = ctx.saved_tensors
+    dq, dk, dv = torch.ops.fattn.bwd(_last_dim_contiguous(dout), q, k, v, out, lse, *ctx.options)
+    return (dq, dk, dv) + (None,) * _OPTION_COUNT
+
+
+torch.library.register_autograd("fattn::fwd", _backward, setup_context=_setup_context)
+
+
+def attention(q, k, v, softmax_scale, causal, window, backend, deterministic, num_threads):
+    return torch.ops.fattn.fwd(
+        q, k, v, softmax_scale, causal, window[0], window[1], backend, deterministic, num_threads
+    )
+
+
+def attention_backward(dout, q, k, v, out, lse, softmax_scale, causal, window, backend,
+                       deterministic, num_threads):
+    return torch.ops.fattn.bwd(
+        _last_dim_contiguous(dout), q, k, v, out, lse, softmax_scale, causal, window[0],
+        window[1], backend, deterministic, num_threads,
+    )

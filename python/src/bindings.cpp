@@ -1,0 +1,256 @@
+// fattn._fattn: the thin nanobind layer between Python and the C++ API (include/fattn).
+//
+// Every tensor arrives as a DLPack array (torch on the CPU or CUDA, numpy, cupy, ...) and is
+// wrapped in a fattn::TensorView with its own strides: nothing is copied. The Python package
+// allocates the outputs with the caller's array library and passes them in; this layer only
+// translates types, releases the GIL while the library runs, and turns a failed Status into
+// the Python exception that matches its code, with the library's message unchanged.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fattn/fattn.hpp"
+
+namespace nb = nanobind;
+
+namespace {
+
+// Inputs may be read-only (a numpy array of a frozen buffer, say); outputs must be writable.
+using InputArray = nb::ndarray<nb::ro>;
+using OutputArray = nb::ndarray<>;
+
+// Every value of the Backend enum, in declaration order.
+constexpr fattn::Backend kAllBackends[] = {
+    fattn::Backend::cpu_reference, fattn::Backend::cpu_standard, fattn::Backend::cpu_flash,
+    fattn::Backend::cuda_standard, fattn::Backend::cuda_simt,    fattn::Backend::cuda_sm80,
+    fattn::Backend::cuda_sm90};
+
+constexpr std::uint8_t kBitsHalf = 16;
+constexpr std::uint8_t kBitsSingle = 32;
+
+[[noreturn]] void raise_python(PyObject* exception_type, const std::string& message) {
+  PyErr_SetString(exception_type, message.c_str());
+  throw nb::python_error();
+}
+
+// Status codes map onto the exceptions Python code expects: bad arguments are ValueError,
+// "valid but nothing compiled can run it" is NotImplementedError (a RuntimeError subclass),
+// device and internal failures are RuntimeError.
+void raise_if_failed(const fattn::Status& status) {
+  if (status.ok()) return;
+  switch (status.code()) {
+    case fattn::StatusCode::invalid_argument: raise_python(PyExc_ValueError, status.message());
+    case fattn::StatusCode::unsupported: raise_python(PyExc_NotImplementedError, status.message());
+    default: raise_python(PyExc_RuntimeError, status.message());
+  }
+}
+
+std::string dlpack_dtype_name(const nb::dlpack::dtype& dtype) {
+  std::string kind;
+  switch (static_cast<nb::dlpack::dtype_code>(dtype.code)) {
+    case nb::dlpack::dtype_code::Int: kind = "int"; break;
+    case nb::dlpack::dtype_code::UInt: kind = "uint"; break;
+    case nb::dlpack::dtype_code::Float: kind = "float"; break;
+    case nb::dlpack::dtype_code::Bfloat: kind = "bfloat"; break;
+    case nb::dlpack::dtype_code::Complex: kind = "complex"; break;
+    case nb::dlpack::dtype_code::Bool: kind = "bool"; break;
+    default: return "DLPack type code " + std::to_string(dtype.code);
+  }
+  return kind + std::to_string(dtype.bits);
+}
+
+fattn::DType to_fattn_dtype(const nb::dlpack::dtype& dtype, const char* name) {
+  if (dtype.lanes == 1) {
+    if (dtype.code == static_cast<std::uint8_t>(nb::dlpack::dtype_code::Float)) {
+      if (dtype.bits == kBitsSingle) return fattn::DType::float32;
+      if (dtype.bits == kBitsHalf) return fattn::DType::float16;
+    }
+    if (dtype.code == static_cast<std::uint8_t>(nb::dlpack::dtype_code::Bfloat) &&
+        dtype.bits == kBitsHalf) {
+      return fattn::DType::bfloat16;
+    }
+  }
+  raise_python(PyExc_ValueError, std::string(name) +
+                                     ": expected dtype float32, float16 or bfloat16, got " +
+                                     dlpack_dtype_name(dtype));
+}
+
+fattn::Device to_fattn_device(int device_type, int device_id, const char* name) {
+  if (device_type == nb::device::cpu::value) return fattn::Device::cpu();
+  if (device_type == nb::device::cuda::value) return fattn::Device::cuda(device_id);
+  raise_python(PyExc_ValueError,
+               std::string(name) + ": expected a CPU or CUDA tensor, got DLPack device type " +
+                   std::to_string(device_type) + " (pinned, managed and other memories are "
+                                                 "not accepted)");
+}
+
+// Wraps an array in a TensorView without copying: same pointer, shape and element strides.
+template <class Array>
+fattn::TensorView to_view(const Array& array, const char* name) {
+  fattn::TensorView view;
+  if (array.ndim() > static_cast<std::size_t>(fattn::kMaxRank)) {
+    std::string shape = "(";
+    for (std::size_t d = 0; d < array.ndim(); ++d) {
+      shape += (d ? ", " : "") + std::to_string(array.shape(d));
+    }
+    raise_python(PyExc_ValueError, std::string(name) + ": expected at most " +
+                                       std::to_string(fattn::kMaxRank) + " dimensions, got " +
+                                       std::to_string(array.ndim()) + " with shape " + shape +
+                                       ")");
+  }
+  view.data = const_cast<void*>(static_cast<const void*>(array.data()));
+  view.dtype = to_fattn_dtype(array.dtype(), name);
+  view.device = to_fattn_device(array.device_type(), array.device_id(), name);
+  view.rank = static_cast<int>(array.ndim());
+  for (int d = 0; d < view.rank; ++d) {
+    view.shape[d] = static_cast<std::int64_t>(array.shape(d));
+    view.stride[d] = static_cast<std::int64_t>(array.stride(d));
+  }
+  return view;
+}
+
+fattn::Backend parse_backend(const std::string& name) {
+  if (auto backend = fattn::backend_from_string(name)) return *backend;
+  std::string known = "auto";
+  for (fattn::Backend b : kAllBackends) known += std::string(", ") + fattn::to_string(b);
+  raise_python(PyExc_ValueError, "backend: unknown name '" + name + "', expected one of " + known);
+}
+
+fattn::Options make_options(std::optional<float> softmax_scale, bool causal,
+                            std::pair<std::int64_t, std::int64_t> window,
+                            const std::string& backend, bool deterministic) {
+  fattn::Options options;
+  options.softmax_scale = softmax_scale;
+  options.causal = causal;
+  options.window = {window.first, window.second};
+  options.backend = parse_backend(backend);
+  options.deterministic = deterministic;
+  return options;
+}
+
+fattn::ExecutionContext make_context(std::uintptr_t cuda_stream, int num_threads,
+                                     fattn::RunStats* stats) {
+  fattn::ExecutionContext context;
+  context.cuda_stream = reinterpret_cast<void*>(cuda_stream);
+  context.num_threads = num_threads;
+  context.stats = stats;
+  return context;
+}
+
+// Runs forward and returns the name of the backend that ran.
+std::string forward(const InputArray& q, const InputArray& k, const InputArray& v,
+                    const OutputArray& out, const OutputArray& lse,
+                    std::optional<float> softmax_scale, bool causal,
+                    std::pair<std::int64_t, std::int64_t> window, const std::string& backend,
+                    bool deterministic, std::uintptr_t cuda_stream, int num_threads) {
+  const fattn::TensorView q_view = to_view(q, "q"), k_view = to_view(k, "k"),
+                          v_view = to_view(v, "v"), out_view = to_view(out, "out"),
+                          lse_view = to_view(lse, "lse");
+  const fattn::Options options =
+      make_options(softmax_scale, causal, window, backend, deterministic);
+  fattn::RunStats stats;
+  const fattn::ExecutionContext context = make_context(cuda_stream, num_threads, &stats);
+  fattn::Status status;
+  {
+    nb::gil_scoped_release release;
+    status = fattn::forward(q_view, k_view, v_view, out_view, lse_view, options, context);
+  }
+  raise_if_failed(status);
+  return fattn::to_string(stats.backend);
+}
+
+// Runs backward and returns the name of the backend that ran.
+std::string backward(const InputArray& q, const InputArray& k, const InputArray& v,
+                     const InputArray& out, const InputArray& dout, const InputArray& lse,
+                     const OutputArray& dq, const OutputArray& dk, const OutputArray& dv,
+                     std::optional<float> softmax_scale, bool causal,
+                     std::pair<std::int64_t, std::int64_t> window, const std::string& backend,
+                     bool deterministic, std::uintptr_t cuda_stream, int num_threads) {
+  const fattn::TensorView q_view = to_view(q, "q"), k_view = to_view(k, "k"),
+                          v_view = to_view(v, "v"), out_view = to_view(out, "out"),
+                          dout_view = to_view(dout, "dout"), lse_view = to_view(lse, "lse"),
+                          dq_view = to_view(dq, "dq"), dk_view = to_view(dk, "dk"),
+                          dv_view = to_view(dv, "dv");
+  const fattn::Options options =
+      make_options(softmax_scale, causal, window, backend, deterministic);
+  fattn::RunStats stats;
+  const fattn::ExecutionContext context = make_context(cuda_stream, num_threads, &stats);
+  fattn::Status status;
+  {
+    nb::gil_scoped_release release;
+    status = fattn::backward(q_view, k_view, v_view, out_view, dout_view, lse_view, dq_view,
+                             dk_view, dv_view, options, context);
+  }
+  raise_if_failed(status);
+  return fattn::to_string(stats.backend);
+}
+
+// The selector's answer for these inputs: (backend name or None, reason when None).
+std::pair<std::optional<std::string>, std::string> supports(
+    const InputArray& q, const InputArray& k, std::optional<float> softmax_scale, bool causal,
+    std::pair<std::int64_t, std::int64_t> window, const std::string& backend,
+    bool deterministic, bool backward_direction) {
+  constexpr int kAttentionRank = 4;
+  const fattn::TensorView q_view = to_view(q, "q"), k_view = to_view(k, "k");
+  for (const auto& [view, name] : {std::pair{&q_view, "q"}, {&k_view, "k"}}) {
+    if (view->rank != kAttentionRank) {
+      raise_python(PyExc_ValueError, std::string(name) +
+                                         ": expected a rank-4 tensor (batch, seqlen, heads, "
+                                         "head_dim), got shape " + view->shape_string());
+    }
+  }
+  const fattn::Options options =
+      make_options(softmax_scale, causal, window, backend, deterministic);
+  const fattn::Problem problem = fattn::Problem::describe(
+      q_view, k_view, options,
+      backward_direction ? fattn::Direction::backward : fattn::Direction::forward);
+  const fattn::Selection selection = fattn::supports(problem);
+  if (!selection.ok()) return {std::nullopt, selection.reason};
+  return {std::string(fattn::to_string(*selection.backend)), std::string()};
+}
+
+std::vector<std::string> backend_names(bool compiled_only) {
+  std::vector<std::string> names;
+  for (fattn::Backend b : kAllBackends) {
+    if (!compiled_only || fattn::backend_compiled(b)) names.emplace_back(fattn::to_string(b));
+  }
+  return names;
+}
+
+}  // namespace
+
+NB_MODULE(_fattn, m) {
+  m.doc() = "Low-level bindings of the fattn C++ library; use the functions of `fattn` instead.";
+  m.attr("__version__") = fattn::version();
+
+  const auto window_default = std::pair<std::int64_t, std::int64_t>{-1, -1};
+  m.def("forward", &forward, nb::arg("q"), nb::arg("k"), nb::arg("v"), nb::arg("out"),
+        nb::arg("lse"), nb::arg("softmax_scale").none() = nb::none(), nb::arg("causal") = false,
+        nb::arg("window") = window_default, nb::arg("backend") = "auto",
+        nb::arg("deterministic") = false, nb::arg("cuda_stream") = 0,
+        nb::arg("num_threads") = 0,
+        "Writes out and lse in place; returns the name of the backend that ran.");
+  m.def("backward", &backward, nb::arg("q"), nb::arg("k"), nb::arg("v"), nb::arg("out"),
+        nb::arg("dout"), nb::arg("lse"), nb::arg("dq"), nb::arg("dk"), nb::arg("dv"),
+        nb::arg("softmax_scale").none() = nb::none(), nb::arg("causal") = false,
+        nb::arg("window") = window_default, nb::arg("backend") = "auto",
+        nb::arg("deterministic") = false, nb::arg("cuda_stream") = 0,
+        nb::arg("num_threads") = 0,
+        "Writes dq, dk and dv in place; returns the name of the backend that ran.");
+  m.def("supports", &supports, nb::arg("q"), nb::arg("k"),
+        nb::arg("softmax_scale").none() = nb::none(), nb::arg("causal") = false,
+        nb::arg("window") = window_default, nb::arg("backend") = "auto",
+        nb::arg("deterministic") = false, nb::arg("backward") = false,
+        "(backend name, '') if a compiled backend can run the problem, else (None, reason).");
+  m.def("backends", &backend_names, nb::arg("compiled_only") = true,
+        "Names of the backends this build contains (or of every backend fattn knows).");
+}
