@@ -12,6 +12,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -114,6 +115,15 @@ fattn::TensorView to_view(const Array& array, const char* name) {
   for (int d = 0; d < view.rank; ++d) {
     view.shape[d] = static_cast<std::int64_t>(array.shape(d));
     view.stride[d] = static_cast<std::int64_t>(array.stride(d));
+  }
+  // An empty tensor addresses no memory, and exporters report arbitrary strides for it (numpy
+  // gives 0): describe it as dense so the layout checks judge only tensors with elements.
+  if (view.empty()) {
+    std::int64_t dense_stride = 1;
+    for (int d = view.rank - 1; d >= 0; --d) {
+      view.stride[d] = dense_stride;
+      dense_stride *= std::max<std::int64_t>(view.shape[d], 1);
+    }
   }
   return view;
 }
