@@ -96,6 +96,12 @@ Status check_options(const Options& options) {
                                    std::to_string(options.window.left) + ", " +
                                    std::to_string(options.window.right) + ")");
   }
+  // Masks index keys with 32-bit integers; a wider window is not clamped silently.
+  if (options.window.left > kMaxSeqlen || options.window.right > kMaxSeqlen) {
+    return Status::InvalidArgument("window: expected each side at most " + std::to_string(kMaxSeqlen) +
+                                   " (or -1 for unbounded), got (" + std::to_string(options.window.left) +
+                                   ", " + std::to_string(options.window.right) + ")");
+  }
   return Status::Ok();
 }
 
