@@ -1,0 +1,139 @@
+// Thin wrappers over the sm_80 PTX the FlashAttention-2-class kernels are built from:
+// mma.sync m16n8k16 (fp16/bf16 in, fp32 accumulate), ldmatrix (.x4 and .x4.trans), cp.async with
+// commit/wait groups, the ex2 special function, and the XOR swizzle of shared-memory tiles.
+// Every wrapper is one instruction (or a fixed short sequence) so that the kernels read like the
+// math and the SASS audit can find HMMA, LDSM and LDGSTS where the source says they are.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+namespace fattn::detail::sm80 {
+
+// ---- element traits ------------------------------------------------------------------------
+// The two 16-bit storage types differ only in the mma type suffix and in float conversion.
+template <class Element>
+struct ElementTraits;
+
+template <>
+struct ElementTraits<__half> {
+  __device__ __forceinline__ static std::uint32_t pack(float lo, float hi) {
+    __half2 pair = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<std::uint32_t*>(&pair);
+  }
+  __device__ __forceinline__ static float to_float(__half value) { return __half2float(value); }
+  __device__ __forceinline__ static __half from_float(float value) { return __float2half_rn(value); }
+  // D = A·B + C for one m16n8k16 tile: A 4 registers, B 2, C/D 4 floats.
+  __device__ __forceinline__ static void mma(float (&d)[4], const std::uint32_t (&a)[4],
+                                             std::uint32_t b0, std::uint32_t b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+};
+
+template <>
+struct ElementTraits<__nv_bfloat16> {
+  __device__ __forceinline__ static std::uint32_t pack(float lo, float hi) {
+    __nv_bfloat162 pair = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<std::uint32_t*>(&pair);
+  }
+  __device__ __forceinline__ static float to_float(__nv_bfloat16 value) {
+    return __bfloat162float(value);
+  }
+  __device__ __forceinline__ static __nv_bfloat16 from_float(float value) {
+    return __float2bfloat16_rn(value);
+  }
+  __device__ __forceinline__ static void mma(float (&d)[4], const std::uint32_t (&a)[4],
+                                             std::uint32_t b0, std::uint32_t b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+};
+
+// ---- shared memory addressing --------------------------------------------------------------
+__device__ __forceinline__ std::uint32_t smem_address(const void* pointer) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(pointer));
+}
+
+// 16-bit elements per 16-byte chunk: the unit of cp.async, ldmatrix rows and the swizzle.
+inline constexpr int kChunkElements = 8;
+// The swizzle permutes chunks within each group of 8 (128 bytes = all 32 banks).
+inline constexpr int kSwizzleChunks = 8;
+
+// Element offset of (row, chunk) in a row-major tile of `kWidth` 16-bit elements per row whose
+// chunks are XOR-swizzled with the row index. ldmatrix reads the same logical chunk from 8
+// consecutive rows; the XOR sends them to 8 different 16-byte bank groups, so neither the
+// ldmatrix reads nor the cp.async writes conflict. kWidth must be a multiple of 64 elements.
+template <int kWidth>
+__device__ __forceinline__ int swizzled_offset(int row, int chunk) {
+  static_assert(kWidth % (kChunkElements * kSwizzleChunks) == 0,
+                "swizzled tiles need rows of whole 128-byte groups");
+  return row * kWidth + ((chunk ^ (row % kSwizzleChunks)) * kChunkElements);
+}
+
+// ---- ldmatrix ------------------------------------------------------------------------------
+// Four 8x8 matrices; lane i supplies the row address for matrix i/8, row i%8.
+__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], std::uint32_t address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address));
+}
+
+// The same, each 8x8 matrix transposed on the way (B operands stored k-major, e.g. V in P·V).
+__device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], std::uint32_t address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address));
+}
+
+// ---- cp.async ------------------------------------------------------------------------------
+// 16 bytes global -> shared, bypassing L1 (.cg); only `source_bytes` (0..16) are read, the rest
+// of the 16 destination bytes are zero-filled. That zero fill pads partial rows (head dims that
+// are not a multiple of 8) and rows past the sequence end without any extra store.
+__device__ __forceinline__ void cp_async_16(std::uint32_t smem, const void* global,
+                                            int source_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem), "l"(global),
+               "r"(source_bytes));
+}
+
+// 8- and 4-byte variants for rows that are only 8- or 4-byte aligned (.ca: the only cache
+// mode those sizes allow).
+__device__ __forceinline__ void cp_async_8(std::uint32_t smem, const void* global,
+                                           int source_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(smem), "l"(global),
+               "r"(source_bytes));
+}
+
+__device__ __forceinline__ void cp_async_4(std::uint32_t smem, const void* global,
+                                           int source_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem), "l"(global),
+               "r"(source_bytes));
+}
+
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::);
+}
+
+// Wait until at most `kPending` of this thread's committed groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
+// ---- special functions ---------------------------------------------------------------------
+// 2^x on the SFU (MUFU.EX2). ex2(-inf) = +0, which is what masked scores need.
+__device__ __forceinline__ float exp2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+}  // namespace fattn::detail::sm80

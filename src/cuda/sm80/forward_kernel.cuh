@@ -1,0 +1,297 @@
+// The sm80 forward kernel: FlashAttention-2 ordering on mma.sync tensor cores.
+//
+// One CTA owns a tile of kBlockM query rows of one (batch, query head) and walks the visible K/V
+// tiles. Each warp owns kRowsPerWarp consecutive rows, so the running max/sum of the online
+// softmax are reduced within a quad of lanes and never cross warps. Per K/V tile:
+//   S = Q·Kᵀ           (A = Q from shared memory by ldmatrix, B = K by ldmatrix)
+//   mask partial tiles; m' = max(m, rowmax(S)·scale·log2e); P = 2^(S·scale·log2e - m')
+//   O = O·2^(m - m') + P·V   (A = P converted in registers, B = V by ldmatrix.trans)
+// and at the end O /= l, LSE = ln2·(m + log2 l). The loads are pipelined FA2-style: V_j is in
+// flight while S_j is computed, K_{j+1} while the softmax and P·V_j run, one buffer each.
+#pragma once
+
+#include <cstdint>
+
+#include "common/mask.hpp"
+#include "cuda/common/ptx_sm80.cuh"
+#include "cuda/sm80/tile_config.hpp"
+#include "cuda/sm80/tile_io.cuh"
+
+namespace fattn::detail::sm80 {
+
+inline constexpr float kLn2 = 0.693147180559945309f;
+inline constexpr std::uint32_t kNegatePair = 0x80008000u;  // sign bits of two 16-bit values
+
+// Strides in elements, as in TensorView.
+struct Strides {
+  std::int64_t batch = 0, row = 0, head = 0;
+};
+
+struct ForwardParams {
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  void* out = nullptr;
+  float* lse = nullptr;  // (batch, heads_q, seqlen_q), contiguous
+  Strides q_strides, k_strides, v_strides, out_strides;
+  int seqlen_q = 0, seqlen_k = 0, heads_q = 0, group_size = 1, head_dim = 0;
+  // |scale|·log2(e); a negative scale is applied by negating Q's fragments (sign_flip).
+  float scale_log2 = 0.0f;
+  std::uint32_t sign_flip = 0;
+  int alignment = 16;  // bytes: the narrowest of every pointer and row stride
+};
+
+__device__ __forceinline__ float quad_max(float value) {
+  value = fmaxf(value, __shfl_xor_sync(0xffffffffu, value, 1));
+  return fmaxf(value, __shfl_xor_sync(0xffffffffu, value, 2));
+}
+
+__device__ __forceinline__ float quad_sum(float value) {
+  value += __shfl_xor_sync(0xffffffffu, value, 1);
+  return value + __shfl_xor_sync(0xffffffffu, value, 2);
+}
+
+__device__ __forceinline__ int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+constexpr float kNegativeInfinity = -__builtin_huge_valf();
+
+template <class Config, class Element, class Mask>
+__global__ void __launch_bounds__(Config::kThreads)
+    forward_kernel(const ForwardParams params, const Mask mask) {
+  using Traits = ElementTraits<Element>;
+  constexpr int kWidth = Config::kWidth;
+  constexpr int kBlockM = Config::kBlockM;
+  constexpr int kBlockN = Config::kBlockN;
+  constexpr int kRowTiles = Config::kRowTiles;
+  constexpr int kKeyTiles = kBlockN / kMmaN;       // 8-key column tiles of S
+  constexpr int kDimTiles = kWidth / kMmaN;        // 8-wide column tiles of O
+  constexpr int kMaxSteps = kWidth / kMmaK;        // 16-deep k-steps over the head dim
+
+  extern __shared__ __align__(128) unsigned char shared_bytes[];
+  Element* q_tile = reinterpret_cast<Element*>(shared_bytes);
+  Element* k_tile = q_tile + kBlockM * kWidth;
+  Element* v_tile = k_tile + kBlockN * kWidth;
+
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+  const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
+  const int group = lane / 4;    // mma fragment row within an 8-row half
+  const int quad_lane = lane % 4;  // mma fragment column pair
+
+  // Heaviest causal tiles (the last query rows) first, so the tail of the grid is light.
+  const int m_block = static_cast<int>(gridDim.x - 1 - blockIdx.x);
+  const int head = static_cast<int>(blockIdx.y);
+  const int batch = static_cast<int>(blockIdx.z);
+  const int kv_head = head / params.group_size;
+  const int row_begin = m_block * kBlockM;
+  const int row_end = min(row_begin + kBlockM, params.seqlen_q);
+
+  const int head_dim = params.head_dim;
+  const int steps = ceil_div(head_dim, kMmaK);   // k-steps (and 16-wide O column pairs) in use
+  const int chunks = steps * (kMmaK / kChunkElements);
+  const int alignment = params.alignment;
+
+  const auto* q_global = static_cast<const Element*>(params.q) + batch * params.q_strides.batch +
+                         row_begin * params.q_strides.row + head * params.q_strides.head;
+  const auto* k_global = static_cast<const Element*>(params.k) + batch * params.k_strides.batch +
+                         kv_head * params.k_strides.head;
+  const auto* v_global = static_cast<const Element*>(params.v) + batch * params.v_strides.batch +
+                         kv_head * params.v_strides.head;
+
+  const int key_begin = mask.key_begin(row_begin);
+  const int key_end = mask.key_end(row_end);
+  const int n_first = key_begin / kBlockN;
+  const int n_last = key_end > key_begin ? ceil_div(key_end, kBlockN) : n_first;
+
+  load_tile<kBlockM, kWidth, Config::kThreads>(q_tile, q_global, params.q_strides.row,
+                                               row_end - row_begin, head_dim, chunks, alignment);
+  if (n_first < n_last) {
+    const int key0 = n_first * kBlockN;
+    load_tile<kBlockN, kWidth, Config::kThreads>(k_tile, k_global + key0 * params.k_strides.row,
+                                                 params.k_strides.row, params.seqlen_k - key0,
+                                                 head_dim, chunks, alignment);
+  }
+  cp_async_commit();
+
+  float o_acc[kRowTiles][kDimTiles][4];
+#pragma unroll
+  for (int mt = 0; mt < kRowTiles; ++mt)
+#pragma unroll
+    for (int dt = 0; dt < kDimTiles; ++dt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) o_acc[mt][dt][e] = 0.0f;
+  // Row statistics per (row tile, upper/lower 8-row half): running max in the scaled log2
+  // domain and this lane's partial row sum (reduced over the quad only at the end).
+  float row_max[kRowTiles][2];
+  float row_sum[kRowTiles][2];
+#pragma unroll
+  for (int mt = 0; mt < kRowTiles; ++mt)
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      row_max[mt][half] = kNegativeInfinity;
+      row_sum[mt][half] = 0.0f;
+    }
+
+  const int warp_row = warp * Config::kRowsPerWarp;
+  const FragmentAddress<kWidth> q_fragment(q_tile, warp_row + lane % 16, lane / 16);
+  const FragmentAddress<kWidth> k_fragment(k_tile, lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
+  const FragmentAddress<kWidth> v_fragment(v_tile, lane % 16, lane / 16);
+  for (int n_block = n_first; n_block < n_last; ++n_block) {
+    const int key0 = n_block * kBlockN;
+    cp_async_wait<0>();
+    __syncthreads();  // K_j landed; every warp is done with V_{j-1}
+    load_tile<kBlockN, kWidth, Config::kThreads>(v_tile, v_global + key0 * params.v_strides.row,
+                                                 params.v_strides.row, params.seqlen_k - key0,
+                                                 head_dim, chunks, alignment);
+    cp_async_commit();
+
+    // ---- S = Q·Kᵀ ----
+    float s[kRowTiles][kKeyTiles][4];
+#pragma unroll
+    for (int mt = 0; mt < kRowTiles; ++mt)
+#pragma unroll
+      for (int nt = 0; nt < kKeyTiles; ++nt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) s[mt][nt][e] = 0.0f;
+#pragma unroll
+    for (int step = 0; step < kMaxSteps; ++step) {
+      if (step < steps) {
+        std::uint32_t a[kRowTiles][4];
+#pragma unroll
+        for (int mt = 0; mt < kRowTiles; ++mt) {
+          ldmatrix_x4(a[mt], q_fragment.at(step, mt * kMmaM));
+#pragma unroll
+          for (int r = 0; r < 4; ++r) a[mt][r] ^= params.sign_flip;
+        }
+#pragma unroll
+        for (int np = 0; np < kKeyTiles / 2; ++np) {
+          std::uint32_t b[4];
+          ldmatrix_x4(b, k_fragment.at(step, np * 16));
+#pragma unroll
+          for (int mt = 0; mt < kRowTiles; ++mt) {
+            Traits::mma(s[mt][2 * np], a[mt], b[0], b[1]);
+            Traits::mma(s[mt][2 * np + 1], a[mt], b[2], b[3]);
+          }
+        }
+      }
+    }
+
+    // ---- mask partial tiles (keys past the end, causal diagonal, window edges) ----
+    const bool partial =
+        key0 + kBlockN > params.seqlen_k ||
+        !mask.tile_is_unmasked(row_begin, row_end, key0, key0 + kBlockN);
+    if (partial) {
+#pragma unroll
+      for (int mt = 0; mt < kRowTiles; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < kKeyTiles; ++nt)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int row = row_begin + warp_row + mt * kMmaM + group + 8 * (e / 2);
+            const int col = key0 + nt * kMmaN + 2 * quad_lane + e % 2;
+            if (col >= params.seqlen_k || mask.is_masked(row, col)) s[mt][nt][e] = kNegativeInfinity;
+          }
+    }
+
+    cp_async_wait<0>();
+    __syncthreads();  // V_j landed; every warp is done with K_j
+    if (n_block + 1 < n_last) {
+      const int next = key0 + kBlockN;
+      load_tile<kBlockN, kWidth, Config::kThreads>(k_tile, k_global + next * params.k_strides.row,
+                                                   params.k_strides.row, params.seqlen_k - next,
+                                                   head_dim, chunks, alignment);
+    }
+    cp_async_commit();
+
+    // ---- online softmax: P = 2^(S·c - m'), O and l rescaled by 2^(m - m') ----
+#pragma unroll
+    for (int mt = 0; mt < kRowTiles; ++mt)
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        float tile_max = kNegativeInfinity;
+#pragma unroll
+        for (int nt = 0; nt < kKeyTiles; ++nt)
+          tile_max = fmaxf(tile_max, fmaxf(s[mt][nt][2 * half], s[mt][nt][2 * half + 1]));
+        const float new_max = fmaxf(row_max[mt][half], quad_max(tile_max) * params.scale_log2);
+        // A row with nothing visible yet keeps max -inf; subtract 0 instead so that
+        // (-inf) - (-inf) never makes a NaN. Its P is 2^-inf = 0.
+        const float usable_max = new_max == kNegativeInfinity ? 0.0f : new_max;
+        const float correction = exp2_approx(row_max[mt][half] - usable_max);
+        row_max[mt][half] = new_max;
+        row_sum[mt][half] *= correction;
+#pragma unroll
+        for (int dt = 0; dt < kDimTiles; ++dt) {
+          if (dt < 2 * steps) {
+            o_acc[mt][dt][2 * half] *= correction;
+            o_acc[mt][dt][2 * half + 1] *= correction;
+          }
+        }
+        float sum = 0.0f;
+#pragma unroll
+        for (int nt = 0; nt < kKeyTiles; ++nt)
+#pragma unroll
+          for (int e = 2 * half; e < 2 * half + 2; ++e) {
+            const float p = exp2_approx(fmaf(s[mt][nt][e], params.scale_log2, -usable_max));
+            s[mt][nt][e] = p;
+            sum += p;
+          }
+        row_sum[mt][half] += sum;
+      }
+
+    // ---- O += P·V: P's accumulator layout is the A-operand layout of the next mma ----
+#pragma unroll
+    for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
+      std::uint32_t a[kRowTiles][4];
+#pragma unroll
+      for (int mt = 0; mt < kRowTiles; ++mt) {
+        a[mt][0] = Traits::pack(s[mt][2 * kstep][0], s[mt][2 * kstep][1]);
+        a[mt][1] = Traits::pack(s[mt][2 * kstep][2], s[mt][2 * kstep][3]);
+        a[mt][2] = Traits::pack(s[mt][2 * kstep + 1][0], s[mt][2 * kstep + 1][1]);
+        a[mt][3] = Traits::pack(s[mt][2 * kstep + 1][2], s[mt][2 * kstep + 1][3]);
+      }
+#pragma unroll
+      for (int dp = 0; dp < kMaxSteps; ++dp) {
+        if (dp < steps) {
+          std::uint32_t b[4];
+          ldmatrix_x4_trans(b, v_fragment.at(dp, kstep * 16));
+#pragma unroll
+          for (int mt = 0; mt < kRowTiles; ++mt) {
+            Traits::mma(o_acc[mt][2 * dp], a[mt], b[0], b[1]);
+            Traits::mma(o_acc[mt][2 * dp + 1], a[mt], b[2], b[3]);
+          }
+        }
+      }
+    }
+  }
+  cp_async_wait<0>();  // nothing may stay in flight into a retiring CTA's shared memory
+
+  // ---- epilogue: O /= l, LSE = ln2·(m + log2 l); fully masked rows give 0 and -inf ----
+  auto* out_base = static_cast<Element*>(params.out) + batch * params.out_strides.batch +
+                   head * params.out_strides.head;
+  float* lse_base = params.lse + (static_cast<std::int64_t>(batch) * params.heads_q + head) *
+                                     params.seqlen_q;
+#pragma unroll
+  for (int mt = 0; mt < kRowTiles; ++mt)
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const float total = quad_sum(row_sum[mt][half]);
+      const float inverse = total > 0.0f ? 1.0f / total : 0.0f;
+      const int row = row_begin + warp_row + mt * kMmaM + group + 8 * half;
+      if (row < params.seqlen_q) {
+        Element* out_row = out_base + row * params.out_strides.row;
+#pragma unroll
+        for (int dt = 0; dt < kDimTiles; ++dt) {
+          if (dt < 2 * steps) {
+            store_pair(out_row, dt * kMmaN + 2 * quad_lane, head_dim,
+                       o_acc[mt][dt][2 * half] * inverse, o_acc[mt][dt][2 * half + 1] * inverse,
+                       alignment);
+          }
+        }
+        if (quad_lane == 0) {
+          lse_base[row] = total > 0.0f ? (row_max[mt][half] + __log2f(total)) * kLn2
+                                       : kNegativeInfinity;
+        }
+      }
+    }
+}
+
+}  // namespace fattn::detail::sm80

@@ -1,0 +1,110 @@
+// Tile sizes of the sm80 family, one entry per head-dim bucket, forward and backward.
+//
+// Buckets are 64, 128, 192 and 256: the swizzled shared-memory rows must be whole 128-byte
+// groups (64 elements), and every kernel skips, at run time, the 16-wide k-steps and 8-wide
+// output columns past round_up(head_dim, 16). A head dim of 72 therefore runs the 128 bucket's
+// code but does the work of 80 columns, so odd head dims stay close to the throughput of the
+// next multiple of 64 without a bucket per size (each bucket costs CI compile time).
+//
+// Register budget (per thread, fp32 accumulators): forward O = rows_per_warp·width/32 and
+// S = rows_per_warp·block_n/32; the rest (fragments, addresses, softmax state) takes ~40.
+// Shared memory: forward Q + K + V tiles, one buffer each; backward K, V resident plus
+// `stages` buffers of Q and dO plus P and dS tiles.
+#pragma once
+
+namespace fattn::detail::sm80 {
+
+inline constexpr int kWarpSize = 32;
+inline constexpr int kMmaM = 16;  // rows of one m16n8k16 tile
+inline constexpr int kMmaN = 8;   // columns of one m16n8k16 tile
+inline constexpr int kMmaK = 16;  // reduction depth of one m16n8k16 tile
+
+// Forward: a CTA owns kBlockM query rows and walks K/V in tiles of kBlockN keys; each of kWarps
+// warps owns kRowTiles·16 consecutive rows, so the online softmax never leaves the warp.
+template <int kWidthArg, int kBlockNArg, int kWarpsArg, int kRowTilesArg>
+struct ForwardTile {
+  static constexpr int kWidth = kWidthArg;        // head-dim bucket = shared row width
+  static constexpr int kBlockN = kBlockNArg;      // keys per K/V tile
+  static constexpr int kWarps = kWarpsArg;
+  static constexpr int kRowTiles = kRowTilesArg;  // 16-row mma tiles per warp
+  static constexpr int kThreads = kWarps * kWarpSize;
+  static constexpr int kRowsPerWarp = kRowTiles * kMmaM;
+  static constexpr int kBlockM = kWarps * kRowsPerWarp;
+  static constexpr int kSharedBytes = (kBlockM + 2 * kBlockN) * kWidth * 2;
+};
+
+template <int kHeadDimBucket>
+struct ForwardConfig;
+
+// 64: two row tiles per warp make every K/V fragment read from shared memory feed two mma's
+// (shared-memory bandwidth, not the tensor cores, bounds mma.sync on Hopper at one row tile);
+// O and S take 64 registers each. 128 keys per tile halve the per-tile softmax bookkeeping.
+template <>
+struct ForwardConfig<64> : ForwardTile<64, 64, 4, 2> {};
+// 128: same reasoning; O = 128 and S = 64 registers fits 255 without spills, as in FA2 on H100
+// (128 x 64, 4 warps). 64 KB of shared memory allows three CTAs per SM by memory, two by
+// registers.
+template <>
+struct ForwardConfig<128> : ForwardTile<128, 64, 8, 1> {};
+// 192 and 256: two row tiles would need 192/256 accumulator registers for O alone, so one row
+// tile per warp and 8 warps keep the 128-row Q tile (K/V reuse across rows) at O = 96/128
+// registers. Shared memory 96 KB / 128 KB also fits sm_80's 163 KB per block.
+template <>
+struct ForwardConfig<192> : ForwardTile<192, 64, 8, 1> {};
+template <>
+struct ForwardConfig<256> : ForwardTile<256, 64, 8, 1> {};
+
+// Backward: a CTA owns kBlockN keys of one KV head (all query heads of its GQA group, so dK and
+// dV are complete in registers and need no reduction) and walks Q/dO in tiles of kBlockM rows.
+// Warp layouts: phase A (S^T = K·Q^T and dP^T = V·dO^T) splits keys x queries over
+// kWarpsKeysA x kWarpsQueriesA warps; phase B (dV, dK += ...) splits keys x head dim over
+// kWarpsKeysB x kWarpsDimB; the dQ product splits queries x head dim over
+// (kBlockM/16) x (kWarps·16/kBlockM).
+template <int kWidthArg, int kBlockMArg, int kBlockNArg, int kWarpsArg, int kWarpsQueriesAArg,
+          int kWarpsDimBArg, int kStagesArg>
+struct BackwardTile {
+  static constexpr int kWidth = kWidthArg;
+  static constexpr int kBlockM = kBlockMArg;  // query rows per step
+  static constexpr int kBlockN = kBlockNArg;  // keys per CTA
+  static constexpr int kWarps = kWarpsArg;
+  static constexpr int kThreads = kWarps * kWarpSize;
+  static constexpr int kStages = kStagesArg;  // Q/dO buffers (2 = next tile loads during this)
+  static constexpr int kWarpsQueriesA = kWarpsQueriesAArg;
+  static constexpr int kWarpsKeysA = kWarps / kWarpsQueriesA;
+  static constexpr int kKeysPerWarpA = kBlockN / kWarpsKeysA;
+  static constexpr int kQueriesPerWarpA = kBlockM / kWarpsQueriesA;
+  static constexpr int kWarpsDimB = kWarpsDimBArg;
+  static constexpr int kWarpsKeysB = kWarps / kWarpsDimB;
+  static constexpr int kKeysPerWarpB = kBlockN / kWarpsKeysB;
+  static constexpr int kDimPerWarpB = kWidth / kWarpsDimB;
+  static constexpr int kWarpsQueriesQ = kBlockM / kMmaM;
+  static constexpr int kWarpsDimQ = kWarps / kWarpsQueriesQ;
+  static constexpr int kDimPerWarpQ = kWidth / kWarpsDimQ;
+  static constexpr int kScoreTileElements = kBlockN * kBlockM;  // P^T and dS^T, 16-bit each
+  static constexpr int kSharedBytes =
+      (2 * kBlockN * kWidth + 2 * kStages * kBlockM * kWidth + 2 * kScoreTileElements) * 2 +
+      2 * kStages * kBlockM * 4;  // + LSE and D_i rows (fp32)
+  static_assert(kKeysPerWarpA % kMmaM == 0 && kQueriesPerWarpA % (2 * kMmaN) == 0);
+  static_assert(kKeysPerWarpB % kMmaM == 0 && kDimPerWarpB % (2 * kMmaN) == 0);
+  static_assert(kWarps % kWarpsQueriesQ == 0 && kDimPerWarpQ % (2 * kMmaN) == 0);
+};
+
+template <int kHeadDimBucket>
+struct BackwardConfig;
+
+// 64: 128 keys per CTA over 8 warps (16 keys each in both phases): S^T and dP^T are 16 x 64 per
+// warp (32 registers each), dK + dV 64 registers. 96 KB of shared memory.
+template <>
+struct BackwardConfig<64> : BackwardTile<64, 64, 128, 8, 1, 1, 2> {};
+// 128: 64 x 64 tiles, 8 warps as 4 key groups x 2 query (phase A) or dim (phase B) groups:
+// dK + dV = 64 registers, S^T/dP^T 16 each. 112 KB of shared memory, two CTAs per SM on H100.
+template <>
+struct BackwardConfig<128> : BackwardTile<128, 64, 64, 8, 2, 2, 2> {};
+// 192 and 256: 32 query rows per step keep double-buffered Q/dO within sm_80's 163 KB;
+// dK + dV = 96 / 128 registers per thread with the head dim split over 2 warps.
+template <>
+struct BackwardConfig<192> : BackwardTile<192, 32, 64, 8, 2, 2, 2> {};
+template <>
+struct BackwardConfig<256> : BackwardTile<256, 32, 64, 8, 2, 2, 2> {};
+
+}  // namespace fattn::detail::sm80
