@@ -1,0 +1,86 @@
+// A C entry point to the sm90 forward kernels alone, for bench/sm90_vs_cudnn.py (ctypes) and
+// bench/sm90_memcheck.cu: it lets the kernels be checked and timed beside PyTorch's SDPA in one
+// process on the GPU machine without building the whole library. The library's own path to the
+// same kernels is fattn::forward with Backend::cuda_sm90.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "api/attention_args.hpp"
+#include "cuda/sm90/launch.hpp"
+#include "cuda/sm90/tile_config.hpp"
+
+namespace {
+
+using fattn::DType;
+using fattn::TensorView;
+using fattn::detail::AttentionArgs;
+
+TensorView view4(void* data, DType dtype, std::int64_t b, std::int64_t s, std::int64_t h,
+                 std::int64_t d, const std::int64_t* strides) {
+  return TensorView::strided(data, dtype, fattn::Device::cuda(0), {b, s, h, d},
+                             {strides[0], strides[1], strides[2], 1});
+}
+
+template <class Element>
+fattn::Status run_bucket(const AttentionArgs& args) {
+  switch (fattn::detail::sm90::head_dim_bucket(args.problem.head_dim)) {
+    case 64: return fattn::detail::sm90::launch_forward<64, Element>(args);
+    case 128: return fattn::detail::sm90::launch_forward<128, Element>(args);
+    case 192: return fattn::detail::sm90::launch_forward<192, Element>(args);
+    case 256: return fattn::detail::sm90::launch_forward<256, Element>(args);
+    default: return fattn::Status::Unsupported("head dim above 256");
+  }
+}
+
+}  // namespace
+
+// dtype: 0 = float16, 1 = bfloat16. Strides in elements for (batch, seq, head); the last
+// dimension is contiguous. lse is (B, Hq, Nq) float32, contiguous. window_left/right < 0 mean
+// unbounded; causal forces right = 0. Returns 0 on success, else writes a message to `error`.
+extern "C" int fattn_sm90_forward(void* q, void* k, void* v, void* out, void* lse, int dtype,
+                                  std::int64_t batch, std::int64_t seqlen_q, std::int64_t seqlen_k,
+                                  std::int64_t heads_q, std::int64_t heads_kv, std::int64_t head_dim,
+                                  const std::int64_t* q_strides, const std::int64_t* k_strides,
+                                  const std::int64_t* v_strides, const std::int64_t* out_strides,
+                                  float scale, int causal, int window_left, int window_right,
+                                  void* stream, char* error, int error_bytes) {
+  const DType type = dtype == 1 ? DType::bfloat16 : DType::float16;
+  AttentionArgs args;
+  args.problem.batch = batch;
+  args.problem.seqlen_q = seqlen_q;
+  args.problem.seqlen_k = seqlen_k;
+  args.problem.heads_q = heads_q;
+  args.problem.heads_kv = heads_kv;
+  args.problem.head_dim = head_dim;
+  args.problem.dtype = type;
+  args.problem.device = fattn::Device::cuda(0);
+  args.scale = scale;
+  const int right = causal ? 0 : window_right;
+  const int left = window_left;
+  if (left < 0 && right < 0) {
+    args.mask = {fattn::detail::MaskKind::none, -1, -1};
+  } else if (left < 0 && right == 0) {
+    args.mask = {fattn::detail::MaskKind::causal, -1, 0};
+  } else {
+    args.mask = {fattn::detail::MaskKind::window, left, right};
+  }
+  args.context.cuda_stream = stream;
+  args.q = view4(q, type, batch, seqlen_q, heads_q, head_dim, q_strides);
+  args.k = view4(k, type, batch, seqlen_k, heads_kv, head_dim, k_strides);
+  args.v = view4(v, type, batch, seqlen_k, heads_kv, head_dim, v_strides);
+  args.out = view4(out, type, batch, seqlen_q, heads_q, head_dim, out_strides);
+  args.lse = TensorView::contiguous(lse, DType::float32, fattn::Device::cuda(0),
+                                    {batch, heads_q, seqlen_q});
+  const fattn::Status status =
+      type == DType::bfloat16 ? run_bucket<__nv_bfloat16>(args) : run_bucket<__half>(args);
+  if (status.ok()) return 0;
+  if (error != nullptr && error_bytes > 0) {
+    std::strncpy(error, status.message().c_str(), static_cast<std::size_t>(error_bytes - 1));
+    error[error_bytes - 1] = '\0';
+  }
+  return 1;
+}

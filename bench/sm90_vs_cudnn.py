@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""The Hopper forward kernels (cuda_sm90) checked and timed beside PyTorch's SDPA in one process.
+
+  python3 bench/sm90_vs_cudnn.py --lib build-sm90sa/libsm90shim.so [--check] [--bench] [--small]
+
+--check  odd shapes, masks, GQA, strided layouts and padded head dims against an fp32 reference
+         computed by torch on the GPU (relative error; outputs poisoned with NaN first; the padding
+         of a row-padded output must stay untouched).
+--bench  the TARGETS.md sweep: bf16, B*N = 16384, H*D = 2048, D in {64, 128, 256},
+         N in {512 .. 16k}, causal and not; TFLOP/s of ours, SDPA cudnn and SDPA flash, timed with
+         CUDA events (median), plus the bf16 GEMM ceiling (8192^3) measured in the same run.
+--small  only a few tiny shapes (for compute-sanitizer runs).
+The kernels are called through bench/sm90_shim.cu (ctypes), i.e. exactly the launch templates the
+library's cuda_sm90 backend runs.
+"""
+
+import argparse
+import ctypes
+import json
+import math
+import statistics
+import sys
+
+import torch
+
+DTYPES = {"fp16": (torch.float16, 0), "bf16": (torch.bfloat16, 1)}
+TOLERANCE = {"fp16": 4e-3, "bf16": 2e-2}
+LSE_TOLERANCE = 1e-3
+
+
+class Sm90:
+    def __init__(self, path):
+        self.lib = ctypes.CDLL(path)
+        f = self.lib.fattn_sm90_forward
+        i64p = ctypes.POINTER(ctypes.c_int64)
+        f.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int] + [ctypes.c_int64] * 6 + [i64p] * 4 + [
+            ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
+            ctypes.c_char_p, ctypes.c_int]
+        f.restype = ctypes.c_int
+        self.fn = f
+        self.error = ctypes.create_string_buffer(512)
+
+    def forward(self, q, k, v, out, lse, dtype, scale, causal=False, left=-1, right=-1):
+        def strides(t):
+            s = t.stride()
+            return (ctypes.c_int64 * 3)(s[0], s[1], s[2])
+        B, Nq, Hq, D = q.shape
+        Nk, Hkv = k.shape[1], k.shape[2]
+        rc = self.fn(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr(),
+                     DTYPES[dtype][1], B, Nq, Nk, Hq, Hkv, D, strides(q), strides(k), strides(v),
+                     strides(out), scale, int(causal), left, right,
+                     ctypes.c_void_p(torch.cuda.current_stream().cuda_stream), self.error, 512)
+        if rc != 0:
+            raise RuntimeError(self.error.value.decode())
+
+
+def reference(q, k, v, scale, causal, left, right):
+    """fp32 attention with flash_attn's bottom-right-aligned masks; fully masked rows give 0, -inf."""
+    B, Nq, Hq, D = q.shape
+    Nk, Hkv = k.shape[1], k.shape[2]
+    group = Hq // Hkv
+    qf = q.float().permute(0, 2, 1, 3)
+    kf = k.float().permute(0, 2, 1, 3).repeat_interleave(group, dim=1)
+    vf = v.float().permute(0, 2, 1, 3).repeat_interleave(group, dim=1)
+    s = torch.matmul(qf, kf.transpose(-1, -2)) * scale
+    rows = torch.arange(Nq, device=q.device)[:, None]
+    cols = torch.arange(Nk, device=q.device)[None, :]
+    diagonal = rows + (Nk - Nq)
+    if causal:
+        right = 0
+    masked = torch.zeros(Nq, Nk, dtype=torch.bool, device=q.device)
+    if right >= 0:
+        masked |= cols > diagonal + right
+    if left >= 0:
+        masked |= cols < diagonal - left
+    s = s.masked_fill(masked, float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)
+    p = torch.exp(s - lse[..., None].where(torch.isfinite(lse[..., None]), torch.zeros_like(lse[..., None])))
+    p = p.masked_fill(masked, 0.0)
+    out = torch.matmul(p, vf).permute(0, 2, 1, 3)
+    return out, lse
+
+
+def make_qkv(dtype, B, Nq, Nk, Hq, Hkv, D, layout, gen):
+    """Random inputs. layout: 'bshd' packed, 'bhsd' (a transposed view), 'pad' (rows padded)."""
+    t = DTYPES[dtype][0]
+
+    def one(S, H):
+        if layout == "bhsd":
+            return torch.randn(B, H, S, D, device="cuda", generator=gen).to(t).transpose(1, 2)
+        if layout == "pad":
+            pad = (-D) % 8 + 8
+            return torch.randn(B, S, H, D + pad, device="cuda", generator=gen).to(t)[..., :D]
+        return torch.randn(B, S, H, D, device="cuda", generator=gen).to(t)
+    return one(Nq, Hq), one(Nk, Hkv), one(Nk, Hkv)
+
+
+def rel_err(a, b):
+    a, b = a.double(), b.double()
+    if not torch.isfinite(a).all():
+        return float("inf")
+    return ((a - b).norm() / b.norm().clamp_min(1e-30)).item()
+
+
+CHECK_CASES = [
+    # dtype, B, Nq, Nk, Hq, Hkv, D, causal, left, right, layout
+    ("bf16", 2, 256, 256, 4, 4, 64, False, -1, -1, "bshd"),
+    ("fp16", 2, 256, 256, 4, 4, 128, False, -1, -1, "bshd"),
+    ("bf16", 2, 256, 256, 4, 4, 128, True, -1, -1, "bshd"),
+    ("fp16", 1, 1013, 1013, 2, 2, 128, True, -1, -1, "bshd"),
+    ("bf16", 1, 17, 1013, 4, 2, 64, True, -1, -1, "bshd"),
+    ("bf16", 1, 1013, 17, 4, 4, 128, True, -1, -1, "bshd"),
+    ("fp16", 1, 300, 500, 2, 1, 256, False, 32, 8, "bshd"),
+    ("bf16", 1, 1, 1013, 2, 2, 192, False, -1, -1, "bshd"),
+    ("bf16", 1, 1013, 1, 2, 2, 64, False, -1, -1, "bshd"),
+    ("bf16", 2, 4096, 4096, 2, 2, 128, True, -1, -1, "bshd"),
+    ("fp16", 1, 1000, 1000, 2, 2, 72, False, -1, -1, "bshd"),
+    ("bf16", 1, 512, 512, 2, 2, 96, True, -1, -1, "bshd"),
+    ("bf16", 1, 257, 257, 2, 2, 200, True, -1, -1, "bshd"),
+    ("bf16", 1, 333, 333, 2, 2, 256, True, -1, -1, "bshd"),
+    ("fp16", 2, 700, 900, 4, 2, 128, False, -1, -1, "bhsd"),
+    ("bf16", 1, 700, 700, 2, 2, 129, True, -1, -1, "pad"),
+    ("bf16", 1, 640, 640, 2, 2, 8, False, -1, -1, "bshd"),
+    ("fp16", 1, 512, 512, 2, 2, 64, False, 0, 0, "bshd"),
+    ("bf16", 1, 1000, 600, 8, 1, 64, False, 100, -1, "bshd"),
+    ("fp16", 2, 100, 0, 2, 2, 64, False, -1, -1, "bshd"),
+    ("bf16", 1, 2048, 2048, 2, 2, 256, False, -1, -1, "bshd"),
+    ("fp16", 1, 2048, 2048, 2, 2, 64, True, -1, -1, "bshd"),
+]
+SMALL_CASES = [CHECK_CASES[i] for i in (0, 2, 4, 5, 6, 7, 15, 19)]
+
+
+def check(sm90, cases):
+    gen = torch.Generator(device="cuda")
+    failures = 0
+    rows = []
+    for n, (dtype, B, Nq, Nk, Hq, Hkv, D, causal, left, right, layout) in enumerate(cases):
+        gen.manual_seed(1000 + n)
+        q, k, v = make_qkv(dtype, B, Nq, Nk, Hq, Hkv, D, layout, gen)
+        out_storage = torch.full((B, Nq, Hq, D + 8), float("nan"), device="cuda",
+                                 dtype=DTYPES[dtype][0])
+        out = out_storage[..., :D] if layout == "pad" else torch.full(
+            (B, Nq, Hq, D), float("nan"), device="cuda", dtype=DTYPES[dtype][0])
+        lse = torch.full((B, Hq, Nq), float("nan"), device="cuda", dtype=torch.float32)
+        scale = 1.0 / math.sqrt(D)
+        sm90.forward(q, k, v, out, lse, dtype, scale, causal, left, right)
+        torch.cuda.synchronize()
+        ref_out, ref_lse = reference(q, k, v, scale, causal, left, right)
+        err = rel_err(out, ref_out) if ref_out.numel() and ref_out.norm() > 0 else (
+            0.0 if (out == 0).all() else float("inf"))
+        finite = torch.isfinite(ref_lse)
+        lse_ok = bool((lse[~finite] == float("-inf")).all()) and not torch.isnan(lse).any()
+        lse_err = rel_err(lse[finite], ref_lse[finite]) if finite.any() else 0.0
+        pad_ok = layout != "pad" or bool(torch.isnan(out_storage[..., D:]).all())
+        ok = err < TOLERANCE[dtype] and lse_ok and lse_err < LSE_TOLERANCE and pad_ok
+        failures += not ok
+        mask = "causal" if causal else (f"window({left},{right})" if left >= 0 or right >= 0 else "none")
+        rows.append(dict(dtype=dtype, B=B, Nq=Nq, Nk=Nk, Hq=Hq, Hkv=Hkv, D=D, mask=mask,
+                         layout=layout, out_rel_err=err, lse_rel_err=lse_err, ok=ok))
+        print(f"{'PASS' if ok else 'FAIL'} {dtype} B={B} Nq={Nq} Nk={Nk} Hq={Hq} Hkv={Hkv} D={D} "
+              f"{mask} {layout}: out err {err:.2e}, lse err {lse_err:.2e}"
+              f"{'' if lse_ok else ', lse -inf/NaN wrong'}{'' if pad_ok else ', padding written'}",
+              flush=True)
+    print(f"check: {len(cases) - failures}/{len(cases)} passed", flush=True)
+    return failures, rows
+
+
+def time_ms(fn, reps=10, inner=10, warmup=3):
+    """Median over `reps` of the mean time of `inner` back-to-back calls (CUDA events). Batching
+    keeps the GPU queue full, so host launch latency (ctypes, Python) is not counted as GPU time."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(reps):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        for _ in range(inner):
+            fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b) / inner)
+    return statistics.median(times)
+
+
+def gemm_ceiling():
+    a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    ms = time_ms(lambda: torch.matmul(a, b), reps=20)
+    return 2 * 8192 ** 3 / ms / 1e9
+
+
+def bench(sm90, dims, seqlens):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    import torch.nn.functional as F
+    results = []
+    ceiling = gemm_ceiling()
+    print(f"bf16 GEMM 8192^3: {ceiling:.0f} TFLOP/s", flush=True)
+    for D in dims:
+        for N in seqlens:
+            for causal in (False, True):
+                B, H = 16384 // N, 2048 // D
+                gen = torch.Generator(device="cuda")
+                gen.manual_seed(N + D)
+                q, k, v = make_qkv("bf16", B, N, N, H, H, D, "bshd", gen)
+                out = torch.empty_like(q)
+                lse = torch.empty(B, H, N, device="cuda", dtype=torch.float32)
+                scale = 1.0 / math.sqrt(D)
+                qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v))
+                flops = 4 * B * H * N * N * D / (2 if causal else 1)
+                row = dict(D=D, N=N, B=B, H=H, causal=causal)
+                row["ours"] = flops / time_ms(
+                    lambda: sm90.forward(q, k, v, out, lse, "bf16", scale, causal)) / 1e9
+                for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
+                                      ("flash", SDPBackend.FLASH_ATTENTION)):
+                    try:
+                        with sdpa_kernel(backend):
+                            row[name] = flops / time_ms(lambda: F.scaled_dot_product_attention(
+                                qt, kt, vt, is_causal=causal)) / 1e9
+                    except RuntimeError as e:
+                        row[name] = float("nan")
+                        print(f"  {name} failed: {e}", flush=True)
+                row["vs_cudnn"] = row["ours"] / row["cudnn"]
+                results.append(row)
+                print(f"D={D:3d} N={N:5d} causal={int(causal)}: ours {row['ours']:6.1f}  "
+                      f"cudnn {row['cudnn']:6.1f}  flash {row['flash']:6.1f}  "
+                      f"x{row['vs_cudnn']:.3f}", flush=True)
+    ratios = [r["vs_cudnn"] for r in results if math.isfinite(r["vs_cudnn"])]
+    geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+    print(f"\n| D | N | causal | ours | cudnn | flash | ours/cudnn | ours/GEMM |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in results:
+        print(f"| {r['D']} | {r['N']} | {'yes' if r['causal'] else 'no'} | {r['ours']:.0f} | "
+              f"{r['cudnn']:.0f} | {r['flash']:.0f} | {r['vs_cudnn']:.2f} | {r['ours'] / ceiling:.2f} |")
+    print(f"geometric mean ours/cudnn: {geo:.3f}; min {min(ratios):.3f}; GEMM ceiling {ceiling:.0f}")
+    return dict(gemm_tflops=ceiling, rows=results, geomean_vs_cudnn=geo)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--lib", required=True)
+    p.add_argument("--check", action="store_true")
+    p.add_argument("--bench", action="store_true")
+    p.add_argument("--small", action="store_true")
+    p.add_argument("--dims", default="64,128,256")
+    p.add_argument("--seqlens", default="512,1024,2048,4096,8192,16384")
+    p.add_argument("--json")
+    a = p.parse_args()
+    sm90 = Sm90(a.lib)
+    report = {"device": torch.cuda.get_device_name()}
+    failures = 0
+    if a.check or a.small:
+        failures, report["check"] = check(sm90, SMALL_CASES if a.small else CHECK_CASES)
+    if a.bench:
+        report["bench"] = bench(sm90, [int(x) for x in a.dims.split(",")],
+                                [int(x) for x in a.seqlens.split(",")])
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(report, f, indent=1)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

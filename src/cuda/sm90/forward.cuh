@@ -1,0 +1,75 @@
+// Host-side launch of the Hopper forward kernel for one (head-dim bucket, element type). The
+// generated files src/cuda/instantiations/sm90_fwd_d<D>_<dtype>.cu include this header and
+// instantiate launch_forward explicitly; the instance registry (cuda/common/instances.hpp)
+// picks the instantiation for a problem.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <string>
+
+#include "api/attention_args.hpp"
+#include "cuda/common/cuda_check.hpp"
+#include "cuda/common/stream.hpp"
+#include "cuda/sm90/forward_kernel.cuh"
+#include "cuda/sm90/launch.hpp"
+#include "cuda/sm90/tensor_map.hpp"
+
+namespace fattn::detail::sm90 {
+
+inline constexpr float kLog2e = 1.4426950408889634f;
+
+template <int kHeadDim, class Element>
+Status launch_forward(const AttentionArgs& args) {
+  using Traits = ForwardTraits<kHeadDim, Element>;
+  const Problem& problem = args.problem;
+  if (problem.seqlen_q == 0) return Status::Ok();
+
+  CUtensorMap tma_q{};
+  CUtensorMap tma_k{};
+  CUtensorMap tma_v{};
+  if (Status s = make_attention_tensor_map(&tma_q, args.q, Traits::kBlockM); !s.ok()) return s;
+  if (problem.seqlen_k > 0) {
+    if (Status s = make_attention_tensor_map(&tma_k, args.k, Traits::kBlockN); !s.ok()) return s;
+    if (Status s = make_attention_tensor_map(&tma_v, args.v, Traits::kBlockN); !s.ok()) return s;
+  } else {
+    // No key tile is ever loaded (every row is fully masked); any valid map will do.
+    tma_k = tma_q;
+    tma_v = tma_q;
+  }
+
+  ForwardParams params;
+  params.out = args.out.data;
+  params.lse = static_cast<float*>(args.lse.data);
+  params.out_stride_batch = args.out.stride[0];
+  params.out_stride_seq = args.out.stride[1];
+  params.out_stride_head = args.out.stride[2];
+  params.lse_stride_batch = args.lse.stride[0];
+  params.lse_stride_head = args.lse.stride[1];
+  params.seqlen_q = static_cast<int>(problem.seqlen_q);
+  params.seqlen_k = static_cast<int>(problem.seqlen_k);
+  params.heads_q = static_cast<int>(problem.heads_q);
+  params.group_size = args.group_size();
+  params.head_dim = static_cast<int>(problem.head_dim);
+  params.num_m_blocks = static_cast<int>((problem.seqlen_q + Traits::kBlockM - 1) / Traits::kBlockM);
+  params.scale = args.scale;
+  params.scale_log2 = args.scale * kLog2e;
+
+  const dim3 grid(static_cast<unsigned>(params.num_m_blocks), static_cast<unsigned>(problem.heads_q),
+                  static_cast<unsigned>(problem.batch));
+  const dim3 block(Traits::kThreads);
+  const cudaStream_t stream = stream_of(args);
+
+  return with_mask(args, [&](auto mask) -> Status {
+    auto* kernel = &forward_kernel<kHeadDim, Element, decltype(mask)>;
+    FATTN_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        Traits::kSmemBytes));
+    kernel<<<grid, block, Traits::kSmemBytes, stream>>>(tma_q, tma_k, tma_v, mask, params);
+    FATTN_CUDA_TRY_LAUNCH("sm90::forward_kernel");
+    count_launches(args);
+    return Status::Ok();
+  });
+}
+
+}  // namespace fattn::detail::sm90

@@ -1,0 +1,460 @@
+// The Hopper (sm_90a) attention forward kernel: FlashAttention-3's structure in our own code.
+//
+// One CTA computes one 128-row query tile of one (batch, head):
+//   warpgroup 0  producer: one thread issues TMA loads — the Q tile once, then K and V tiles
+//                into a ring of shared-memory stages, each stage guarded by "full" mbarriers
+//                (TMA transaction bytes) and "empty" mbarriers (consumer releases);
+//   warpgroups 1, 2  consumers: 64 query rows each. S = Q·Kᵀ by wgmma with both operands in
+//                shared memory, the online softmax in registers (exp2 with scale·log2e folded
+//                in), P converted to 16 bits in registers and used as the A operand of the
+//                O += P·V wgmma (V read "MN-major" straight from its TMA layout).
+// The producer gives registers to the consumers with setmaxnreg. Inside a consumer the softmax
+// of tile j runs while the tensor cores compute P(j-1)·V(j-1): the wgmma of the next tile is
+// issued before the softmax and waited for after it (FA3's intra-warpgroup overlap).
+//
+// Key tiles are walked from the last to the first, so the tiles that need per-element masking
+// (the diagonal of a causal mask, the ragged end of the keys) come first and the rest run
+// without mask arithmetic. Fully masked tiles are never loaded.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "common/mask.hpp"
+#include "cuda/common/ptx_sm90.cuh"
+#include "cuda/sm90/tile_config.hpp"
+
+namespace fattn::detail::sm90 {
+
+// Everything the kernel needs besides the three TMA descriptors and the mask.
+struct ForwardParams {
+  void* out = nullptr;
+  float* lse = nullptr;
+  std::int64_t out_stride_batch = 0;  // in elements
+  std::int64_t out_stride_seq = 0;
+  std::int64_t out_stride_head = 0;
+  std::int64_t lse_stride_batch = 0;  // in elements
+  std::int64_t lse_stride_head = 0;
+  int seqlen_q = 0;
+  int seqlen_k = 0;
+  int heads_q = 0;
+  int group_size = 1;  // query heads per key/value head (GQA)
+  int head_dim = 0;    // the real D; the kernel's bucket may be wider
+  int num_m_blocks = 0;
+  float scale_log2 = 0;  // softmax scale · log2(e): scores go through exp2
+  float scale = 0;       // softmax scale, for the natural-log LSE
+};
+
+constexpr int kWarpgroupThreads = 128;
+constexpr int kWarpSize = 32;
+constexpr int kTmaColumns = 64;  // one 128-byte swizzle row of 16-bit elements
+constexpr int kWgmmaK = 16;      // k extent of one 16-bit wgmma
+constexpr int kWgmmaM = 64;      // rows of one warpgroup's wgmma
+
+// Register budgets after setmaxnreg: the producer needs only addresses and loop counters; the
+// consumers get the rest (24·128 + 2·240·128 = 64,512 <= 65,536 registers per SM).
+constexpr int kProducerRegisters = 24;
+constexpr int kConsumerRegisters = 240;
+
+template <int kHeadDim, class Element>
+struct ForwardTraits {
+  static constexpr TileShape kShape = TileConfig<kHeadDim>::kShape;
+  static constexpr int kBlockM = kShape.block_m;
+  static constexpr int kBlockN = kShape.block_n;
+  static constexpr int kStages = kShape.stages;
+  static constexpr int kConsumerWarpgroups = kBlockM / kWgmmaM;
+  static constexpr int kConsumerWarps = kConsumerWarpgroups * kWarpgroupThreads / kWarpSize;
+  static constexpr int kThreads = kWarpgroupThreads * (1 + kConsumerWarpgroups);
+  static constexpr int kColumnBlocks = kHeadDim / kTmaColumns;
+
+  // Each tile is stored as kColumnBlocks blocks of (rows × 128 bytes), 128-byte swizzled by TMA.
+  static constexpr int kQBytes = kBlockM * kHeadDim * static_cast<int>(sizeof(Element));
+  static constexpr int kKvTileBytes = kBlockN * kHeadDim * static_cast<int>(sizeof(Element));
+  static constexpr int kQColumnBlockBytes = kBlockM * static_cast<int>(kSwizzleRowBytes);
+  static constexpr int kKvColumnBlockBytes = kBlockN * static_cast<int>(kSwizzleRowBytes);
+
+  static constexpr int kQOffset = 0;
+  static constexpr int kKOffset = kQOffset + kQBytes;
+  static constexpr int kVOffset = kKOffset + kStages * kKvTileBytes;
+  static constexpr int kBarrierOffset = kVOffset + kStages * kKvTileBytes;
+  static constexpr int kBarrierCount = 1 + 4 * kStages;  // q_full, k/v full, k/v empty
+  // Slack so the dynamic buffer can be rounded up to the 1024-byte swizzle-atom alignment.
+  static constexpr int kAlignment = static_cast<int>(kSwizzleAtomBytes);
+  static constexpr int kSmemBytes =
+      kBarrierOffset + kBarrierCount * static_cast<int>(sizeof(std::uint64_t)) + kAlignment;
+
+  static_assert(kHeadDim % kTmaColumns == 0, "head-dim buckets are multiples of 64");
+  static_assert(kBlockN % kWgmmaK == 0 && kBlockN % 8 == 0, "key tile must be a wgmma k-multiple");
+  static_assert(kQColumnBlockBytes % kAlignment == 0 && kKvColumnBlockBytes % kAlignment == 0,
+                "every tile must start on a swizzle atom");
+};
+
+// The mbarriers of one CTA, laid out after the tiles.
+template <int kStages>
+struct PipelineBarriers {
+  std::uint64_t q_full;
+  std::uint64_t k_full[kStages];
+  std::uint64_t v_full[kStages];
+  std::uint64_t k_empty[kStages];
+  std::uint64_t v_empty[kStages];
+};
+
+// Stage and phase of the i-th key tile in the ring.
+struct RingSlot {
+  int stage;
+  std::uint32_t phase;
+};
+template <int kStages>
+FATTN_DEVICE RingSlot ring_slot(int iteration) {
+  return {iteration % kStages, static_cast<std::uint32_t>((iteration / kStages) & 1)};
+}
+
+FATTN_DEVICE std::uint32_t pack_pair(float lo, float hi, __nv_bfloat16*) {
+  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<std::uint32_t*>(&v);
+}
+FATTN_DEVICE std::uint32_t pack_pair(float lo, float hi, __half*) {
+  __half2 v = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<std::uint32_t*>(&v);
+}
+
+// The key-tile range [first, last) a query tile must visit, from the mask's key range.
+template <class Mask>
+FATTN_DEVICE void key_tile_range(const Mask& mask, int row_begin, int row_end, int block_n,
+                                 int* first, int* last) {
+  const int key_begin = mask.key_begin(row_begin);
+  const int key_end = mask.key_end(row_end);
+  *first = key_begin / block_n;
+  *last = key_end > key_begin ? (key_end + block_n - 1) / block_n : *first;
+}
+
+// ---- the consumer's pieces ----------------------------------------------------------------
+
+template <class Traits, class Element>
+struct Consumer {
+  static constexpr int kBlockN = Traits::kBlockN;
+  static constexpr int kHeadDim = Traits::kColumnBlocks * kTmaColumns;
+  static constexpr int kScoreRegs = kBlockN / 2;
+  static constexpr int kOutRegs = kHeadDim / 2;
+  static constexpr int kPChunks = kBlockN / kWgmmaK;
+
+  // S = Q·Kᵀ for this warpgroup's 64 rows. `q_base`: shared address of the warpgroup's rows in
+  // column block 0; `k_base`: the K stage.
+  static FATTN_DEVICE void issue_scores(float (&s)[kScoreRegs], std::uint32_t q_base,
+                                        std::uint32_t k_base) {
+    constexpr int kStepsPerColumnBlock = kTmaColumns / kWgmmaK;
+    constexpr std::uint32_t kStepBytes = kWgmmaK * sizeof(Element);
+#pragma unroll
+    for (int i = 0; i < kScoreRegs; ++i) fence_operand(s[i]);
+    wgmma_fence();
+#pragma unroll
+    for (int step = 0; step < kHeadDim / kWgmmaK; ++step) {
+      const int block = step / kStepsPerColumnBlock;
+      const std::uint32_t within = (step % kStepsPerColumnBlock) * kStepBytes;
+      const std::uint64_t desc_q =
+          make_smem_descriptor(q_base + block * Traits::kQColumnBlockBytes + within, 0);
+      const std::uint64_t desc_k =
+          make_smem_descriptor(k_base + block * Traits::kKvColumnBlockBytes + within, 0);
+      wgmma_ss<kBlockN, Element>(s, desc_q, desc_k, step > 0);
+    }
+    wgmma_commit();
+  }
+
+  // O += P·V with P in registers. V's tile is read MN-major: 64-column blocks are
+  // kKvColumnBlockBytes apart (the descriptor's leading offset), 8-key groups 1024 bytes apart.
+  static FATTN_DEVICE void issue_pv(float (&o)[kOutRegs], const std::uint32_t (&p)[kPChunks][4],
+                                    std::uint32_t v_base) {
+    constexpr std::uint32_t kKeyStepBytes = kWgmmaK * kSwizzleRowBytes;
+#pragma unroll
+    for (int i = 0; i < kOutRegs; ++i) fence_operand(o[i]);
+    wgmma_fence();
+#pragma unroll
+    for (int chunk = 0; chunk < kPChunks; ++chunk) {
+      const std::uint64_t desc_v =
+          make_smem_descriptor(v_base + chunk * kKeyStepBytes, Traits::kKvColumnBlockBytes);
+      wgmma_rs<kHeadDim, Element>(o, p[chunk], desc_v, 1);
+    }
+    wgmma_commit();
+  }
+
+  // Scores of keys outside the mask or past seqlen_k become -inf. Accumulator layout of a
+  // m64nN wgmma: register 4j + 2h + e holds row (warp·16 + lane/4 + 8h), column (8j + 2·(lane%4) + e).
+  template <class Mask>
+  static FATTN_DEVICE void apply_mask(float (&s)[kScoreRegs], const Mask& mask, int row0,
+                                      int col0, int seqlen_k) {
+    const int lane = threadIdx.x % kWarpSize;
+#pragma unroll
+    for (int j = 0; j < kBlockN / 8; ++j) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int col = col0 + 8 * j + 2 * (lane % 4) + e;
+          const int row = row0 + 8 * h;
+          if (col >= seqlen_k || mask.is_masked(row, col)) s[4 * j + 2 * h + e] = -INFINITY;
+        }
+      }
+    }
+  }
+
+  // Online softmax over one tile. Updates the running max and sum of the thread's two rows,
+  // turns the scores into unnormalized probabilities, and returns the factor by which the
+  // previous output must be rescaled. Rows with no visible key so far keep max = -inf; their
+  // probabilities are exp2(-inf) = 0, never NaN.
+  static FATTN_DEVICE void online_softmax(float (&s)[kScoreRegs], float (&row_max)[2],
+                                          float (&row_sum)[2], float (&correction)[2],
+                                          float scale_log2) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float tile_max = row_max[h];
+#pragma unroll
+      for (int j = 0; j < kBlockN / 8; ++j) {
+        tile_max = fmaxf(tile_max, fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]));
+      }
+      // The four threads of a quad share a row.
+      tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+      tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
+      const bool empty_row = tile_max == -INFINITY;
+      correction[h] = empty_row ? 1.0f : exp2f((row_max[h] - tile_max) * scale_log2);
+      row_max[h] = tile_max;
+      const float max_scaled = empty_row ? 0.0f : tile_max * scale_log2;
+      float sum = 0.0f;
+#pragma unroll
+      for (int j = 0; j < kBlockN / 8; ++j) {
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          float& v = s[4 * j + 2 * h + e];
+          v = exp2f(fmaf(v, scale_log2, -max_scaled));
+          sum += v;
+        }
+      }
+      row_sum[h] = row_sum[h] * correction[h] + sum;
+    }
+  }
+
+  // P as the A operand of the next wgmma: the score accumulators of keys 16c..16c+15 are, in
+  // order, exactly the A fragment of k-chunk c (rows r and r+8, columns 2q, 2q+1, 2q+8, 2q+9).
+  static FATTN_DEVICE void convert_p(const float (&s)[kScoreRegs], std::uint32_t (&p)[kPChunks][4]) {
+#pragma unroll
+    for (int c = 0; c < kPChunks; ++c) {
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        p[c][r] = pack_pair(s[8 * c + 2 * r], s[8 * c + 2 * r + 1], static_cast<Element*>(nullptr));
+      }
+    }
+  }
+
+  static FATTN_DEVICE void rescale(float (&o)[kOutRegs], const float (&correction)[2]) {
+#pragma unroll
+    for (int j = 0; j < kOutRegs / 4; ++j) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        o[4 * j + 2 * h] *= correction[h];
+        o[4 * j + 2 * h + 1] *= correction[h];
+      }
+    }
+  }
+};
+
+// ---- the kernel ---------------------------------------------------------------------------
+
+template <int kHeadDim, class Element, class Mask>
+__global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element>::kThreads, 1)
+    forward_kernel(const __grid_constant__ CUtensorMap tma_q,
+                   const __grid_constant__ CUtensorMap tma_k,
+                   const __grid_constant__ CUtensorMap tma_v, const Mask mask,
+                   const ForwardParams params) {
+  using Traits = ForwardTraits<kHeadDim, Element>;
+  using Math = Consumer<Traits, Element>;
+  constexpr int kBlockM = Traits::kBlockM;
+  constexpr int kBlockN = Traits::kBlockN;
+  constexpr int kStages = Traits::kStages;
+
+  extern __shared__ std::uint8_t smem_unaligned[];
+  std::uint8_t* smem = reinterpret_cast<std::uint8_t*>(
+      (reinterpret_cast<std::uintptr_t>(smem_unaligned) + Traits::kAlignment - 1) &
+      ~static_cast<std::uintptr_t>(Traits::kAlignment - 1));
+  auto* bars = reinterpret_cast<PipelineBarriers<kStages>*>(smem + Traits::kBarrierOffset);
+
+  // Heaviest causal tiles (the last query rows see the most keys) are scheduled first.
+  const int m_block = params.num_m_blocks - 1 - static_cast<int>(blockIdx.x);
+  const int head = blockIdx.y;
+  const int batch = blockIdx.z;
+  const int kv_head = head / params.group_size;
+  const int row_begin = m_block * kBlockM;
+  const int row_end = min(row_begin + kBlockM, params.seqlen_q);
+
+  int first_tile = 0;
+  int last_tile = 0;
+  key_tile_range(mask, row_begin, row_end, kBlockN, &first_tile, &last_tile);
+  const int num_tiles = last_tile - first_tile;
+
+  const int warpgroup = threadIdx.x / kWarpgroupThreads;
+  const int lane = threadIdx.x % kWarpSize;
+
+  if (threadIdx.x == 0) {
+    mbarrier_init(&bars->q_full, 1);
+    for (int s = 0; s < kStages; ++s) {
+      mbarrier_init(&bars->k_full[s], 1);
+      mbarrier_init(&bars->v_full[s], 1);
+      mbarrier_init(&bars->k_empty[s], Traits::kConsumerWarps);
+      mbarrier_init(&bars->v_empty[s], Traits::kConsumerWarps);
+    }
+    fence_barrier_init();
+  }
+  __syncthreads();
+
+  if (warpgroup == 0) {
+    // ---------------- producer ----------------
+    release_registers<kProducerRegisters>();
+    if (threadIdx.x == 0 && num_tiles > 0) {
+      prefetch_tensor_map(&tma_q);
+      prefetch_tensor_map(&tma_k);
+      prefetch_tensor_map(&tma_v);
+      mbarrier_arrive_expect_tx(&bars->q_full, Traits::kQBytes);
+#pragma unroll
+      for (int b = 0; b < Traits::kColumnBlocks; ++b) {
+        tma_load_4d(&tma_q, &bars->q_full, smem + Traits::kQOffset + b * Traits::kQColumnBlockBytes,
+                    b * kTmaColumns, row_begin, head, batch);
+      }
+      for (int i = 0; i < num_tiles; ++i) {
+        const int key0 = (last_tile - 1 - i) * kBlockN;
+        const RingSlot slot = ring_slot<kStages>(i);
+        std::uint8_t* k_dst = smem + Traits::kKOffset + slot.stage * Traits::kKvTileBytes;
+        std::uint8_t* v_dst = smem + Traits::kVOffset + slot.stage * Traits::kKvTileBytes;
+        // A fresh barrier counts as having completed the phase before phase 0, so the first
+        // round through the ring does not wait.
+        mbarrier_wait(&bars->k_empty[slot.stage], slot.phase ^ 1);
+        mbarrier_arrive_expect_tx(&bars->k_full[slot.stage], Traits::kKvTileBytes);
+#pragma unroll
+        for (int b = 0; b < Traits::kColumnBlocks; ++b) {
+          tma_load_4d(&tma_k, &bars->k_full[slot.stage], k_dst + b * Traits::kKvColumnBlockBytes,
+                      b * kTmaColumns, key0, kv_head, batch);
+        }
+        mbarrier_wait(&bars->v_empty[slot.stage], slot.phase ^ 1);
+        mbarrier_arrive_expect_tx(&bars->v_full[slot.stage], Traits::kKvTileBytes);
+#pragma unroll
+        for (int b = 0; b < Traits::kColumnBlocks; ++b) {
+          tma_load_4d(&tma_v, &bars->v_full[slot.stage], v_dst + b * Traits::kKvColumnBlockBytes,
+                      b * kTmaColumns, key0, kv_head, batch);
+        }
+      }
+    }
+    return;
+  }
+
+  // ---------------- consumers ----------------
+  claim_registers<kConsumerRegisters>();
+  const int consumer = warpgroup - 1;
+  const int warp_in_group = (threadIdx.x % kWarpgroupThreads) / kWarpSize;
+  // This thread's two rows: r and r + 8 (wgmma accumulator layout).
+  const int row0 = row_begin + consumer * kWgmmaM + warp_in_group * 16 + lane / 4;
+  const int group_rows_begin = row_begin + consumer * kWgmmaM;
+  const int group_rows_end = min(group_rows_begin + kWgmmaM, params.seqlen_q);
+
+  const std::uint32_t q_base =
+      smem_address(smem + Traits::kQOffset) + consumer * kWgmmaM * kSwizzleRowBytes;
+  const std::uint32_t k_base = smem_address(smem + Traits::kKOffset);
+  const std::uint32_t v_base = smem_address(smem + Traits::kVOffset);
+
+  float o[Math::kOutRegs];
+  float s[Math::kScoreRegs];
+  std::uint32_t p[Math::kPChunks][4];
+  float row_max[2] = {-INFINITY, -INFINITY};
+  float row_sum[2] = {0.0f, 0.0f};
+  float correction[2];
+#pragma unroll
+  for (int i = 0; i < Math::kOutRegs; ++i) o[i] = 0.0f;
+
+  // Per-element masking only where the tile straddles the mask boundary or the end of the keys.
+  auto mask_if_needed = [&](int tile) {
+    const int col0 = tile * kBlockN;
+    const bool ragged = col0 + kBlockN > params.seqlen_k;
+    if (ragged || !mask.tile_is_unmasked(group_rows_begin, group_rows_end, col0, col0 + kBlockN)) {
+      Math::apply_mask(s, mask, row0, col0, params.seqlen_k);
+    }
+  };
+  auto release = [&](std::uint64_t* barrier) {
+    __syncwarp();
+    if (lane == 0) mbarrier_arrive(barrier);
+  };
+
+  if (num_tiles > 0) {
+    mbarrier_wait(&bars->q_full, 0);
+    {
+      const RingSlot slot = ring_slot<kStages>(0);
+      mbarrier_wait(&bars->k_full[slot.stage], slot.phase);
+      Math::issue_scores(s, q_base, k_base + slot.stage * Traits::kKvTileBytes);
+      wgmma_wait<0>();
+#pragma unroll
+      for (int i = 0; i < Math::kScoreRegs; ++i) fence_operand(s[i]);
+      release(&bars->k_empty[slot.stage]);
+      mask_if_needed(last_tile - 1);
+      Math::online_softmax(s, row_max, row_sum, correction, params.scale_log2);
+      Math::convert_p(s, p);
+    }
+    for (int i = 1; i < num_tiles; ++i) {
+      const RingSlot slot = ring_slot<kStages>(i);
+      const RingSlot prev = ring_slot<kStages>(i - 1);
+      mbarrier_wait(&bars->k_full[slot.stage], slot.phase);
+      Math::issue_scores(s, q_base, k_base + slot.stage * Traits::kKvTileBytes);
+      mbarrier_wait(&bars->v_full[prev.stage], prev.phase);
+      Math::issue_pv(o, p, v_base + prev.stage * Traits::kKvTileBytes);
+      wgmma_wait<1>();  // the scores are ready; P·V of the previous tile still runs
+#pragma unroll
+      for (int r = 0; r < Math::kScoreRegs; ++r) fence_operand(s[r]);
+      release(&bars->k_empty[slot.stage]);
+      mask_if_needed(last_tile - 1 - i);
+      Math::online_softmax(s, row_max, row_sum, correction, params.scale_log2);
+      wgmma_wait<0>();
+#pragma unroll
+      for (int r = 0; r < Math::kOutRegs; ++r) fence_operand(o[r]);
+      release(&bars->v_empty[prev.stage]);
+      Math::rescale(o, correction);
+      Math::convert_p(s, p);
+    }
+    const RingSlot slot = ring_slot<kStages>(num_tiles - 1);
+    mbarrier_wait(&bars->v_full[slot.stage], slot.phase);
+    Math::issue_pv(o, p, v_base + slot.stage * Traits::kKvTileBytes);
+    wgmma_wait<0>();
+#pragma unroll
+    for (int r = 0; r < Math::kOutRegs; ++r) fence_operand(o[r]);
+    release(&bars->v_empty[slot.stage]);
+  }
+
+  // ---------------- epilogue: O / l and LSE ----------------
+  auto* out = static_cast<Element*>(params.out) + batch * params.out_stride_batch +
+              head * params.out_stride_head;
+  const bool pairs_aligned = params.head_dim % 2 == 0;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float sum = row_sum[h];
+    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    const int row = row0 + 8 * h;
+    if (row >= params.seqlen_q) continue;
+    const float inv_sum = sum > 0.0f ? 1.0f / sum : 0.0f;
+    Element* out_row = out + row * params.out_stride_seq;
+#pragma unroll
+    for (int j = 0; j < Math::kOutRegs / 4; ++j) {
+      const int col = 8 * j + 2 * (lane % 4);
+      const float v0 = o[4 * j + 2 * h] * inv_sum;
+      const float v1 = o[4 * j + 2 * h + 1] * inv_sum;
+      if (pairs_aligned) {
+        if (col < params.head_dim) {
+          *reinterpret_cast<std::uint32_t*>(out_row + col) =
+              pack_pair(v0, v1, static_cast<Element*>(nullptr));
+        }
+      } else {
+        if (col < params.head_dim) out_row[col] = static_cast<Element>(v0);
+        if (col + 1 < params.head_dim) out_row[col + 1] = static_cast<Element>(v1);
+      }
+    }
+    if (lane % 4 == 0) {
+      const float lse = sum > 0.0f ? row_max[h] * params.scale + logf(sum) : -INFINITY;
+      params.lse[batch * params.lse_stride_batch + head * params.lse_stride_head + row] = lse;
+    }
+  }
+}
+
+}  // namespace fattn::detail::sm90

@@ -1,0 +1,17 @@
+// The sm90 family's launch template, one explicit instantiation per (head-dim bucket, element)
+// in src/cuda/instantiations/sm90_fwd_*.cu. Host-compilable: the instance registry includes it.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "api/attention_args.hpp"
+
+namespace fattn::detail::sm90 {
+
+// kHeadDim is the bucket (64, 128, 192, 256): any head_dim <= kHeadDim runs, the head dimension
+// being zero-padded in shared memory by TMA. Element is __half or __nv_bfloat16.
+template <int kHeadDim, class Element>
+Status launch_forward(const AttentionArgs& args);
+
+}  // namespace fattn::detail::sm90

@@ -1,0 +1,78 @@
+#include "cuda/sm90/tensor_map.hpp"
+
+#include <cuda_runtime.h>
+#include <cudaTypedefs.h>
+
+#include <algorithm>
+#include <string>
+
+namespace fattn::detail::sm90 {
+namespace {
+
+constexpr int kRank = 4;
+constexpr cuuint32_t kBoxColumns = 64;     // 128 bytes of 16-bit elements: the swizzle width
+constexpr std::uint64_t kStrideAlignment = 16;  // TMA's rule for every global stride
+// The driver ABI version whose cuTensorMapEncodeTiled signature we call (CUDA 12.0's).
+constexpr unsigned kEncodeTiledAbiVersion = 12000;
+
+// The driver's encoder, fetched once through the runtime so that fattn does not link libcuda.
+PFN_cuTensorMapEncodeTiled_v12000 encode_function() {
+  static PFN_cuTensorMapEncodeTiled_v12000 function = [] {
+    void* pointer = nullptr;
+    cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
+    const cudaError_t error = cudaGetDriverEntryPointByVersion(
+        "cuTensorMapEncodeTiled", &pointer, kEncodeTiledAbiVersion, cudaEnableDefault, &query);
+    if (error != cudaSuccess || query != cudaDriverEntryPointSuccess) pointer = nullptr;
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(pointer);
+  }();
+  return function;
+}
+
+std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+}  // namespace
+
+Status make_attention_tensor_map(CUtensorMap* map, const TensorView& tensor, int box_rows) {
+  const PFN_cuTensorMapEncodeTiled_v12000 encode = encode_function();
+  if (encode == nullptr) {
+    return Status::DeviceError(
+        "cuda_sm90: the CUDA driver does not provide cuTensorMapEncodeTiled (driver too old?)");
+  }
+  const std::uint64_t element_bytes = size_of(tensor.dtype);
+  // View dimension d (batch, seqlen, heads, head_dim) is tensor-map dimension kRank - 1 - d.
+  cuuint64_t dims[kRank];
+  cuuint64_t strides[kRank - 1];
+  std::uint64_t span_bytes = element_bytes;
+  for (int d = 0; d < kRank; ++d) {
+    dims[kRank - 1 - d] = static_cast<cuuint64_t>(std::max<std::int64_t>(tensor.shape[d], 1));
+    span_bytes = std::max<std::uint64_t>(
+        span_bytes, static_cast<std::uint64_t>(tensor.stride[d]) * element_bytes * dims[kRank - 1 - d]);
+  }
+  // A dimension of extent 1 is never stepped over, but TMA still checks its stride: give it a
+  // legal one past everything else.
+  const std::uint64_t unused_stride = round_up(span_bytes, kStrideAlignment);
+  for (int d = 0; d + 1 < kRank; ++d) {
+    const std::uint64_t bytes = static_cast<std::uint64_t>(tensor.stride[d]) * element_bytes;
+    const bool usable = tensor.shape[d] > 1 && bytes % kStrideAlignment == 0;
+    strides[kRank - 2 - d] = usable ? bytes : unused_stride;
+  }
+  const cuuint32_t box[kRank] = {kBoxColumns, static_cast<cuuint32_t>(box_rows), 1, 1};
+  const cuuint32_t element_strides[kRank] = {1, 1, 1, 1};
+  const CUtensorMapDataType type = tensor.dtype == DType::bfloat16
+                                       ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                       : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const CUresult result =
+      encode(map, type, kRank, tensor.data, dims, strides, box, element_strides,
+             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS) {
+    return Status::Internal("cuda_sm90: cuTensorMapEncodeTiled rejected the tensor " +
+                            tensor.shape_string() + " (CUresult " +
+                            std::to_string(static_cast<int>(result)) + ")");
+  }
+  return Status::Ok();
+}
+
+}  // namespace fattn::detail::sm90

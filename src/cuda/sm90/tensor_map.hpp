@@ -1,0 +1,20 @@
+// TMA descriptors (CUtensorMap) for attention tensors, built on the host.
+//
+// A (batch, seqlen, heads, head_dim) tensor with arbitrary strides becomes a 4-D tensor map
+// with dimensions (head_dim, seqlen, heads, batch) innermost first and its real byte strides, so
+// no copy is ever made. Boxes are 64 columns (one 128-byte swizzle row of 16-bit elements) by
+// `box_rows` rows of one head of one batch; reads past seqlen or head_dim are zero-filled by the
+// hardware, which is how ragged tiles and padded head-dim buckets are handled.
+#pragma once
+
+#include <cuda.h>
+
+#include "fattn/types.hpp"
+
+namespace fattn::detail::sm90 {
+
+// Fills `map` for `tensor` (rank 4, float16 or bfloat16, pointer and strides 16-byte aligned:
+// the selector guarantees it). `box_rows` <= 256.
+Status make_attention_tensor_map(CUtensorMap* map, const TensorView& tensor, int box_rows);
+
+}  // namespace fattn::detail::sm90

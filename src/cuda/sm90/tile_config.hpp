@@ -1,0 +1,56 @@
+// Tile shapes of the Hopper forward kernel, one row per head-dim bucket. Any head dim D <= 256
+// runs in the smallest bucket >= D: TMA zero-fills the columns D..bucket-1 of every tile (the
+// tensor map's inner extent is the real D), so the padded columns add nothing to Q·Kᵀ and give
+// zero output columns that are never stored.
+//
+// Why these numbers (H100/H200: 228 KB shared memory per SM, 227 KB per block, 64K registers):
+// - kBlockM = 128: two consumer warpgroups of 64 query rows each (wgmma's M is 64 per warpgroup).
+//   One CTA per SM; the producer warpgroup gives its registers to the consumers (setmaxnreg).
+// - kBlockN, the key tile: as wide as shared memory and the consumers' registers allow. The
+//   consumers hold O (bucket/2 fp32 per thread), S (kBlockN/2) and P (kBlockN/4 32-bit words).
+//   D = 256: 128 + 40 + 20 registers at kBlockN = 80, and Q (64 KB) + 2 stages × (K + V)
+//   (2 × 80 KB) = 224 KB fills shared memory. D = 192: kBlockN = 96 keeps 2 stages in 192 KB.
+//   D <= 128: kBlockN = 128 (the widest P·V k-loop per barrier round trip that still fits).
+// - kStages: K/V ring depth. Two stages already cover the TMA latency when each stage holds a
+//   full 128-key tile; D = 64 tiles are small (16 KB each), so a third stage is nearly free.
+#pragma once
+
+namespace fattn::detail::sm90 {
+
+struct TileShape {
+  int block_m;
+  int block_n;
+  int stages;
+};
+
+template <int kHeadDimBucket>
+struct TileConfig;
+
+template <>
+struct TileConfig<64> {
+  static constexpr TileShape kShape{128, 128, 3};
+};
+template <>
+struct TileConfig<128> {
+  static constexpr TileShape kShape{128, 128, 2};
+};
+template <>
+struct TileConfig<192> {
+  static constexpr TileShape kShape{128, 96, 2};
+};
+template <>
+struct TileConfig<256> {
+  static constexpr TileShape kShape{128, 80, 2};
+};
+
+// The buckets in increasing order: a head dim runs in the first bucket that holds it.
+inline constexpr int kHeadDimBuckets[] = {64, 128, 192, 256};
+
+constexpr int head_dim_bucket(long long head_dim) {
+  for (int bucket : kHeadDimBuckets) {
+    if (head_dim <= bucket) return bucket;
+  }
+  return 0;
+}
+
+}  // namespace fattn::detail::sm90
