@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <random>
 #include <string>
 #include <vector>
@@ -84,17 +85,32 @@ bool parse(int argc, char** argv, Config& c) {
   return true;
 }
 
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// Median wall time and median process CPU time of `repeats` runs. On a shared machine the CPU
+// time of a 1-thread run is the better measure of the kernel (it excludes time spent preempted).
+struct Timing {
+  double wall = 0, cpu = 0;
+};
+
 template <class Run>
-double median_seconds(int repeats, Run&& run) {
+Timing median_seconds(int repeats, Run&& run) {
   run();  // warm-up: first-touch of buffers, CPU dispatch, thread pool start
-  std::vector<double> times;
+  std::vector<double> wall, cpu;
   for (int r = 0; r < repeats; ++r) {
     const auto start = std::chrono::steady_clock::now();
+    const double cpu_start = process_cpu_seconds();
     run();
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    cpu.push_back(process_cpu_seconds() - cpu_start);
+    wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  std::sort(wall.begin(), wall.end());
+  std::sort(cpu.begin(), cpu.end());
+  return {wall[wall.size() / 2], cpu[cpu.size() / 2]};
 }
 
 }  // namespace
@@ -113,7 +129,7 @@ int main(int argc, char** argv) {
   std::printf("B=%lld H=%lld Hkv=%lld Nq=%lld Nk=%lld D=%lld %s%s threads=%d\n", (long long)B, (long long)H,
               (long long)Hkv, (long long)Nq, (long long)Nk, (long long)D, fattn::to_string(c.dtype),
               c.causal ? " causal" : "", c.threads);
-  std::printf("%-14s %-4s %10s %10s %14s\n", "backend", "dir", "ms", "GFLOP/s", "workspace MiB");
+  std::printf("%-10s %-4s %10s %10s %10s %14s\n", "backend", "dir", "ms", "GFLOP/s", "cpu ms", "workspace MiB");
 
   std::string list = c.backends + ",";
   for (std::size_t pos; (pos = list.find(',')) != std::string::npos; list.erase(0, pos + 1)) {
@@ -132,19 +148,19 @@ int main(int argc, char** argv) {
     ctx.num_threads = c.threads;
     ctx.stats = &stats;
     fattn::Status status;
-    auto report = [&](const char* dir, double seconds, double flops) {
+    auto report = [&](const char* dir, Timing t, double flops) {
       if (!status.ok()) {
-        std::printf("%-14s %-4s failed: %s\n", name.c_str(), dir, status.message().c_str());
+        std::printf("%-10s %-4s failed: %s\n", name.c_str(), dir, status.message().c_str());
         return;
       }
-      std::printf("%-14s %-4s %10.2f %10.1f %14.1f\n", name.c_str(), dir, seconds * 1e3, flops / seconds * 1e-9,
-                  static_cast<double>(stats.workspace_bytes) / (1024.0 * 1024.0));
+      std::printf("%-10s %-4s %10.2f %10.1f %10.2f %14.1f\n", name.c_str(), dir, t.wall * 1e3, flops / t.wall * 1e-9,
+                  t.cpu * 1e3, static_cast<double>(stats.workspace_bytes) / (1024.0 * 1024.0));
     };
     // The backward needs this backend's forward output anyway.
-    const double fwd = median_seconds(c.repeats, [&] { status = fattn::forward(q.view, k.view, v.view, out.view, lse.view, o, ctx); });
+    const Timing fwd = median_seconds(c.repeats, [&] { status = fattn::forward(q.view, k.view, v.view, out.view, lse.view, o, ctx); });
     if (c.direction != "bwd") report("fwd", fwd, forward_flops);
     if (c.direction != "fwd" && status.ok()) {
-      const double bwd = median_seconds(c.repeats, [&] {
+      const Timing bwd = median_seconds(c.repeats, [&] {
         status = fattn::backward(q.view, k.view, v.view, out.view, dout.view, lse.view, dq.view, dk.view, dv.view, o, ctx);
       });
       report("bwd", bwd, 2.5 * forward_flops);

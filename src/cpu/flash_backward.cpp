@@ -8,7 +8,7 @@
 // thread-private accumulators (summed over every query head of its GQA group) and walks the
 // query blocks its mask lets see the tile. dQ, which every key tile contributes to, goes into a
 // per-thread float32 partial; after all tasks, the partials are added in thread order. Tasks are
-// dealt to threads round-robin (static schedule), so each partial always sums the same
+// dealt to threads by a fixed rule (no dynamic scheduling), so each partial always sums the same
 // contributions in the same order: the backward is bitwise deterministic run to run for a given
 // thread count, whether or not Options::deterministic asks for it.
 //
@@ -30,8 +30,9 @@ namespace {
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kMinusInfinity = -std::numeric_limits<float>::infinity();
 // Key tiles per thread a chunk of heads should provide: causal tiles differ in length, and a
-// round-robin deal of many tiles (longest first) keeps threads within a tile of each other.
-constexpr std::int64_t kTasksPerThread = 8;
+// back-and-forth deal of many tiles (longest first) keeps threads within a tile of each other.
+// Each chunk ends in a barrier, so more tiles per chunk also means less idle time at the end.
+constexpr std::int64_t kTasksPerThread = 16;
 
 struct BackwardShape {
   std::int64_t seqlen_q, seqlen_k;
@@ -236,16 +237,21 @@ Status cpu_flash_backward(const AttentionArgs& args) {
           pack_query_block(args, s, pair / heads_kv, (pair % heads_kv) * s.group + g, g, block,
                            operands(local), t.scratch);
         }
-        // Round-robin over key tiles in ascending order, which under a causal mask is longest
-        // first. The deal is fixed (static), which is what makes the dQ sums deterministic.
-        float* dq_partial = partials.data() + omp_get_thread_num() * partial_floats;
-#pragma omp for schedule(static, 1)
+        // Key tiles are dealt in ascending order, which under a causal mask is longest first,
+        // back and forth over the threads (0..T−1, then T−1..0, ...) so that every thread gets
+        // a mix of long and short tiles. The deal is fixed, which is what makes the dQ sums
+        // deterministic.
+        const int thread = omp_get_thread_num(), team = omp_get_num_threads();
+        float* dq_partial = partials.data() + thread * partial_floats;
         for (std::int64_t task = 0; task < chunk_pairs * s.key_tiles; ++task) {
+          const std::int64_t round = task / team, seat = task % team;
+          if ((round % 2 == 0 ? seat : team - 1 - seat) != thread) continue;
           const int tile = static_cast<int>(task / chunk_pairs);
           const std::int64_t local = task % chunk_pairs, pair = chunk0 + local;
           backward_key_tile(args, mask, s, pair / heads_kv, pair % heads_kv, tile, operands(local),
                             dq_partial + local * s.group * s.query_rows_floats(), t);
         }
+#pragma omp barrier
         // dQ = scale · Σ_threads partial, always summed in thread order.
 #pragma omp for schedule(static)
         for (std::int64_t row = 0; row < chunk_pairs * s.group * s.seqlen_q; ++row) {

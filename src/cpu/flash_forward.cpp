@@ -24,9 +24,10 @@ namespace {
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
 constexpr float kMinusInfinity = -std::numeric_limits<float>::infinity();
-// Tasks per thread a chunk of heads should provide for dynamic scheduling to even out causal
-// blocks of unequal length.
-constexpr std::int64_t kTasksPerThread = 8;
+// Query blocks per thread a chunk of heads should provide. Dynamic scheduling evens out causal
+// blocks of unequal length, but each chunk ends in a barrier where threads idle for up to one
+// block: 32 blocks per thread bounds that loss to ~3% while a chunk's packed K/V stays small.
+constexpr std::int64_t kTasksPerThread = 32;
 
 struct ForwardShape {
   std::int64_t seqlen_q, seqlen_k;
