@@ -3,11 +3,16 @@
 #include <array>
 #include <string>
 
+#if FATTN_HAS_CUDA
+#include "cuda/common/instances.hpp"  // which generated kernel instances this build kept
+#endif
+
 namespace fattn::detail {
 namespace {
 
 constexpr int kAmpereCapability = 80;  // mma.sync m16n8k16, ldmatrix, cp.async
 constexpr int kHopperCapability = 90;  // wgmma/TMA kernels are built as sm_90a: exactly 9.0
+constexpr std::size_t kTmaAlignmentBytes = 16;  // TMA: global address and strides
 
 // Preference order for Backend::automatic. The standard backends materialize S and P; they
 // exist to be compared against and run only when asked for by name.
@@ -27,8 +32,9 @@ std::string name(Backend backend) { return to_string(backend); }
 
 }  // namespace
 
-std::optional<std::string> why_backend_cannot_run(Backend backend, const Problem& problem,
-                                                  const DeviceInfo& device) {
+// The backend's own rules; why_backend_cannot_run adds the check for a compiled instance.
+static std::optional<std::string> why_backend_rules_refuse(Backend backend, const Problem& problem,
+                                                           const DeviceInfo& device) {
   if (!backend_compiled(backend)) {
     return name(backend) + " is not compiled into this build of fattn";
   }
@@ -67,10 +73,27 @@ std::optional<std::string> why_backend_cannot_run(Backend backend, const Problem
       if (problem.direction != Direction::forward) {
         return name(backend) + " has no backward pass yet";
       }
+      // TMA descriptors need 16-byte-aligned base pointers and row/head/batch strides (an odd
+      // head dim in a packed layout breaks this); such inputs fall back to cuda_sm80.
+      if (problem.alignment_bytes < kTmaAlignmentBytes) {
+        return name(backend) + " loads tiles with TMA, which needs 16-byte-aligned pointers and "
+               "strides; these tensors are aligned to " + std::to_string(problem.alignment_bytes) +
+               " bytes (pad the head dimension to a multiple of 8)";
+      }
       return std::nullopt;
     default:
       return "unknown backend";
   }
+}
+
+std::optional<std::string> why_backend_cannot_run(Backend backend, const Problem& problem,
+                                                  const DeviceInfo& device) {
+  if (auto reason = why_backend_rules_refuse(backend, problem, device)) return reason;
+#if FATTN_HAS_CUDA
+  // Kernel families whose instances the build options pruned refuse what they left out.
+  if (auto missing = why_no_compiled_instance(backend, problem)) return missing;
+#endif
+  return std::nullopt;
 }
 
 Selection select_backend(const Problem& problem, const DeviceInfo& device) {

@@ -1,0 +1,205 @@
+// CUDA-core (SIMT) flash attention forward: fp32 arithmetic on the FMA pipes, no tensor cores.
+//
+// One block of 256 threads owns a tile of 64 query rows of one (batch, head). The Q tile stays
+// in shared memory; K and V tiles stream through two shared-memory stages (tile t+1 is copied
+// with cp.async while tile t is computed). Per key tile:
+//   S = Q·Kᵀ               register-blocked: each thread 4 rows x kCols columns
+//   online softmax          running max m and sum l per row, in base 2 (log2(e)·scale folded
+//                           into one multiply), row max by 16-lane shuffles
+//   P -> shared, O += P·V   each thread 4 rows x head_dim/16 output columns
+// Key tiles that the mask hides entirely are never visited; tiles it hides partly are masked
+// per element. The output is divided by l once at the end; lse = (m + log2 l)·ln 2.
+//
+// Tile shapes: 64 x 64 (64 x 32 at head_dim 256, where two stages of 64-row K/V tiles would not
+// fit in shared memory). 4 x 4 per thread keeps the S accumulators, the output columns and the
+// operand registers under ~128 registers at head_dim 128, and 8 16-byte loads feed 64 FMAs.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "cuda/common/cuda_check.hpp"
+#include "cuda/common/stream.hpp"
+#include "cuda/simt/launch.hpp"
+#include "cuda/simt/tile_ops.cuh"
+
+namespace fattn::detail::simt {
+
+template <int kHeadDim>
+struct ForwardTiles {
+  static constexpr int kRows = 4;                              // query rows per thread
+  static constexpr int kCols = kHeadDim <= 128 ? 4 : 2;        // key columns per thread
+  static constexpr int kBlockRows = kRows * kThreadsY;         // query rows per block
+  static constexpr int kBlockCols = kCols * kThreadsX;         // keys per tile
+  static constexpr int kRowStride = kHeadDim + kPad;           // floats per Q/K/V tile row
+  static constexpr int kPStride = kBlockCols + kPad;           // floats per P tile row
+  static constexpr int kQFloats = kBlockRows * kRowStride;
+  static constexpr int kKVFloats = kBlockCols * kRowStride;
+  static constexpr int kPFloats = kBlockRows * kPStride;
+  static constexpr int kStages = 2;
+  static constexpr size_t kSharedBytes =
+      sizeof(float) * (kQFloats + 2 * kStages * kKVFloats + kPFloats);
+};
+
+template <class Element>
+struct ForwardParams {
+  DeviceTensor<const Element> q, k, v;
+  DeviceTensor<Element> out;
+  float* lse;  // (batch, heads_q, seqlen_q), contiguous
+  int seqlen_q, seqlen_k, heads_q, group_size, head_dim;
+  float scale_log2;  // softmax scale · log2(e)
+  WindowMask mask;
+  bool vectors_ok;  // every pointer and row stride is 16-byte aligned
+};
+
+template <int kHeadDim, class Element>
+__global__ void __launch_bounds__(kThreads, 1) forward_kernel(const ForwardParams<Element> p) {
+  using T = ForwardTiles<kHeadDim>;
+  constexpr int kRows = T::kRows, kCols = T::kCols, kOut = kOutColumns<kHeadDim>;
+  extern __shared__ float4 shared_storage[];
+  float* q_tile = reinterpret_cast<float*>(shared_storage);
+  float* k_tiles = q_tile + T::kQFloats;
+  float* v_tiles = k_tiles + T::kStages * T::kKVFloats;
+  float* p_tile = v_tiles + T::kStages * T::kKVFloats;
+
+  const int tx = threadIdx.x % kThreadsX, ty = threadIdx.x / kThreadsX;
+  // Under a causal/window mask later query tiles see more keys: start them first.
+  const int q_block = p.mask.right >= 0 ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  const int h = blockIdx.y, b = blockIdx.z, h_kv = h / p.group_size;
+  const int row0 = q_block * T::kBlockRows;
+  const int row_end = min(row0 + T::kBlockRows, p.seqlen_q);
+  const int key_begin = p.mask.key_begin(row0);
+  const int key_end = p.mask.key_end(row_end);
+  const int first_tile = key_begin / T::kBlockCols;
+  const int end_tile = key_end > key_begin ? (key_end + T::kBlockCols - 1) / T::kBlockCols : first_tile;
+
+  zero_padding_columns<kHeadDim>(q_tile, T::kBlockRows, p.head_dim);
+  for (int s = 0; s < 2 * T::kStages; ++s) {
+    zero_padding_columns<kHeadDim>(k_tiles + s * T::kKVFloats, T::kBlockCols, p.head_dim);
+  }
+  __syncthreads();
+
+  auto load_kv = [&](int tile, int stage) {
+    const int key0 = tile * T::kBlockCols;
+    load_tile<kHeadDim>(k_tiles + stage * T::kKVFloats, T::kBlockCols, p.k, b, h_kv, key0,
+                        p.seqlen_k, p.head_dim, p.vectors_ok);
+    load_tile<kHeadDim>(v_tiles + stage * T::kKVFloats, T::kBlockCols, p.v, b, h_kv, key0,
+                        p.seqlen_k, p.head_dim, p.vectors_ok);
+  };
+  load_tile<kHeadDim>(q_tile, T::kBlockRows, p.q, b, h, row0, p.seqlen_q, p.head_dim, p.vectors_ok);
+  if (first_tile < end_tile) load_kv(first_tile, 0);
+  cp_async_commit();
+
+  float o[kRows][kOut];
+  float m[kRows], l[kRows];
+#pragma unroll
+  for (int i = 0; i < kRows; ++i) {
+    m[i] = -INFINITY;
+    l[i] = 0.0f;
+#pragma unroll
+    for (int c = 0; c < kOut; ++c) o[i][c] = 0.0f;
+  }
+
+  for (int tile = first_tile; tile < end_tile; ++tile) {
+    const int stage = (tile - first_tile) & 1;
+    if (tile + 1 < end_tile) load_kv(tile + 1, stage ^ 1);
+    cp_async_commit();
+    cp_async_wait<1>();  // everything but the tile just requested has landed
+    __syncthreads();
+
+    float s[kRows][kCols];
+#pragma unroll
+    for (int i = 0; i < kRows; ++i)
+#pragma unroll
+      for (int j = 0; j < kCols; ++j) s[i][j] = 0.0f;
+    product_abt<kRows, kCols, kHeadDim, T::kRowStride, T::kRowStride>(
+        s, q_tile + ty * kRows * T::kRowStride, k_tiles + stage * T::kKVFloats + tx * T::kRowStride);
+
+    const int key0 = tile * T::kBlockCols;
+    const bool needs_mask = key0 + T::kBlockCols > p.seqlen_k ||
+                            !p.mask.tile_is_unmasked(row0, row0 + T::kBlockRows, key0, key0 + T::kBlockCols);
+#pragma unroll
+    for (int i = 0; i < kRows; ++i) {
+      const int row = row0 + ty * kRows + i;
+      float tile_max = -INFINITY;
+#pragma unroll
+      for (int j = 0; j < kCols; ++j) {
+        const int col = key0 + tx + j * kThreadsX;
+        const bool hidden = needs_mask && (col >= p.seqlen_k || p.mask.is_masked(row, col));
+        s[i][j] = hidden ? -INFINITY : s[i][j] * p.scale_log2;
+        tile_max = fmaxf(tile_max, s[i][j]);
+      }
+      const float m_new = fmaxf(m[i], row_max16(tile_max));
+      // A row that has seen no visible key yet keeps m = -inf; use 0 so exp2 gives 0, not NaN.
+      const float m_use = m_new == -INFINITY ? 0.0f : m_new;
+      const float alpha = fast_exp2(m[i] - m_use);
+      m[i] = m_new;
+      float row_sum = 0.0f;
+#pragma unroll
+      for (int j = 0; j < kCols; ++j) {
+        const float pij = fast_exp2(s[i][j] - m_use);
+        row_sum += pij;
+        p_tile[(ty * kRows + i) * T::kPStride + tx + j * kThreadsX] = pij;
+      }
+      // Each thread keeps the partial sum of its own columns; the 16 partials are added once
+      // at the end (alpha scales them all alike).
+      l[i] = l[i] * alpha + row_sum;
+#pragma unroll
+      for (int c = 0; c < kOut; ++c) o[i][c] *= alpha;
+    }
+    __syncthreads();
+    product_ab<kRows, T::kBlockCols, kHeadDim, T::kPStride, T::kRowStride>(
+        o, p_tile + ty * kRows * T::kPStride, v_tiles + stage * T::kKVFloats, tx);
+    __syncthreads();  // the next iteration overwrites this stage and the P tile
+  }
+
+#pragma unroll
+  for (int i = 0; i < kRows; ++i) {
+    const int row = row0 + ty * kRows + i;
+    const float total = row_sum16(l[i]);
+    if (row >= p.seqlen_q) continue;
+    const float inverse = total > 0.0f ? 1.0f / total : 0.0f;
+    Element* out_row = p.out.row(b, row, h);
+#pragma unroll
+    for (int c = 0; c < kOut; ++c) {
+      const int col = out_column<kHeadDim>(c, tx);
+      if (col < p.head_dim) out_row[col] = from_float<Element>(o[i][c] * inverse);
+    }
+    if (tx == 0) {
+      p.lse[(static_cast<std::int64_t>(b) * p.heads_q + h) * p.seqlen_q + row] =
+          total > 0.0f ? (m[i] + __log2f(total)) * kLn2 : -INFINITY;
+    }
+  }
+}
+
+template <int kHeadDim, class Element>
+Status launch_forward(const AttentionArgs& args) {
+  using T = ForwardTiles<kHeadDim>;
+  const Problem& pr = args.problem;
+  if (pr.seqlen_q == 0 || pr.batch == 0 || pr.heads_q == 0) return Status::Ok();
+  ForwardParams<Element> p;
+  p.q = device_tensor<const Element>(args.q);
+  p.k = device_tensor<const Element>(args.k);
+  p.v = device_tensor<const Element>(args.v);
+  p.out = device_tensor<Element>(args.out);
+  p.lse = static_cast<float*>(args.lse.data);
+  p.seqlen_q = static_cast<int>(pr.seqlen_q);
+  p.seqlen_k = static_cast<int>(pr.seqlen_k);
+  p.heads_q = static_cast<int>(pr.heads_q);
+  p.group_size = args.group_size();
+  p.head_dim = static_cast<int>(pr.head_dim);
+  p.scale_log2 = args.scale * kLog2e;
+  p.mask = window_mask_of(p.seqlen_q, p.seqlen_k, args.mask.left, args.mask.right);
+  p.vectors_ok = pr.alignment_bytes >= static_cast<std::size_t>(kVectorBytes);
+
+  const dim3 grid((p.seqlen_q + T::kBlockRows - 1) / T::kBlockRows, p.heads_q,
+                  static_cast<unsigned>(pr.batch));
+  auto kernel = forward_kernel<kHeadDim, Element>;
+  FATTN_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(T::kSharedBytes)));
+  kernel<<<grid, kThreads, T::kSharedBytes, stream_of(args)>>>(p);
+  count_launches(args);
+  FATTN_CUDA_TRY_LAUNCH("simt::forward_kernel");
+  return Status::Ok();
+}
+
+}  // namespace fattn::detail::simt
