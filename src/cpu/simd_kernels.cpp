@@ -331,5 +331,11 @@ void softmax_gradient(const float* probabilities, std::int64_t ld_p, float* dp, 
   HWY_DYNAMIC_DISPATCH(SoftmaxGradient)(probabilities, ld_p, dp, ld_dp, rows, cols, row_dot);
 }
 
+std::vector<std::int64_t> usable_instruction_sets() { return hwy::SupportedAndGeneratedTargets(); }
+
+const char* instruction_set_name(std::int64_t target) { return hwy::TargetName(target); }
+
+void pin_instruction_set(std::int64_t target) { hwy::SetSupportedTargetsForTest(target); }
+
 }  // namespace fattn::detail::simd
 #endif  // HWY_ONCE

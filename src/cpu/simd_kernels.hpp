@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "fattn/types.hpp"
 
@@ -72,5 +73,12 @@ void softmax_rows(const ScoreTile& tile, float* lse);
 // dS = P ∘ (dP − D) in place of dP, where D[r] = rowsum(dO ∘ O).
 void softmax_gradient(const float* probabilities, std::int64_t ld_p, float* dp, std::int64_t ld_dp,
                       int rows, int cols, const float* row_dot);
+
+// Test hooks. The instruction sets the kernels were compiled for that this CPU can run (Highway
+// target bits, best first), their names, and a way to pin run-time dispatch to one of them so
+// that every variant can be checked on one machine; pin_instruction_set(0) restores the best.
+std::vector<std::int64_t> usable_instruction_sets();
+const char* instruction_set_name(std::int64_t target);
+void pin_instruction_set(std::int64_t target);
 
 }  // namespace fattn::detail::simd

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/simd_kernels.hpp"
 #include "support/test_tensors.hpp"
 
 namespace fattn::testing {
@@ -327,6 +328,24 @@ TEST(CpuBackendsEdge, FlashWorkspaceGrowsLinearlyStandardQuadratically) {
   EXPECT_LE(flash_long.workspace_bytes, 4 * flash_short.workspace_bytes);
   EXPECT_GE(standard_long.workspace_bytes, 8 * standard_short.workspace_bytes);
   EXPECT_GE(standard_long.workspace_bytes, std::size_t{2048} * 2048 * sizeof(float));
+}
+
+// Run-time dispatch picks the best instruction set; the others (AVX2, SSE4, the portable
+// fallback, ...) are checked here by pinning each in turn on a shape with edge tiles.
+TEST(CpuBackendsEdge, EveryCompiledInstructionSetMatchesReference) {
+  const std::vector<std::int64_t> targets = detail::simd::usable_instruction_sets();
+  ASSERT_FALSE(targets.empty());
+  for (std::int64_t target : targets) {
+    detail::simd::pin_instruction_set(target);
+    for (DType dtype : {DType::float32, DType::float16}) {
+      Case c;
+      c.dtype = dtype, c.seqlen_q = 70, c.seqlen_k = 77, c.heads_q = 2, c.heads_kv = 1, c.head_dim = 72;
+      c.causal = true;
+      SCOPED_TRACE(detail::simd::instruction_set_name(target));
+      for (Backend backend : kFastBackends) CaseRun(c, 51).check_against_reference(backend, true);
+    }
+  }
+  detail::simd::pin_instruction_set(0);
 }
 
 }  // namespace
