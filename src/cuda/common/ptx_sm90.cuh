@@ -78,6 +78,17 @@ FATTN_DEVICE void tma_load_4d(const CUtensorMap* map, std::uint64_t* barrier, vo
       : "memory");
 }
 
+// ---- arithmetic ---------------------------------------------------------------------------
+
+// 2^x on the special-function unit, flushing subnormals: exp2f's subnormal range handling costs
+// three extra instructions per call, and softmax probabilities that small are zeros anyway.
+// fast_exp2(-inf) = 0.
+FATTN_DEVICE float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
 // ---- warp-specialization helpers ----------------------------------------------------------
 
 // Register reallocation between warpgroups (sm_90a). Takes effect only when the kernel has a

@@ -215,7 +215,7 @@ struct Consumer {
       tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
       tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
       const bool empty_row = tile_max == -INFINITY;
-      correction[h] = empty_row ? 1.0f : exp2f((row_max[h] - tile_max) * scale_log2);
+      correction[h] = empty_row ? 1.0f : fast_exp2((row_max[h] - tile_max) * scale_log2);
       row_max[h] = tile_max;
       const float max_scaled = empty_row ? 0.0f : tile_max * scale_log2;
       float sum = 0.0f;
@@ -224,7 +224,7 @@ struct Consumer {
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           float& v = s[4 * j + 2 * h + e];
-          v = exp2f(fmaf(v, scale_log2, -max_scaled));
+          v = fast_exp2(fmaf(v, scale_log2, -max_scaled));
           sum += v;
         }
       }

@@ -41,22 +41,25 @@ Status make_attention_tensor_map(CUtensorMap* map, const TensorView& tensor, int
         "cuda_sm90: the CUDA driver does not provide cuTensorMapEncodeTiled (driver too old?)");
   }
   const std::uint64_t element_bytes = size_of(tensor.dtype);
-  // View dimension d (batch, seqlen, heads, head_dim) is tensor-map dimension kRank - 1 - d.
+  // Tensor-map dimensions innermost first: (head_dim, seqlen, heads, batch), i.e. view
+  // dimensions 3, 1, 2, 0, so that a box of rows walks the sequence of one head.
+  constexpr int kViewDimension[kRank] = {3, 1, 2, 0};
   cuuint64_t dims[kRank];
-  cuuint64_t strides[kRank - 1];
+  std::uint64_t stride_bytes[kRank];
   std::uint64_t span_bytes = element_bytes;
-  for (int d = 0; d < kRank; ++d) {
-    dims[kRank - 1 - d] = static_cast<cuuint64_t>(std::max<std::int64_t>(tensor.shape[d], 1));
-    span_bytes = std::max<std::uint64_t>(
-        span_bytes, static_cast<std::uint64_t>(tensor.stride[d]) * element_bytes * dims[kRank - 1 - d]);
+  for (int i = 0; i < kRank; ++i) {
+    const int d = kViewDimension[i];
+    dims[i] = static_cast<cuuint64_t>(std::max<std::int64_t>(tensor.shape[d], 1));
+    stride_bytes[i] = static_cast<std::uint64_t>(tensor.stride[d]) * element_bytes;
+    span_bytes = std::max<std::uint64_t>(span_bytes, stride_bytes[i] * dims[i]);
   }
   // A dimension of extent 1 is never stepped over, but TMA still checks its stride: give it a
   // legal one past everything else.
   const std::uint64_t unused_stride = round_up(span_bytes, kStrideAlignment);
-  for (int d = 0; d + 1 < kRank; ++d) {
-    const std::uint64_t bytes = static_cast<std::uint64_t>(tensor.stride[d]) * element_bytes;
-    const bool usable = tensor.shape[d] > 1 && bytes % kStrideAlignment == 0;
-    strides[kRank - 2 - d] = usable ? bytes : unused_stride;
+  cuuint64_t strides[kRank - 1];
+  for (int i = 1; i < kRank; ++i) {
+    const bool usable = dims[i] > 1 && stride_bytes[i] % kStrideAlignment == 0;
+    strides[i - 1] = usable ? stride_bytes[i] : unused_stride;
   }
   const cuuint32_t box[kRank] = {kBoxColumns, static_cast<cuuint32_t>(box_rows), 1, 1};
   const cuuint32_t element_strides[kRank] = {1, 1, 1, 1};
