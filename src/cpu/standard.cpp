@@ -14,6 +14,7 @@
 
 #include "api/backends.hpp"
 #include "cpu/packing.hpp"
+#include "cpu/phase_trace.hpp"
 #include "cpu/threading.hpp"
 #include "cpu/workspace.hpp"
 
@@ -91,6 +92,7 @@ void pack_keys_and_values(const AttentionArgs& a, const StandardShape& s, std::i
                           float* scratch) {
 #pragma omp for schedule(static)
   for (int tile = 0; tile < s.key_tiles; ++tile) {
+    const PhaseScope phase("pack K, V");
     const std::int64_t key0 = std::int64_t{tile} * kKeyTile;
     const int count = s.tile_keys(tile);
     if (keys_t) load_tile_transposed(a.k, b, h_kv, key0, count, s.dim, keys_t + key0 * s.dim, scratch);
@@ -133,13 +135,18 @@ Status cpu_standard_forward(const AttentionArgs& args) {
             const std::int64_t h = h_kv * s.group + g;
 #pragma omp for schedule(static)
             for (int block = 0; block < s.query_blocks; ++block) {
+              const PhaseScope phase("load Q");
               const std::int64_t row0 = std::int64_t{block} * kQueryBlock;
               load_rows(args.q, b, h, row0, s.block_rows(block), s.dim, queries + row0 * s.padded, s.padded);
             }
-            scores_pass(s, queries, keys_t, scores.data());  // pass 1: S = Q·Kᵀ
+            {
+              const PhaseScope phase("S = Q·Kᵀ");
+              scores_pass(s, queries, keys_t, scores.data());  // pass 1: S = Q·Kᵀ
+            }
             float* lse = static_cast<float*>(args.lse.data) + lse_offset(args.lse, b, h);
 #pragma omp for schedule(static)
             for (int block = 0; block < s.query_blocks; ++block) {  // pass 2: P = softmax(S)
+              const PhaseScope phase("P = softmax(S)");
               int begin[kQueryBlock], end[kQueryBlock];
               block_visibility(mask, s, block, begin, end);
               const std::int64_t row0 = std::int64_t{block} * kQueryBlock;
@@ -149,6 +156,7 @@ Status cpu_standard_forward(const AttentionArgs& args) {
             }
 #pragma omp for schedule(static)
             for (int block = 0; block < s.query_blocks; ++block) {  // pass 3: O = P·V
+              const PhaseScope phase("O = P·V");
               const std::int64_t row0 = std::int64_t{block} * kQueryBlock;
               const int rows = s.block_rows(block);
               simd::gemm(gemm_operands(rows, s.padded, static_cast<int>(s.seqlen_k),
@@ -213,6 +221,7 @@ Status cpu_standard_backward(const AttentionArgs& args) {
             const float* lse = static_cast<const float*>(args.lse.data) + lse_offset(args.lse, b, h);
 #pragma omp for schedule(static)
             for (int block = 0; block < s.query_blocks; ++block) {
+              const PhaseScope phase("load Q, dO; D = rowsum(dO∘O)");
               const std::int64_t row0 = std::int64_t{block} * kQueryBlock;
               const int rows = s.block_rows(block);
               load_rows(args.q, b, h, row0, rows, s.dim, queries + row0 * s.padded, s.padded);
@@ -225,9 +234,13 @@ Status cpu_standard_backward(const AttentionArgs& args) {
                 lse_log2[i] = lse[i] == kMinusInfinity ? kMinusInfinity : lse[i] * kLog2e;
               }
             }
-            scores_pass(s, queries, keys_t, probabilities);  // pass 1: S = Q·Kᵀ
+            {
+              const PhaseScope phase("S = Q·Kᵀ");
+              scores_pass(s, queries, keys_t, probabilities);  // pass 1: S = Q·Kᵀ
+            }
 #pragma omp for schedule(static)
             for (int block = 0; block < s.query_blocks; ++block) {  // pass 2: P = exp(S − lse)
+              const PhaseScope phase("P = exp(S − lse)");
               int begin[kQueryBlock], end[kQueryBlock];
               block_visibility(mask, s, block, begin, end);
               const std::int64_t row0 = std::int64_t{block} * kQueryBlock;
@@ -235,9 +248,13 @@ Status cpu_standard_backward(const AttentionArgs& args) {
                                             static_cast<int>(s.keys_padded), begin, end, s.scale_log2},
                                            lse_log2 + row0);
             }
-            scores_pass(s, dout, values_t, dscores);  // pass 3: dP = dO·Vᵀ
+            {
+              const PhaseScope phase("dP = dO·Vᵀ");
+              scores_pass(s, dout, values_t, dscores);  // pass 3: dP = dO·Vᵀ
+            }
 #pragma omp for schedule(static)
             for (int block = 0; block < s.query_blocks; ++block) {  // pass 4: dS = P∘(dP − D)
+              const PhaseScope phase("dS = P∘(dP − D)");
               const std::int64_t offset = std::int64_t{block} * kQueryBlock * s.keys_padded;
               simd::softmax_gradient(probabilities + offset, s.keys_padded, dscores + offset, s.keys_padded,
                                      s.block_rows(block), static_cast<int>(s.keys_padded),
@@ -246,6 +263,7 @@ Status cpu_standard_backward(const AttentionArgs& args) {
             const int seqlen_q = static_cast<int>(s.seqlen_q);
 #pragma omp for schedule(static)
             for (int tile = 0; tile < s.key_tiles; ++tile) {  // passes 5, 6: dV += Pᵀ·dO, dK += dSᵀ·Q
+              const PhaseScope phase("dV += Pᵀ·dO, dK += dSᵀ·Q");
               const std::int64_t key0 = std::int64_t{tile} * kKeyTile;
               const int cols = s.tile_keys(tile);
               simd::gemm(gemm_operands(cols, s.padded, seqlen_q, probabilities + key0, 1, s.keys_padded, dout,
@@ -255,6 +273,7 @@ Status cpu_standard_backward(const AttentionArgs& args) {
             }
 #pragma omp for schedule(static)
             for (int block = 0; block < s.query_blocks; ++block) {  // pass 7: dQ = dS·K·scale
+              const PhaseScope phase("dQ = dS·K");
               const std::int64_t row0 = std::int64_t{block} * kQueryBlock;
               const int rows = s.block_rows(block);
               simd::gemm(gemm_operands(rows, s.padded, static_cast<int>(s.seqlen_k),
