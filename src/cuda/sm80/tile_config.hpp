@@ -92,19 +92,21 @@ struct BackwardTile {
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
-// 64: 128 keys per CTA over 8 warps (16 keys each in both phases): S^T and dP^T are 16 x 64 per
-// warp (32 registers each), dK + dV 64 registers. 96 KB of shared memory.
+// 64 query rows per step everywhere: the P^T/dS^T tiles are then 64 wide, one 128-byte swizzle
+// group per row. 64: 128 keys per CTA over 8 warps, 16 keys each in both phases; S^T and dP^T
+// are 16 x 64 per warp (32 registers each), dK + dV 64. 97 KB of shared memory.
 template <>
 struct BackwardConfig<64> : BackwardTile<64, 64, 128, 8, 1, 1, 2> {};
-// 128: 64 x 64 tiles, 8 warps as 4 key groups x 2 query (phase A) or dim (phase B) groups:
-// dK + dV = 64 registers, S^T/dP^T 16 each. 112 KB of shared memory, two CTAs per SM on H100.
+// 128: 64 keys per CTA, 8 warps as 4 key groups x 2 query (phase A) or dim (phase B) groups:
+// dK + dV = 64 registers, S^T/dP^T 16 each. 113 KB, two CTAs per SM on H100.
 template <>
 struct BackwardConfig<128> : BackwardTile<128, 64, 64, 8, 2, 2, 2> {};
-// 192 and 256: 32 query rows per step keep double-buffered Q/dO within sm_80's 163 KB;
+// 192 and 256: one Q/dO buffer (113 KB / 145 KB) so that sm_80's 163 KB per block holds the
+// tile; the next Q/dO load then waits for the step before it (the price of fitting sm_80).
 // dK + dV = 96 / 128 registers per thread with the head dim split over 2 warps.
 template <>
-struct BackwardConfig<192> : BackwardTile<192, 32, 64, 8, 2, 2, 2> {};
+struct BackwardConfig<192> : BackwardTile<192, 64, 64, 8, 2, 2, 1> {};
 template <>
-struct BackwardConfig<256> : BackwardTile<256, 32, 64, 8, 2, 2, 2> {};
+struct BackwardConfig<256> : BackwardTile<256, 64, 64, 8, 2, 2, 1> {};
 
 }  // namespace fattn::detail::sm80

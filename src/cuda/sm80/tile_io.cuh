@@ -105,30 +105,37 @@ __device__ __forceinline__ void load_tile(Element* tile, const Element* global,
 }
 
 // ldmatrix addressing of a swizzled tile for one lane: the lane reads row `row` (+ a multiple of
-// 8 rows) and logical chunk 2·step + `chunk_in_step`. Because the row offsets are multiples of
-// 8, the XOR term depends only on step % 4, so four byte offsets per lane cover every step and
-// the unrolled loops add compile-time constants (no address arrays hoisted into registers).
+// 8 rows) and logical chunk chunk_base + 2·step + `chunk_in_step`. Because the row offsets are
+// multiples of 8, the swizzle depends only on step % 4, so four byte offsets per lane (computed
+// once, chunk_base folded in) cover every step, and the unrolled loops add compile-time
+// constants: no per-step address arrays are hoisted into registers.
 template <int kWidth>
 struct FragmentAddress {
   std::uint32_t row_base;
   std::uint32_t group_offset[4];
 
   template <class Element>
-  __device__ __forceinline__ FragmentAddress(const Element* tile, int row, int chunk_in_step) {
+  __device__ __forceinline__ FragmentAddress(const Element* tile, int row, int chunk_in_step,
+                                             int chunk_base = 0) {
     row_base = smem_address(tile + row * kWidth);
 #pragma unroll
     for (int phase = 0; phase < 4; ++phase) {
-      group_offset[phase] =
-          static_cast<std::uint32_t>(((2 * phase + chunk_in_step) ^ (row % kSwizzleChunks)) * 16);
+      const int chunk = chunk_base + 2 * phase + chunk_in_step;
+      group_offset[phase] = static_cast<std::uint32_t>(
+          (chunk / kSwizzleChunks) * kGroupBytes +
+          ((chunk % kSwizzleChunks) ^ (row % kSwizzleChunks)) * kChunkBytes);
     }
   }
 
   // `step` and `rows` must be compile-time constants after unrolling; rows % 8 == 0.
   __device__ __forceinline__ std::uint32_t at(int step, int rows) const {
     constexpr int kRowBytes = kWidth * kBytesPerElement;
-    constexpr int kGroupBytes = kSwizzleChunks * 16;
     return row_base + rows * kRowBytes + (step / 4) * kGroupBytes + group_offset[step % 4];
   }
+
+ private:
+  static constexpr int kChunkBytes = 16;
+  static constexpr int kGroupBytes = kSwizzleChunks * kChunkBytes;
 };
 
 // Stores the pair (column, column + 1) of a row held in registers as `lo, hi`; the pair may

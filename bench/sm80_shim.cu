@@ -1,0 +1,166 @@
+// C entry points to the sm80 forward and backward kernels alone, for bench/sm80_vs_torch.py
+// (ctypes): the kernels are checked against a torch reference and timed beside PyTorch's SDPA
+// backends in one process on the GPU machine, without building the whole library. They call
+// exactly the launch templates that the library's cuda_sm80 backend runs (one bucket per head
+// dim, as the registry picks them). Build: nvcc -shared (see the script's docstring).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+
+#include "api/attention_args.hpp"
+#include "cuda/sm80/launch.hpp"
+
+namespace {
+
+using fattn::DType;
+using fattn::TensorView;
+using fattn::detail::AttentionArgs;
+
+constexpr std::int64_t kBuckets[] = {64, 128, 192, 256};
+constexpr std::size_t kWidestVector = 16;
+
+// Views are filled in by hand so that the shim needs none of the library's object files.
+TensorView view4(void* data, DType dtype, std::int64_t b, std::int64_t s, std::int64_t h,
+                 std::int64_t d, const std::int64_t* strides) {
+  TensorView view;
+  view.data = data;
+  view.dtype = dtype;
+  view.device = fattn::Device::cuda(0);
+  view.rank = 4;
+  view.shape = {b, s, h, d};
+  view.stride = {strides[0], strides[1], strides[2], 1};
+  return view;
+}
+
+TensorView lse_view(void* data, std::int64_t b, std::int64_t h, std::int64_t s) {
+  TensorView view;
+  view.data = data;
+  view.dtype = DType::float32;
+  view.device = fattn::Device::cuda(0);
+  view.rank = 3;
+  view.shape = {b, h, s, 0};
+  view.stride = {h * s, s, 1, 0};
+  return view;
+}
+
+// Same rule as the library's validation: the widest power of two (<= 16 bytes) dividing every
+// pointer and every byte stride.
+std::size_t alignment_of(std::initializer_list<const TensorView*> views) {
+  std::size_t alignment = kWidestVector;
+  auto limit = [&alignment](std::uint64_t bytes) {
+    while (alignment > 1 && bytes % alignment != 0) alignment /= 2;
+  };
+  for (const TensorView* v : views) {
+    if (v->data == nullptr) continue;
+    limit(reinterpret_cast<std::uintptr_t>(v->data));
+    for (int d = 0; d < 3; ++d) limit(static_cast<std::uint64_t>(v->stride[d]) * 2);
+  }
+  return alignment;
+}
+
+void describe(AttentionArgs& args, DType type, std::int64_t batch, std::int64_t seqlen_q,
+              std::int64_t seqlen_k, std::int64_t heads_q, std::int64_t heads_kv,
+              std::int64_t head_dim, float scale, int causal, int left, int right, void* stream) {
+  args.problem.batch = batch;
+  args.problem.seqlen_q = seqlen_q;
+  args.problem.seqlen_k = seqlen_k;
+  args.problem.heads_q = heads_q;
+  args.problem.heads_kv = heads_kv;
+  args.problem.head_dim = head_dim;
+  args.problem.dtype = type;
+  args.problem.device = fattn::Device::cuda(0);
+  args.scale = scale;
+  if (causal) right = 0;
+  if (left < 0 && right < 0) {
+    args.mask = {fattn::detail::MaskKind::none, -1, -1};
+  } else if (left < 0 && right == 0) {
+    args.mask = {fattn::detail::MaskKind::causal, -1, 0};
+  } else {
+    args.mask = {fattn::detail::MaskKind::window, left, right};
+  }
+  args.context.cuda_stream = stream;
+}
+
+template <class Element>
+fattn::Status run(const AttentionArgs& args, bool backward) {
+  namespace sm80 = fattn::detail::sm80;
+  const std::int64_t d = args.problem.head_dim;
+  const std::int64_t bucket = *std::find_if(std::begin(kBuckets), std::end(kBuckets),
+                                            [d](std::int64_t b) { return b >= d; });
+  switch (bucket) {
+    case 64: return backward ? sm80::launch_backward<64, Element>(args) : sm80::launch_forward<64, Element>(args);
+    case 128: return backward ? sm80::launch_backward<128, Element>(args) : sm80::launch_forward<128, Element>(args);
+    case 192: return backward ? sm80::launch_backward<192, Element>(args) : sm80::launch_forward<192, Element>(args);
+    default: return backward ? sm80::launch_backward<256, Element>(args) : sm80::launch_forward<256, Element>(args);
+  }
+}
+
+int finish(const fattn::Status& status, char* error, int error_bytes) {
+  if (status.ok()) return 0;
+  if (error != nullptr && error_bytes > 0) {
+    std::strncpy(error, status.message().c_str(), static_cast<std::size_t>(error_bytes - 1));
+    error[error_bytes - 1] = '\0';
+  }
+  return 1;
+}
+
+}  // namespace
+
+// dtype: 0 = float16, 1 = bfloat16. Strides in elements for (batch, seq, head); the last
+// dimension is contiguous. lse is (B, Hq, Nq) float32, contiguous. window_left/right < 0 mean
+// unbounded; causal forces right = 0. Returns 0 on success, else writes a message to `error`.
+extern "C" int fattn_sm80_forward(void* q, void* k, void* v, void* out, void* lse, int dtype,
+                                  std::int64_t batch, std::int64_t seqlen_q, std::int64_t seqlen_k,
+                                  std::int64_t heads_q, std::int64_t heads_kv, std::int64_t head_dim,
+                                  const std::int64_t* q_strides, const std::int64_t* k_strides,
+                                  const std::int64_t* v_strides, const std::int64_t* out_strides,
+                                  float scale, int causal, int window_left, int window_right,
+                                  void* stream, char* error, int error_bytes) {
+  const DType type = dtype == 1 ? DType::bfloat16 : DType::float16;
+  AttentionArgs args;
+  describe(args, type, batch, seqlen_q, seqlen_k, heads_q, heads_kv, head_dim, scale, causal,
+           window_left, window_right, stream);
+  args.q = view4(q, type, batch, seqlen_q, heads_q, head_dim, q_strides);
+  args.k = view4(k, type, batch, seqlen_k, heads_kv, head_dim, k_strides);
+  args.v = view4(v, type, batch, seqlen_k, heads_kv, head_dim, v_strides);
+  args.out = view4(out, type, batch, seqlen_q, heads_q, head_dim, out_strides);
+  args.lse = lse_view(lse, batch, heads_q, seqlen_q);
+  args.problem.alignment_bytes = alignment_of({&args.q, &args.k, &args.v, &args.out});
+  const fattn::Status status = type == DType::bfloat16 ? run<__nv_bfloat16>(args, false)
+                                                       : run<__half>(args, false);
+  return finish(status, error, error_bytes);
+}
+
+// strides: 9 groups of 3 (q, k, v, out, dout, dq, dk, dv) — 8 used, in that order.
+extern "C" int fattn_sm80_backward(void* q, void* k, void* v, void* out, void* dout, void* lse,
+                                   void* dq, void* dk, void* dv, int dtype, std::int64_t batch,
+                                   std::int64_t seqlen_q, std::int64_t seqlen_k,
+                                   std::int64_t heads_q, std::int64_t heads_kv,
+                                   std::int64_t head_dim, const std::int64_t* strides, float scale,
+                                   int causal, int window_left, int window_right,
+                                   int deterministic, void* stream, char* error, int error_bytes) {
+  const DType type = dtype == 1 ? DType::bfloat16 : DType::float16;
+  AttentionArgs args;
+  describe(args, type, batch, seqlen_q, seqlen_k, heads_q, heads_kv, head_dim, scale, causal,
+           window_left, window_right, stream);
+  args.problem.direction = fattn::Direction::backward;
+  args.problem.options.deterministic = deterministic != 0;
+  args.q = view4(q, type, batch, seqlen_q, heads_q, head_dim, strides + 0);
+  args.k = view4(k, type, batch, seqlen_k, heads_kv, head_dim, strides + 3);
+  args.v = view4(v, type, batch, seqlen_k, heads_kv, head_dim, strides + 6);
+  args.out = view4(out, type, batch, seqlen_q, heads_q, head_dim, strides + 9);
+  args.dout = view4(dout, type, batch, seqlen_q, heads_q, head_dim, strides + 12);
+  args.dq = view4(dq, type, batch, seqlen_q, heads_q, head_dim, strides + 15);
+  args.dk = view4(dk, type, batch, seqlen_k, heads_kv, head_dim, strides + 18);
+  args.dv = view4(dv, type, batch, seqlen_k, heads_kv, head_dim, strides + 21);
+  args.lse = lse_view(lse, batch, heads_q, seqlen_q);
+  args.problem.alignment_bytes = alignment_of(
+      {&args.q, &args.k, &args.v, &args.out, &args.dout, &args.dq, &args.dk, &args.dv});
+  const fattn::Status status = type == DType::bfloat16 ? run<__nv_bfloat16>(args, true)
+                                                       : run<__half>(args, true);
+  return finish(status, error, error_bytes);
+}

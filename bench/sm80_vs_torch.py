@@ -1,0 +1,365 @@
+#!/usr/bin/env python3
+"""The FA2-class tensor-core kernels (cuda_sm80) checked and timed beside PyTorch's SDPA in one
+process on the GPU machine.
+
+  bench/sm80_build.sh build-sm80shim            # compiles the instances + bench/sm80_shim.cu
+  python3 bench/sm80_vs_torch.py --lib build-sm80shim/libsm80shim.so --check --bench
+
+--check  forward and backward over the head dims of issue 5 (1 .. 256, odd ones included), fp16
+         and bf16, no mask / causal with Nq <, =, > Nk / window, GQA, packed (2-byte-aligned rows
+         for odd D), transposed and row-padded layouts, N in {1, 17, 1013, 4096}; against an fp32
+         reference computed by torch on the GPU (relative error; outputs poisoned with NaN
+         first); deterministic backward run twice and compared bitwise.
+--bench  bf16, B*N = 16384, H*D = 2048, D in {64, 128, 256}, N in {512 .. 16k}, causal and not:
+         forward and forward+backward TFLOP/s of ours, SDPA flash (FA2) and SDPA cuDNN (CUDA
+         events, median); the odd-head-dim table (fp16, B=16, H=16, N=2048) forward and
+         backward; deterministic backward vs default; the bf16 GEMM ceiling in the same run.
+--small  a few tiny shapes only (for compute-sanitizer runs).
+The kernels are called through bench/sm80_shim.cu (ctypes), i.e. exactly the launch templates
+the library's cuda_sm80 backend runs.
+"""
+
+import argparse
+import ctypes
+import json
+import math
+import statistics
+import sys
+
+import torch
+
+DTYPES = {"fp16": (torch.float16, 0), "bf16": (torch.bfloat16, 1)}
+# Relative error bounds against the fp32 reference (16-bit storage of inputs and outputs).
+TOLERANCE = {"fp16": 4e-3, "bf16": 2e-2}
+GRAD_TOLERANCE = {"fp16": 1e-2, "bf16": 4e-2}
+LSE_TOLERANCE = 1e-3
+
+
+def strides3(t):
+    s = t.stride()
+    return [s[0], s[1], s[2]]
+
+
+class Sm80:
+    def __init__(self, path):
+        self.lib = ctypes.CDLL(path)
+        i64p = ctypes.POINTER(ctypes.c_int64)
+        f = self.lib.fattn_sm80_forward
+        f.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int] + [ctypes.c_int64] * 6 + [i64p] * 4 + [
+            ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
+            ctypes.c_char_p, ctypes.c_int]
+        f.restype = ctypes.c_int
+        b = self.lib.fattn_sm80_backward
+        b.argtypes = [ctypes.c_void_p] * 9 + [ctypes.c_int] + [ctypes.c_int64] * 6 + [i64p] + [
+            ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+            ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+        b.restype = ctypes.c_int
+        self.error = ctypes.create_string_buffer(512)
+
+    def forward(self, q, k, v, out, lse, dtype, scale, causal=False, left=-1, right=-1):
+        def st(t):
+            return (ctypes.c_int64 * 3)(*strides3(t))
+        B, Nq, Hq, D = q.shape
+        rc = self.lib.fattn_sm80_forward(
+            q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr(),
+            DTYPES[dtype][1], B, Nq, k.shape[1], Hq, k.shape[2], D, st(q), st(k), st(v), st(out),
+            scale, int(causal), left, right, torch.cuda.current_stream().cuda_stream,
+            self.error, 512)
+        if rc:
+            raise RuntimeError(self.error.value.decode())
+
+    def backward(self, q, k, v, out, dout, lse, dq, dk, dv, dtype, scale, causal=False, left=-1,
+                 right=-1, deterministic=False):
+        B, Nq, Hq, D = q.shape
+        strides = []
+        for t in (q, k, v, out, dout, dq, dk, dv):
+            strides += strides3(t)
+        rc = self.lib.fattn_sm80_backward(
+            q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), dout.data_ptr(),
+            lse.data_ptr(), dq.data_ptr(), dk.data_ptr(), dv.data_ptr(), DTYPES[dtype][1], B, Nq,
+            k.shape[1], Hq, k.shape[2], D, (ctypes.c_int64 * 24)(*strides), scale, int(causal),
+            left, right, int(deterministic), torch.cuda.current_stream().cuda_stream,
+            self.error, 512)
+        if rc:
+            raise RuntimeError(self.error.value.decode())
+
+
+def mask_of(Nq, Nk, causal, left, right, device):
+    rows = torch.arange(Nq, device=device)[:, None]
+    cols = torch.arange(Nk, device=device)[None, :]
+    diagonal = rows + (Nk - Nq)
+    if causal:
+        right = 0
+    masked = torch.zeros(Nq, Nk, dtype=torch.bool, device=device)
+    if right >= 0:
+        masked |= cols > diagonal + right
+    if left >= 0:
+        masked |= cols < diagonal - left
+    return masked
+
+
+def reference(q, k, v, dout, scale, causal, left, right):
+    """fp32 attention with autograd; fully masked rows give out 0, lse -inf, zero gradients."""
+    Nq, Hq = q.shape[1], q.shape[2]
+    Nk, Hkv = k.shape[1], k.shape[2]
+    group = Hq // Hkv
+    qf = q.float().permute(0, 2, 1, 3).detach().requires_grad_()
+    kf = k.float().permute(0, 2, 1, 3).detach().requires_grad_()
+    vf = v.float().permute(0, 2, 1, 3).detach().requires_grad_()
+    kr = kf.repeat_interleave(group, dim=1)
+    vr = vf.repeat_interleave(group, dim=1)
+    s = torch.matmul(qf, kr.transpose(-1, -2)) * scale
+    masked = mask_of(Nq, Nk, causal, left, right, q.device)
+    s = s.masked_fill(masked, float("-inf"))
+    row_visible = (~masked).any(-1)[:, None]
+    p = torch.softmax(torch.where(row_visible, s, torch.zeros_like(s)), dim=-1) * row_visible
+    out = torch.matmul(p, vr)
+    lse = torch.logsumexp(s.detach(), dim=-1)
+    grads = (None, None, None)
+    if dout is not None and Nq > 0 and Nk > 0:
+        grads = torch.autograd.grad(out, (qf, kf, vf), dout.float().permute(0, 2, 1, 3))
+        grads = tuple(g.permute(0, 2, 1, 3) for g in grads)
+    return out.detach().permute(0, 2, 1, 3), lse, grads
+
+
+def make(dtype, B, S, H, D, layout, gen):
+    """Random tensor. layout: 'bshd' packed, 'bhsd' (a transposed view), 'pad' (rows padded)."""
+    t = DTYPES[dtype][0]
+    if layout == "bhsd":
+        return torch.randn(B, H, S, D, device="cuda", generator=gen).to(t).transpose(1, 2)
+    if layout == "pad":
+        pad = (-D) % 8 + 8
+        return torch.randn(B, S, H, D + pad, device="cuda", generator=gen).to(t)[..., :D]
+    return torch.randn(B, S, H, D, device="cuda", generator=gen).to(t)
+
+
+def poisoned_like(x, layout):
+    B, S, H, D = x.shape
+    if layout == "pad":
+        return torch.full((B, S, H, D + 8), float("nan"), device="cuda", dtype=x.dtype)[..., :D]
+    return torch.full((B, S, H, D), float("nan"), device="cuda", dtype=x.dtype)
+
+
+def rel_err(a, b):
+    a, b = a.double(), b.double()
+    if not torch.isfinite(a).all():
+        return float("inf")
+    if b.numel() == 0:
+        return 0.0
+    norm = b.norm()
+    if norm == 0:
+        return 0.0 if (a == 0).all() else float("inf")
+    return ((a - b).norm() / norm).item()
+
+
+HEAD_DIMS = [1, 8, 32, 64, 72, 80, 96, 128, 129, 136, 192, 200, 256]
+# (B, Nq, Nk, Hq, Hkv, causal, left, right, layout): cycled over the head dims and dtypes so that
+# every head dim meets several masks, shapes and layouts.
+SHAPES = [
+    (2, 1013, 1013, 4, 2, False, -1, -1, "bshd"),
+    (1, 1013, 1013, 2, 2, True, -1, -1, "pad"),
+    (1, 17, 1013, 4, 1, True, -1, -1, "bshd"),      # causal, Nq < Nk
+    (1, 1013, 17, 2, 2, True, -1, -1, "bhsd"),      # causal, Nq > Nk: fully masked rows
+    (1, 777, 901, 4, 2, False, 64, 16, "bshd"),     # window
+    (1, 1, 1013, 2, 2, False, -1, -1, "pad"),       # N = 1 queries
+    (2, 4096, 4096, 2, 2, True, -1, -1, "bshd"),
+    (1, 600, 1000, 8, 1, False, 100, -1, "bhsd"),   # left window only, MQA
+]
+
+
+def check_cases(small):
+    if small:
+        return [("bf16", 64, (1, 70, 90, 2, 1, True, -1, -1, "bshd")),
+                ("fp16", 72, (1, 33, 130, 2, 2, False, 16, 4, "pad")),
+                ("bf16", 129, (1, 65, 65, 2, 2, False, -1, -1, "bshd")),
+                ("fp16", 256, (1, 80, 50, 2, 2, True, -1, -1, "bhsd"))]
+    cases = []
+    i = 0
+    for D in HEAD_DIMS:
+        for dtype in ("fp16", "bf16"):
+            for _ in range(2):
+                cases.append((dtype, D, SHAPES[i % len(SHAPES)]))
+                i += 1
+    return cases
+
+
+def check(sm80, small):
+    gen = torch.Generator(device="cuda")
+    failures = 0
+    rows = []
+    for n, (dtype, D, (B, Nq, Nk, Hq, Hkv, causal, left, right, layout)) in enumerate(
+            check_cases(small)):
+        gen.manual_seed(1000 + n)
+        q = make(dtype, B, Nq, Hq, D, layout, gen)
+        k = make(dtype, B, Nk, Hkv, D, layout, gen)
+        v = make(dtype, B, Nk, Hkv, D, layout, gen)
+        dout = make(dtype, B, Nq, Hq, D, layout, gen)
+        scale = 1.0 / math.sqrt(D)
+        out = poisoned_like(q, layout)
+        lse = torch.full((B, Hq, Nq), float("nan"), device="cuda", dtype=torch.float32)
+        sm80.forward(q, k, v, out, lse, dtype, scale, causal, left, right)
+        dq, dk, dv = poisoned_like(q, layout), poisoned_like(k, layout), poisoned_like(v, layout)
+        sm80.backward(q, k, v, out, dout, lse, dq, dk, dv, dtype, scale, causal, left, right)
+        det = [tuple(poisoned_like(x, layout) for x in (q, k, v)) for _ in range(2)]
+        for grads in det:
+            sm80.backward(q, k, v, out, dout, lse, *grads, dtype, scale, causal, left, right,
+                          deterministic=True)
+        torch.cuda.synchronize()
+        ref_out, ref_lse, ref_grads = reference(q, k, v, dout, scale, causal, left, right)
+        err = rel_err(out, ref_out)
+        finite = torch.isfinite(ref_lse)
+        lse_ok = bool((lse[~finite] == float("-inf")).all()) and not torch.isnan(lse).any()
+        lse_err = rel_err(lse[finite], ref_lse[finite]) if finite.any() else 0.0
+        grad_errs = [rel_err(g, r) for g, r in zip((dq, dk, dv), ref_grads)]
+        det_errs = [rel_err(g, r) for g, r in zip(det[0], ref_grads)]
+        bitwise = all(torch.equal(a.view(torch.int16), b.view(torch.int16))
+                      for a, b in zip(det[0], det[1]))
+        pad_ok = layout != "pad" or all(bool(torch.isnan(x._base[..., D:]).all())
+                                        for x in (out, dq, dk, dv) if x._base is not None)
+        ok = (err < TOLERANCE[dtype] and lse_ok and lse_err < LSE_TOLERANCE and pad_ok and bitwise
+              and max(grad_errs + det_errs) < GRAD_TOLERANCE[dtype])
+        failures += not ok
+        mask = "causal" if causal else (f"window({left},{right})" if left >= 0 or right >= 0 else "none")
+        rows.append(dict(dtype=dtype, B=B, Nq=Nq, Nk=Nk, Hq=Hq, Hkv=Hkv, D=D, mask=mask,
+                         layout=layout, out_err=err, lse_err=lse_err, dq_err=grad_errs[0],
+                         dk_err=grad_errs[1], dv_err=grad_errs[2], bitwise=bitwise, ok=ok))
+        print(f"{'PASS' if ok else 'FAIL'} {dtype} D={D} B={B} Nq={Nq} Nk={Nk} Hq={Hq} Hkv={Hkv} "
+              f"{mask} {layout}: out {err:.1e} lse {lse_err:.1e} dq {grad_errs[0]:.1e} "
+              f"dk {grad_errs[1]:.1e} dv {grad_errs[2]:.1e} det-dq {det_errs[0]:.1e}"
+              f"{'' if lse_ok else ' LSE-INF/NAN-WRONG'}{'' if pad_ok else ' PADDING-WRITTEN'}"
+              f"{'' if bitwise else ' NOT-BITWISE'}", flush=True)
+    print(f"check: {len(rows) - failures}/{len(rows)} passed", flush=True)
+    return failures, rows
+
+
+def time_ms(fn, reps=7, inner=5, warmup=2):
+    """Median over `reps` of the mean time of `inner` back-to-back calls (CUDA events)."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(reps):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        for _ in range(inner):
+            fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b) / inner)
+    return statistics.median(times)
+
+
+def gemm_ceiling():
+    a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    ms = time_ms(lambda: torch.matmul(a, b), reps=10)
+    return 2 * 8192 ** 3 / ms / 1e9
+
+
+def measure(sm80, dtype, B, N, H, D, causal, torch_backends=True, deterministic=False):
+    """TFLOP/s of forward and forward+backward: ours, and SDPA flash / cudnn."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    import torch.nn.functional as F
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(N + D)
+    q, k, v, dout = (make(dtype, B, N, H, D, "bshd", gen) for _ in range(4))
+    out = torch.empty_like(q)
+    lse = torch.empty(B, H, N, device="cuda", dtype=torch.float32)
+    dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+    scale = 1.0 / math.sqrt(D)
+    fwd_flops = 4 * B * H * N * N * D / (2 if causal else 1)
+    row = dict(D=D, N=N, B=B, H=H, causal=causal, dtype=dtype)
+    row["ours_fwd"] = fwd_flops / time_ms(
+        lambda: sm80.forward(q, k, v, out, lse, dtype, scale, causal)) / 1e9
+
+    def ours_fwd_bwd(det):
+        sm80.forward(q, k, v, out, lse, dtype, scale, causal)
+        sm80.backward(q, k, v, out, dout, lse, dq, dk, dv, dtype, scale, causal,
+                      deterministic=det)
+    row["ours_fwdbwd"] = 3.5 * fwd_flops / time_ms(lambda: ours_fwd_bwd(False)) / 1e9
+    if deterministic:
+        row["ours_fwdbwd_det"] = 3.5 * fwd_flops / time_ms(lambda: ours_fwd_bwd(True)) / 1e9
+    if torch_backends:
+        qt, kt, vt, dt = (x.transpose(1, 2).contiguous() for x in (q, k, v, dout))
+        qg, kg, vg = (x.detach().requires_grad_() for x in (qt, kt, vt))
+        for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
+                              ("flash", SDPBackend.FLASH_ATTENTION)):
+            try:
+                with sdpa_kernel(backend):
+                    row[f"{name}_fwd"] = fwd_flops / time_ms(
+                        lambda: F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal)) / 1e9
+
+                    def fb():
+                        o = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal)
+                        torch.autograd.grad(o, (qg, kg, vg), dt)
+                    row[f"{name}_fwdbwd"] = 3.5 * fwd_flops / time_ms(fb) / 1e9
+            except RuntimeError:
+                row[f"{name}_fwd"] = row[f"{name}_fwdbwd"] = float("nan")
+    return row
+
+
+def bench(sm80, dims, seqlens, odd):
+    results = {"gemm_tflops": gemm_ceiling(), "sweep": [], "odd": []}
+    print(f"bf16 GEMM 8192^3: {results['gemm_tflops']:.0f} TFLOP/s", flush=True)
+    for D in dims:
+        for N in seqlens:
+            for causal in (False, True):
+                row = measure(sm80, "bf16", 16384 // N, N, 2048 // D, D, causal,
+                              deterministic=(N == 4096))
+                results["sweep"].append(row)
+                print(json.dumps(row), flush=True)
+    if odd:
+        for D in (64, 72, 80, 96, 128, 129, 136, 192, 200, 256):
+            row = measure(sm80, "fp16", 16, 2048, 16, D, False, torch_backends=D % 8 == 0)
+            results["odd"].append(row)
+            print(json.dumps(row), flush=True)
+    print("\n| D | N | causal | fwd ours | fwd flash | fwd cudnn | ours/flash | fwd+bwd ours | "
+          "flash | cudnn | ours/flash | det/default |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in results["sweep"]:
+        det = r.get("ours_fwdbwd_det")
+        det_ratio = "" if det is None else f"{det / r['ours_fwdbwd']:.2f}"
+        print(f"| {r['D']} | {r['N']} | {'yes' if r['causal'] else 'no'} | {r['ours_fwd']:.0f} | "
+              f"{r['flash_fwd']:.0f} | {r['cudnn_fwd']:.0f} | {r['ours_fwd'] / r['flash_fwd']:.2f} | "
+              f"{r['ours_fwdbwd']:.0f} | {r['flash_fwdbwd']:.0f} | {r['cudnn_fwdbwd']:.0f} | "
+              f"{r['ours_fwdbwd'] / r['flash_fwdbwd']:.2f} | "
+              f"{det_ratio} |")
+    if odd:
+        base = {r["D"]: r for r in results["odd"]}
+        print("\n| D | fwd ours | fwd flash | fwd vs next x64 | fwd+bwd ours | fwd+bwd vs next x64 |")
+        print("|---|---|---|---|---|---|")
+        for r in results["odd"]:
+            nxt = base[min(d for d in (64, 128, 192, 256) if d >= r["D"])]
+            print(f"| {r['D']} | {r['ours_fwd']:.0f} | {r.get('flash_fwd', float('nan')):.0f} | "
+                  f"{r['ours_fwd'] / nxt['ours_fwd']:.2f} | {r['ours_fwdbwd']:.0f} | "
+                  f"{r['ours_fwdbwd'] / nxt['ours_fwdbwd']:.2f} |")
+    return results
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--lib", required=True)
+    p.add_argument("--check", action="store_true")
+    p.add_argument("--bench", action="store_true")
+    p.add_argument("--small", action="store_true")
+    p.add_argument("--no-odd", action="store_true")
+    p.add_argument("--dims", default="64,128,256")
+    p.add_argument("--seqlens", default="512,1024,2048,4096,8192,16384")
+    p.add_argument("--json")
+    a = p.parse_args()
+    sm80 = Sm80(a.lib)
+    report = {"device": torch.cuda.get_device_name()}
+    failures = 0
+    if a.check or a.small:
+        failures, report["check"] = check(sm80, a.small)
+    if a.bench:
+        report["bench"] = bench(sm80, [int(x) for x in a.dims.split(",")],
+                                [int(x) for x in a.seqlens.split(",")], not a.no_odd)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(report, f, indent=1)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,121 @@
+// Definition of sm80::launch_backward (included by the generated instantiation files).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+#include "cuda/common/cuda_check.hpp"
+#include "cuda/common/stream.hpp"
+#include "cuda/common/workspace.hpp"
+#include "cuda/sm80/backward_kernel.cuh"
+#include "cuda/sm80/forward.cuh"
+#include "cuda/sm80/launch.hpp"
+#include "cuda/sm80/mask_kind.hpp"
+
+namespace fattn::detail::sm80 {
+
+inline constexpr int kPostprocessThreads = 256;
+inline constexpr std::int64_t kPostprocessMaxBlocks = 1 << 20;  // grid-stride beyond this
+inline constexpr std::size_t kWorkspaceAlignment = 256;
+
+inline std::size_t aligned_bytes(std::size_t bytes) {
+  return (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
+}
+
+template <int kHeadDim, class Element>
+Status launch_backward(const AttentionArgs& args) {
+  using Config = BackwardConfig<kHeadDim>;
+  const Problem& problem = args.problem;
+  const cudaStream_t stream = stream_of(args);
+  ScopedDevice device(problem.device.index);
+
+  BackwardParams params;
+  params.q = args.q.data;
+  params.k = args.k.data;
+  params.v = args.v.data;
+  params.out = args.out.data;
+  params.dout = args.dout.data;
+  params.lse = static_cast<const float*>(args.lse.data);
+  params.dq = args.dq.data;
+  params.dk = args.dk.data;
+  params.dv = args.dv.data;
+  params.q_strides = strides_of(args.q);
+  params.k_strides = strides_of(args.k);
+  params.v_strides = strides_of(args.v);
+  params.out_strides = strides_of(args.out);
+  params.dout_strides = strides_of(args.dout);
+  params.dq_strides = strides_of(args.dq);
+  params.dk_strides = strides_of(args.dk);
+  params.dv_strides = strides_of(args.dv);
+  params.seqlen_q = static_cast<int>(problem.seqlen_q);
+  params.seqlen_k = static_cast<int>(problem.seqlen_k);
+  params.heads_q = static_cast<int>(problem.heads_q);
+  params.group_size = args.group_size();
+  params.head_dim = static_cast<int>(problem.head_dim);
+  params.scale_log2 = std::fabs(args.scale) * kLog2e;
+  params.sign_flip = args.scale < 0.0f ? kNegatePair : 0u;
+  params.scale = args.scale;
+  params.alignment = static_cast<int>(problem.alignment_bytes);
+
+  const std::int64_t batch = problem.batch;
+  const std::int64_t heads_q = problem.heads_q;
+  const int m_blocks = (params.seqlen_q + Config::kBlockM - 1) / Config::kBlockM;
+  const int n_blocks = (params.seqlen_k + Config::kBlockN - 1) / Config::kBlockN;
+  params.rows_rounded = m_blocks * Config::kBlockM;
+  const bool deterministic = problem.options.deterministic;
+
+  const std::size_t accum_bytes =
+      aligned_bytes(sizeof(float) * batch * heads_q * problem.seqlen_q * problem.head_dim);
+  const std::size_t stat_bytes = aligned_bytes(sizeof(float) * batch * heads_q * params.rows_rounded);
+  const std::size_t semaphore_bytes =
+      deterministic ? aligned_bytes(sizeof(int) * batch * heads_q * m_blocks) : 0;
+  Workspace workspace(args);
+  FATTN_RETURN_IF_ERROR(workspace.allocate(accum_bytes + 2 * stat_bytes + semaphore_bytes));
+  auto* base = workspace.as<unsigned char>();
+  params.dq_accum = reinterpret_cast<float*>(base);
+  params.lse_log2 = reinterpret_cast<float*>(base + accum_bytes);
+  params.delta = reinterpret_cast<float*>(base + accum_bytes + stat_bytes);
+  if (deterministic) {
+    params.semaphores = reinterpret_cast<int*>(base + accum_bytes + 2 * stat_bytes);
+    FATTN_CUDA_TRY(cudaMemsetAsync(params.semaphores, 0, semaphore_bytes, stream));
+  }
+
+  if (m_blocks > 0) {
+    const dim3 grid((params.rows_rounded + kPreprocessWarps - 1) / kPreprocessWarps,
+                    static_cast<unsigned>(heads_q), static_cast<unsigned>(batch));
+    backward_preprocess_kernel<Element><<<grid, kPreprocessWarps * kWarpSize, 0, stream>>>(params);
+    FATTN_CUDA_TRY_LAUNCH("sm80::backward_preprocess_kernel");
+    count_launches(args);
+  }
+
+  if (n_blocks > 0) {
+    const dim3 grid(static_cast<unsigned>(n_blocks), static_cast<unsigned>(problem.heads_kv),
+                    static_cast<unsigned>(batch));
+    const int shared_bytes = Config::kSharedBytes;
+    FATTN_RETURN_IF_ERROR(with_kernel_mask(args, [&](auto mask) -> Status {
+      auto* kernel = &backward_kernel<Config, Element, decltype(mask)>;
+      FATTN_CUDA_TRY(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
+      kernel<<<grid, Config::kThreads, shared_bytes, stream>>>(params, mask);
+      FATTN_CUDA_TRY_LAUNCH("sm80::backward_kernel");
+      count_launches(args);
+      return Status::Ok();
+    }));
+  }
+
+  const std::int64_t total = batch * heads_q * problem.seqlen_q * problem.head_dim;
+  if (total > 0) {
+    const std::int64_t blocks =
+        std::min((total + kPostprocessThreads - 1) / kPostprocessThreads, kPostprocessMaxBlocks);
+    backward_postprocess_kernel<Element>
+        <<<static_cast<unsigned>(blocks), kPostprocessThreads, 0, stream>>>(params, total);
+    FATTN_CUDA_TRY_LAUNCH("sm80::backward_postprocess_kernel");
+    count_launches(args);
+  }
+  return Status::Ok();
+}
+
+}  // namespace fattn::detail::sm80

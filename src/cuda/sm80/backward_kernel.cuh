@@ -1,0 +1,475 @@
+// The sm80 backward kernels: FlashAttention-2's algorithm on mma.sync tensor cores.
+//
+//   preprocess   D_i = rowsum(dO∘O), LSE in the log2 domain (+inf for fully masked rows, so
+//                that P = 2^(S - LSE) is 0 there, never NaN), dQ accumulator zeroed
+//   main         one CTA per (key tile, KV head, batch): K and V stay in shared memory, dK and
+//                dV in fp32 registers; the CTA walks every query tile of every query head of
+//                its GQA group (so dK/dV need no cross-CTA reduction) and per tile computes
+//                  Sᵀ = K·Qᵀ, dPᵀ = V·dOᵀ            (phase A, warps split keys x queries)
+//                  Pᵀ = 2^(Sᵀ·c - LSE), dSᵀ = Pᵀ∘(dPᵀ - D)   -> shared memory, 16-bit
+//                  dV += Pᵀ·dO, dK += dSᵀ·Q          (phase B, warps split keys x head dim)
+//                  dQ_partial = dS·K  -> fp32 atomics into the dQ accumulator
+//   postprocess  dQ = scale · accumulator, converted to the storage type
+// Deterministic mode orders the dQ accumulation: the CTAs that touch a query tile add their
+// partials in key-tile order, each waiting on a per-(batch, head, query tile) counter.
+#pragma once
+
+#include <cstdint>
+
+#include "common/mask.hpp"
+#include "cuda/common/ptx_sm80.cuh"
+#include "cuda/sm80/forward_kernel.cuh"
+#include "cuda/sm80/tile_config.hpp"
+#include "cuda/sm80/tile_io.cuh"
+
+namespace fattn::detail::sm80 {
+
+struct BackwardParams {
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  const void* out = nullptr;
+  const void* dout = nullptr;
+  const float* lse = nullptr;  // (batch, heads_q, seqlen_q)
+  void* dq = nullptr;
+  void* dk = nullptr;
+  void* dv = nullptr;
+  Strides q_strides, k_strides, v_strides, out_strides, dout_strides, dq_strides, dk_strides,
+      dv_strides;
+  float* dq_accum = nullptr;  // (batch, heads_q, seqlen_q, head_dim), fp32
+  float* lse_log2 = nullptr;  // (batch, heads_q, rows_rounded): LSE·log2(e), +inf if masked
+  float* delta = nullptr;     // (batch, heads_q, rows_rounded): rowsum(dO∘O)
+  int* semaphores = nullptr;  // (batch, heads_q, query tiles); deterministic mode only
+  int seqlen_q = 0, seqlen_k = 0, heads_q = 0, group_size = 1, head_dim = 0;
+  int rows_rounded = 0;       // seqlen_q rounded up to the query tile
+  float scale_log2 = 0.0f;    // |scale|·log2(e)
+  std::uint32_t sign_flip = 0;
+  float scale = 0.0f;         // signed softmax scale, applied to dK and dQ
+  int alignment = 16;
+};
+
+inline constexpr int kPreprocessWarps = 8;
+inline constexpr float kLog2eDevice = 1.4426950408889634f;
+constexpr float kPositiveInfinity = __builtin_huge_valf();
+
+// One warp per query row.
+template <class Element>
+__global__ void __launch_bounds__(kPreprocessWarps* kWarpSize)
+    backward_preprocess_kernel(const BackwardParams params) {
+  using Traits = ElementTraits<Element>;
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+  const int row = static_cast<int>(blockIdx.x) * kPreprocessWarps +
+                  static_cast<int>(threadIdx.x) / kWarpSize;
+  const int head = static_cast<int>(blockIdx.y);
+  const int batch = static_cast<int>(blockIdx.z);
+  if (row >= params.rows_rounded) return;
+  const std::int64_t head_index = static_cast<std::int64_t>(batch) * params.heads_q + head;
+  const std::int64_t stat_index = head_index * params.rows_rounded + row;
+  if (row >= params.seqlen_q) {  // padding rows of the last tile contribute nothing
+    if (lane == 0) {
+      params.lse_log2[stat_index] = kPositiveInfinity;
+      params.delta[stat_index] = 0.0f;
+    }
+    return;
+  }
+  const auto* o = static_cast<const Element*>(params.out) + batch * params.out_strides.batch +
+                  row * params.out_strides.row + head * params.out_strides.head;
+  const auto* d_o = static_cast<const Element*>(params.dout) + batch * params.dout_strides.batch +
+                    row * params.dout_strides.row + head * params.dout_strides.head;
+  float* accumulator = params.dq_accum + (head_index * params.seqlen_q + row) * params.head_dim;
+  float sum = 0.0f;
+  for (int d = lane; d < params.head_dim; d += kWarpSize) {
+    sum += Traits::to_float(o[d]) * Traits::to_float(d_o[d]);
+    accumulator[d] = 0.0f;
+  }
+#pragma unroll
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
+    sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  }
+  if (lane == 0) {
+    const float lse = params.lse[head_index * params.seqlen_q + row];
+    params.lse_log2[stat_index] = lse == kNegativeInfinity ? kPositiveInfinity : lse * kLog2eDevice;
+    params.delta[stat_index] = sum;
+  }
+}
+
+// dQ = scale · accumulator, one element per thread (grid-stride).
+template <class Element>
+__global__ void backward_postprocess_kernel(const BackwardParams params, std::int64_t total) {
+  using Traits = ElementTraits<Element>;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t index = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       index < total; index += stride) {
+    const int d = static_cast<int>(index % params.head_dim);
+    std::int64_t rest = index / params.head_dim;
+    const int row = static_cast<int>(rest % params.seqlen_q);
+    rest /= params.seqlen_q;
+    const int head = static_cast<int>(rest % params.heads_q);
+    const int batch = static_cast<int>(rest / params.heads_q);
+    auto* dq = static_cast<Element*>(params.dq) + batch * params.dq_strides.batch +
+               row * params.dq_strides.row + head * params.dq_strides.head;
+    dq[d] = Traits::from_float(params.dq_accum[index] * params.scale);
+  }
+}
+
+__device__ __forceinline__ int load_acquire(const int* address) {
+  int value;
+  asm volatile("ld.acquire.gpu.global.s32 %0, [%1];\n" : "=r"(value) : "l"(address) : "memory");
+  return value;
+}
+
+__device__ __forceinline__ void store_release(int* address, int value) {
+  asm volatile("st.release.gpu.global.s32 [%0], %1;\n" ::"l"(address), "r"(value) : "memory");
+}
+
+template <class Config, class Element, class Mask>
+__global__ void __launch_bounds__(Config::kThreads)
+    backward_kernel(const BackwardParams params, const Mask mask) {
+  using Traits = ElementTraits<Element>;
+  constexpr int kWidth = Config::kWidth;
+  constexpr int kBlockM = Config::kBlockM;
+  constexpr int kBlockN = Config::kBlockN;
+  constexpr int kStages = Config::kStages;
+  constexpr int kMaxSteps = kWidth / kMmaK;
+  constexpr int kKeyTilesA = Config::kKeysPerWarpA / kMmaM;
+  constexpr int kQueryTilesA = Config::kQueriesPerWarpA / kMmaN;
+  constexpr int kKeyTilesB = Config::kKeysPerWarpB / kMmaM;
+  constexpr int kDimTilesB = Config::kDimPerWarpB / kMmaN;
+  constexpr int kDimTilesQ = Config::kDimPerWarpQ / kMmaN;
+  constexpr int kStatChunks = kBlockM * 4 / 16;  // 16-byte chunks of one LSE / D_i row tile
+
+  extern __shared__ __align__(128) unsigned char shared_bytes[];
+  Element* k_tile = reinterpret_cast<Element*>(shared_bytes);
+  Element* v_tile = k_tile + kBlockN * kWidth;
+  Element* q_tiles = v_tile + kBlockN * kWidth;
+  Element* do_tiles = q_tiles + kStages * kBlockM * kWidth;
+  Element* p_tile = do_tiles + kStages * kBlockM * kWidth;  // Pᵀ [key][query]
+  Element* ds_tile = p_tile + kBlockN * kBlockM;              // dSᵀ [key][query]
+  float* lse_rows = reinterpret_cast<float*>(ds_tile + kBlockN * kBlockM);
+  float* delta_rows = lse_rows + kStages * kBlockM;
+
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+  const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
+  const int group = lane / 4;
+  const int quad_lane = lane % 4;
+
+  const int n_block = static_cast<int>(blockIdx.x);
+  const int kv_head = static_cast<int>(blockIdx.y);
+  const int batch = static_cast<int>(blockIdx.z);
+  const int key0 = n_block * kBlockN;
+  const int head_dim = params.head_dim;
+  const int steps = ceil_div(head_dim, kMmaK);
+  const int chunks = steps * (kMmaK / kChunkElements);
+  const int alignment = params.alignment;
+
+  // Query tiles whose visible keys meet this key tile: a contiguous range for every mask.
+  const int m_blocks = ceil_div(params.seqlen_q, kBlockM);
+  auto touches = [&](int m) {
+    const int r0 = m * kBlockM;
+    const int r1 = min(r0 + kBlockM, params.seqlen_q);
+    const int kb = mask.key_begin(r0);
+    const int ke = mask.key_end(r1);
+    return ke > kb && kb < key0 + kBlockN && ke > key0;
+  };
+  int m_first = 0;
+  while (m_first < m_blocks && !touches(m_first)) ++m_first;
+  int m_end = m_first;
+  while (m_end < m_blocks && touches(m_end)) ++m_end;
+  const int m_count = m_end - m_first;
+  const int items = m_count * params.group_size;
+
+  const auto* k_global = static_cast<const Element*>(params.k) + batch * params.k_strides.batch +
+                         key0 * params.k_strides.row + kv_head * params.k_strides.head;
+  const auto* v_global = static_cast<const Element*>(params.v) + batch * params.v_strides.batch +
+                         key0 * params.v_strides.row + kv_head * params.v_strides.head;
+  load_tile<kBlockN, kWidth, Config::kThreads>(k_tile, k_global, params.k_strides.row,
+                                               params.seqlen_k - key0, head_dim, chunks,
+                                               alignment);
+  load_tile<kBlockN, kWidth, Config::kThreads>(v_tile, v_global, params.v_strides.row,
+                                               params.seqlen_k - key0, head_dim, chunks,
+                                               alignment);
+  cp_async_commit();
+
+  // Item i = (query head of the group, query tile), query tiles innermost.
+  auto load_item = [&](int item, int stage) {
+    const int head = kv_head * params.group_size + item / m_count;
+    const int row0 = (m_first + item % m_count) * kBlockM;
+    const auto* q = static_cast<const Element*>(params.q) + batch * params.q_strides.batch +
+                    row0 * params.q_strides.row + head * params.q_strides.head;
+    const auto* d_o = static_cast<const Element*>(params.dout) +
+                      batch * params.dout_strides.batch + row0 * params.dout_strides.row +
+                      head * params.dout_strides.head;
+    load_tile<kBlockM, kWidth, Config::kThreads>(q_tiles + stage * kBlockM * kWidth, q,
+                                                 params.q_strides.row, params.seqlen_q - row0,
+                                                 head_dim, chunks, alignment);
+    load_tile<kBlockM, kWidth, Config::kThreads>(do_tiles + stage * kBlockM * kWidth, d_o,
+                                                 params.dout_strides.row, params.seqlen_q - row0,
+                                                 head_dim, chunks, alignment);
+    const std::int64_t stats =
+        (static_cast<std::int64_t>(batch) * params.heads_q + head) * params.rows_rounded + row0;
+    const int t = static_cast<int>(threadIdx.x);
+    if (t < kStatChunks) {
+      cp_async_16(smem_address(lse_rows + stage * kBlockM + t * 4), params.lse_log2 + stats + t * 4,
+                  16);
+    } else if (t < 2 * kStatChunks) {
+      const int c = t - kStatChunks;
+      cp_async_16(smem_address(delta_rows + stage * kBlockM + c * 4), params.delta + stats + c * 4,
+                  16);
+    }
+  };
+
+  // Warp roles in the three products.
+  const int key_row_a = (warp / Config::kWarpsQueriesA) * Config::kKeysPerWarpA;
+  const int query_col_a = (warp % Config::kWarpsQueriesA) * Config::kQueriesPerWarpA;
+  const int key_row_b = (warp / Config::kWarpsDimB) * Config::kKeysPerWarpB;
+  const int dim_step_b = (warp % Config::kWarpsDimB) * (Config::kDimPerWarpB / kMmaK);
+  const int query_row_q = (warp / Config::kWarpsDimQ) * kMmaM;
+  const int dim_step_q = (warp % Config::kWarpsDimQ) * (Config::kDimPerWarpQ / kMmaK);
+
+  const FragmentAddress<kWidth> k_as_a(k_tile, key_row_a + lane % 16, lane / 16);
+  const FragmentAddress<kWidth> v_as_a(v_tile, key_row_a + lane % 16, lane / 16);
+  const FragmentAddress<kBlockM> p_as_a(p_tile, key_row_b + lane % 16, lane / 16);
+  const FragmentAddress<kBlockM> ds_as_a(ds_tile, key_row_b + lane % 16, lane / 16);
+  const FragmentAddress<kBlockM> ds_as_a_transposed(ds_tile, lane % 8 + 8 * (lane / 16),
+                                                    (lane / 8) % 2, query_row_q / kChunkElements);
+  const FragmentAddress<kWidth> k_as_b(k_tile, lane % 16, lane / 16, 2 * dim_step_q);
+
+  float dk_acc[kKeyTilesB][kDimTilesB][4];
+  float dv_acc[kKeyTilesB][kDimTilesB][4];
+#pragma unroll
+  for (int kt = 0; kt < kKeyTilesB; ++kt)
+#pragma unroll
+    for (int dt = 0; dt < kDimTilesB; ++dt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        dk_acc[kt][dt][e] = 0.0f;
+        dv_acc[kt][dt][e] = 0.0f;
+      }
+
+  if (kStages > 1 && items > 0) load_item(0, 0);
+  cp_async_commit();
+
+  for (int item = 0; item < items; ++item) {
+    const int stage = kStages > 1 ? item % kStages : 0;
+    if (kStages == 1) {
+      load_item(item, 0);
+    } else if (item + 1 < items) {
+      load_item(item + 1, (item + 1) % kStages);
+    }
+    cp_async_commit();
+    cp_async_wait<1>();  // everything but the group just committed has landed
+    if (kStages == 1) cp_async_wait<0>();
+    __syncthreads();
+
+    const int head = kv_head * params.group_size + item / m_count;
+    const int m_block = m_first + item % m_count;
+    const int row0 = m_block * kBlockM;
+    const int row_end = min(row0 + kBlockM, params.seqlen_q);
+    const Element* q_tile = q_tiles + stage * kBlockM * kWidth;
+    const Element* do_tile = do_tiles + stage * kBlockM * kWidth;
+    const float* lse_tile = lse_rows + stage * kBlockM;
+    const float* delta_tile = delta_rows + stage * kBlockM;
+
+    // ---- phase A: Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ for this warp's keys x queries ----
+    {
+      const FragmentAddress<kWidth> q_as_b(q_tile, query_col_a + lane % 8 + 8 * (lane / 16),
+                                           (lane / 8) % 2);
+      const FragmentAddress<kWidth> do_as_b(do_tile, query_col_a + lane % 8 + 8 * (lane / 16),
+                                            (lane / 8) % 2);
+      float s[kKeyTilesA][kQueryTilesA][4];
+      float dp[kKeyTilesA][kQueryTilesA][4];
+#pragma unroll
+      for (int kt = 0; kt < kKeyTilesA; ++kt)
+#pragma unroll
+        for (int nt = 0; nt < kQueryTilesA; ++nt)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            s[kt][nt][e] = 0.0f;
+            dp[kt][nt][e] = 0.0f;
+          }
+#pragma unroll
+      for (int step = 0; step < kMaxSteps; ++step) {
+        if (step < steps) {
+          std::uint32_t ka[kKeyTilesA][4];
+          std::uint32_t va[kKeyTilesA][4];
+#pragma unroll
+          for (int kt = 0; kt < kKeyTilesA; ++kt) {
+            ldmatrix_x4(ka[kt], k_as_a.at(step, kt * kMmaM));
+#pragma unroll
+            for (int r = 0; r < 4; ++r) ka[kt][r] ^= params.sign_flip;
+            ldmatrix_x4(va[kt], v_as_a.at(step, kt * kMmaM));
+          }
+#pragma unroll
+          for (int np = 0; np < kQueryTilesA / 2; ++np) {
+            std::uint32_t b[4];
+            ldmatrix_x4(b, q_as_b.at(step, np * 16));
+#pragma unroll
+            for (int kt = 0; kt < kKeyTilesA; ++kt) {
+              Traits::mma(s[kt][2 * np], ka[kt], b[0], b[1]);
+              Traits::mma(s[kt][2 * np + 1], ka[kt], b[2], b[3]);
+            }
+            ldmatrix_x4(b, do_as_b.at(step, np * 16));
+#pragma unroll
+            for (int kt = 0; kt < kKeyTilesA; ++kt) {
+              Traits::mma(dp[kt][2 * np], va[kt], b[0], b[1]);
+              Traits::mma(dp[kt][2 * np + 1], va[kt], b[2], b[3]);
+            }
+          }
+        }
+      }
+
+      // Pᵀ = 2^(Sᵀ·c - LSE) (masked scores -> 0), dSᵀ = Pᵀ∘(dPᵀ - D); stored 16-bit.
+      const bool partial = key0 + kBlockN > params.seqlen_k ||
+                           !mask.tile_is_unmasked(row0, row_end, key0, key0 + kBlockN);
+#pragma unroll
+      for (int kt = 0; kt < kKeyTilesA; ++kt)
+#pragma unroll
+        for (int nt = 0; nt < kQueryTilesA; ++nt) {
+          const int query = query_col_a + nt * kMmaN + 2 * quad_lane;
+          const float2 lse = *reinterpret_cast<const float2*>(lse_tile + query);
+          const float2 delta = *reinterpret_cast<const float2*>(delta_tile + query);
+#pragma unroll
+          for (int half = 0; half < 2; ++half) {
+            const int key = key_row_a + kt * kMmaM + group + 8 * half;
+            float p[2], ds[2];
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              float score = s[kt][nt][2 * half + e];
+              if (partial && (key0 + key >= params.seqlen_k ||
+                              mask.is_masked(row0 + query + e, key0 + key))) {
+                score = kNegativeInfinity;
+              }
+              p[e] = exp2_approx(fmaf(score, params.scale_log2, -(e == 0 ? lse.x : lse.y)));
+              ds[e] = p[e] * (dp[kt][nt][2 * half + e] - (e == 0 ? delta.x : delta.y));
+            }
+            const int offset = swizzled_offset<kBlockM>(key, query / kChunkElements) +
+                               query % kChunkElements;
+            *reinterpret_cast<std::uint32_t*>(p_tile + offset) = Traits::pack(p[0], p[1]);
+            *reinterpret_cast<std::uint32_t*>(ds_tile + offset) = Traits::pack(ds[0], ds[1]);
+          }
+        }
+    }
+    __syncthreads();  // Pᵀ and dSᵀ complete
+
+    // ---- phase B: dV += Pᵀ·dO, dK += dSᵀ·Q for this warp's keys x head-dim slice ----
+    {
+      const FragmentAddress<kWidth> do_as_b(do_tile, lane % 16, lane / 16, 2 * dim_step_b);
+      const FragmentAddress<kWidth> q_as_b(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
+#pragma unroll
+      for (int qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
+        std::uint32_t pa[kKeyTilesB][4];
+        std::uint32_t dsa[kKeyTilesB][4];
+#pragma unroll
+        for (int kt = 0; kt < kKeyTilesB; ++kt) {
+          ldmatrix_x4(pa[kt], p_as_a.at(qstep, kt * kMmaM));
+          ldmatrix_x4(dsa[kt], ds_as_a.at(qstep, kt * kMmaM));
+        }
+#pragma unroll
+        for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
+          if (dim_step_b + dstep < steps) {
+            std::uint32_t b[4];
+            ldmatrix_x4_trans(b, do_as_b.at(dstep, qstep * kMmaK));
+#pragma unroll
+            for (int kt = 0; kt < kKeyTilesB; ++kt) {
+              Traits::mma(dv_acc[kt][2 * dstep], pa[kt], b[0], b[1]);
+              Traits::mma(dv_acc[kt][2 * dstep + 1], pa[kt], b[2], b[3]);
+            }
+            ldmatrix_x4_trans(b, q_as_b.at(dstep, qstep * kMmaK));
+#pragma unroll
+            for (int kt = 0; kt < kKeyTilesB; ++kt) {
+              Traits::mma(dk_acc[kt][2 * dstep], dsa[kt], b[0], b[1]);
+              Traits::mma(dk_acc[kt][2 * dstep + 1], dsa[kt], b[2], b[3]);
+            }
+          }
+        }
+      }
+    }
+
+    // ---- dQ partial = dS·K for this warp's 16 query rows x head-dim slice ----
+    {
+      float dq[kDimTilesQ][4];
+#pragma unroll
+      for (int dt = 0; dt < kDimTilesQ; ++dt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) dq[dt][e] = 0.0f;
+#pragma unroll
+      for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
+        std::uint32_t a[4];
+        ldmatrix_x4_trans(a, ds_as_a_transposed.at(0, kstep * kMmaK));
+#pragma unroll
+        for (int dstep = 0; dstep < kDimTilesQ / 2; ++dstep) {
+          if (dim_step_q + dstep < steps) {
+            std::uint32_t b[4];
+            ldmatrix_x4_trans(b, k_as_b.at(dstep, kstep * kMmaK));
+            Traits::mma(dq[2 * dstep], a, b[0], b[1]);
+            Traits::mma(dq[2 * dstep + 1], a, b[2], b[3]);
+          }
+        }
+      }
+
+      int* semaphore = nullptr;
+      if (params.semaphores != nullptr) {
+        // Deterministic: the key tiles that touch this query tile add in ascending order.
+        semaphore = params.semaphores +
+                    (static_cast<std::int64_t>(batch) * params.heads_q + head) * m_blocks + m_block;
+        const int first_key_tile = mask.key_begin(row0) / kBlockN;
+        if (threadIdx.x == 0) {
+          while (load_acquire(semaphore) != n_block - first_key_tile) {
+          }
+        }
+        __syncthreads();
+      }
+      float* accumulator =
+          params.dq_accum +
+          (static_cast<std::int64_t>(batch) * params.heads_q + head) * params.seqlen_q * head_dim;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int row = row0 + query_row_q + group + 8 * half;
+        if (row < params.seqlen_q) {
+          float* accumulator_row = accumulator + static_cast<std::int64_t>(row) * head_dim;
+#pragma unroll
+          for (int dt = 0; dt < kDimTilesQ; ++dt) {
+            const int column = dim_step_q * kMmaK + dt * kMmaN + 2 * quad_lane;
+            if (column < head_dim) atomicAdd(accumulator_row + column, dq[dt][2 * half]);
+            if (column + 1 < head_dim) atomicAdd(accumulator_row + column + 1, dq[dt][2 * half + 1]);
+          }
+        }
+      }
+      if (semaphore != nullptr) {
+        __threadfence();
+        __syncthreads();
+        if (threadIdx.x == 0) store_release(semaphore, n_block - mask.key_begin(row0) / kBlockN + 1);
+      }
+    }
+    __syncthreads();  // the next item overwrites Pᵀ, dSᵀ and this stage's Q/dO buffers
+  }
+  cp_async_wait<0>();
+
+  // ---- epilogue: dK = scale·dK, dV as is, straight from registers ----
+  auto* dk_base = static_cast<Element*>(params.dk) + batch * params.dk_strides.batch +
+                  kv_head * params.dk_strides.head;
+  auto* dv_base = static_cast<Element*>(params.dv) + batch * params.dv_strides.batch +
+                  kv_head * params.dv_strides.head;
+#pragma unroll
+  for (int kt = 0; kt < kKeyTilesB; ++kt)
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int key = key0 + key_row_b + kt * kMmaM + group + 8 * half;
+      if (key < params.seqlen_k) {
+        Element* dk_row = dk_base + key * params.dk_strides.row;
+        Element* dv_row = dv_base + key * params.dv_strides.row;
+#pragma unroll
+        for (int dt = 0; dt < kDimTilesB; ++dt) {
+          const int column = dim_step_b * kMmaK + dt * kMmaN + 2 * quad_lane;
+          if (column < head_dim) {
+            store_pair(dk_row, column, head_dim, dk_acc[kt][dt][2 * half] * params.scale,
+                       dk_acc[kt][dt][2 * half + 1] * params.scale, alignment);
+            store_pair(dv_row, column, head_dim, dv_acc[kt][dt][2 * half],
+                       dv_acc[kt][dt][2 * half + 1], alignment);
+          }
+        }
+      }
+    }
+}
+
+}  // namespace fattn::detail::sm80
