@@ -11,18 +11,25 @@ Tensors can be torch tensors (CPU or CUDA; differentiable, torch.compile-able th
 
 import importlib.util
 
-from ._api import Selection, attention, attention_backward, backends, supports
-from ._fattn import __version__
-from .flash_attn_interface import (
+# With torch installed, torch is imported before the extension: torch loads its own CUDA
+# libraries (cuBLAS), and libfattn then binds to those copies instead of loading a second,
+# possibly older cuBLAS from the toolkit.
+_HAS_TORCH = importlib.util.find_spec("torch") is not None
+if _HAS_TORCH:
+    import torch  # noqa: F401
+
+from ._api import Selection, attention, attention_backward, backends, supports  # noqa: E402
+from ._fattn import __version__  # noqa: E402
+from .flash_attn_interface import (  # noqa: E402
     flash_attn_func,
     flash_attn_kvpacked_func,
     flash_attn_qkvpacked_func,
 )
 
-# The torch ops are registered at import when torch is installed, so torch.compile finds them
-# before it traces anything; without torch, fattn works on numpy arrays alone.
-if importlib.util.find_spec("torch") is not None:
-    from . import _torch_ops  # noqa: F401  (registers torch.ops.fattn.*)
+# The torch ops are registered at import, so torch.compile finds them before it traces
+# anything; without torch, fattn works on numpy arrays alone.
+if _HAS_TORCH:
+    from . import _torch_ops  # noqa: F401,E402  (registers torch.ops.fattn.*)
 
 __all__ = [
     "Selection",
