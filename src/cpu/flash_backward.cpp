@@ -21,6 +21,7 @@
 
 #include "api/backends.hpp"
 #include "cpu/packing.hpp"
+#include "cpu/phase_trace.hpp"
 #include "cpu/threading.hpp"
 #include "cpu/workspace.hpp"
 
@@ -224,12 +225,14 @@ Status cpu_flash_backward(const AttentionArgs& args) {
         }
 #pragma omp for schedule(static) nowait
         for (std::int64_t item = 0; item < chunk_pairs * s.key_tiles; ++item) {
+          const PhaseScope phase("pack K, V tile");
           const std::int64_t local = item / s.key_tiles, pair = chunk0 + local;
           pack_key_tile(args, s, pair / heads_kv, pair % heads_kv, static_cast<int>(item % s.key_tiles),
                         operands(local), t.scratch);
         }
 #pragma omp for schedule(static)
         for (std::int64_t item = 0; item < chunk_pairs * s.group * s.query_blocks; ++item) {
+          const PhaseScope phase("pack Q, dO block");
           const int block = static_cast<int>(item % s.query_blocks);
           const std::int64_t head = item / s.query_blocks;  // (local pair, g)
           const std::int64_t local = head / s.group, pair = chunk0 + local;
@@ -246,6 +249,7 @@ Status cpu_flash_backward(const AttentionArgs& args) {
         for (std::int64_t task = 0; task < chunk_pairs * s.key_tiles; ++task) {
           const std::int64_t round = task / team, seat = task % team;
           if ((round % 2 == 0 ? seat : team - 1 - seat) != thread) continue;
+          const PhaseScope phase("key tile: dK, dV, dQ partial");
           const int tile = static_cast<int>(task / chunk_pairs);
           const std::int64_t local = task % chunk_pairs, pair = chunk0 + local;
           backward_key_tile(args, mask, s, pair / heads_kv, pair % heads_kv, tile, operands(local),

@@ -15,6 +15,7 @@
 
 #include "api/backends.hpp"
 #include "cpu/packing.hpp"
+#include "cpu/phase_trace.hpp"
 #include "cpu/threading.hpp"
 #include "cpu/workspace.hpp"
 
@@ -157,6 +158,7 @@ Status cpu_flash_forward(const AttentionArgs& args) {
         ForwardTiles t(tiles.data() + tile_floats * omp_get_thread_num(), shape.padded);
 #pragma omp for schedule(static)
         for (std::int64_t item = 0; item < chunk_pairs * shape.key_tiles; ++item) {
+          const PhaseScope phase("pack K, V tile");
           const std::int64_t local = item / shape.key_tiles, pair = chunk0 + local;
           pack_key_value_tile(args, shape, pair / heads_kv, pair % heads_kv,
                               static_cast<int>(item % shape.key_tiles),
@@ -167,6 +169,7 @@ Status cpu_flash_forward(const AttentionArgs& args) {
         // out early leaves the short ones to fill the gaps at the end.
 #pragma omp for schedule(dynamic, 1)
         for (std::int64_t task = 0; task < chunk_pairs * blocks_per_pair; ++task) {
+          const PhaseScope phase("query block");
           const std::int64_t heads_in_chunk = chunk_pairs * shape.group;
           const int block = shape.query_blocks - 1 - static_cast<int>(task / heads_in_chunk);
           const std::int64_t head_in_chunk = task % heads_in_chunk;
