@@ -27,6 +27,7 @@ struct Case {
   Window window{};
   std::int64_t row_padding = 0;
   int threads = 0;
+  bool deterministic = false;
 };
 
 std::string describe(const Case& c) {
@@ -47,6 +48,7 @@ Options options_for(const Case& c, Backend backend) {
   o.backend = backend;
   o.causal = c.causal;
   o.window = c.window;
+  o.deterministic = c.deterministic;
   return o;
 }
 
@@ -292,7 +294,7 @@ TEST(CpuBackendsEdge, BackwardIsBitwiseDeterministic) {
   for (Backend backend : kFastBackends) {
     Case c;
     c.seqlen_q = 300, c.seqlen_k = 260, c.heads_q = 4, c.heads_kv = 1, c.head_dim = 64, c.causal = true;
-    c.threads = 2;
+    c.threads = 2, c.deterministic = true;
     CaseRun run(c, 31);
     HostTensor out = like(run.tensors().out, 0), lse = like(run.tensors().lse, 0);
     run.forward_into(backend, out, lse);
