@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "common/float_convert.hpp"
 #include "fattn/fattn.hpp"
 
 namespace {
@@ -32,7 +33,7 @@ struct Config {
 
 // A dense host tensor filled with uniform values in [-1, 1).
 struct Buffer {
-  std::vector<std::uint16_t> storage;  // 16-bit units; float32 uses two per element
+  std::vector<std::uint16_t> storage;  // 16-bit units; a float32 takes two
   fattn::TensorView view;
   Buffer(fattn::DType dtype, std::initializer_list<std::int64_t> shape, std::mt19937& rng) {
     std::int64_t n = 1;
@@ -41,19 +42,7 @@ struct Buffer {
     storage.resize(units);
     view = fattn::TensorView::contiguous(storage.data(), dtype, fattn::Device::cpu(), shape);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    for (std::int64_t i = 0; i < n; ++i) {
-      const float x = uniform(rng);
-      if (dtype == fattn::DType::float32) {
-        std::memcpy(reinterpret_cast<float*>(storage.data()) + i, &x, sizeof x);
-      } else {
-        std::uint32_t bits;
-        std::memcpy(&bits, &x, sizeof bits);
-        // Truncation is fine for benchmark inputs; for fp16 keep the value in range by
-        // building it from a small float.
-        storage[i] = dtype == fattn::DType::bfloat16 ? static_cast<std::uint16_t>(bits >> 16)
-                                                     : static_cast<std::uint16_t>(0x3800 | (rng() & 0x3ff) | ((rng() & 1) << 15));
-      }
-    }
+    for (std::int64_t i = 0; i < n; ++i) fattn::detail::store_from_float(storage.data(), dtype, i, uniform(rng));
   }
 };
 
