@@ -68,7 +68,7 @@ FAMILIES = {
         "namespace": "fattn::detail::sm80",
         "declarations": "cuda/sm80/launch.hpp",
         "definitions": {"fwd": "cuda/sm80/forward.cuh", "bwd": "cuda/sm80/backward.cuh"},
-        "directions": ["fwd"],
+        "directions": ["fwd", "bwd"],
         # Buckets are multiples of 64: swizzled shared-memory rows are whole 128-byte groups, and
         # the kernels skip the 16-wide k-steps past round_up(head_dim, 16) at run time, so an odd
         # head dim costs about its own width, not its bucket's (src/cuda/sm80/tile_config.hpp).
