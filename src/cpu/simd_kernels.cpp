@@ -158,30 +158,32 @@ HWY_INLINE hn::Mask<FloatTag> VisibleLanes(int col, int begin, int end) {
 
 void ZeroRow(float* row, int cols) { std::memset(row, 0, sizeof(float) * cols); }
 
-// Scales row r of the tile into the log2 domain, masks it with −inf, and returns its maximum.
-HWY_INLINE float ScaleMaskAndMax(const ScoreTile& t, float* row, int begin, int end) {
+// Maximum over the visible columns [begin, end) of the row, in the log2 domain (scores ×
+// scale_log2). Nothing is stored: the exp pass below reads the raw scores again.
+HWY_INLINE float VisibleMax(const ScoreTile& t, const float* row, int begin, int end) {
   const FloatTag df;
   const int lanes = static_cast<int>(hn::Lanes(df));
   const FloatVec scale = hn::Set(df, t.scale_log2);
   const FloatVec minus_inf = hn::Set(df, kMinusInfinity);
   FloatVec max = minus_inf;
-  for (int j = 0; j < t.cols; j += lanes) {
+  for (int j = begin / lanes * lanes; j < end; j += lanes) {
     FloatVec v = hn::LoadU(df, row + j) * scale;
     if (j < begin || j + lanes > end) v = hn::IfThenElse(VisibleLanes(j, begin, end), v, minus_inf);
-    hn::StoreU(v, df, row + j);
     max = hn::Max(max, v);
   }
   return hn::GetLane(hn::MaxOfLanes(df, max));
 }
 
-// row = exp2(row − shift), returns the row sum (masked −inf lanes become 0).
-HWY_INLINE float Exp2ShiftedAndSum(float* row, int cols, float shift) {
+// row = exp2(row · scale_log2 − shift) on [begin, end), 0 elsewhere; returns the row sum.
+HWY_INLINE float Exp2ShiftedAndSum(const ScoreTile& t, float* row, int begin, int end, float shift) {
   const FloatTag df;
   const int lanes = static_cast<int>(hn::Lanes(df));
+  const FloatVec scale = hn::Set(df, t.scale_log2);
   const FloatVec shift_vec = hn::Set(df, shift);
   FloatVec sum = hn::Zero(df);
-  for (int j = 0; j < cols; j += lanes) {
-    const FloatVec p = Exp2(hn::LoadU(df, row + j) - shift_vec);
+  for (int j = 0; j < t.cols; j += lanes) {
+    FloatVec p = Exp2(hn::MulSub(hn::LoadU(df, row + j), scale, shift_vec));
+    if (j < begin || j + lanes > end) p = hn::IfThenElseZero(VisibleLanes(j, begin, end), p);
     hn::StoreU(p, df, row + j);
     sum = sum + p;
   }
@@ -204,7 +206,7 @@ void OnlineSoftmaxStep(const ScoreTile& t, float* row_max_log2, float* row_sum, 
       ZeroRow(row, t.cols);
       continue;
     }
-    const float tile_max = ScaleMaskAndMax(t, row, begin, end);
+    const float tile_max = VisibleMax(t, row, begin, end);
     const float old_max = row_max_log2[r];
     const float new_max = std::max(old_max, tile_max);
     if (new_max > old_max && old_max != kMinusInfinity) {
@@ -214,7 +216,7 @@ void OnlineSoftmaxStep(const ScoreTile& t, float* row_max_log2, float* row_sum, 
       ScaleRow(out + r * ld_out, out_width, correction);
     }
     row_max_log2[r] = new_max;
-    row_sum[r] += Exp2ShiftedAndSum(row, t.cols, new_max);
+    row_sum[r] += Exp2ShiftedAndSum(t, row, begin, end, new_max);
   }
 }
 
@@ -247,8 +249,8 @@ void SoftmaxRows(const ScoreTile& t, float* lse) {
       lse[r] = kMinusInfinity;
       continue;
     }
-    const float max = ScaleMaskAndMax(t, row, begin, end);
-    const float sum = Exp2ShiftedAndSum(row, t.cols, max);
+    const float max = VisibleMax(t, row, begin, end);
+    const float sum = Exp2ShiftedAndSum(t, row, begin, end, max);
     ScaleRow(row, t.cols, 1.0f / sum);
     lse[r] = (max + std::log2(sum)) * kLn2;
   }
