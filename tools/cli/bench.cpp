@@ -10,17 +10,12 @@
 #include "cli_device.hpp"
 #include "cli_format.hpp"
 #include "cli_problem.hpp"
+#include "cli_timing.hpp"
 #include "command.hpp"
 
 namespace fattn::cli {
 namespace {
 
-// Timing policy when --repeats is not given: at least kMinRepeats runs, more (up to
-// kMaxRepeats) while the total stays under kAutoBudgetMs — a slow baseline is not run ten times.
-constexpr int kMinRepeats = 3;
-constexpr int kMaxRepeats = 10;
-constexpr double kAutoBudgetMs = 5000.0;
-constexpr int kDefaultWarmup = 1;
 constexpr std::uint64_t kInputSeed = 20261122;
 constexpr double kGiga = 1e9;
 constexpr double kTera = 1e12;
@@ -34,8 +29,7 @@ constexpr std::int64_t kSweepSeqlenGpu = 2048;
 constexpr std::int64_t kSweepBatchGpu = 16;
 
 struct BenchSettings {
-  int warmup = kDefaultWarmup;
-  int repeats = 0;  // 0 = automatic
+  TimingSettings timing;
   bool check = true;
   double reference_budget = kReferenceFlopBudget;
 };
@@ -50,63 +44,15 @@ struct BenchResult {
   bool checked = false;
 };
 
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
-}
-
-// One pass of the workload; the stats of the forward and the backward are merged (peak
-// workspace, launches added).
-Status run_workload(const ProblemSpec& spec, Backend backend, const AttentionBuffers& buffers,
-                    RunStats* stats) {
-  RunStats fwd_stats, bwd_stats;
-  if (spec.workload != Workload::backward) {
-    if (Status s = run_forward(spec, backend, buffers, &fwd_stats); !s.ok()) return s;
-  }
-  if (spec.workload != Workload::forward) {
-    if (Status s = run_backward(spec, backend, buffers, &bwd_stats); !s.ok()) return s;
-  }
-  if (stats) {
-    const bool has_bwd = spec.workload != Workload::forward;
-    stats->backend = has_bwd ? bwd_stats.backend : fwd_stats.backend;
-    stats->workspace_bytes = std::max(fwd_stats.workspace_bytes, bwd_stats.workspace_bytes);
-    stats->kernel_launches = fwd_stats.kernel_launches + bwd_stats.kernel_launches;
-  }
-  return Status::Ok();
-}
-
 BenchResult bench_backend(const ProblemSpec& spec, Backend backend, AttentionBuffers& buffers,
                           const BenchSettings& settings) {
+  Timing timing = time_workload(spec, backend, buffers, settings.timing);
   BenchResult result;
   result.requested = backend;
-  buffers.poison_outputs();
-  // A backward needs the forward's out and lse; it is run once here, outside the timing.
-  if (spec.workload == Workload::backward) {
-    result.status = run_forward(spec, backend, buffers, nullptr);
-    if (!result.status.ok()) return result;
-  }
-  const bool on_device = spec.device.type == DeviceType::cuda;
-  Stopwatch stopwatch(on_device);
-  for (int i = 0; i < settings.warmup; ++i) {
-    result.status = run_workload(spec, backend, buffers, &result.stats);
-    if (!result.status.ok()) return result;
-  }
-  if (settings.warmup == 0) result.stats.backend = backend;
-  double total_ms = 0;
-  const int wanted = settings.repeats > 0 ? settings.repeats : kMaxRepeats;
-  for (int i = 0; i < wanted; ++i) {
-    if (settings.repeats == 0 && i >= kMinRepeats && total_ms > kAutoBudgetMs) break;
-    stopwatch.start();
-    // Timed calls pass no stats: the numbers printed come from the warm-up.
-    result.status = run_workload(spec, backend, buffers, nullptr);
-    const double ms = stopwatch.stop_ms();
-    if (!result.status.ok()) return result;
-    result.times_ms.push_back(ms);
-    total_ms += ms;
-  }
-  result.median_ms = median(result.times_ms);
+  result.status = timing.status;
+  result.stats = timing.stats;
+  result.times_ms = std::move(timing.times_ms);
+  result.median_ms = timing.median_ms;
   return result;
 }
 
@@ -193,7 +139,7 @@ void print_table(const ProblemSpec& spec, const std::vector<BenchResult>& result
     if (r.status.ok()) runs += (runs.empty() ? "" : ", ") + std::to_string(r.times_ms.size());
   }
   std::printf("time: median of %s runs after %d warm-up run%s%s; FLOPs: %.3g (4·B·H·Nq·Nk·D%s%s).\n",
-              runs.c_str(), settings.warmup, settings.warmup == 1 ? "" : "s", on_gpu ? " (CUDA events)" : "",
+              runs.c_str(), settings.timing.warmup, settings.timing.warmup == 1 ? "" : "s", on_gpu ? " (CUDA events)" : "",
               attention_flops(spec, spec.workload), spec.causal ? ", halved for causal" : "",
               spec.workload == Workload::backward ? ", ×2.5 for bwd"
               : spec.workload == Workload::forward_backward ? ", ×3.5 for fwd+bwd" : "");
@@ -376,11 +322,11 @@ int bench_main(const std::vector<std::string>& args) {
     }
     const ProblemSpec spec = read_problem_options(parser, defaults);
     BenchSettings settings;
-    settings.repeats = static_cast<int>(parser.int_value("repeats", 0));
-    settings.warmup = static_cast<int>(parser.int_value("warmup", kDefaultWarmup));
+    settings.timing.repeats = static_cast<int>(parser.int_value("repeats", 0));
+    settings.timing.warmup = static_cast<int>(parser.int_value("warmup", kDefaultWarmup));
     settings.check = !parser.has("no-check");
     settings.reference_budget = parser.double_value("reference-budget", kReferenceFlopBudget);
-    if (settings.repeats < 0 || settings.warmup < 0) throw UsageError("--repeats and --warmup must be >= 0");
+    if (settings.timing.repeats < 0 || settings.timing.warmup < 0) throw UsageError("--repeats and --warmup must be >= 0");
     const std::vector<Backend> backends = backends_to_run(parser, spec);
     if (!sweep.empty()) return run_head_dim_sweep(parser, spec, backends, settings, parser.has("json"));
     return run_single(spec, backends, settings, parser.has("json"));
