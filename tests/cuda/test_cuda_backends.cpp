@@ -1,0 +1,330 @@
+// Every CUDA backend (cuda_standard, cuda_simt, cuda_sm80, cuda_sm90) against the float64 CPU
+// reference: forward (out, lse) and, where the backend has one, backward (dq, dk, dv). Fresh
+// random inputs per case, device outputs poisoned with NaN (all bytes 0xFF) before every run,
+// every element compared: the relative error of the whole tensor, plus a per-element bound so a
+// few wrong elements cannot hide in the norm. A backend that is not compiled, or that supports()
+// refuses for a case, is skipped with the reason printed; without a GPU everything is skipped.
+//
+// Test names carry "small" or "large": scripts/gpu-check runs the sanitizers on "small" only.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "support/test_tensors.hpp"
+
+namespace fattn::testing {
+namespace {
+
+// lse is fp32 for every dtype and computed from the same rounded inputs as the reference.
+constexpr double kLseTolerance = 1e-5;
+// Gradients: 16-bit backends round P and dS (standard) or O (the D = rowsum(dO∘O) term) to the
+// storage type, which costs a few times the output's rounding error.
+constexpr double kGradientToleranceFactor = 3.0;
+// Per-element bound |x − ref| <= kElementAbs·rms(ref) + kElementRel·|ref|, in units of the
+// dtype's tolerance: loose enough for rounding, tight enough to catch a wrong row or column.
+constexpr double kElementAbs = 20.0;
+constexpr double kElementRel = 20.0;
+constexpr unsigned char kNaNByte = 0xFF;  // 0xFFFF... is a NaN in fp32, fp16 and bf16
+
+std::string device_absent_reason() {
+  int count = 0;
+  const cudaError_t error = cudaGetDeviceCount(&count);
+  if (error != cudaSuccess) {
+    cudaGetLastError();
+    return std::string("no CUDA device: ") + cudaGetErrorString(error);
+  }
+  if (count == 0) return "no CUDA device: cudaGetDeviceCount reports 0 devices";
+  return {};
+}
+
+// A device copy of a host tensor with the same layout (strides, padding).
+class DeviceCopy {
+ public:
+  explicit DeviceCopy(const HostTensor& host) : bytes_(host.bytes()) {
+    EXPECT_EQ(cudaMalloc(&data_, bytes_), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(data_, host.storage.data(), bytes_, cudaMemcpyHostToDevice), cudaSuccess);
+    view_ = host.view;
+    view_.data = static_cast<char*>(data_) +
+                 (static_cast<const std::uint8_t*>(host.view.data) - host.storage.data());
+    view_.device = Device::cuda(0);
+  }
+  ~DeviceCopy() { cudaFree(data_); }
+  DeviceCopy(const DeviceCopy&) = delete;
+  DeviceCopy& operator=(const DeviceCopy&) = delete;
+
+  void poison() { EXPECT_EQ(cudaMemset(data_, kNaNByte, bytes_), cudaSuccess); }
+  // The device contents, in a host tensor of the same layout as `like`.
+  HostTensor to_host(const HostTensor& like) const {
+    HostTensor h = like;
+    EXPECT_EQ(cudaMemcpy(h.storage.data(), data_, bytes_, cudaMemcpyDeviceToHost), cudaSuccess);
+    return h;
+  }
+  const TensorView& view() const { return view_; }
+
+ private:
+  std::size_t bytes_;
+  void* data_ = nullptr;
+  TensorView view_;
+};
+
+struct Case {
+  std::string size;  // "small" or "large"
+  DType dtype = DType::float32;
+  std::int64_t batch = 1, seqlen_q = 17, seqlen_k = 17, heads_q = 2, heads_kv = 2, head_dim = 64;
+  bool causal = false;
+  Window window{};
+  std::int64_t row_padding = 0;
+};
+
+std::string describe(const Case& c) {
+  std::string s = c.size + "_" + to_string(c.dtype) + "_B" + std::to_string(c.batch) + "_Nq" +
+                  std::to_string(c.seqlen_q) + "_Nk" + std::to_string(c.seqlen_k) + "_H" +
+                  std::to_string(c.heads_q) + "x" + std::to_string(c.heads_kv) + "_D" +
+                  std::to_string(c.head_dim);
+  if (c.causal) s += "_causal";
+  if (c.window.left >= 0 || c.window.right >= 0) {
+    s += "_window" + std::to_string(c.window.left) + "x" + std::to_string(c.window.right);
+  }
+  if (c.row_padding) s += "_pad" + std::to_string(c.row_padding);
+  return s;
+}
+
+Options options_for(const Case& c, Backend backend) {
+  Options o;
+  o.backend = backend;
+  o.causal = c.causal;
+  o.window = c.window;
+  return o;
+}
+
+HostTensor like(const HostTensor& t, std::int64_t row_padding) {
+  const auto& s = t.view.shape;
+  HostTensor copy = t.view.rank == 4 ? make_tensor(t.view.dtype, {s[0], s[1], s[2], s[3]}, row_padding)
+                                     : make_tensor(t.view.dtype, {s[0], s[1], s[2]});
+  poison(copy);
+  return copy;
+}
+
+// Largest |x − ref| / (abs·rms(ref) + rel·|ref|) over all logical elements (> 1 fails);
+// matching infinities count as equal, a NaN anywhere is +inf.
+double element_violation(const HostTensor& got, const HostTensor& ref, double tolerance) {
+  double sum_squares = 0.0;
+  std::int64_t finite = 0;
+  for (std::int64_t i = 0; i < ref.numel(); ++i) {
+    const double y = ref.at(i);
+    if (std::isfinite(y)) sum_squares += y * y, ++finite;
+  }
+  const double rms = finite ? std::sqrt(sum_squares / static_cast<double>(finite)) : 0.0;
+  double worst = 0.0;
+  for (std::int64_t i = 0; i < ref.numel(); ++i) {
+    const double x = got.at(i), y = ref.at(i);
+    if (std::isinf(y) && x == y) continue;
+    if (!std::isfinite(x)) return INFINITY;
+    const double bound = tolerance * (kElementAbs * rms + kElementRel * std::fabs(y));
+    const double diff = std::fabs(x - y);
+    if (diff == 0.0) continue;
+    worst = std::max(worst, bound > 0.0 ? diff / bound : INFINITY);
+  }
+  return worst;
+}
+
+void expect_close(const HostTensor& got, const HostTensor& ref, double tolerance, const char* what) {
+  EXPECT_LE(relative_error(got, ref), tolerance) << what << ": relative error of the tensor";
+  EXPECT_LE(element_violation(got, ref, tolerance), 1.0) << what << ": worst element vs its bound";
+}
+
+class CudaBackends : public ::testing::TestWithParam<std::tuple<Backend, Case>> {
+ protected:
+  void SetUp() override {
+    if (const std::string reason = device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
+    const auto& [backend, c] = GetParam();
+    if (!backend_compiled(backend)) {
+      GTEST_SKIP() << to_string(backend) << " is not compiled into this build";
+    }
+  }
+
+  // Skips (with the selector's reason) when `backend` does not take the case in `direction`.
+  bool supported(Backend backend, const Case& c, Direction direction, const AttentionTensors& t,
+                 const TensorView& q_device, const TensorView& k_device) {
+    const Selection s = supports(Problem::describe(q_device, k_device, options_for(c, backend), direction));
+    if (!s.ok()) {
+      std::printf("[  SKIPPED ] %s %s: %s\n", to_string(backend),
+                  direction == Direction::forward ? "forward" : "backward", s.reason.c_str());
+    }
+    (void)t;
+    return s.ok();
+  }
+};
+
+std::uint64_t seed_of(const Case& c) { return std::hash<std::string>{}(describe(c)); }
+
+TEST_P(CudaBackends, MatchesReference) {
+  const auto& [backend, c] = GetParam();
+  AttentionTensors t(c.dtype, c.batch, c.seqlen_q, c.seqlen_k, c.heads_q, c.heads_kv, c.head_dim, seed_of(c),
+                     c.row_padding);
+  HostTensor dout = like(t.q, c.row_padding);
+  std::mt19937_64 rng(seed_of(c) ^ 0x9e3779b97f4a7c15ull);
+  fill_random(dout, rng);
+
+  DeviceCopy q(t.q), k(t.k), v(t.v), out(t.out), lse(t.lse), dout_d(dout);
+  if (!supported(backend, c, Direction::forward, t, q.view(), k.view())) {
+    GTEST_SKIP() << to_string(backend) << " does not support this forward";
+  }
+
+  // Reference on the host.
+  HostTensor ref_out = like(t.out, c.row_padding), ref_lse = like(t.lse, 0);
+  const Options ref_options = options_for(c, Backend::cpu_reference);
+  ASSERT_TRUE(forward(t.q.view, t.k.view, t.v.view, ref_out.view, ref_lse.view, ref_options).ok());
+
+  out.poison();
+  lse.poison();
+  const Status fs = forward(q.view(), k.view(), v.view(), out.view(), lse.view(), options_for(c, backend));
+  ASSERT_TRUE(fs.ok()) << to_string(backend) << " forward: " << fs.message();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const double tol = tolerance_for(c.dtype);
+  const HostTensor got_out = out.to_host(t.out), got_lse = lse.to_host(t.lse);
+  expect_close(got_out, ref_out, tol, "out");
+  EXPECT_LE(relative_error(got_lse, ref_lse), kLseTolerance) << "lse";
+
+  if (!supported(backend, c, Direction::backward, t, q.view(), k.view())) return;
+  HostTensor ref_dq = like(t.q, c.row_padding), ref_dk = like(t.k, c.row_padding), ref_dv = like(t.v, c.row_padding);
+  ASSERT_TRUE(backward(t.q.view, t.k.view, t.v.view, ref_out.view, dout.view, ref_lse.view, ref_dq.view,
+                       ref_dk.view, ref_dv.view, ref_options).ok());
+  DeviceCopy dq(ref_dq), dk(ref_dk), dv(ref_dv);
+  dq.poison();
+  dk.poison();
+  dv.poison();
+  const Status bs = backward(q.view(), k.view(), v.view(), out.view(), dout_d.view(), lse.view(), dq.view(),
+                             dk.view(), dv.view(), options_for(c, backend));
+  ASSERT_TRUE(bs.ok()) << to_string(backend) << " backward: " << bs.message();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const double gtol = tol * kGradientToleranceFactor;
+  expect_close(dq.to_host(ref_dq), ref_dq, gtol, "dq");
+  expect_close(dk.to_host(ref_dk), ref_dk, gtol, "dk");
+  expect_close(dv.to_host(ref_dv), ref_dv, gtol, "dv");
+
+  // Deterministic mode: a second run gives the same bits.
+  Options deterministic = options_for(c, backend);
+  deterministic.deterministic = true;
+  const HostTensor first = dq.to_host(ref_dq);
+  dq.poison();
+  ASSERT_TRUE(backward(q.view(), k.view(), v.view(), out.view(), dout_d.view(), lse.view(), dq.view(), dk.view(),
+                       dv.view(), deterministic).ok());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const HostTensor second = dq.to_host(ref_dq);
+  if (first.storage == second.storage) return;
+  const HostTensor third = [&] {
+    dq.poison();
+    EXPECT_TRUE(backward(q.view(), k.view(), v.view(), out.view(), dout_d.view(), lse.view(), dq.view(), dk.view(),
+                         dv.view(), deterministic).ok());
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    return dq.to_host(ref_dq);
+  }();
+  EXPECT_TRUE(second.storage == third.storage) << "dq differs between two deterministic runs";
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> all;
+  auto add = [&](Case c) { all.push_back(c); };
+  const DType kDTypes[] = {DType::float32, DType::float16, DType::bfloat16};
+  // Head dims, odd and even, with GQA (2 query heads per kv head) and batch 2.
+  for (DType dtype : kDTypes) {
+    for (std::int64_t d : {1, 8, 64, 72, 128, 129, 256}) {
+      add({"small", dtype, 2, 17, 17, 4, 2, d});
+    }
+  }
+  // Sequence lengths, causal and not.
+  for (DType dtype : kDTypes) {
+    for (bool causal : {false, true}) {
+      add({"small", dtype, 1, 1, 1, 2, 1, 64, causal});
+      add({"small", dtype, 1, 1013, 1013, 2, 2, 72, causal});
+      add({"large", dtype, 1, 4096, 4096, 1, 1, 64, causal});
+    }
+  }
+  for (DType dtype : kDTypes) {
+    // Causal with Nq != Nk, both ways (bottom-right aligned; Nq > Nk gives fully masked rows).
+    add({"small", dtype, 1, 17, 1013, 2, 1, 72, true});
+    add({"small", dtype, 1, 1013, 17, 2, 1, 72, true});
+    add({"small", dtype, 2, 40, 9, 2, 2, 8, true});
+    // Sliding window, narrow enough that some rows see nothing.
+    add({"small", dtype, 1, 300, 517, 2, 2, 64, false, {31, 7}});
+    add({"small", dtype, 1, 200, 100, 2, 2, 128, false, {3, 0}});
+    // GQA 4:1 and MQA.
+    add({"small", dtype, 2, 129, 77, 8, 2, 128});
+    add({"small", dtype, 1, 65, 130, 4, 1, 64, true});
+    // Strided rows: padding keeps (8) and breaks (3) 16-byte alignment of the rows.
+    add({"small", dtype, 2, 33, 47, 2, 1, 64, false, {}, 8});
+    add({"small", dtype, 1, 33, 47, 2, 2, 72, true, {}, 3});
+    // Empty sequences: seqlen_k = 0 (out = 0, lse = -inf, dq = 0); seqlen_q = 0 (dk = dv = 0).
+    add({"small", dtype, 1, 5, 0, 2, 2, 64});
+    add({"small", dtype, 1, 0, 5, 2, 2, 64});
+  }
+  return all;
+}
+
+constexpr Backend kCudaBackends[] = {Backend::cuda_standard, Backend::cuda_simt, Backend::cuda_sm80,
+                                     Backend::cuda_sm90};
+
+std::string case_name(const ::testing::TestParamInfo<std::tuple<Backend, Case>>& info) {
+  std::string s = std::string(to_string(std::get<0>(info.param))) + "_" + describe(std::get<1>(info.param));
+  for (char& ch : s) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return s;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, CudaBackends,
+                         ::testing::Combine(::testing::ValuesIn(kCudaBackends), ::testing::ValuesIn(cases())),
+                         case_name);
+
+// Pointers that lie about their device are refused with the argument named.
+TEST(CudaValidation, HostPointerDeclaredOnDeviceIsRefused) {
+  if (const std::string reason = device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  AttentionTensors t(DType::float32, 1, 4, 4, 1, 1, 8, 1);
+  DeviceCopy k(t.k), v(t.v), out(t.out), lse(t.lse);
+  TensorView q_host_as_device = t.q.view;
+  q_host_as_device.device = Device::cuda(0);
+  const Status s = forward(q_host_as_device, k.view(), v.view(), out.view(), lse.view());
+  EXPECT_EQ(s.code(), StatusCode::invalid_argument);
+  EXPECT_NE(s.message().find("q"), std::string::npos) << s.message();
+}
+
+TEST(CudaValidation, DevicePointerDeclaredOnHostIsRefused) {
+  if (const std::string reason = device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  AttentionTensors t(DType::float32, 1, 4, 4, 1, 1, 8, 2);
+  DeviceCopy k(t.k);
+  TensorView k_device_as_host = k.view();
+  k_device_as_host.device = Device::cpu();
+  Options o;
+  o.backend = Backend::cpu_reference;
+  const Status s = forward(t.q.view, k_device_as_host, t.v.view, t.out.view, t.lse.view, o);
+  EXPECT_EQ(s.code(), StatusCode::invalid_argument);
+  EXPECT_NE(s.message().find("k:"), std::string::npos) << s.message();
+}
+
+// The standard path materializes S: its workspace grows with Nq·Nk; flash's does not.
+TEST(CudaStats, StandardReportsQuadraticWorkspaceAndLaunches) {
+  if (const std::string reason = device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  AttentionTensors t(DType::float32, 1, 256, 256, 2, 2, 64, 3);
+  DeviceCopy q(t.q), k(t.k), v(t.v), out(t.out), lse(t.lse);
+  RunStats stats;
+  ExecutionContext ctx;
+  ctx.stats = &stats;
+  Options o;
+  o.backend = Backend::cuda_standard;
+  ASSERT_TRUE(forward(q.view(), k.view(), v.view(), out.view(), lse.view(), o, ctx).ok());
+  EXPECT_GE(stats.workspace_bytes, std::size_t{256} * 256 * 2 * sizeof(float));
+  EXPECT_EQ(stats.kernel_launches, 3);
+  o.backend = Backend::cuda_simt;
+  ASSERT_TRUE(forward(q.view(), k.view(), v.view(), out.view(), lse.view(), o, ctx).ok());
+  EXPECT_EQ(stats.workspace_bytes, 0u);
+  EXPECT_EQ(stats.kernel_launches, 1);
+}
+
+}  // namespace
+}  // namespace fattn::testing
