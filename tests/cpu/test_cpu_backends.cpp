@@ -332,6 +332,19 @@ TEST(CpuBackendsEdge, FlashWorkspaceGrowsLinearlyStandardQuadratically) {
   EXPECT_GE(standard_long.workspace_bytes, std::size_t{2048} * 2048 * sizeof(float));
 }
 
+TEST(CpuBackendsEdge, StandardReportsAnImpossibleAllocation) {
+  // S would need 2^23 × 2^24 floats = 512 TiB, beyond any address space: a Status, not a crash.
+  constexpr std::int64_t kQueries = std::int64_t{1} << 23, kKeys = std::int64_t{1} << 24;
+  HostTensor q = make_tensor(DType::float32, {1, kQueries, 1, 1}), out = make_tensor(DType::float32, {1, kQueries, 1, 1});
+  HostTensor k = make_tensor(DType::float32, {1, kKeys, 1, 1}), v = make_tensor(DType::float32, {1, kKeys, 1, 1});
+  HostTensor lse = make_tensor(DType::float32, {1, 1, kQueries});
+  Options o;
+  o.backend = Backend::cpu_standard;
+  const Status s = forward(q.view, k.view, v.view, out.view, lse.view, o);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("could not allocate"), std::string::npos) << s.message();
+}
+
 // Run-time dispatch picks the best instruction set; the others (AVX2, SSE4, the portable
 // fallback, ...) are checked here by pinning each in turn on a shape with edge tiles.
 TEST(CpuBackendsEdge, EveryCompiledInstructionSetMatchesReference) {
