@@ -14,6 +14,7 @@ Differences from flash_attn, all on the side of saying more:
 
 from __future__ import annotations
 
+import importlib
 from typing import Any, Optional, Sequence
 
 from ._api import _is_torch_tensor, _window_pair, attention
@@ -44,9 +45,9 @@ def _last_dim_contiguous(x: Any) -> Any:
         return x if x.dim() == 0 or x.stride(-1) == 1 or x.shape[-1] <= 1 else x.contiguous()
     strides = getattr(x, "strides", None)
     if strides and x.shape[-1] > 1 and strides[-1] != x.itemsize:
-        import numpy
-
-        return numpy.ascontiguousarray(x)
+        # numpy and cupy both name it ascontiguousarray; copy with the array's own library.
+        library = importlib.import_module(type(x).__module__.split(".")[0])
+        return library.ascontiguousarray(x)
     return x
 
 

@@ -57,14 +57,16 @@ def _sdpa_float64(q, k, v, causal, window, dout=None):
     """(out, lse[, dq, dk, dv]) from math SDPA in float64 on upcast copies of q, k, v."""
     q64, k64, v64 = (t.detach().double().requires_grad_(dout is not None) for t in (q, k, v))
     visible = torch.from_numpy(visible_keys(q.shape[1], k.shape[1], causal, window)).to(DEVICE)
+    # A row that sees no key is 0 in fattn, with no gradient (flash_attn's convention). SDPA is
+    # given such rows unmasked, so nothing in it divides by zero, and their output is then
+    # replaced by 0, which also stops their gradient.
+    has_key = visible.any(dim=-1, keepdim=True)
     with sdpa_kernel(SDPBackend.MATH):
         out = F.scaled_dot_product_attention(
-            q64.transpose(1, 2), k64.transpose(1, 2), v64.transpose(1, 2), attn_mask=visible,
-            enable_gqa=True,
+            q64.transpose(1, 2), k64.transpose(1, 2), v64.transpose(1, 2),
+            attn_mask=visible | ~has_key, enable_gqa=True,
         ).transpose(1, 2)
-    # A row that sees no key is 0 in fattn (flash_attn's convention), whatever SDPA gives.
-    has_key = visible.any(dim=-1)[None, :, None, None]
-    out = torch.where(has_key, out, torch.zeros_like(out))
+    out = torch.where(has_key[None, :, :, None], out, torch.zeros_like(out))
     group = q.shape[2] // k.shape[2]
     scores = torch.einsum("bqhd,bkhd->bhqk", q64.detach(),
                           k64.detach().repeat_interleave(group, dim=2)) * q.shape[-1] ** -0.5
