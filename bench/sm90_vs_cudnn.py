@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """The Hopper forward kernels (cuda_sm90) checked and timed beside PyTorch's SDPA in one process.
 
-  python3 bench/sm90_vs_cudnn.py --lib build-sm90sa/libsm90shim.so [--check] [--bench] [--small]
+  python3 bench/sm90_vs_cudnn.py --lib [NAME=]build-sm90sa/libsm90shim.so [--lib ...] [--check]
+                                 [--bench] [--small]
+
+Several --lib (builds of different kernel variants) are checked and timed side by side; the
+first one is "ours" in the summary.
 
 --check  odd shapes, masks, GQA, strided layouts and padded head dims against an fp32 reference
          computed by torch on the GPU (relative error; outputs poisoned with NaN first; the padding
@@ -190,12 +194,13 @@ def gemm_ceiling():
     return 2 * 8192 ** 3 / ms / 1e9
 
 
-def bench(sm90, dims, seqlens):
+def bench(libs, dims, seqlens):
     from torch.nn.attention import SDPBackend, sdpa_kernel
     import torch.nn.functional as F
     results = []
     ceiling = gemm_ceiling()
     print(f"bf16 GEMM 8192^3: {ceiling:.0f} TFLOP/s", flush=True)
+    names = list(libs)
     for D in dims:
         for N in seqlens:
             for causal in (False, True):
@@ -209,8 +214,10 @@ def bench(sm90, dims, seqlens):
                 qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v))
                 flops = 4 * B * H * N * N * D / (2 if causal else 1)
                 row = dict(D=D, N=N, B=B, H=H, causal=causal)
-                row["ours"] = flops / time_ms(
-                    lambda: sm90.forward(q, k, v, out, lse, "bf16", scale, causal)) / 1e9
+                for name in names:
+                    lib = libs[name]
+                    row[name] = flops / time_ms(
+                        lambda: lib.forward(q, k, v, out, lse, "bf16", scale, causal)) / 1e9
                 for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
                                       ("flash", SDPBackend.FLASH_ATTENTION)):
                     try:
@@ -220,25 +227,32 @@ def bench(sm90, dims, seqlens):
                     except RuntimeError as e:
                         row[name] = float("nan")
                         print(f"  {name} failed: {e}", flush=True)
-                row["vs_cudnn"] = row["ours"] / row["cudnn"]
+                row["vs_cudnn"] = row[names[0]] / row["cudnn"]
                 results.append(row)
-                print(f"D={D:3d} N={N:5d} causal={int(causal)}: ours {row['ours']:6.1f}  "
-                      f"cudnn {row['cudnn']:6.1f}  flash {row['flash']:6.1f}  "
-                      f"x{row['vs_cudnn']:.3f}", flush=True)
-    ratios = [r["vs_cudnn"] for r in results if math.isfinite(r["vs_cudnn"])]
-    geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
-    print(f"\n| D | N | causal | ours | cudnn | flash | ours/cudnn | ours/GEMM |")
-    print("|---|---|---|---|---|---|---|---|")
+                print(f"D={D:3d} N={N:5d} causal={int(causal)}: " +
+                      "  ".join(f"{n} {row[n]:6.1f}" for n in names + ["cudnn", "flash"]) +
+                      f"  x{row['vs_cudnn']:.3f}", flush=True)
+    print("\n| D | N | causal | " + " | ".join(names) + " | cudnn | flash | "
+          f"{names[0]}/cudnn | {names[0]}/GEMM |")
+    print("|---" * (len(names) + 7) + "|")
     for r in results:
-        print(f"| {r['D']} | {r['N']} | {'yes' if r['causal'] else 'no'} | {r['ours']:.0f} | "
-              f"{r['cudnn']:.0f} | {r['flash']:.0f} | {r['vs_cudnn']:.2f} | {r['ours'] / ceiling:.2f} |")
-    print(f"geometric mean ours/cudnn: {geo:.3f}; min {min(ratios):.3f}; GEMM ceiling {ceiling:.0f}")
-    return dict(gemm_tflops=ceiling, rows=results, geomean_vs_cudnn=geo)
+        print(f"| {r['D']} | {r['N']} | {'yes' if r['causal'] else 'no'} | " +
+              " | ".join(f"{r[n]:.0f}" for n in names) +
+              f" | {r['cudnn']:.0f} | {r['flash']:.0f} | {r['vs_cudnn']:.2f} | "
+              f"{r[names[0]] / ceiling:.2f} |")
+    summary = {}
+    for n in names:
+        ratios = [r[n] / r["cudnn"] for r in results if math.isfinite(r["cudnn"])]
+        geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+        summary[n] = dict(geomean_vs_cudnn=geo, min_vs_cudnn=min(ratios))
+        print(f"{n}: geometric mean vs cudnn {geo:.3f}, min {min(ratios):.3f}")
+    print(f"GEMM ceiling {ceiling:.0f} TFLOP/s")
+    return dict(gemm_tflops=ceiling, rows=results, summary=summary)
 
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--lib", required=True)
+    p.add_argument("--lib", action="append", required=True, help="[NAME=]path, repeatable")
     p.add_argument("--check", action="store_true")
     p.add_argument("--bench", action="store_true")
     p.add_argument("--small", action="store_true")
@@ -246,13 +260,20 @@ def main():
     p.add_argument("--seqlens", default="512,1024,2048,4096,8192,16384")
     p.add_argument("--json")
     a = p.parse_args()
-    sm90 = Sm90(a.lib)
+    libs = {}
+    for i, spec in enumerate(a.lib):
+        name, _, path = spec.rpartition("=")
+        libs[name or f"ours{i}"] = Sm90(path)
     report = {"device": torch.cuda.get_device_name()}
     failures = 0
     if a.check or a.small:
-        failures, report["check"] = check(sm90, SMALL_CASES if a.small else CHECK_CASES)
+        report["check"] = {}
+        for name, lib in libs.items():
+            print(f"== {name}", flush=True)
+            f, report["check"][name] = check(lib, SMALL_CASES if a.small else CHECK_CASES)
+            failures += f
     if a.bench:
-        report["bench"] = bench(sm90, [int(x) for x in a.dims.split(",")],
+        report["bench"] = bench(libs, [int(x) for x in a.dims.split(",")],
                                 [int(x) for x in a.seqlens.split(",")])
     if a.json:
         with open(a.json, "w") as f:

@@ -6,7 +6,10 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string>
 
 #include "api/attention_args.hpp"
@@ -56,8 +59,29 @@ Status launch_forward(const AttentionArgs& args) {
   params.scale = args.scale;
   params.scale_log2 = args.scale * kLog2e;
 
-  const dim3 grid(static_cast<unsigned>(params.num_m_blocks), static_cast<unsigned>(problem.heads_q),
-                  static_cast<unsigned>(problem.batch));
+  params.batch = static_cast<int>(problem.batch);
+
+  // Persistent grid: one CTA per SM (each needs a whole SM's shared memory and registers), or
+  // fewer when there are fewer tiles.
+  int device = 0;
+  int sm_count = 0;
+  int l2_bytes = 0;
+  FATTN_CUDA_TRY(cudaGetDevice(&device));
+  FATTN_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  FATTN_CUDA_TRY(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+  // Heads scheduled together keep their K and V in half of L2 (the other half serves Q, O and
+  // whatever else runs).
+  const std::int64_t kv_bytes_per_head = 2 * std::max<std::int64_t>(problem.seqlen_k, 1) *
+                                         problem.head_dim * static_cast<std::int64_t>(sizeof(Element));
+  const std::int64_t pairs = problem.batch * problem.heads_q;
+  params.heads_per_group = static_cast<int>(
+      std::clamp<std::int64_t>(l2_bytes / 2 / kv_bytes_per_head, 1, std::max<std::int64_t>(pairs, 1)));
+  const std::int64_t total_tiles = std::int64_t{params.num_m_blocks} * problem.heads_q * problem.batch;
+  if (total_tiles > std::numeric_limits<int>::max()) {
+    return Status::Unsupported("cuda_sm90: more than 2^31 query tiles (batch x heads x seqlen_q / " +
+                               std::to_string(Traits::kBlockM) + ")");
+  }
+  const dim3 grid(static_cast<unsigned>(std::min<std::int64_t>(total_tiles, sm_count)));
   const dim3 block(Traits::kThreads);
   const cudaStream_t stream = stream_of(args);
 

@@ -19,6 +19,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "common/mask.hpp"
 #include "cuda/common/ptx_sm90.cuh"
@@ -38,9 +39,11 @@ struct ForwardParams {
   int seqlen_q = 0;
   int seqlen_k = 0;
   int heads_q = 0;
+  int batch = 0;
   int group_size = 1;  // query heads per key/value head (GQA)
   int head_dim = 0;    // the real D; the kernel's bucket may be wider
   int num_m_blocks = 0;
+  int heads_per_group = 1;  // (batch, head) pairs whose K/V share L2 at one time (TileScheduler)
   float scale_log2 = 0;  // softmax scale · log2(e): scores go through exp2
   float scale = 0;       // softmax scale, for the natural-log LSE
 };
@@ -50,6 +53,10 @@ constexpr int kWarpSize = 32;
 constexpr int kTmaColumns = 64;  // one 128-byte swizzle row of 16-bit elements
 constexpr int kWgmmaK = 16;      // k extent of one 16-bit wgmma
 constexpr int kWgmmaM = 64;      // rows of one warpgroup's wgmma
+// Named barriers of the ping-pong schedule: consumer c waits on kSchedulerBarrier + c (id 0 is
+// __syncthreads).
+constexpr int kSchedulerBarrier = 1;
+constexpr int kTwoWarpgroups = 2 * kWarpgroupThreads;
 
 // Register budgets after setmaxnreg: the producer needs only addresses and loop counters; the
 // consumers get the rest (24·128 + 2·240·128 = 64,512 <= 65,536 registers per SM).
@@ -77,12 +84,14 @@ struct ForwardTraits {
   static constexpr int kKOffset = kQOffset + kQBytes;
   static constexpr int kVOffset = kKOffset + kStages * kKvTileBytes;
   static constexpr int kBarrierOffset = kVOffset + kStages * kKvTileBytes;
-  static constexpr int kBarrierCount = 1 + 4 * kStages;  // q_full, k/v full, k/v empty
+  static constexpr int kBarrierCount = 2 + 4 * kStages;  // q full/empty, k/v full, k/v empty
   // Slack so the dynamic buffer can be rounded up to the 1024-byte swizzle-atom alignment.
   static constexpr int kAlignment = static_cast<int>(kSwizzleAtomBytes);
   static constexpr int kSmemBytes =
       kBarrierOffset + kBarrierCount * static_cast<int>(sizeof(std::uint64_t)) + kAlignment;
 
+  static_assert(!(kShape.ping_pong || kShape.ping_pong_masked) || kConsumerWarpgroups == 2,
+                "ping-pong alternates two warpgroups");
   static_assert(kHeadDim % kTmaColumns == 0, "head-dim buckets are multiples of 64");
   static_assert(kBlockN % kWgmmaK == 0 && kBlockN % 8 == 0, "key tile must be a wgmma k-multiple");
   static_assert(kQColumnBlockBytes % kAlignment == 0 && kKvColumnBlockBytes % kAlignment == 0,
@@ -93,6 +102,7 @@ struct ForwardTraits {
 template <int kStages>
 struct PipelineBarriers {
   std::uint64_t q_full;
+  std::uint64_t q_empty;
   std::uint64_t k_full[kStages];
   std::uint64_t v_full[kStages];
   std::uint64_t k_empty[kStages];
@@ -258,6 +268,45 @@ struct Consumer {
 
 // ---- the kernel ---------------------------------------------------------------------------
 
+// The work tiles (query block, head, batch) of one launch and which CTA runs which.
+//
+// Order: the (batch, head) pairs are cut into groups of `heads_per_group` whose K and V fit in
+// half of L2 together (the host sizes it); within a group, query blocks run from the last to the
+// first (under a causal mask, heaviest first) with the heads of the group varying fastest. So
+// the CTAs running at one time work on few heads (K/V read from L2, not HBM) and on query blocks
+// of about the same cost.
+// Assignment: persistent CTAs take the ordered tiles round by round, in "snake" order (round
+// j hands tile j·G + k to CTA k when j is even, j·G + G-1-k when odd, G = gridDim.x), so the
+// CTA that drew the heaviest tile of one round draws the lightest of the next: with costs that
+// fall steadily along the order, every CTA ends up with about the same total.
+struct TileScheduler {
+  int num_m_blocks;
+  int heads;
+  int total_pairs;      // batch · heads
+  int heads_per_group;  // (batch, head) pairs per L2 group
+
+  FATTN_DEVICE int total_tiles() const { return num_m_blocks * total_pairs; }
+
+  // The ordered position of CTA `cta`'s tile in round `round` (may be >= total_tiles()).
+  FATTN_DEVICE int position(int round, int cta, int ctas) const {
+    return round * ctas + ((round & 1) ? ctas - 1 - cta : cta);
+  }
+
+  FATTN_DEVICE void decode(int position, int* m_block, int* head, int* batch) const {
+    const int group = position / (heads_per_group * num_m_blocks);
+    const int within = position - group * heads_per_group * num_m_blocks;
+    const int pairs_in_group = min(heads_per_group, total_pairs - group * heads_per_group);
+    *m_block = num_m_blocks - 1 - within / pairs_in_group;
+    const int pair = group * heads_per_group + within % pairs_in_group;
+    *head = pair % heads;
+    *batch = pair / heads;
+  }
+};
+
+// Persistent: each CTA walks its tiles (TileScheduler). The producer runs ahead across tile
+// boundaries — it loads the next tile's Q as soon as both consumers are done with the current
+// Q, and its K/V ring never drains — so a tile's prologue (first loads) hides under the previous
+// tile's last P·V and epilogue.
 template <int kHeadDim, class Element, class Mask>
 __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element>::kThreads, 1)
     forward_kernel(const __grid_constant__ CUtensorMap tma_q,
@@ -269,6 +318,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element>::kThreads, 1)
   constexpr int kBlockM = Traits::kBlockM;
   constexpr int kBlockN = Traits::kBlockN;
   constexpr int kStages = Traits::kStages;
+  constexpr bool kPingPong = std::is_same_v<Mask, NoMask> ? Traits::kShape.ping_pong
+                                                          : Traits::kShape.ping_pong_masked;
 
   extern __shared__ std::uint8_t smem_unaligned[];
   std::uint8_t* smem = reinterpret_cast<std::uint8_t*>(
@@ -276,24 +327,15 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element>::kThreads, 1)
       ~static_cast<std::uintptr_t>(Traits::kAlignment - 1));
   auto* bars = reinterpret_cast<PipelineBarriers<kStages>*>(smem + Traits::kBarrierOffset);
 
-  // Heaviest causal tiles (the last query rows see the most keys) are scheduled first.
-  const int m_block = params.num_m_blocks - 1 - static_cast<int>(blockIdx.x);
-  const int head = blockIdx.y;
-  const int batch = blockIdx.z;
-  const int kv_head = head / params.group_size;
-  const int row_begin = m_block * kBlockM;
-  const int row_end = min(row_begin + kBlockM, params.seqlen_q);
-
-  int first_tile = 0;
-  int last_tile = 0;
-  key_tile_range(mask, row_begin, row_end, kBlockN, &first_tile, &last_tile);
-  const int num_tiles = last_tile - first_tile;
-
+  const TileScheduler scheduler{params.num_m_blocks, params.heads_q, params.heads_q * params.batch,
+                                params.heads_per_group};
+  const int total_tiles = scheduler.total_tiles();
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
   const int lane = threadIdx.x % kWarpSize;
 
   if (threadIdx.x == 0) {
     mbarrier_init(&bars->q_full, 1);
+    mbarrier_init(&bars->q_empty, Traits::kConsumerWarps);
     for (int s = 0; s < kStages; ++s) {
       mbarrier_init(&bars->k_full[s], 1);
       mbarrier_init(&bars->v_full[s], 1);
@@ -307,36 +349,50 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element>::kThreads, 1)
   if (warpgroup == 0) {
     // ---------------- producer ----------------
     release_registers<kProducerRegisters>();
-    if (threadIdx.x == 0 && num_tiles > 0) {
-      prefetch_tensor_map(&tma_q);
-      prefetch_tensor_map(&tma_k);
-      prefetch_tensor_map(&tma_v);
+    if (threadIdx.x != 0) return;
+    prefetch_tensor_map(&tma_q);
+    prefetch_tensor_map(&tma_k);
+    prefetch_tensor_map(&tma_v);
+    int kv_iteration = 0;
+    int q_round = 0;
+    for (int round = 0; round * static_cast<int>(gridDim.x) < total_tiles; ++round) {
+      const int tile = scheduler.position(round, blockIdx.x, gridDim.x);
+      if (tile >= total_tiles) continue;
+      int m_block, head, batch;
+      scheduler.decode(tile, &m_block, &head, &batch);
+      const int row_begin = m_block * kBlockM;
+      const int row_end = min(row_begin + kBlockM, params.seqlen_q);
+      int first_tile, last_tile;
+      key_tile_range(mask, row_begin, row_end, kBlockN, &first_tile, &last_tile);
+      if (last_tile == first_tile) continue;  // fully masked: the consumers write zeros
+      const int kv_head = head / params.group_size;
+      // A fresh barrier counts as having completed the phase before phase 0, so the first
+      // round through each buffer does not wait.
+      mbarrier_wait(&bars->q_empty, (q_round & 1) ^ 1);
+      ++q_round;
       mbarrier_arrive_expect_tx(&bars->q_full, Traits::kQBytes);
 #pragma unroll
       for (int b = 0; b < Traits::kColumnBlocks; ++b) {
         tma_load_4d(&tma_q, &bars->q_full, smem + Traits::kQOffset + b * Traits::kQColumnBlockBytes,
                     b * kTmaColumns, row_begin, head, batch);
       }
-      for (int i = 0; i < num_tiles; ++i) {
-        const int key0 = (last_tile - 1 - i) * kBlockN;
-        const RingSlot slot = ring_slot<kStages>(i);
+      for (int n = last_tile - 1; n >= first_tile; --n, ++kv_iteration) {
+        const RingSlot slot = ring_slot<kStages>(kv_iteration);
         std::uint8_t* k_dst = smem + Traits::kKOffset + slot.stage * Traits::kKvTileBytes;
         std::uint8_t* v_dst = smem + Traits::kVOffset + slot.stage * Traits::kKvTileBytes;
-        // A fresh barrier counts as having completed the phase before phase 0, so the first
-        // round through the ring does not wait.
         mbarrier_wait(&bars->k_empty[slot.stage], slot.phase ^ 1);
         mbarrier_arrive_expect_tx(&bars->k_full[slot.stage], Traits::kKvTileBytes);
 #pragma unroll
         for (int b = 0; b < Traits::kColumnBlocks; ++b) {
           tma_load_4d(&tma_k, &bars->k_full[slot.stage], k_dst + b * Traits::kKvColumnBlockBytes,
-                      b * kTmaColumns, key0, kv_head, batch);
+                      b * kTmaColumns, n * kBlockN, kv_head, batch);
         }
         mbarrier_wait(&bars->v_empty[slot.stage], slot.phase ^ 1);
         mbarrier_arrive_expect_tx(&bars->v_full[slot.stage], Traits::kKvTileBytes);
 #pragma unroll
         for (int b = 0; b < Traits::kColumnBlocks; ++b) {
           tma_load_4d(&tma_v, &bars->v_full[slot.stage], v_dst + b * Traits::kKvColumnBlockBytes,
-                      b * kTmaColumns, key0, kv_head, batch);
+                      b * kTmaColumns, n * kBlockN, kv_head, batch);
         }
       }
     }
@@ -347,114 +403,153 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element>::kThreads, 1)
   claim_registers<kConsumerRegisters>();
   const int consumer = warpgroup - 1;
   const int warp_in_group = (threadIdx.x % kWarpgroupThreads) / kWarpSize;
-  // This thread's two rows: r and r + 8 (wgmma accumulator layout).
-  const int row0 = row_begin + consumer * kWgmmaM + warp_in_group * 16 + lane / 4;
-  const int group_rows_begin = row_begin + consumer * kWgmmaM;
-  const int group_rows_end = min(group_rows_begin + kWgmmaM, params.seqlen_q);
-
   const std::uint32_t q_base =
       smem_address(smem + Traits::kQOffset) + consumer * kWgmmaM * kSwizzleRowBytes;
   const std::uint32_t k_base = smem_address(smem + Traits::kKOffset);
   const std::uint32_t v_base = smem_address(smem + Traits::kVOffset);
-
-  float o[Math::kOutRegs];
-  float s[Math::kScoreRegs];
-  std::uint32_t p[Math::kPChunks][4];
-  float row_max[2] = {-INFINITY, -INFINITY};
-  float row_sum[2] = {0.0f, 0.0f};
-  float correction[2];
-#pragma unroll
-  for (int i = 0; i < Math::kOutRegs; ++i) o[i] = 0.0f;
-
-  // Per-element masking only where the tile straddles the mask boundary or the end of the keys.
-  auto mask_if_needed = [&](int tile) {
-    const int col0 = tile * kBlockN;
-    const bool ragged = col0 + kBlockN > params.seqlen_k;
-    if (ragged || !mask.tile_is_unmasked(group_rows_begin, group_rows_end, col0, col0 + kBlockN)) {
-      Math::apply_mask(s, mask, row0, col0, params.seqlen_k);
-    }
-  };
   auto release = [&](std::uint64_t* barrier) {
     __syncwarp();
     if (lane == 0) mbarrier_arrive(barrier);
   };
-
-  if (num_tiles > 0) {
-    mbarrier_wait(&bars->q_full, 0);
-    {
-      const RingSlot slot = ring_slot<kStages>(0);
-      mbarrier_wait(&bars->k_full[slot.stage], slot.phase);
-      Math::issue_scores(s, q_base, k_base + slot.stage * Traits::kKvTileBytes);
-      wgmma_wait<0>();
-#pragma unroll
-      for (int i = 0; i < Math::kScoreRegs; ++i) fence_operand(s[i]);
-      release(&bars->k_empty[slot.stage]);
-      mask_if_needed(last_tile - 1);
-      Math::online_softmax(s, row_max, row_sum, correction, params.scale_log2);
-      Math::convert_p(s, p);
+  // Ping-pong: a warpgroup issues its GEMMs only when the other has issued its own, then passes
+  // the turn. Both warpgroups take the same number of turns (one per GEMM issue round), consumer
+  // 0 going first.
+  auto take_turn = [&] {
+    if constexpr (kPingPong) named_barrier_sync(kSchedulerBarrier + consumer, kTwoWarpgroups);
+  };
+  auto pass_turn = [&] {
+    if constexpr (kPingPong) {
+      named_barrier_arrive(kSchedulerBarrier + (1 - consumer), kTwoWarpgroups);
     }
-    for (int i = 1; i < num_tiles; ++i) {
-      const RingSlot slot = ring_slot<kStages>(i);
-      const RingSlot prev = ring_slot<kStages>(i - 1);
-      mbarrier_wait(&bars->k_full[slot.stage], slot.phase);
-      Math::issue_scores(s, q_base, k_base + slot.stage * Traits::kKvTileBytes);
-      mbarrier_wait(&bars->v_full[prev.stage], prev.phase);
-      Math::issue_pv(o, p, v_base + prev.stage * Traits::kKvTileBytes);
-      wgmma_wait<1>();  // the scores are ready; P·V of the previous tile still runs
+  };
+  if (consumer == 1) pass_turn();
+
+  int kv_iteration = 0;
+  int q_round = 0;
+  for (int round = 0; round * static_cast<int>(gridDim.x) < total_tiles; ++round) {
+    const int tile = scheduler.position(round, blockIdx.x, gridDim.x);
+    if (tile >= total_tiles) continue;
+    int m_block, head, batch;
+    scheduler.decode(tile, &m_block, &head, &batch);
+    const int row_begin = m_block * kBlockM;
+    const int row_end = min(row_begin + kBlockM, params.seqlen_q);
+    int first_tile, last_tile;
+    key_tile_range(mask, row_begin, row_end, kBlockN, &first_tile, &last_tile);
+    const int num_tiles = last_tile - first_tile;
+    // This thread's two rows: r and r + 8 (wgmma accumulator layout).
+    const int row0 = row_begin + consumer * kWgmmaM + warp_in_group * 16 + lane / 4;
+    const int group_rows_begin = row_begin + consumer * kWgmmaM;
+    const int group_rows_end = min(group_rows_begin + kWgmmaM, params.seqlen_q);
+
+    float o[Math::kOutRegs];
+    float s[Math::kScoreRegs];
+    std::uint32_t p[Math::kPChunks][4];
+    float row_max[2] = {-INFINITY, -INFINITY};
+    float row_sum[2] = {0.0f, 0.0f};
+    float correction[2];
 #pragma unroll
-      for (int r = 0; r < Math::kScoreRegs; ++r) fence_operand(s[r]);
-      release(&bars->k_empty[slot.stage]);
-      mask_if_needed(last_tile - 1 - i);
-      Math::online_softmax(s, row_max, row_sum, correction, params.scale_log2);
+    for (int i = 0; i < Math::kOutRegs; ++i) o[i] = 0.0f;
+
+    // Per-element masking only where the tile straddles the mask boundary or the end of keys.
+    auto mask_if_needed = [&](int key_tile) {
+      const int col0 = key_tile * kBlockN;
+      const bool ragged = col0 + kBlockN > params.seqlen_k;
+      if (ragged || !mask.tile_is_unmasked(group_rows_begin, group_rows_end, col0, col0 + kBlockN)) {
+        Math::apply_mask(s, mask, row0, col0, params.seqlen_k);
+      }
+    };
+
+    if (num_tiles > 0) {
+      mbarrier_wait(&bars->q_full, q_round & 1);
+      ++q_round;
+      {
+        const RingSlot slot = ring_slot<kStages>(kv_iteration);
+        mbarrier_wait(&bars->k_full[slot.stage], slot.phase);
+        take_turn();
+        Math::issue_scores(s, q_base, k_base + slot.stage * Traits::kKvTileBytes);
+        pass_turn();
+        wgmma_wait<0>();
+#pragma unroll
+        for (int i = 0; i < Math::kScoreRegs; ++i) fence_operand(s[i]);
+        release(&bars->k_empty[slot.stage]);
+        if (num_tiles == 1) release(&bars->q_empty);
+        mask_if_needed(last_tile - 1);
+        Math::online_softmax(s, row_max, row_sum, correction, params.scale_log2);
+        Math::convert_p(s, p);
+      }
+      for (int i = 1; i < num_tiles; ++i) {
+        const RingSlot slot = ring_slot<kStages>(kv_iteration + i);
+        const RingSlot prev = ring_slot<kStages>(kv_iteration + i - 1);
+        mbarrier_wait(&bars->k_full[slot.stage], slot.phase);
+        mbarrier_wait(&bars->v_full[prev.stage], prev.phase);
+        take_turn();
+        Math::issue_scores(s, q_base, k_base + slot.stage * Traits::kKvTileBytes);
+        Math::issue_pv(o, p, v_base + prev.stage * Traits::kKvTileBytes);
+        pass_turn();
+        wgmma_wait<1>();  // the scores are ready; P·V of the previous tile still runs
+#pragma unroll
+        for (int r = 0; r < Math::kScoreRegs; ++r) fence_operand(s[r]);
+        release(&bars->k_empty[slot.stage]);
+        // The last Q·Kᵀ of this tile is done: the producer may load the next tile's Q.
+        if (i == num_tiles - 1) release(&bars->q_empty);
+        mask_if_needed(last_tile - 1 - i);
+        Math::online_softmax(s, row_max, row_sum, correction, params.scale_log2);
+        wgmma_wait<0>();
+#pragma unroll
+        for (int r = 0; r < Math::kOutRegs; ++r) fence_operand(o[r]);
+        release(&bars->v_empty[prev.stage]);
+        Math::rescale(o, correction);
+        Math::convert_p(s, p);
+      }
+      const RingSlot slot = ring_slot<kStages>(kv_iteration + num_tiles - 1);
+      mbarrier_wait(&bars->v_full[slot.stage], slot.phase);
+      take_turn();
+      Math::issue_pv(o, p, v_base + slot.stage * Traits::kKvTileBytes);
+      pass_turn();
       wgmma_wait<0>();
 #pragma unroll
       for (int r = 0; r < Math::kOutRegs; ++r) fence_operand(o[r]);
-      release(&bars->v_empty[prev.stage]);
-      Math::rescale(o, correction);
-      Math::convert_p(s, p);
+      release(&bars->v_empty[slot.stage]);
+      kv_iteration += num_tiles;
     }
-    const RingSlot slot = ring_slot<kStages>(num_tiles - 1);
-    mbarrier_wait(&bars->v_full[slot.stage], slot.phase);
-    Math::issue_pv(o, p, v_base + slot.stage * Traits::kKvTileBytes);
-    wgmma_wait<0>();
-#pragma unroll
-    for (int r = 0; r < Math::kOutRegs; ++r) fence_operand(o[r]);
-    release(&bars->v_empty[slot.stage]);
-  }
 
-  // ---------------- epilogue: O / l and LSE ----------------
-  auto* out = static_cast<Element*>(params.out) + batch * params.out_stride_batch +
-              head * params.out_stride_head;
-  const bool pairs_aligned = params.head_dim % 2 == 0;
+    // ---------------- epilogue: O / l and LSE ----------------
+    auto* out = static_cast<Element*>(params.out) + batch * params.out_stride_batch +
+                head * params.out_stride_head;
+    const bool pairs_aligned = params.head_dim % 2 == 0;
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    float sum = row_sum[h];
-    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-    const int row = row0 + 8 * h;
-    if (row >= params.seqlen_q) continue;
-    const float inv_sum = sum > 0.0f ? 1.0f / sum : 0.0f;
-    Element* out_row = out + row * params.out_stride_seq;
+    for (int h = 0; h < 2; ++h) {
+      float sum = row_sum[h];
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+      const int row = row0 + 8 * h;
+      if (row >= params.seqlen_q) continue;
+      const float inv_sum = sum > 0.0f ? 1.0f / sum : 0.0f;
+      Element* out_row = out + row * params.out_stride_seq;
 #pragma unroll
-    for (int j = 0; j < Math::kOutRegs / 4; ++j) {
-      const int col = 8 * j + 2 * (lane % 4);
-      const float v0 = o[4 * j + 2 * h] * inv_sum;
-      const float v1 = o[4 * j + 2 * h + 1] * inv_sum;
-      if (pairs_aligned) {
-        if (col < params.head_dim) {
-          *reinterpret_cast<std::uint32_t*>(out_row + col) =
-              pack_pair(v0, v1, static_cast<Element*>(nullptr));
+      for (int j = 0; j < Math::kOutRegs / 4; ++j) {
+        const int col = 8 * j + 2 * (lane % 4);
+        const float v0 = o[4 * j + 2 * h] * inv_sum;
+        const float v1 = o[4 * j + 2 * h + 1] * inv_sum;
+        if (pairs_aligned) {
+          if (col < params.head_dim) {
+            *reinterpret_cast<std::uint32_t*>(out_row + col) =
+                pack_pair(v0, v1, static_cast<Element*>(nullptr));
+          }
+        } else {
+          if (col < params.head_dim) out_row[col] = static_cast<Element>(v0);
+          if (col + 1 < params.head_dim) out_row[col + 1] = static_cast<Element>(v1);
         }
-      } else {
-        if (col < params.head_dim) out_row[col] = static_cast<Element>(v0);
-        if (col + 1 < params.head_dim) out_row[col + 1] = static_cast<Element>(v1);
+      }
+      if (lane % 4 == 0) {
+        const float lse = sum > 0.0f ? row_max[h] * params.scale + logf(sum) : -INFINITY;
+        params.lse[batch * params.lse_stride_batch + head * params.lse_stride_head + row] = lse;
       }
     }
-    if (lane % 4 == 0) {
-      const float lse = sum > 0.0f ? row_max[h] * params.scale + logf(sum) : -INFINITY;
-      params.lse[batch * params.lse_stride_batch + head * params.lse_stride_head + row] = lse;
-    }
   }
+  // Consumer 1 passed the turn once more than consumer 0 took it; absorb that pass so that no
+  // named barrier is left half-arrived when the CTA exits.
+  if (consumer == 0) take_turn();
 }
 
 }  // namespace fattn::detail::sm90

@@ -11,6 +11,9 @@
 //   D = 256: 128 + 40 + 20 registers at kBlockN = 80, and Q (64 KB) + 2 stages × (K + V)
 //   (2 × 80 KB) = 224 KB fills shared memory. D = 192: kBlockN = 96 keeps 2 stages in 192 KB.
 //   D <= 128: kBlockN = 128 (the widest P·V k-loop per barrier round trip that still fits).
+// - ping-pong: measured on an H100 (docs/perf-notes.md, sm90): +2–11% at D = 128 and 256. At
+//   D = 256 the masked kernels do not fit ping-pong's extra live registers in 240 (ptxas spilled
+//   32–68 bytes), so they run without it.
 // - kStages: K/V ring depth. Two stages already cover the TMA latency when each stage holds a
 //   full 128-key tile; D = 64 tiles are small (16 KB each), so a third stage is nearly free.
 #pragma once
@@ -21,6 +24,11 @@ struct TileShape {
   int block_m;
   int block_n;
   int stages;
+  // The two consumer warpgroups take turns issuing their GEMMs (named barriers), so one's
+  // softmax runs while the other's wgmmas keep the tensor cores busy. Separately for masked
+  // kernels, whose per-element mask code needs more registers.
+  bool ping_pong;
+  bool ping_pong_masked;
 };
 
 template <int kHeadDimBucket>
@@ -28,19 +36,19 @@ struct TileConfig;
 
 template <>
 struct TileConfig<64> {
-  static constexpr TileShape kShape{128, 128, 3};
+  static constexpr TileShape kShape{128, 128, 3, true, true};
 };
 template <>
 struct TileConfig<128> {
-  static constexpr TileShape kShape{128, 128, 2};
+  static constexpr TileShape kShape{128, 128, 2, true, true};
 };
 template <>
 struct TileConfig<192> {
-  static constexpr TileShape kShape{128, 96, 2};
+  static constexpr TileShape kShape{128, 96, 2, true, true};
 };
 template <>
 struct TileConfig<256> {
-  static constexpr TileShape kShape{128, 80, 2};
+  static constexpr TileShape kShape{128, 80, 2, true, false};
 };
 
 // The buckets in increasing order: a head dim runs in the first bucket that holds it.

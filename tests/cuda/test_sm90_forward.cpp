@@ -1,0 +1,178 @@
+// cuda_sm90-specific checks, beside the shared matrix in test_cuda_backends.cpp:
+// - the selector's TMA rule: tensors whose pointers or strides are not 16-byte aligned are
+//   refused by cuda_sm90 with a reason and fall back to cuda_sm80 (no GPU needed);
+// - the persistent tile scheduler: more query tiles than SMs, several L2 head groups (the last
+//   one partial), causal and windowed work of uneven cost, GQA;
+// - head dims padded inside a bucket (TMA zero-fill) with row-padded layouts, whose padding must
+//   stay untouched.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "api/device_query.hpp"
+#include "api/selector.hpp"
+#include "support/test_tensors.hpp"
+
+namespace fattn::testing {
+namespace {
+
+constexpr double kLseTolerance = 1e-5;
+
+// A deep copy: HostTensor's implicit copy duplicates the storage but leaves the view pointing
+// into the original's.
+HostTensor clone(const HostTensor& t) {
+  HostTensor c = t;
+  c.view.data = c.storage.data() + (static_cast<const std::uint8_t*>(t.view.data) - t.storage.data());
+  return c;
+}
+
+Problem hopper_problem(std::int64_t head_dim, std::size_t alignment_bytes) {
+  Problem p;
+  p.batch = 1;
+  p.seqlen_q = 128;
+  p.seqlen_k = 128;
+  p.heads_q = 2;
+  p.heads_kv = 2;
+  p.head_dim = head_dim;
+  p.dtype = DType::bfloat16;
+  p.device = Device::cuda(0);
+  p.direction = Direction::forward;
+  p.alignment_bytes = alignment_bytes;
+  return p;
+}
+
+detail::DeviceInfo hopper_device() {
+  detail::DeviceInfo d;
+  d.present = true;
+  d.compute_capability = 90;
+  d.name = "Hopper (simulated)";
+  return d;
+}
+
+TEST(Sm90Selector, UnalignedStridesFallBackWithAReason) {
+  if (!backend_compiled(Backend::cuda_sm90)) GTEST_SKIP() << "cuda_sm90 is not compiled";
+  // D = 129 packed: rows are 258 bytes apart, only 2-byte aligned.
+  Problem packed_odd = hopper_problem(129, 2);
+  packed_odd.options.backend = Backend::cuda_sm90;
+  const Selection refused = detail::select_backend(packed_odd, hopper_device());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.reason.find("16-byte"), std::string::npos) << refused.reason;
+
+  packed_odd.options.backend = Backend::automatic;
+  const Selection fallback = detail::select_backend(packed_odd, hopper_device());
+  if (backend_compiled(Backend::cuda_sm80)) {
+    ASSERT_TRUE(fallback.ok()) << fallback.reason;
+    EXPECT_EQ(*fallback.backend, Backend::cuda_sm80);
+  }
+
+  // The same head dim with rows padded to a 16-byte multiple is taken.
+  Problem padded = hopper_problem(129, 16);
+  padded.options.backend = Backend::cuda_sm90;
+  const Selection taken = detail::select_backend(padded, hopper_device());
+  EXPECT_TRUE(taken.ok()) << taken.reason;
+}
+
+struct Sm90Case {
+  const char* name;
+  DType dtype;
+  std::int64_t batch, seqlen_q, seqlen_k, heads_q, heads_kv, head_dim;
+  bool causal;
+  Window window;
+  std::int64_t row_padding;
+};
+
+class Sm90Forward : public ::testing::TestWithParam<Sm90Case> {
+ protected:
+  void SetUp() override {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+      cudaGetLastError();
+      GTEST_SKIP() << "no CUDA device";
+    }
+    if (!backend_compiled(Backend::cuda_sm90)) GTEST_SKIP() << "cuda_sm90 is not compiled";
+    if (detail::query_cuda_device(0).compute_capability != 90) GTEST_SKIP() << "not a Hopper GPU";
+  }
+};
+
+// Device buffer holding a host tensor's bytes (same layout, padding included).
+struct DeviceBuffer {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+  TensorView view;
+  explicit DeviceBuffer(const HostTensor& host) : bytes(host.bytes()) {
+    EXPECT_EQ(cudaMalloc(&data, bytes), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(data, host.storage.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    view = host.view;
+    view.data = static_cast<char*>(data) +
+                (static_cast<const std::uint8_t*>(host.view.data) - host.storage.data());
+    view.device = Device::cuda(0);
+  }
+  ~DeviceBuffer() { cudaFree(data); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  HostTensor to_host(const HostTensor& like) const {
+    HostTensor h = clone(like);
+    EXPECT_EQ(cudaMemcpy(h.storage.data(), data, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    return h;
+  }
+};
+
+TEST_P(Sm90Forward, MatchesReference) {
+  const Sm90Case& c = GetParam();
+  AttentionTensors t(c.dtype, c.batch, c.seqlen_q, c.seqlen_k, c.heads_q, c.heads_kv, c.head_dim,
+                     std::hash<std::string>{}(c.name), c.row_padding);
+  Options options;
+  options.causal = c.causal;
+  options.window = c.window;
+
+  HostTensor ref_out = clone(t.out), ref_lse = clone(t.lse);
+  options.backend = Backend::cpu_reference;
+  ASSERT_TRUE(forward(t.q.view, t.k.view, t.v.view, ref_out.view, ref_lse.view, options).ok());
+
+  poison(t.out);  // NaN everywhere, padding included: copied to the device as the output
+  poison(t.lse);
+  DeviceBuffer q(t.q), k(t.k), v(t.v), out(t.out), lse(t.lse);
+  options.backend = Backend::cuda_sm90;
+  const Status s = forward(q.view, k.view, v.view, out.view, lse.view, options);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+
+  const HostTensor got_out = out.to_host(t.out), got_lse = lse.to_host(t.lse);
+  EXPECT_LE(relative_error(got_out, ref_out), tolerance_for(c.dtype)) << "out";
+  EXPECT_LE(relative_error(got_lse, ref_lse), kLseTolerance) << "lse";
+
+  // Row padding past head_dim is never written: its bytes are still the NaN poison.
+  if (c.row_padding > 0) {
+    const std::size_t element = size_of(c.dtype);
+    const std::int64_t row_elements = c.head_dim + c.row_padding;
+    const std::int64_t rows = got_out.numel() / c.head_dim;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (std::int64_t e = c.head_dim; e < row_elements; ++e) {
+        const std::uint8_t* byte = got_out.storage.data() + (r * row_elements + e) * element;
+        ASSERT_EQ(byte[0], t.out.storage[(r * row_elements + e) * element])
+            << "padding element " << e << " of row " << r << " was written";
+      }
+    }
+  }
+}
+
+constexpr Window kNoWindow{};
+
+INSTANTIATE_TEST_SUITE_P(
+    Scheduler, Sm90Forward,
+    ::testing::Values(
+        // More tiles than SMs; causal costs fall along each head; GQA 5 -> 1.
+        Sm90Case{"causal_many_tiles", DType::bfloat16, 3, 1100, 1500, 5, 1, 128, true, kNoWindow, 0},
+        // Long keys: few heads fit one L2 group, so the tiles span several groups.
+        Sm90Case{"groups_d256", DType::float16, 2, 600, 4096, 5, 5, 256, false, kNoWindow, 0},
+        Sm90Case{"window_d64", DType::bfloat16, 2, 2000, 1800, 4, 2, 64, false, Window{300, 40}, 0},
+        // Padded head dims in their buckets, with row-padded (still 16-byte aligned) layouts.
+        Sm90Case{"d72_padded_rows", DType::float16, 1, 513, 777, 3, 3, 72, true, kNoWindow, 8},
+        Sm90Case{"d200_padded_rows", DType::bfloat16, 1, 300, 300, 2, 1, 200, false, kNoWindow, 8},
+        Sm90Case{"d136_decode", DType::bfloat16, 4, 1, 3000, 4, 2, 136, true, kNoWindow, 0}),
+    [](const ::testing::TestParamInfo<Sm90Case>& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace fattn::testing
