@@ -275,6 +275,16 @@ TEST(KernelReports, MatchDuplicateNamesByOccurrence) {
   EXPECT_EQ(reports[1].spills->load_bytes, 8);
 }
 
+TEST(KernelReports, NoStackFrameMeansNoSpillsWithoutTheElfDump) {
+  std::istringstream sass_text(kDuplicateSass), resource_text(kDuplicateResources);
+  std::vector<ResourceCubin> resources = parse_resource_usage(resource_text);
+  resources[0].functions[0].usage.stack_bytes = 0;
+  const std::vector<KernelReport> reports = build_kernel_reports(parse_sass(sass_text), resources, {});
+  ASSERT_TRUE(reports[0].spills.has_value());
+  EXPECT_EQ(reports[0].spills->total(), 0);
+  EXPECT_FALSE(reports[1].spills.has_value());  // a stack frame, and no ELF info to say what is in it
+}
+
 TEST(KernelReports, MissingResourceAndElfEntriesStayUnknown) {
   std::istringstream sass_text(kLoneCubinSass);
   const std::vector<KernelReport> reports = build_kernel_reports(parse_sass(sass_text), {}, {});

@@ -212,5 +212,18 @@ TEST(Audit, HelperKernelsFollowTheirOwnRules) {
   EXPECT_EQ(result.kernels[1].status, KernelStatus::passed);    // the helper needs none
 }
 
+TEST(Audit, DeclaredBackwardHelpersNeedNoMma) {
+  KernelReport helper = named_kernel("void fattn::detail::sm80::backward_preprocess_kernel<__half>(Params)");
+  KernelReport main_kernel = named_kernel("void fattn::detail::sm80::backward_kernel<Cfg, __half, NoMask>(Params)");
+  count_of(helper.counts, InstructionClass::ffma) = 29;
+  const AuditResult result = audit_kernels({helper, main_kernel}, declared_families(), std::nullopt);
+  EXPECT_EQ(result.kernels[0].status, KernelStatus::passed);
+  EXPECT_EQ(result.kernels[1].status, KernelStatus::violated);  // the main kernel still needs HMMA
+  KernelReport spilling_helper = helper;
+  count_of(spilling_helper.counts, InstructionClass::stl) = 1;
+  EXPECT_EQ(audit_kernels({spilling_helper}, declared_families(), std::nullopt).kernels[0].status,
+            KernelStatus::violated);
+}
+
 }  // namespace
 }  // namespace fattn::audit

@@ -109,6 +109,8 @@ std::vector<KernelReport> build_kernel_reports(const std::vector<SassCubin>& sas
       if (const SpillAnnotations* annotations =
               spill_index.find(cubin.arch, function.mangled_name, occurrence)) {
         report.spills = measure_spills(function, annotations->offsets);
+      } else if (report.resources && report.resources->stack_bytes == 0) {
+        report.spills = SpillBytes{};  // spills live in the stack frame: none without one
       }
       reports.push_back(std::move(report));
     }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,7 +43,8 @@ SpillBytes measure_spills(const SassFunction& function, const std::vector<std::u
 
 // Joins the dumps. A function is matched across them by (arch, mangled name, occurrence), so
 // the k-th copy of a name in one arch's SASS meets the k-th copy in the other dumps. Every
-// function of the SASS dump gives one report, in the dump's order.
+// function of the SASS dump gives one report, in the dump's order. A function without a stack
+// frame has no spills, so the ELF dump is only needed for functions with one.
 std::vector<KernelReport> build_kernel_reports(const std::vector<SassCubin>& sass,
                                                const std::vector<ResourceCubin>& resources,
                                                const std::vector<ElfInfoCubin>& elf_info);

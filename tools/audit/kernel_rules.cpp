@@ -18,21 +18,31 @@ InstructionRule no_local_memory() {
   return {"no local memory: no spills, no run-time-indexed arrays", Requirement::absent, {IC::ldl, IC::stl}};
 }
 
+// The CUDA-core family exists for GPUs without tensor cores: one tensor-core instruction and
+// it cannot run there.
+InstructionRule no_tensor_cores() {
+  return {"no tensor cores: it must run on GPUs that have none", Requirement::absent, {IC::hmma, IC::hgmma, IC::qgmma}};
+}
+
 std::vector<KernelFamily> make_families() {
   std::vector<KernelFamily> families;
   // The materializing baseline: its GEMMs are cuBLAS's (not in libfattn); its own kernels are
   // the softmax passes, which only need to stream rows without spilling.
   families.push_back({"cuda_standard", "standard", {}, {no_local_memory()}, {}});
-  // The CUDA-core kernel exists for GPUs without tensor cores: a tensor-core instruction in it
-  // would make it fail there, and without FFMA it is not doing its math on the CUDA cores.
+  // The tensor-core families' backward passes run two row-wise kernels around the main one:
+  // dot(dO, O) before it, and the fp32 dQ accumulator's scaling and conversion after it. They
+  // stream rows and do no MMA; only the local-memory rule applies to them.
+  const HelperKernels kBackwardHelpers{{"backward_preprocess_kernel", "backward_postprocess_kernel"},
+                                       {no_local_memory()}};
+  // Without FFMA the CUDA-core kernel is not doing its math on the CUDA cores.
   families.push_back({"cuda_simt",
                       "simt",
                       {},
                       {{"fp32 math on the CUDA cores", Requirement::present, {IC::ffma}},
-                       {"no tensor cores: it must run on GPUs that have none", Requirement::absent,
-                        {IC::hmma, IC::hgmma, IC::qgmma}},
+                       no_tensor_cores(),
                        no_local_memory()},
-                      {}});
+                      // The backward pass's row-wise dot(dO, O) ahead of the main kernels.
+                      {{"preprocess_kernel"}, {no_tensor_cores(), no_local_memory()}}});
   // FlashAttention-2 class: mma.sync fed by ldmatrix from tiles that cp.async filled. Compiled
   // for sm_80 and, because sm_80 machine code does not run on Hopper, for sm_90a too.
   families.push_back({"cuda_sm80",
@@ -42,7 +52,7 @@ std::vector<KernelFamily> make_families() {
                        {"fragments loaded with ldmatrix", Requirement::present, {IC::ldsm}},
                        {"tiles filled with cp.async", Requirement::present, {IC::ldgsts}},
                        no_local_memory()},
-                      {}});
+                      kBackwardHelpers});
   // Hopper: warpgroup MMA (wgmma) on tiles that TMA brought in; wgmma exists only in sm_90a.
   families.push_back({"cuda_sm90",
                       "sm90",
@@ -50,7 +60,7 @@ std::vector<KernelFamily> make_families() {
                       {{"warpgroup MMA: wgmma", Requirement::present, {IC::hgmma}},
                        {"tiles loaded by TMA", Requirement::present, {IC::utmaldg}},
                        no_local_memory()},
-                      {}});
+                      kBackwardHelpers});
   return families;
 }
 

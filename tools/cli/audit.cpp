@@ -134,9 +134,23 @@ bool dump(const fs::path& cuobjdump, const char* option, const fs::path& library
   return false;
 }
 
+bool any_stack_frame(const std::vector<audit::ResourceCubin>& resources) {
+  for (const audit::ResourceCubin& cubin : resources) {
+    for (const audit::ResourceFunction& function : cubin.functions) {
+      if (function.usage.stack_bytes > 0) return true;
+    }
+  }
+  return false;
+}
+
 bool read_dumps(const fs::path& cuobjdump, const fs::path& library, Dumps& dumps, std::string& error) {
-  return dump(cuobjdump, "--dump-sass", library, &audit::parse_sass, dumps.sass, error) &&
-         dump(cuobjdump, "--dump-resource-usage", library, &audit::parse_resource_usage, dumps.resources, error) &&
+  if (!dump(cuobjdump, "--dump-sass", library, &audit::parse_sass, dumps.sass, error) ||
+      !dump(cuobjdump, "--dump-resource-usage", library, &audit::parse_resource_usage, dumps.resources, error)) {
+    return false;
+  }
+  // The ELF dump (all code again, in hex) only serves to measure spills, which need a stack
+  // frame: skip it when no kernel has one.
+  return !any_stack_frame(dumps.resources) ||
          dump(cuobjdump, "--dump-elf", library, &audit::parse_elf_info, dumps.elf_info, error);
 }
 
@@ -183,6 +197,14 @@ std::string family_heading(const KernelFamily& family) {
   }
   text += "):";
   for (const audit::InstructionRule& rule : family.rules) text += "\n  " + audit::describe(rule);
+  if (!family.helpers.base_names.empty()) {
+    text += "\n  helper kernels (";
+    for (std::size_t i = 0; i < family.helpers.base_names.size(); ++i) {
+      text += (i ? ", " : "") + family.helpers.base_names[i];
+    }
+    text += "):";
+    for (const audit::InstructionRule& rule : family.helpers.rules) text += "\n    " + audit::describe(rule);
+  }
   return text;
 }
 
@@ -309,6 +331,12 @@ void print_json(const fs::path& library, const AuditResult& result, const AuditS
     json.end_array();
     json.key("rules").begin_array();
     for (const audit::InstructionRule& rule : family.rules) json.value(audit::describe(rule));
+    json.end_array();
+    json.key("helper_kernels").begin_array();
+    for (const std::string& name : family.helpers.base_names) json.value(name);
+    json.end_array();
+    json.key("helper_rules").begin_array();
+    for (const audit::InstructionRule& rule : family.helpers.rules) json.value(audit::describe(rule));
     json.end_array();
     json.end_object();
   }
