@@ -17,7 +17,9 @@ from torch import Tensor
 from . import _fattn
 
 _ATTENTION_RANK = 4
-_OPTION_COUNT = 7  # softmax_scale, causal, window_left, window_right, backend, deterministic, num_threads
+# The non-tensor arguments of both ops: softmax_scale, causal, window_left, window_right,
+# backend, deterministic, num_threads (they get no gradient).
+_OPTION_COUNT = 7
 
 
 def _check_rank(t: Tensor, name: str) -> None:
@@ -74,8 +76,8 @@ def fwd(
     device_context, stream, threads = _execution(q, num_threads)
     with device_context:
         _fattn.forward(
-            *_exportable(q, k, v), out, lse, softmax_scale, causal, (window_left, window_right), backend,
-            deterministic, stream, threads,
+            *_exportable(q, k, v), out, lse, softmax_scale, causal,
+            (window_left, window_right), backend, deterministic, stream, threads,
         )
     return out, lse
 

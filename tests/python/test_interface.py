@@ -108,16 +108,16 @@ def test_flash_attn_func_copies_only_a_strided_last_dimension(rng):
 # Each case: (what to change, the start of the library's message). The messages are the C++
 # validation's own, arriving unchanged as ValueError.
 @pytest.mark.parametrize("make,message", [
-    (lambda q, k, v: (q[0], k, v), r"q: expected a rank-4 tensor \(batch, seqlen, heads, "
-                                   r"head_dim\), got rank 3"),
+    (lambda q, k, v: (q[0], k, v),
+     r"q: expected a rank-4 tensor \(batch, seqlen, heads, head_dim\), got rank 3"),
     (lambda q, k, v: (q, np.concatenate([k, k[:, :, :1]], axis=2),
                       np.concatenate([v, v[:, :, :1]], axis=2)),
      r"k: heads_q must be a multiple of heads_kv \(GQA/MQA\): q has 4 heads, k has 3"),
     (lambda q, k, v: (q, k[:, :5], v), r"v: expected shape \(1, 5, 2, 16\) \(that of k\)"),
-    (lambda q, k, v: (q, k.astype(np.float16), v), r"k: expected dtype float32 \(that of q\), "
-                                                   r"got float16"),
-    (lambda q, k, v: (q.astype(np.float64), k, v), r"q: expected dtype float32, float16 or "
-                                                   r"bfloat16, got float64"),
+    (lambda q, k, v: (q, k.astype(np.float16), v),
+     r"k: expected dtype float32 \(that of q\), got float16"),
+    (lambda q, k, v: (q.astype(np.float64), k, v),
+     r"q: expected dtype float32, float16 or bfloat16, got float64"),
     (lambda q, k, v: (q[None], k, v), r"q: expected at most 4 dimensions, got 5"),
 ])
 def test_invalid_arguments_raise_value_error_with_library_message(rng, make, message):
