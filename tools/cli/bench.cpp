@@ -284,8 +284,7 @@ int run_head_dim_sweep(const ArgParser& parser, ProblemSpec spec, const std::vec
     return ok ? 0 : 1;
   }
   if (progress) std::printf("\r");
-  spec.head_dim = 0;
-  std::printf("fattn %s bench --sweep head-dim: %s\n", version(), spec.summary().c_str());
+  std::printf("fattn %s bench --sweep head-dim: %s\n", version(), spec.summary(false).c_str());
   std::printf("throughput counted with the real D (FLOPs = 4·B·H·Nq·Nk·D%s).\n\n", spec.causal ? " / 2" : "");
   table.print(stdout);
   if (!ok) std::printf("\nsome points failed: run one with `fattn bench --head-dim D` to see why.\n");

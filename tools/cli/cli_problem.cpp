@@ -132,13 +132,13 @@ std::string ProblemSpec::mask_text() const {
   return "window (" + std::to_string(window.left) + ", " + std::to_string(right) + ")";
 }
 
-std::string ProblemSpec::summary() const {
+std::string ProblemSpec::summary(bool with_head_dim) const {
   std::string heads = heads_kv == heads_q ? std::to_string(heads_q)
                                           : std::to_string(heads_q) + "/" + std::to_string(heads_kv);
   std::string lengths = seqlen_q == seqlen_k ? "N=" + std::to_string(seqlen_q)
                                              : "Nq=" + std::to_string(seqlen_q) + " Nk=" + std::to_string(seqlen_k);
   std::string text = "B=" + std::to_string(batch) + " H=" + heads + " " + lengths +
-                     " D=" + std::to_string(head_dim) + " " + short_name(dtype) + ", " + mask_text() +
+                     (with_head_dim ? " D=" + std::to_string(head_dim) : std::string(" D swept")) + " " + short_name(dtype) + ", " + mask_text() +
                      ", " + to_string(workload) + " on " + to_string(device);
   if (device.type == DeviceType::cpu) {
     text += " (" + std::to_string(threads > 0 ? threads : omp_get_max_threads()) + " threads)";

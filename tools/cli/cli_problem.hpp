@@ -40,8 +40,9 @@ struct ProblemSpec {
   Problem problem(Backend backend, Direction direction) const;
   ExecutionContext context(RunStats* stats) const;
   std::string mask_text() const;  // "none", "causal", "window (128, 0)"
-  // "B=1 H=16 Nq=4096 Nk=4096 D=128 fp32, no mask, forward on cpu"
-  std::string summary() const;
+  // "B=1 H=16 N=4096 D=128 fp32, no mask, fwd on cpu (2 threads)"; without the head dim for a
+  // sweep over it.
+  std::string summary(bool with_head_dim = true) const;
 };
 
 // The problem options shared by bench, check, trace and roofline.
