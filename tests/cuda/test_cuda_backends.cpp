@@ -61,6 +61,8 @@ class DeviceCopy {
   // The device contents, in a host tensor of the same layout as `like`.
   HostTensor to_host(const HostTensor& like) const {
     HostTensor h = like;
+    // The copied view still points into `like`'s storage: point it at the copy's.
+    h.view.data = h.storage.data() + (static_cast<const std::uint8_t*>(like.view.data) - like.storage.data());
     EXPECT_EQ(cudaMemcpy(h.storage.data(), data_, bytes_, cudaMemcpyDeviceToHost), cudaSuccess);
     return h;
   }
