@@ -77,8 +77,7 @@ cudaDataType_t cublas_type(DType dtype) {
 }  // namespace
 
 Ceilings measure_gpu_ceilings(DType dtype, int ordinal) {
-  if (cuda_device_count() <= ordinal) throw ToolError("no CUDA device " + std::to_string(ordinal) + " is available");
-  if (cudaSetDevice(ordinal) != cudaSuccess) throw ToolError("cudaSetDevice failed");
+  cuda_set_device(ordinal);
   Ceilings c;
   {
     DeviceBuffer source = DeviceBuffer::allocate(kGpuCopyBytes);

@@ -48,6 +48,14 @@ std::string cuda_device_description(int ordinal) {
 
 void cuda_synchronize() { check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
 
+void cuda_set_device(int ordinal) {
+  if (ordinal >= cuda_device_count()) {
+    throw ToolError("no CUDA device " + std::to_string(ordinal) + " on this machine (it has " +
+                    std::to_string(cuda_device_count()) + ")");
+  }
+  check_cuda(cudaSetDevice(ordinal), "cudaSetDevice");
+}
+
 DeviceBuffer DeviceBuffer::allocate(std::size_t bytes) {
   DeviceBuffer buffer;
   if (cuda_device_count() == 0) throw ToolError("no CUDA device is available on this machine");
@@ -112,6 +120,7 @@ bool cuda_build() { return false; }
 int cuda_device_count() { return 0; }
 std::string cuda_device_description(int) { return {}; }
 void cuda_synchronize() {}
+void cuda_set_device(int) { throw ToolError(kNoCuda); }
 
 DeviceBuffer DeviceBuffer::allocate(std::size_t) { throw ToolError(kNoCuda); }
 DeviceBuffer::~DeviceBuffer() = default;

@@ -23,6 +23,8 @@ int cuda_device_count();
 std::string cuda_device_description(int ordinal);
 // Waits for all work queued on the device (no-op without CUDA).
 void cuda_synchronize();
+// Makes `ordinal` the current device (allocations, events and the default stream follow it).
+void cuda_set_device(int ordinal);
 
 // Owns `bytes` of device memory on the current CUDA device.
 class DeviceBuffer {

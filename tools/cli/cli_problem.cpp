@@ -247,6 +247,7 @@ AttentionBuffers::AttentionBuffers(const ProblemSpec& spec, bool with_gradients,
   dq = tools::make_tensor(spec.dtype, with_gradients ? q_shape : none);
   dk = tools::make_tensor(spec.dtype, with_gradients ? kv_shape : none);
   dv = tools::make_tensor(spec.dtype, with_gradients ? kv_shape : none);
+  if (on_device_) cuda_set_device(spec.device.index);
   std::mt19937_64 rng(seed);
   for (tools::HostTensor* input : {&q, &k, &v, &dout}) tools::fill_random(*input, rng);
   for (tools::HostTensor* output : outputs()) tools::poison(*output);
