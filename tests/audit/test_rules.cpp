@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "audit/instruction_classes.hpp"
+#include "fattn/fattn.hpp"
 #include "audit/kernel_names.hpp"
 #include "audit/kernel_rules.hpp"
 #include "fixture_library.hpp"
@@ -85,6 +86,12 @@ TEST(Families, KernelsOutsideFattnAreNotAudited) {
   EXPECT_EQ(family_of(cublas, declared_families()), nullptr);
   EXPECT_EQ(family_named("void thirdparty::sm80::kernel()"), nullptr);
   EXPECT_EQ(family_named("extern_c_kernel"), nullptr);
+}
+
+TEST(Families, AreNamedAfterTheirBackends) {
+  for (const KernelFamily& family : declared_families()) {
+    EXPECT_TRUE(backend_from_string(family.name).has_value()) << family.name;
+  }
 }
 
 TEST(Families, DeclarationsSayWhatTheIssueAsks) {

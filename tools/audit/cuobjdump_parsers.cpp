@@ -50,8 +50,8 @@ std::optional<std::int64_t> parse_integer(std::string_view text, int base) {
 // Which kind of block a fatbin dump is in: a cubin (parsed) or PTX (skipped).
 enum class Block { none, cubin, ptx };
 
-// Tracks "Fatbin elf code:" / "Fatbin ptx code:" headers and their "arch = " lines, which all three
-// dumps share. `start_cubin` is called for each new cubin block.
+// Tracks the "Fatbin elf code:" / "Fatbin ptx code:" headers and their "arch = " lines, which
+// all three dumps share, and the list of cubins found so far.
 template <typename Cubin>
 class CubinSequence {
  public:

@@ -1,7 +1,5 @@
 #include "instruction_classes.hpp"
 
-#include <string>
-
 namespace fattn::audit {
 namespace {
 

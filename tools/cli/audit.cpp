@@ -42,9 +42,6 @@ constexpr const char* kLibraryFileName = "libfattn.so";
 // with --library that this process did not load.
 constexpr const char* kBackendCompiledSymbol = "_ZN5fattn16backend_compiledENS_7BackendE";
 
-constexpr Backend kCudaBackends[] = {Backend::cuda_standard, Backend::cuda_simt, Backend::cuda_sm80,
-                                     Backend::cuda_sm90};
-
 struct AuditSettings {
   bool json = false;
   bool check = false;
@@ -107,8 +104,10 @@ std::optional<std::set<std::string>> compiled_families(const fs::path& library, 
     }
   }
   std::set<std::string> families;
-  for (Backend backend : kCudaBackends) {
-    if (query(backend)) families.insert(to_string(backend));
+  for (const KernelFamily& family : audit::declared_families()) {
+    // A family is named after its backend ("cuda_sm80").
+    const std::optional<Backend> backend = backend_from_string(family.name);
+    if (backend && query(*backend)) families.insert(family.name);
   }
   if (handle != nullptr) ::dlclose(handle);
   return families;
