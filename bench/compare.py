@@ -18,8 +18,8 @@ inputs (relative error), so a fast but wrong kernel shows.
   python bench/compare.py --quick            # ~3 minutes on an H100/H200
   python bench/compare.py                    # the full sweep
   python bench/compare.py --sections cpu     # only the CPU comparison
-Writes <out>.json, <out>.md (the tables) and PNG plots; --out sets the path prefix (default
-bench/results/compare-<device>-<date>).
+Writes <prefix>.json, <prefix>.md (the tables) and <prefix>-{sweep,headdim,cpu}.png; the prefix
+is bench/results/compare-<device>-<date>[-quick] unless --out-dir or --out says otherwise.
 """
 
 from __future__ import annotations
@@ -341,8 +341,9 @@ def gpu_sweep(args, timer, device) -> List[Result]:
                 shape = Shape(batch=max(1, args.tokens // seqlen), seqlen=seqlen,
                               heads=max(1, args.width // head_dim), head_dim=head_dim,
                               causal=causal, dtype=args.dtype)
-                results += run_problem(shape, impls, args.modes, timer, device, seed=seqlen)
-                _progress(results)
+                problem = run_problem(shape, impls, args.modes, timer, device, seed=seqlen)
+                _progress(problem)
+                results += problem
     return results
 
 
@@ -354,8 +355,9 @@ def head_dim_sweep(args, timer, device) -> List[Result]:
         shape = Shape(batch=HEAD_DIM_SWEEP_SHAPE["batch"], seqlen=args.sweep_seqlen,
                       heads=HEAD_DIM_SWEEP_SHAPE["heads"], head_dim=head_dim, causal=False,
                       dtype=args.sweep_dtype)
-        results += run_problem(shape, impls, ["fwd"], timer, device, seed=head_dim)
-        _progress(results)
+        problem = run_problem(shape, impls, ["fwd"], timer, device, seed=head_dim)
+        _progress(problem)
+        results += problem
     return results
 
 
@@ -373,11 +375,12 @@ def cpu_comparison(args) -> List[Result]:
             for seqlen, causal in args.cpu_cases:
                 shape = Shape(batch=CPU_SHAPE["batch"], seqlen=seqlen, heads=CPU_SHAPE["heads"],
                               head_dim=CPU_SHAPE["head_dim"], causal=causal, dtype="fp32")
-                for r in run_problem(shape, impls, ["fwd"], timer, torch.device("cpu"),
-                                     seed=seqlen):
+                problem = run_problem(shape, impls, ["fwd"], timer, torch.device("cpu"),
+                                      seed=seqlen)
+                for r in problem:
                     r.extra["threads"] = threads
-                    results.append(r)
-                _progress(results)
+                _progress(problem)
+                results += problem
     finally:
         torch.set_num_threads(saved_threads)
     return results
@@ -393,8 +396,14 @@ def sdpa_runner_cpu():
     return run
 
 
-def _progress(results):
-    print(f"  ... {len(results)} measurements", file=sys.stderr, flush=True)
+def _progress(problem_results: List[Result]):
+    """One line per problem and mode on stderr, so a long run shows where it is."""
+    for mode in dict.fromkeys(r.mode for r in problem_results):
+        first = problem_results[0]
+        cells = ", ".join(f"{r.impl} {_cell(r)}" for r in problem_results if r.mode == mode)
+        print(f"  D={first.head_dim} N={first.seqlen} B={first.batch} H={first.heads}"
+              f"{' causal' if first.causal else ''} {first.dtype} {mode}: {cells}",
+              file=sys.stderr, flush=True)
 
 
 # ---- reporting ----------------------------------------------------------------------------
@@ -558,6 +567,8 @@ def parse_args(argv=None):
     parser.add_argument("--sections", type=names, default=["ceilings", "sweep", "head-dim", "cpu"],
                         help="comma-separated: ceilings, sweep, head-dim, cpu")
     parser.add_argument("--out", type=Path, help="path prefix of the JSON/markdown/PNG outputs")
+    parser.add_argument("--out-dir", type=Path, default=RESULTS_DIR,
+                        help="folder for the default prefix compare-<device>-<date>[-quick]")
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu",
                         help="device of the GPU sections (cpu only for smoke runs)")
     parser.add_argument("--dtype", choices=list(DTYPES), default="bf16")
@@ -598,7 +609,8 @@ def main(argv=None) -> int:
     device = torch.device(args.device)
     description = device_description(device)
     date = datetime.datetime.now(datetime.timezone.utc)
-    prefix = args.out or RESULTS_DIR / f"compare-{slug(description)}-{date:%Y-%m-%d}"
+    default_name = f"compare-{slug(description)}-{date:%Y-%m-%d}{'-quick' if args.quick else ''}"
+    prefix = args.out or args.out_dir / default_name
     prefix.parent.mkdir(parents=True, exist_ok=True)
     timer = Timer(device, args.warmup_ms, args.rep_ms, cpu_reps=args.cpu_reps)
     report = {
@@ -617,37 +629,46 @@ def main(argv=None) -> int:
     }
     versions = (f"torch {torch.__version__}, fattn {fattn.__version__} "
                 f"(backends: {', '.join(fattn.backends())})")
-    markdown = [f"# fattn vs PyTorch SDPA — {description}, {date:%Y-%m-%d %H:%M} UTC", "",
-                versions, ""]
-    gpu = device.type == "cuda"
+    markdown: List[str] = []
 
+    def emit(lines: List[str]):
+        # Print and save after every section: a run cut short keeps what it measured.
+        text = "\n".join(lines)
+        print(text, flush=True)
+        markdown.append(text)
+        Path(f"{prefix}.md").write_text("\n".join(markdown) + "\n")
+        Path(f"{prefix}.json").write_text(json.dumps(report, indent=1))
+
+    emit([f"# fattn vs PyTorch SDPA — {description}, {date:%Y-%m-%d %H:%M} UTC", "", versions,
+          ""])
+    gpu = device.type == "cuda"
     if "ceilings" in args.sections and gpu:
         ceilings = measure_ceilings(timer)
         report["ceilings"] = ceilings
-        markdown += ["### Ceilings measured in this run", "",
-                     f"- device copy: {ceilings['copy_TBps']:.2f} TB/s (read + written)",
-                     f"- bf16 GEMM 8192³: {ceilings['bf16_gemm_8192_TFLOPs']:.0f} TFLOP/s", ""]
+        emit(["### Ceilings measured in this run", "",
+              f"- device copy: {ceilings['copy_TBps']:.2f} TB/s (read + written)",
+              f"- bf16 GEMM 8192³: {ceilings['bf16_gemm_8192_TFLOPs']:.0f} TFLOP/s", ""])
     if "sweep" in args.sections:
         sweep = gpu_sweep(args, timer, device)
         report["sweep"] = [asdict(r) for r in sweep]
-        for mode in args.modes:
-            for causal in args.causal:
-                part = [r for r in sweep if r.mode == mode and r.causal == causal]
-                markdown.append(table(part, ("head_dim", "seqlen"),
-                                      f"{args.dtype} {mode}{', causal' if causal else ''}, "
-                                      f"B·N={args.tokens}, H·D={args.width}"))
+        tables = [table([r for r in sweep if r.mode == mode and r.causal == causal],
+                        ("head_dim", "seqlen"),
+                        f"{args.dtype} {mode}{', causal' if causal else ''}, "
+                        f"B·N={args.tokens}, H·D={args.width}")
+                  for mode in args.modes for causal in args.causal]
         summary = ratio_summary(sweep)
         if summary:
-            markdown += ["### fattn (auto) vs cuDNN, same run", "", summary, ""]
+            tables += ["### fattn (auto) vs cuDNN, same run", "", summary, ""]
+        emit(tables)
         if not args.no_plot:
             plot_sweep(sweep, Path(f"{prefix}-sweep.png"),
                        f"{description}: {args.dtype}, B·N={args.tokens}, H·D={args.width}")
     if "head-dim" in args.sections:
         sweep = head_dim_sweep(args, timer, device)
         report["head_dim_sweep"] = [asdict(r) for r in sweep]
-        markdown.append(table(sweep, ("head_dim",),
-                              f"head-dim sweep, {args.sweep_dtype} fwd, B=16, H=16, "
-                              f"N={args.sweep_seqlen} (FLOPs counted with the real D)"))
+        emit([table(sweep, ("head_dim",),
+                    f"head-dim sweep, {args.sweep_dtype} fwd, B=16, H=16, "
+                    f"N={args.sweep_seqlen} (FLOPs counted with the real D)")])
         if not args.no_plot:
             plot_bars(sweep, Path(f"{prefix}-headdim.png"),
                       f"{description}: head-dim sweep, {args.sweep_dtype} fwd", ("head_dim",),
@@ -655,18 +676,12 @@ def main(argv=None) -> int:
     if "cpu" in args.sections:
         cpu = cpu_comparison(args)
         report["cpu"] = [asdict(r) for r in cpu]
-        markdown.append(table(cpu, ("threads", "seqlen", "causal"),
-                              "CPU fp32 fwd, B=1, H=16, D=128", unit_scale=1e3,
-                              unit="GFLOP/s"))
+        emit([table(cpu, ("threads", "seqlen", "causal"), "CPU fp32 fwd, B=1, H=16, D=128",
+                    unit_scale=1e3, unit="GFLOP/s")])
         if not args.no_plot:
             plot_bars(cpu, Path(f"{prefix}-cpu.png"),
                       f"CPU ({platform.machine()}, {os.cpu_count()} cores): fp32 fwd, "
                       f"B=1, H=16, D=128", ("threads", "seqlen", "causal"), 1e3, "GFLOP/s")
-
-    text = "\n".join(markdown)
-    print(text)
-    Path(f"{prefix}.md").write_text(text)
-    Path(f"{prefix}.json").write_text(json.dumps(report, indent=1))
     print(f"wrote {prefix}.json, {prefix}.md" + ("" if args.no_plot else " and PNG plots"),
           file=sys.stderr)
     return 0
