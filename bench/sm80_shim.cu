@@ -11,8 +11,15 @@
 #include <cstring>
 #include <initializer_list>
 
+#include <type_traits>
+
 #include "api/attention_args.hpp"
 #include "cuda/sm80/launch.hpp"
+
+namespace fattn_sm80_bench {
+// Alternative forward tile configurations (bench/sm80_variants.cu), bf16 only.
+fattn::Status forward_variant(const fattn::detail::AttentionArgs& args, int bucket, int variant);
+}  // namespace fattn_sm80_bench
 
 namespace {
 
@@ -85,12 +92,20 @@ void describe(AttentionArgs& args, DType type, std::int64_t batch, std::int64_t 
   args.context.cuda_stream = stream;
 }
 
+int forward_variant = 0;  // 0: the tile table; else an alternative of bench/sm80_variants.cu
+
 template <class Element>
 fattn::Status run(const AttentionArgs& args, bool backward) {
   namespace sm80 = fattn::detail::sm80;
   const std::int64_t d = args.problem.head_dim;
   const std::int64_t bucket = *std::find_if(std::begin(kBuckets), std::end(kBuckets),
                                             [d](std::int64_t b) { return b >= d; });
+  if (!backward && forward_variant != 0) {
+    if constexpr (std::is_same_v<Element, __nv_bfloat16>) {
+      return fattn_sm80_bench::forward_variant(args, static_cast<int>(bucket), forward_variant);
+    }
+    return fattn::Status::Unsupported("forward variants are built for bf16 only");
+  }
   switch (bucket) {
     case 64: return backward ? sm80::launch_backward<64, Element>(args) : sm80::launch_forward<64, Element>(args);
     case 128: return backward ? sm80::launch_backward<128, Element>(args) : sm80::launch_forward<128, Element>(args);
@@ -109,6 +124,9 @@ int finish(const fattn::Status& status, char* error, int error_bytes) {
 }
 
 }  // namespace
+
+// Selects the forward tile configuration of later calls: 0 = the table of tile_config.hpp.
+extern "C" void fattn_sm80_set_forward_variant(int variant) { forward_variant = variant; }
 
 // dtype: 0 = float16, 1 = bfloat16. Strides in elements for (batch, seq, head); the last
 // dimension is contiguous. lse is (B, Hq, Nq) float32, contiguous. window_left/right < 0 mean

@@ -54,6 +54,7 @@ class Sm80:
             ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
             ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
         b.restype = ctypes.c_int
+        self.lib.fattn_sm80_set_forward_variant.argtypes = [ctypes.c_int]
         self.error = ctypes.create_string_buffer(512)
 
     def forward(self, q, k, v, out, lse, dtype, scale, causal=False, left=-1, right=-1):
@@ -336,6 +337,41 @@ def bench(sm80, dims, seqlens, odd):
     return results
 
 
+# Forward tile alternatives compiled into bench/sm80_variants.cu: (width, keys/tile, warps, row
+# tiles per warp); variant 0 is the table of src/cuda/sm80/tile_config.hpp.
+VARIANTS = {64: {1: "64x128 w4 mt2", 2: "64x64 w8 mt1"},
+            128: {1: "128x64 w4 mt2", 2: "128x32 w4 mt2", 3: "128x128 w8 mt1"},
+            256: {1: "256x32 w8 mt1"}}
+
+
+def variants(sm80):
+    rows = []
+    for D, table in VARIANTS.items():
+        for causal in (False, True):
+            N, B, H = 4096, 4, 2048 // D
+            for variant in [0] + list(table):
+                sm80.lib.fattn_sm80_set_forward_variant(variant)
+                r = measure(sm80, "bf16", B, N, H, D, causal, torch_backends=False)
+                row = dict(D=D, N=N, causal=causal, variant=variant,
+                           config=table.get(variant, "table"), fwd=r["ours_fwd"])
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+    sm80.lib.fattn_sm80_set_forward_variant(0)
+    return rows
+
+
+def profile(sm80):
+    """One forward and one backward (bf16, D=128, N=4096, B=4, H=16) for ncu."""
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(7)
+    q, k, v, dout = (make("bf16", 4, 4096, 16, 128, "bshd", gen) for _ in range(4))
+    out, lse = torch.empty_like(q), torch.empty(4, 16, 4096, device="cuda")
+    dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+    sm80.forward(q, k, v, out, lse, "bf16", 128 ** -0.5)
+    sm80.backward(q, k, v, out, dout, lse, dq, dk, dv, "bf16", 128 ** -0.5)
+    torch.cuda.synchronize()
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--lib", required=True)
@@ -343,6 +379,8 @@ def main():
     p.add_argument("--bench", action="store_true")
     p.add_argument("--small", action="store_true")
     p.add_argument("--no-odd", action="store_true")
+    p.add_argument("--variants", action="store_true")
+    p.add_argument("--profile", action="store_true")
     p.add_argument("--dims", default="64,128,256")
     p.add_argument("--seqlens", default="512,1024,2048,4096,8192,16384")
     p.add_argument("--json")
@@ -352,6 +390,10 @@ def main():
     failures = 0
     if a.check or a.small:
         failures, report["check"] = check(sm80, a.small)
+    if a.profile:
+        profile(sm80)
+    if a.variants:
+        report["variants"] = variants(sm80)
     if a.bench:
         report["bench"] = bench(sm80, [int(x) for x in a.dims.split(",")],
                                 [int(x) for x in a.seqlens.split(",")], not a.no_odd)

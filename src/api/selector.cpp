@@ -12,6 +12,7 @@ namespace {
 
 constexpr int kAmpereCapability = 80;  // mma.sync m16n8k16, ldmatrix, cp.async
 constexpr int kHopperCapability = 90;  // wgmma/TMA kernels are built as sm_90a: exactly 9.0
+constexpr std::int64_t kMaxGridYZ = 65535;  // CUDA's limit on gridDim.y and gridDim.z
 constexpr std::size_t kTmaAlignmentBytes = 16;  // TMA: global address and strides
 
 // Preference order for Backend::automatic. The standard backends materialize S and P; they
@@ -59,6 +60,12 @@ static std::optional<std::string> why_backend_rules_refuse(Backend backend, cons
       }
       if (!is_half_precision(problem.dtype)) {
         return name(backend) + " takes float16 or bfloat16, got " + to_string(problem.dtype);
+      }
+      // Heads and batch index the grid's y and z dimensions (at most 65535 each).
+      if (problem.heads_q > kMaxGridYZ || problem.batch > kMaxGridYZ) {
+        return name(backend) + " runs one grid row per head and batch entry, at most " +
+               std::to_string(kMaxGridYZ) + " each; got heads_q " +
+               std::to_string(problem.heads_q) + ", batch " + std::to_string(problem.batch);
       }
       return std::nullopt;
     case Backend::cuda_sm90:

@@ -11,7 +11,8 @@
 //                  dQ_partial = dS·K  -> fp32 atomics into the dQ accumulator
 //   postprocess  dQ = scale · accumulator, converted to the storage type
 // Deterministic mode orders the dQ accumulation: the CTAs that touch a query tile add their
-// partials in key-tile order, each waiting on a per-(batch, head, query tile) counter.
+// partials in a fixed key-tile order (see dq_turn_for), each waiting on a per-(batch, head,
+// query tile) counter, so the fp32 sums are the same bits on every run.
 #pragma once
 
 #include <cstdint>
@@ -122,6 +123,27 @@ __device__ __forceinline__ void store_release(int* address, int value) {
   asm volatile("st.release.gpu.global.s32 [%0], %1;\n" ::"l"(address), "r"(value) : "memory");
 }
 
+// Deterministic mode: the position of key tile `n_block` among the key tiles that add into the
+// dQ of query rows [row0, row_end). CTAs walk their query tiles in ascending order, so the order
+// that costs the least waiting is the one in which the CTAs reach a query tile: under a causal
+// (right-bounded) mask a query tile is the first tile of the diagonal key tile's CTA and a later
+// tile of every CTA to its left, so the key tiles add in descending order (ascending would make
+// every CTA wait for all the tiles to its left: a wavefront); otherwise every CTA starts at the
+// same query tile and ascending order is as good as any.
+__device__ __forceinline__ bool mask_is_right_bounded(const NoMask&) { return false; }
+__device__ __forceinline__ bool mask_is_right_bounded(const CausalMask&) { return true; }
+__device__ __forceinline__ bool mask_is_right_bounded(const WindowMask& mask) {
+  return mask.right >= 0;
+}
+
+template <int kBlockN, class Mask>
+__device__ __forceinline__ int dq_turn_for(const Mask& mask, int row0, int row_end, int n_block,
+                                           bool descending) {
+  const int first = mask.key_begin(row0) / kBlockN;
+  const int last = (mask.key_end(row_end) + kBlockN - 1) / kBlockN - 1;
+  return descending ? last - n_block : n_block - first;
+}
+
 template <class Config, class Element, class Mask>
 __global__ void __launch_bounds__(Config::kThreads)
     backward_kernel(const BackwardParams params, const Mask mask) {
@@ -153,7 +175,12 @@ __global__ void __launch_bounds__(Config::kThreads)
   const int group = lane / 4;
   const int quad_lane = lane % 4;
 
-  const int n_block = static_cast<int>(blockIdx.x);
+  // Deterministic mode waits only on CTAs of lower linear index, which the hardware has started
+  // earlier (no deadlock whatever the residency): with the descending dQ order, key tiles are
+  // numbered from the end of the grid.
+  const bool descending = params.semaphores != nullptr && mask_is_right_bounded(mask);
+  const int n_block = descending ? static_cast<int>(gridDim.x - 1 - blockIdx.x)
+                                 : static_cast<int>(blockIdx.x);
   const int kv_head = static_cast<int>(blockIdx.y);
   const int batch = static_cast<int>(blockIdx.z);
   const int key0 = n_block * kBlockN;
@@ -177,6 +204,9 @@ __global__ void __launch_bounds__(Config::kThreads)
   while (m_end < m_blocks && touches(m_end)) ++m_end;
   const int m_count = m_end - m_first;
   const int items = m_count * params.group_size;
+  auto dq_turn = [&](const Mask& m, int r0, int r1, int n) {
+    return dq_turn_for<kBlockN>(m, r0, r1, n, descending);
+  };
 
   const auto* k_global = static_cast<const Element*>(params.k) + batch * params.k_strides.batch +
                          key0 * params.k_strides.row + kv_head * params.k_strides.head;
@@ -352,33 +382,38 @@ __global__ void __launch_bounds__(Config::kThreads)
     __syncthreads();  // Pᵀ and dSᵀ complete
 
     // ---- phase B: dV += Pᵀ·dO, dK += dSᵀ·Q for this warp's keys x head-dim slice ----
+    // The Pᵀ/dSᵀ fragments of all query steps are read once; then one block per 16 head-dim
+    // columns runs every query step, so the run-time head-dim test is one branch around
+    // 4·kBlockM/16·kKeyTilesB independent mma's.
     {
       const FragmentAddress<kWidth> do_as_b(do_tile, lane % 16, lane / 16, 2 * dim_step_b);
       const FragmentAddress<kWidth> q_as_b(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
+      std::uint32_t pa[kBlockM / kMmaK][kKeyTilesB][4];
+      std::uint32_t dsa[kBlockM / kMmaK][kKeyTilesB][4];
 #pragma unroll
-      for (int qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
-        std::uint32_t pa[kKeyTilesB][4];
-        std::uint32_t dsa[kKeyTilesB][4];
+      for (int qstep = 0; qstep < kBlockM / kMmaK; ++qstep)
 #pragma unroll
         for (int kt = 0; kt < kKeyTilesB; ++kt) {
-          ldmatrix_x4(pa[kt], p_as_a.at(qstep, kt * kMmaM));
-          ldmatrix_x4(dsa[kt], ds_as_a.at(qstep, kt * kMmaM));
+          ldmatrix_x4(pa[qstep][kt], p_as_a.at(qstep, kt * kMmaM));
+          ldmatrix_x4(dsa[qstep][kt], ds_as_a.at(qstep, kt * kMmaM));
         }
 #pragma unroll
-        for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
-          if (dim_step_b + dstep < steps) {
+      for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
+        if (dim_step_b + dstep < steps) {
+#pragma unroll
+          for (int qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
             std::uint32_t b[4];
             ldmatrix_x4_trans(b, do_as_b.at(dstep, qstep * kMmaK));
 #pragma unroll
             for (int kt = 0; kt < kKeyTilesB; ++kt) {
-              Traits::mma(dv_acc[kt][2 * dstep], pa[kt], b[0], b[1]);
-              Traits::mma(dv_acc[kt][2 * dstep + 1], pa[kt], b[2], b[3]);
+              Traits::mma(dv_acc[kt][2 * dstep], pa[qstep][kt], b[0], b[1]);
+              Traits::mma(dv_acc[kt][2 * dstep + 1], pa[qstep][kt], b[2], b[3]);
             }
             ldmatrix_x4_trans(b, q_as_b.at(dstep, qstep * kMmaK));
 #pragma unroll
             for (int kt = 0; kt < kKeyTilesB; ++kt) {
-              Traits::mma(dk_acc[kt][2 * dstep], dsa[kt], b[0], b[1]);
-              Traits::mma(dk_acc[kt][2 * dstep + 1], dsa[kt], b[2], b[3]);
+              Traits::mma(dk_acc[kt][2 * dstep], dsa[qstep][kt], b[0], b[1]);
+              Traits::mma(dk_acc[kt][2 * dstep + 1], dsa[qstep][kt], b[2], b[3]);
             }
           }
         }
@@ -392,17 +427,20 @@ __global__ void __launch_bounds__(Config::kThreads)
       for (int dt = 0; dt < kDimTilesQ; ++dt)
 #pragma unroll
         for (int e = 0; e < 4; ++e) dq[dt][e] = 0.0f;
+      std::uint32_t dsq[kBlockN / kMmaK][4];
 #pragma unroll
       for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
-        std::uint32_t a[4];
-        ldmatrix_x4_trans(a, ds_as_a_transposed.at(0, kstep * kMmaK));
+        ldmatrix_x4_trans(dsq[kstep], ds_as_a_transposed.at(0, kstep * kMmaK));
+      }
 #pragma unroll
-        for (int dstep = 0; dstep < kDimTilesQ / 2; ++dstep) {
-          if (dim_step_q + dstep < steps) {
+      for (int dstep = 0; dstep < kDimTilesQ / 2; ++dstep) {
+        if (dim_step_q + dstep < steps) {
+#pragma unroll
+          for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
             std::uint32_t b[4];
             ldmatrix_x4_trans(b, k_as_b.at(dstep, kstep * kMmaK));
-            Traits::mma(dq[2 * dstep], a, b[0], b[1]);
-            Traits::mma(dq[2 * dstep + 1], a, b[2], b[3]);
+            Traits::mma(dq[2 * dstep], dsq[kstep], b[0], b[1]);
+            Traits::mma(dq[2 * dstep + 1], dsq[kstep], b[2], b[3]);
           }
         }
       }
@@ -412,9 +450,8 @@ __global__ void __launch_bounds__(Config::kThreads)
         // Deterministic: the key tiles that touch this query tile add in ascending order.
         semaphore = params.semaphores +
                     (static_cast<std::int64_t>(batch) * params.heads_q + head) * m_blocks + m_block;
-        const int first_key_tile = mask.key_begin(row0) / kBlockN;
         if (threadIdx.x == 0) {
-          while (load_acquire(semaphore) != n_block - first_key_tile) {
+          while (load_acquire(semaphore) != dq_turn(mask, row0, row_end, n_block)) {
           }
         }
         __syncthreads();
@@ -438,7 +475,7 @@ __global__ void __launch_bounds__(Config::kThreads)
       if (semaphore != nullptr) {
         __threadfence();
         __syncthreads();
-        if (threadIdx.x == 0) store_release(semaphore, n_block - mask.key_begin(row0) / kBlockN + 1);
+        if (threadIdx.x == 0) store_release(semaphore, dq_turn(mask, row0, row_end, n_block) + 1);
       }
     }
     __syncthreads();  // the next item overwrites Pᵀ, dSᵀ and this stage's Q/dO buffers

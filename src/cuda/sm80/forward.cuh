@@ -19,9 +19,10 @@ inline Strides strides_of(const TensorView& view) {
 
 inline constexpr float kLog2e = 1.4426950408889634f;
 
-template <int kHeadDim, class Element>
-Status launch_forward(const AttentionArgs& args) {
-  using Config = ForwardConfig<kHeadDim>;
+// Any tile configuration; launch_forward uses the table's. bench/sm80_shim.cu also runs
+// alternatives through this to measure the table's choices against them.
+template <class Config, class Element>
+Status launch_forward_with(const AttentionArgs& args) {
   const Problem& problem = args.problem;
   const cudaStream_t stream = stream_of(args);
   ScopedDevice device(problem.device.index);
@@ -58,6 +59,11 @@ Status launch_forward(const AttentionArgs& args) {
     count_launches(args);
     return Status::Ok();
   });
+}
+
+template <int kHeadDim, class Element>
+Status launch_forward(const AttentionArgs& args) {
+  return launch_forward_with<ForwardConfig<kHeadDim>, Element>(args);
 }
 
 }  // namespace fattn::detail::sm80

@@ -180,16 +180,23 @@ __global__ void __launch_bounds__(Config::kThreads)
         key0 + kBlockN > params.seqlen_k ||
         !mask.tile_is_unmasked(row_begin, row_end, key0, key0 + kBlockN);
     if (partial) {
+      // Each row sees the key range [key_begin(row), key_end(row + 1)) of the mask policy, cut
+      // at seqlen_k: two comparisons per score instead of the general per-element test.
 #pragma unroll
       for (int mt = 0; mt < kRowTiles; ++mt)
 #pragma unroll
-        for (int nt = 0; nt < kKeyTiles; ++nt)
+        for (int half = 0; half < 2; ++half) {
+          const int row = row_begin + warp_row + mt * kMmaM + group + 8 * half;
+          const int first = mask.key_begin(row) - key0 - 2 * quad_lane;
+          const int last = min(mask.key_end(row + 1), params.seqlen_k) - key0 - 2 * quad_lane;
 #pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const int row = row_begin + warp_row + mt * kMmaM + group + 8 * (e / 2);
-            const int col = key0 + nt * kMmaN + 2 * quad_lane + e % 2;
-            if (col >= params.seqlen_k || mask.is_masked(row, col)) s[mt][nt][e] = kNegativeInfinity;
-          }
+          for (int nt = 0; nt < kKeyTiles; ++nt)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              const int col = nt * kMmaN + e;
+              if (col < first || col >= last) s[mt][nt][2 * half + e] = kNegativeInfinity;
+            }
+        }
     }
 
     cp_async_wait<0>();
@@ -238,25 +245,30 @@ __global__ void __launch_bounds__(Config::kThreads)
       }
 
     // ---- O += P·V: P's accumulator layout is the A-operand layout of the next mma ----
+    // P is converted to 16 bits once; then one block per 16 output columns runs every key step,
+    // so the run-time head-dim test is one branch per 16 columns around 2·kBlockN/16·kRowTiles
+    // independent mma's (room for the scheduler to hide ldmatrix latency).
+    std::uint32_t p_frag[kBlockN / kMmaK][kRowTiles][4];
 #pragma unroll
-    for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
-      std::uint32_t a[kRowTiles][4];
+    for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep)
 #pragma unroll
       for (int mt = 0; mt < kRowTiles; ++mt) {
-        a[mt][0] = Traits::pack(s[mt][2 * kstep][0], s[mt][2 * kstep][1]);
-        a[mt][1] = Traits::pack(s[mt][2 * kstep][2], s[mt][2 * kstep][3]);
-        a[mt][2] = Traits::pack(s[mt][2 * kstep + 1][0], s[mt][2 * kstep + 1][1]);
-        a[mt][3] = Traits::pack(s[mt][2 * kstep + 1][2], s[mt][2 * kstep + 1][3]);
+        p_frag[kstep][mt][0] = Traits::pack(s[mt][2 * kstep][0], s[mt][2 * kstep][1]);
+        p_frag[kstep][mt][1] = Traits::pack(s[mt][2 * kstep][2], s[mt][2 * kstep][3]);
+        p_frag[kstep][mt][2] = Traits::pack(s[mt][2 * kstep + 1][0], s[mt][2 * kstep + 1][1]);
+        p_frag[kstep][mt][3] = Traits::pack(s[mt][2 * kstep + 1][2], s[mt][2 * kstep + 1][3]);
       }
 #pragma unroll
-      for (int dp = 0; dp < kMaxSteps; ++dp) {
-        if (dp < steps) {
+    for (int dp = 0; dp < kMaxSteps; ++dp) {
+      if (dp < steps) {
+#pragma unroll
+        for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
           std::uint32_t b[4];
           ldmatrix_x4_trans(b, v_fragment.at(dp, kstep * 16));
 #pragma unroll
           for (int mt = 0; mt < kRowTiles; ++mt) {
-            Traits::mma(o_acc[mt][2 * dp], a[mt], b[0], b[1]);
-            Traits::mma(o_acc[mt][2 * dp + 1], a[mt], b[2], b[3]);
+            Traits::mma(o_acc[mt][2 * dp], p_frag[kstep][mt], b[0], b[1]);
+            Traits::mma(o_acc[mt][2 * dp + 1], p_frag[kstep][mt], b[2], b[3]);
           }
         }
       }

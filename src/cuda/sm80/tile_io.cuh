@@ -80,10 +80,10 @@ constexpr int next_power_of_two(int value) {
 // asynchronous (the caller commits and waits) except on the 2-byte path.
 // Each thread keeps one chunk column and steps down the rows by a multiple of 8, so its swizzle
 // term and addresses advance by compile-time constants (no per-row index math in registers).
-template <int kRows, int kWidth, int kThreads, class Element>
-__device__ __forceinline__ void load_tile(Element* tile, const Element* global,
-                                          std::int64_t row_stride, int valid_rows, int head_dim,
-                                          int chunks, int alignment) {
+template <int kRows, int kWidth, int kThreads, bool kFullWidth, class Element>
+__device__ __forceinline__ void load_tile_rows(Element* tile, const Element* global,
+                                               std::int64_t row_stride, int valid_rows,
+                                               int head_dim, int chunks, int alignment) {
   constexpr int kLanesPerRow = next_power_of_two(kWidth / kChunkElements);
   constexpr int kRowsPerPass = kThreads / kLanesPerRow;
   static_assert(kRowsPerPass % kSwizzleChunks == 0, "row steps must keep the swizzle phase");
@@ -99,8 +99,37 @@ __device__ __forceinline__ void load_tile(Element* tile, const Element* global,
     const int row = first_row + pass * kRowsPerPass;
     if (kRows % kRowsPerPass != 0 && row >= kRows) break;
     const int valid = row < valid_rows ? valid_columns : 0;
-    copy_chunk(destination + pass * kRowsPerPass * kWidth,
-               valid > 0 ? source + pass * kRowsPerPass * row_stride : global, valid, alignment);
+    const Element* from = valid > 0 ? source + pass * kRowsPerPass * row_stride : global;
+    Element* to = destination + pass * kRowsPerPass * kWidth;
+    if (kFullWidth) {
+      cp_async_16(smem_address(to), from, valid * kBytesPerElement);
+    } else {
+      copy_chunk(to, from, valid, alignment);
+    }
+  }
+}
+
+// Rows narrower than 16-byte aligned: kept out of line so that the hot loops of the kernels hold
+// only the 16-byte path (the narrow variants would multiply the loop's code size several times
+// and with it instruction-cache misses).
+template <int kRows, int kWidth, int kThreads, class Element>
+__device__ __noinline__ void load_tile_narrow(Element* tile, const Element* global,
+                                              std::int64_t row_stride, int valid_rows,
+                                              int head_dim, int chunks, int alignment) {
+  load_tile_rows<kRows, kWidth, kThreads, false>(tile, global, row_stride, valid_rows, head_dim,
+                                                 chunks, alignment);
+}
+
+template <int kRows, int kWidth, int kThreads, class Element>
+__device__ __forceinline__ void load_tile(Element* tile, const Element* global,
+                                          std::int64_t row_stride, int valid_rows, int head_dim,
+                                          int chunks, int alignment) {
+  if (alignment >= kWidest) {
+    load_tile_rows<kRows, kWidth, kThreads, true>(tile, global, row_stride, valid_rows, head_dim,
+                                                  chunks, alignment);
+  } else {
+    load_tile_narrow<kRows, kWidth, kThreads>(tile, global, row_stride, valid_rows, head_dim,
+                                              chunks, alignment);
   }
 }
 

@@ -1,0 +1,162 @@
+// cuda_sm80-specific checks, beside the shared matrix in test_cuda_backends.cpp:
+// - deterministic=true: the backward gives bitwise-identical dq, dk, dv from run to run (the dQ
+//   accumulation is ordered by per-query-tile semaphores), for the ascending order (no mask,
+//   window) and the descending one (causal), with GQA so that several query heads add into one
+//   K/V tile's CTA; and it still matches the float64 reference;
+// - a negative softmax scale (applied inside the kernels by negating a 16-bit operand's sign
+//   bits) matches the reference, forward and backward;
+// - the copy paths for rows narrower than 16-byte aligned: odd head dims in packed tensors
+//   (2-byte rows) and padded rows of 4- and 8-byte alignment.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "support/test_tensors.hpp"
+
+namespace fattn::testing {
+namespace {
+
+constexpr double kLseTolerance = 1e-5;
+constexpr double kGradientToleranceFactor = 3.0;  // as in test_cuda_backends.cpp
+
+HostTensor clone(const HostTensor& t) {
+  HostTensor c = t;
+  c.view.data = c.storage.data() + (static_cast<const std::uint8_t*>(t.view.data) - t.storage.data());
+  return c;
+}
+
+struct DeviceBuffer {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+  TensorView view;
+  explicit DeviceBuffer(const HostTensor& host) : bytes(host.bytes()) {
+    EXPECT_EQ(cudaMalloc(&data, bytes), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(data, host.storage.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    view = host.view;
+    view.data = static_cast<char*>(data) +
+                (static_cast<const std::uint8_t*>(host.view.data) - host.storage.data());
+    view.device = Device::cuda(0);
+  }
+  ~DeviceBuffer() { cudaFree(data); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  HostTensor to_host(const HostTensor& like) const {
+    HostTensor h = clone(like);
+    EXPECT_EQ(cudaMemcpy(h.storage.data(), data, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    return h;
+  }
+  void poison() { EXPECT_EQ(cudaMemset(data, 0xFF, bytes), cudaSuccess); }
+};
+
+struct Sm80Case {
+  const char* name;
+  DType dtype;
+  std::int64_t batch, seqlen_q, seqlen_k, heads_q, heads_kv, head_dim;
+  bool causal;
+  Window window;
+  std::int64_t row_padding;
+  float scale;  // 0: the default 1/sqrt(head_dim)
+};
+
+class Sm80Backward : public ::testing::TestWithParam<Sm80Case> {
+ protected:
+  void SetUp() override {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+      cudaGetLastError();
+      GTEST_SKIP() << "no CUDA device";
+    }
+    if (!backend_compiled(Backend::cuda_sm80)) GTEST_SKIP() << "cuda_sm80 is not compiled";
+  }
+};
+
+// Forward and backward on the device (default and deterministic, the latter twice), against the
+// float64 reference; the two deterministic runs must agree bit for bit.
+TEST_P(Sm80Backward, DeterministicIsBitwiseAndAccurate) {
+  const Sm80Case& c = GetParam();
+  AttentionTensors t(c.dtype, c.batch, c.seqlen_q, c.seqlen_k, c.heads_q, c.heads_kv, c.head_dim,
+                     std::hash<std::string>{}(c.name), c.row_padding);
+  std::mt19937_64 rng(std::hash<std::string>{}(c.name) + 1);
+  HostTensor dout = clone(t.out);
+  fill_random(dout, rng);
+  HostTensor dq = clone(t.q), dk = clone(t.k), dv = clone(t.v);
+
+  Options options;
+  options.causal = c.causal;
+  options.window = c.window;
+  if (c.scale != 0.0f) options.softmax_scale = c.scale;
+
+  // Reference: forward (out, lse), then the backward of that forward.
+  options.backend = Backend::cpu_reference;
+  HostTensor ref_out = clone(t.out), ref_lse = clone(t.lse);
+  ASSERT_TRUE(forward(t.q.view, t.k.view, t.v.view, ref_out.view, ref_lse.view, options).ok());
+  HostTensor ref_dq = clone(dq), ref_dk = clone(dk), ref_dv = clone(dv);
+  ASSERT_TRUE(backward(t.q.view, t.k.view, t.v.view, ref_out.view, dout.view, ref_lse.view,
+                       ref_dq.view, ref_dk.view, ref_dv.view, options)
+                  .ok());
+
+  poison(t.out);
+  poison(t.lse);
+  DeviceBuffer q(t.q), k(t.k), v(t.v), out(t.out), lse(t.lse), d_out(dout);
+  options.backend = Backend::cuda_sm80;
+  Status s = forward(q.view, k.view, v.view, out.view, lse.view, options);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const double tolerance = tolerance_for(c.dtype);
+  EXPECT_LE(relative_error(out.to_host(t.out), ref_out), tolerance) << "out";
+  EXPECT_LE(relative_error(lse.to_host(t.lse), ref_lse), kLseTolerance) << "lse";
+
+  poison(dq);
+  poison(dk);
+  poison(dv);
+  DeviceBuffer g_dq(dq), g_dk(dk), g_dv(dv);
+  HostTensor runs[2][3];
+  for (int run = 0; run < 3; ++run) {
+    options.deterministic = run > 0;
+    g_dq.poison();
+    g_dk.poison();
+    g_dv.poison();
+    s = backward(q.view, k.view, v.view, out.view, d_out.view, lse.view, g_dq.view, g_dk.view,
+                 g_dv.view, options);
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const HostTensor got[3] = {g_dq.to_host(dq), g_dk.to_host(dk), g_dv.to_host(dv)};
+    const HostTensor* refs[3] = {&ref_dq, &ref_dk, &ref_dv};
+    const char* names[3] = {"dq", "dk", "dv"};
+    for (int g = 0; g < 3; ++g) {
+      EXPECT_LE(relative_error(got[g], *refs[g]), kGradientToleranceFactor * tolerance)
+          << names[g] << (run > 0 ? " (deterministic)" : "");
+      if (run > 0) runs[run - 1][g] = clone(got[g]);
+    }
+  }
+  const char* names[3] = {"dq", "dk", "dv"};
+  for (int g = 0; g < 3; ++g) {
+    ASSERT_EQ(runs[0][g].bytes(), runs[1][g].bytes());
+    EXPECT_EQ(std::memcmp(runs[0][g].storage.data(), runs[1][g].storage.data(), runs[0][g].bytes()),
+              0)
+        << names[g] << " differs between two deterministic runs";
+  }
+}
+
+constexpr Window kNoWindow{};
+
+INSTANTIATE_TEST_SUITE_P(
+    Sm80, Sm80Backward,
+    ::testing::Values(
+        // Ascending dQ order, GQA 4 -> 2, several key tiles per query tile.
+        Sm80Case{"nomask_gqa_d64", DType::bfloat16, 2, 700, 900, 4, 2, 64, false, kNoWindow, 0, 0},
+        // Descending dQ order (causal), Nq > Nk (fully masked rows), odd head dim in the 128
+        // bucket, rows padded to 8 bytes (8-byte cp.async).
+        Sm80Case{"causal_d72_rows8", DType::float16, 1, 600, 450, 4, 1, 72, true, kNoWindow, 4, 0},
+        // Window, 2-byte rows (odd head dim, packed): the register copy path.
+        Sm80Case{"window_d129_packed", DType::bfloat16, 1, 333, 500, 2, 2, 129, false,
+                 Window{64, 16}, 0, 0},
+        // Negative softmax scale; rows padded to 4 bytes (4-byte cp.async), 256 bucket.
+        Sm80Case{"negative_scale_d200_rows4", DType::float16, 1, 257, 300, 2, 2, 200, true,
+                 kNoWindow, 2, -0.09f}),
+    [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace fattn::testing
