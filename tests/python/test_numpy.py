@@ -152,3 +152,14 @@ def test_auto_runs_the_backend_supports_names(rng):
     out = np.empty_like(q)
     lse = np.empty((1, 2, 17), dtype=np.float32)
     assert _fattn.forward(q, k, v, out, lse) == selection.backend
+
+
+@pytest.mark.parametrize("backend", CPU_BACKENDS)
+def test_deterministic_backward_repeats_bit_for_bit(rng, backend):
+    q, k, v = random_inputs(rng, 1, 200, 300, 4, 2, 64)
+    dout = rng.standard_normal(q.shape).astype(np.float32)
+    out, lse = fattn.attention(q, k, v, causal=True, backend=backend)
+    runs = [fattn.attention_backward(dout, q, k, v, out, lse, causal=True, backend=backend,
+                                     deterministic=True, num_threads=2) for _ in range(2)]
+    for first, second in zip(*runs):
+        np.testing.assert_array_equal(first, second)
