@@ -49,9 +49,11 @@ std::string cuda_device_description(int ordinal) {
 void cuda_synchronize() { check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
 
 void cuda_set_device(int ordinal) {
-  if (ordinal >= cuda_device_count()) {
+  const int count = cuda_device_count();
+  if (count == 0) throw ToolError("no CUDA device is available on this machine (no GPU or no driver)");
+  if (ordinal >= count) {
     throw ToolError("no CUDA device " + std::to_string(ordinal) + " on this machine (it has " +
-                    std::to_string(cuda_device_count()) + ")");
+                    std::to_string(count) + ")");
   }
   check_cuda(cudaSetDevice(ordinal), "cudaSetDevice");
 }
