@@ -6,12 +6,14 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "audit/cuda_tools.hpp"
@@ -215,6 +217,12 @@ void print_tables(const AuditResult& result, const AuditSettings& settings) {
   std::map<const KernelFamily*, std::vector<const AuditedKernel*>> by_family;
   for (const AuditedKernel& kernel : result.kernels) {
     if (shown(kernel, settings)) by_family[kernel.family].push_back(&kernel);
+  }
+  // By name, then arch: a kernel's sm_80 and sm_90a rows side by side.
+  for (auto& [family, kernels] : by_family) {
+    std::stable_sort(kernels.begin(), kernels.end(), [](const AuditedKernel* a, const AuditedKernel* b) {
+      return std::tie(a->report.short_name, a->report.arch) < std::tie(b->report.short_name, b->report.arch);
+    });
   }
   for (const KernelFamily& family : audit::declared_families()) {
     const auto it = by_family.find(&family);
