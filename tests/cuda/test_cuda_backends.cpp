@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ constexpr double kGradientToleranceFactor = 3.0;
 // dtype's tolerance: loose enough for rounding, tight enough to catch a wrong row or column.
 constexpr double kElementAbs = 20.0;
 constexpr double kElementRel = 20.0;
+// Scale floor of the per-element bound, in data units: where the exact result is (nearly) all
+// zeros — dq and dk with a single visible key — rounding noise must not count as a violation.
+constexpr double kElementScaleFloor = 1e-2;
 constexpr unsigned char kNaNByte = 0xFF;  // 0xFFFF... is a NaN in fp32, fp16 and bf16
 
 std::string device_absent_reason() {
@@ -96,6 +100,9 @@ std::string describe(const Case& c) {
   return s;
 }
 
+// gtest prints parameters with this instead of a byte dump.
+void PrintTo(const Case& c, std::ostream* os) { *os << describe(c); }
+
 Options options_for(const Case& c, Backend backend) {
   Options o;
   o.backend = backend;
@@ -121,7 +128,8 @@ double element_violation(const HostTensor& got, const HostTensor& ref, double to
     const double y = ref.at(i);
     if (std::isfinite(y)) sum_squares += y * y, ++finite;
   }
-  const double rms = finite ? std::sqrt(sum_squares / static_cast<double>(finite)) : 0.0;
+  const double rms = std::max(finite ? std::sqrt(sum_squares / static_cast<double>(finite)) : 0.0,
+                              kElementScaleFloor);
   double worst = 0.0;
   for (std::int64_t i = 0; i < ref.numel(); ++i) {
     const double x = got.at(i), y = ref.at(i);
@@ -165,6 +173,16 @@ class CudaBackends : public ::testing::TestWithParam<std::tuple<Backend, Case>> 
 
 std::uint64_t seed_of(const Case& c) { return std::hash<std::string>{}(describe(c)); }
 
+struct ReferenceResults {
+  bool forward_done = false, backward_done = false;
+  HostTensor out, lse, dq, dk, dv;
+};
+
+ReferenceResults& reference_for(const Case& c) {
+  static std::map<std::string, ReferenceResults> cache;
+  return cache[describe(c)];
+}
+
 TEST_P(CudaBackends, MatchesReference) {
   const auto& [backend, c] = GetParam();
   AttentionTensors t(c.dtype, c.batch, c.seqlen_q, c.seqlen_k, c.heads_q, c.heads_kv, c.head_dim, seed_of(c),
@@ -178,10 +196,18 @@ TEST_P(CudaBackends, MatchesReference) {
     GTEST_SKIP() << to_string(backend) << " does not support this forward";
   }
 
-  // Reference on the host.
-  HostTensor ref_out = like(t.out, c.row_padding), ref_lse = like(t.lse, 0);
+  // Reference on the host, computed once per case and shared by the backends (same seed, same
+  // inputs): at N = 4096 the float64 reference costs seconds per call.
+  ReferenceResults& ref = reference_for(c);
   const Options ref_options = options_for(c, Backend::cpu_reference);
-  ASSERT_TRUE(forward(t.q.view, t.k.view, t.v.view, ref_out.view, ref_lse.view, ref_options).ok());
+  if (!ref.forward_done) {
+    ref.out = like(t.out, c.row_padding);
+    ref.lse = like(t.lse, 0);
+    ASSERT_TRUE(forward(t.q.view, t.k.view, t.v.view, ref.out.view, ref.lse.view, ref_options).ok());
+    ref.forward_done = true;
+  }
+  const HostTensor& ref_out = ref.out;
+  const HostTensor& ref_lse = ref.lse;
 
   out.poison();
   lse.poison();
@@ -194,9 +220,15 @@ TEST_P(CudaBackends, MatchesReference) {
   EXPECT_LE(relative_error(got_lse, ref_lse), kLseTolerance) << "lse";
 
   if (!supported(backend, c, Direction::backward, t, q.view(), k.view())) return;
-  HostTensor ref_dq = like(t.q, c.row_padding), ref_dk = like(t.k, c.row_padding), ref_dv = like(t.v, c.row_padding);
-  ASSERT_TRUE(backward(t.q.view, t.k.view, t.v.view, ref_out.view, dout.view, ref_lse.view, ref_dq.view,
-                       ref_dk.view, ref_dv.view, ref_options).ok());
+  if (!ref.backward_done) {
+    ref.dq = like(t.q, c.row_padding);
+    ref.dk = like(t.k, c.row_padding);
+    ref.dv = like(t.v, c.row_padding);
+    ASSERT_TRUE(backward(t.q.view, t.k.view, t.v.view, ref_out.view, dout.view, ref_lse.view, ref.dq.view,
+                         ref.dk.view, ref.dv.view, ref_options).ok());
+    ref.backward_done = true;
+  }
+  const HostTensor &ref_dq = ref.dq, &ref_dk = ref.dk, &ref_dv = ref.dv;
   DeviceCopy dq(ref_dq), dk(ref_dk), dv(ref_dv);
   dq.poison();
   dk.poison();
@@ -245,7 +277,8 @@ std::vector<Case> cases() {
     for (bool causal : {false, true}) {
       add({"small", dtype, 1, 1, 1, 2, 1, 64, causal});
       add({"small", dtype, 1, 1013, 1013, 2, 2, 72, causal});
-      add({"large", dtype, 1, 4096, 4096, 1, 1, 64, causal});
+      // N = 4096: the fp64 reference of one head costs ~5-25 s; fp16 runs causal only.
+      if (dtype != DType::float16 || causal) add({"large", dtype, 1, 4096, 4096, 1, 1, 64, causal});
     }
   }
   for (DType dtype : kDTypes) {
