@@ -244,7 +244,14 @@ void print_tables(const AuditResult& result, const AuditSettings& settings) {
   }
 }
 
-void print_summary(const AuditResult& result, const AuditSettings& settings, const std::string& presence_note) {
+std::string joined(const std::set<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text.empty() ? "none" : text;
+}
+
+void print_summary(const AuditResult& result, const AuditSettings& settings,
+                   const std::optional<std::set<std::string>>& families, const std::string& presence_note) {
   std::printf("\n%zu kernels of fattn:: (%lld ok, %lld violated, %lld undeclared, %lld in an arch their "
               "family does not target); %lld kernels outside fattn:: not audited.\n",
               result.kernels.size(), static_cast<long long>(result.count(KernelStatus::passed)),
@@ -271,7 +278,9 @@ void print_summary(const AuditResult& result, const AuditSettings& settings, con
                   kernel.report.short_name.c_str(), kernel.report.arch.c_str(), kernel.family->name.c_str());
     }
   }
-  if (!result.family_presence_checked) {
+  if (families) {
+    std::printf("families the library says it contains (fattn::backend_compiled): %s\n", joined(*families).c_str());
+  } else {
     std::printf("not run: the check that every compiled family has kernels (%s)\n", presence_note.c_str());
   }
 }
@@ -323,7 +332,8 @@ void write_kernel_json(JsonWriter& json, const AuditedKernel& kernel) {
   json.end_object();
 }
 
-void print_json(const fs::path& library, const AuditResult& result, const AuditSettings& settings) {
+void print_json(const fs::path& library, const AuditResult& result, const AuditSettings& settings,
+                const std::optional<std::set<std::string>>& compiled) {
   JsonWriter json;
   json.begin_object();
   json.key("library").value(library.string());
@@ -358,6 +368,14 @@ void print_json(const fs::path& library, const AuditResult& result, const AuditS
   for (const std::string& missing : result.missing_families) json.value(missing);
   json.end_array();
   json.key("family_presence_checked").value(result.family_presence_checked);
+  json.key("compiled_families");
+  if (compiled) {
+    json.begin_array();
+    for (const std::string& name : *compiled) json.value(name);
+    json.end_array();
+  } else {
+    json.null();
+  }
   json.end_object();
   std::printf("%s\n", json.str().c_str());
 }
@@ -452,11 +470,11 @@ int audit_main(const std::vector<std::string>& args) {
   }
 
   if (settings.json) {
-    print_json(library, result, settings);
+    print_json(library, result, settings, families);
   } else {
     std::printf("fattn audit: %s (read with %s)\n", library.string().c_str(), cuobjdump->string().c_str());
     print_tables(result, settings);
-    print_summary(result, settings, presence_note);
+    print_summary(result, settings, families, presence_note);
   }
   if (!settings.check) return kExitPassed;
   const bool passed = result.passed(settings.strict);
