@@ -18,6 +18,8 @@ constexpr std::string_view kElfInfoSectionPrefix = ".nv.info.";
 constexpr std::string_view kSpillAnnotation = "SpillRefill";
 constexpr std::string_view kOffsetField = "Offset";
 constexpr int kHexBase = 16;
+constexpr int kDecimalBase = 10;
+constexpr std::string_view kElfArchPrefix = "sm=";  // the ELF header's spelling: "sm=90a"
 
 std::string_view trim(std::string_view text) {
   std::size_t begin = 0;
@@ -112,7 +114,7 @@ void set_arch_if_unknown(std::string& arch, std::string_view text) {
 
 std::string normalize_arch(const std::string& text) {
   std::string arch = std::string(first_word(text));
-  if (starts_with(arch, "sm=")) arch = "sm_" + arch.substr(3);
+  if (starts_with(arch, kElfArchPrefix)) arch = "sm_" + arch.substr(kElfArchPrefix.size());
   while (!arch.empty() && (arch.back() == ',' || arch.back() == ';')) arch.pop_back();
   return arch;
 }
@@ -182,7 +184,7 @@ ResourceUsage parse_resource_fields(std::string_view text) {
     const std::size_t colon = field.find(':');
     if (colon == std::string_view::npos) continue;
     const std::string_view key = field.substr(0, colon);
-    const std::optional<std::int64_t> value = parse_integer(field.substr(colon + 1), 10);
+    const std::optional<std::int64_t> value = parse_integer(field.substr(colon + 1), kDecimalBase);
     if (!value) continue;
     if (key == "REG") usage.registers = static_cast<int>(*value);
     else if (key == "SHARED") usage.shared_bytes = *value;
@@ -244,7 +246,7 @@ std::vector<ElfInfoCubin> parse_elf_info(std::istream& text) {
     if (starts_with(trimmed, "64-bit ELF:") || starts_with(trimmed, "32-bit ELF:")) {
       if (!cubins.has_current() || elf_header_seen) cubins.start_new();
       elf_header_seen = true;
-      const std::size_t sm = trimmed.find("sm=");
+      const std::size_t sm = trimmed.find(kElfArchPrefix);
       if (sm != std::string_view::npos) set_arch_if_unknown(cubins.current().arch, trimmed.substr(sm));
       function = nullptr;
       continue;
