@@ -50,7 +50,14 @@ static std::optional<std::string> why_backend_rules_refuse(Backend backend, cons
 
   switch (backend) {
     case Backend::cuda_standard:
+      return std::nullopt;
     case Backend::cuda_simt:
+      // One grid row per head and one grid layer per batch entry, as in cuda_sm80.
+      if (problem.heads_q > kMaxGridYZ || problem.batch > kMaxGridYZ) {
+        return name(backend) + " runs one grid row per head and batch entry, at most " +
+               std::to_string(kMaxGridYZ) + " each; got heads_q " +
+               std::to_string(problem.heads_q) + ", batch " + std::to_string(problem.batch);
+      }
       return std::nullopt;
     case Backend::cuda_sm80:
       if (device.compute_capability < kAmpereCapability) {
