@@ -26,6 +26,9 @@ constexpr double kFlopsPerFma = 2.0;
 constexpr double kKiloHertz = 1e3;
 constexpr double kTera = 1e12;
 constexpr double kBackwardFlopFactor = 2.5;  // FlashAttention convention: bwd = 2.5 × fwd
+constexpr double kBytesPerMiB = 1048576.0;
+constexpr double kSecondsPerMillisecond = 1e-3;
+constexpr unsigned kInputSeed = 20261122;
 
 #define CHECK_CUDA(call)                                                                   \
   do {                                                                                     \
@@ -131,7 +134,7 @@ int main(int argc, char** argv) {
   }
   const std::size_t elements = static_cast<std::size_t>(s.batch * s.seqlen * s.heads * s.head_dim);
   const std::size_t bytes = elements * fattn::size_of(s.dtype);
-  std::mt19937 rng(20261122);
+  std::mt19937 rng(kInputSeed);
   DeviceBuffer q(bytes), k(bytes), v(bytes), out(bytes), dout(bytes), dq(bytes), dk(bytes), dv(bytes);
   DeviceBuffer lse(static_cast<std::size_t>(s.batch * s.heads * s.seqlen) * sizeof(float));
   fill_random(q, elements, s.dtype, rng);
@@ -204,9 +207,9 @@ int main(int argc, char** argv) {
     CHECK_CUDA(cudaGetLastError());
     std::sort(times.begin(), times.end());
     const double ms = times[times.size() / 2];
-    const double tflops = flops / (ms * 1e-3) / kTera;
+    const double tflops = flops / (ms * kSecondsPerMillisecond) / kTera;
     std::printf("%-14s %10.3f %9.2f %8.1f%% %14.1f %9d\n", name.c_str(), ms, tflops, 100.0 * tflops / peak,
-                stats.workspace_bytes / 1048576.0, stats.kernel_launches);
+                stats.workspace_bytes / kBytesPerMiB, stats.kernel_launches);
   }
   return 0;
 }
