@@ -41,7 +41,8 @@ struct Problem {
 
   Status forward_call() { return forward(q.view, k.view, v.view, out.view, lse.view, options); }
   Status backward_call() {
-    return backward(q.view, k.view, v.view, out.view, dout.view, lse.view, dq.view, dk.view, dv.view, options);
+    return backward(q.view, k.view, v.view, out.view, dout.view, lse.view, dq.view, dk.view, dv.view,
+                    options);
   }
   std::vector<std::vector<std::uint8_t>> output_bytes() const {
     return {out.storage, lse.storage, dq.storage, dk.storage, dv.storage};
@@ -71,9 +72,9 @@ Status fwd(Problem& p) { return p.forward_call(); }
 Status bwd(Problem& p) { return p.backward_call(); }
 
 // ASSERT_TRUE(status.ok()) that prints the library's message when it fails.
-#define ASSERT_OK(expression)                                            \
-  do {                                                                   \
-    const Status status_ = (expression);                                 \
+#define ASSERT_OK(expression)                                                            \
+  do {                                                                                   \
+    const Status status_ = (expression);                                                 \
     ASSERT_TRUE(status_.ok()) << to_string(status_.code()) << ": " << status_.message(); \
   } while (false)
 
@@ -84,12 +85,14 @@ TEST(Validation, ValidProblemRuns) {
   Problem p;
   ASSERT_OK(p.forward_call());
   ASSERT_OK(p.backward_call());
-  EXPECT_TRUE(all_finite(p.out) && all_finite(p.lse) && all_finite(p.dq) && all_finite(p.dk) && all_finite(p.dv));
+  EXPECT_TRUE(all_finite(p.out) && all_finite(p.lse) && all_finite(p.dq) && all_finite(p.dk) &&
+              all_finite(p.dv));
 }
 
 TEST(Validation, WrongRank) {
   Problem p;
-  p.q.view = TensorView::contiguous(p.q.view.data, DType::float32, Device::cpu(), {kBatch * kSeqQ, kHeadsQ, kDim});
+  p.q.view =
+      TensorView::contiguous(p.q.view.data, DType::float32, Device::cpu(), {kBatch * kSeqQ, kHeadsQ, kDim});
   expect_refused(p, fwd, kInvalid, {"q:", "rank-4", "(batch, seqlen, heads, head_dim)", "got rank 3"});
 }
 
@@ -237,12 +240,14 @@ TEST(Validation, MixedDevices) {
 TEST(Validation, LseWrongShape) {
   Problem p;
   p.lse.view.shape[2] = kSeqQ + 1;
-  expect_refused(p, fwd, kInvalid, {"lse:", "expected shape (2, 4, 5)", "(batch, heads_q, seqlen_q)", "got (2, 4, 6)"});
+  expect_refused(p, fwd, kInvalid,
+                 {"lse:", "expected shape (2, 4, 5)", "(batch, heads_q, seqlen_q)", "got (2, 4, 6)"});
 }
 
 TEST(Validation, LseWrongRank) {
   Problem p;
-  p.lse.view = TensorView::contiguous(p.lse.view.data, DType::float32, Device::cpu(), {kBatch, kHeadsQ, kSeqQ, 1});
+  p.lse.view =
+      TensorView::contiguous(p.lse.view.data, DType::float32, Device::cpu(), {kBatch, kHeadsQ, kSeqQ, 1});
   expect_refused(p, fwd, kInvalid, {"lse:", "rank-3", "got rank 4"});
 }
 
@@ -419,7 +424,9 @@ std::vector<Backend> cpu_backends() {
 }
 
 INSTANTIATE_TEST_SUITE_P(CpuBackends, Degenerate, ::testing::ValuesIn(cpu_backends()),
-                         [](const ::testing::TestParamInfo<Backend>& info) { return std::string(to_string(info.param)); });
+                         [](const ::testing::TestParamInfo<Backend>& info) {
+                           return std::string(to_string(info.param));
+                         });
 
 }  // namespace
 }  // namespace fattn::testing

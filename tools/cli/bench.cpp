@@ -91,7 +91,8 @@ double throughput(const ProblemSpec& spec, const BenchResult& r) {
 
 std::string backend_label(const BenchResult& r) {
   std::string label = to_string(r.requested);
-  if (r.requested == Backend::automatic && r.status.ok()) label += " → " + std::string(to_string(r.stats.backend));
+  if (r.requested == Backend::automatic && r.status.ok())
+    label += " → " + std::string(to_string(r.stats.backend));
   return label;
 }
 
@@ -107,20 +108,23 @@ void print_table(const ProblemSpec& spec, const std::vector<BenchResult>& result
   std::printf("fattn %s bench: %s\n", version(), spec.summary().c_str());
   if (on_gpu) std::printf("device: %s\n", cuda_device_description(spec.device.index).c_str());
   std::printf("\n");
-  Table table({"backend", "time", on_gpu ? "TFLOP/s" : "GFLOP/s", "extra memory", "launches", "error vs fp64"});
+  Table table(
+      {"backend", "time", on_gpu ? "TFLOP/s" : "GFLOP/s", "extra memory", "launches", "error vs fp64"});
   for (const BenchResult& r : results) {
     if (!r.status.ok()) {
       table.add_row({backend_label(r), "failed", "—", "—", "—", "—"});
       continue;
     }
     table.add_row({backend_label(r), format_milliseconds(r.median_ms),
-                   format_fixed(throughput(spec, r) / unit, 1), format_bytes(static_cast<double>(r.stats.workspace_bytes)),
+                   format_fixed(throughput(spec, r) / unit, 1),
+                   format_bytes(static_cast<double>(r.stats.workspace_bytes)),
                    std::to_string(r.stats.kernel_launches), error_text(r)});
   }
   table.print(stdout);
   for (const BenchResult& r : results) {
     if (!r.status.ok()) {
-      std::printf("\n%s: %s: %s", to_string(r.requested), to_string(r.status.code()), r.status.message().c_str());
+      std::printf("\n%s: %s: %s", to_string(r.requested), to_string(r.status.code()),
+                  r.status.message().c_str());
     }
   }
   std::printf("\n");
@@ -129,8 +133,10 @@ void print_table(const ProblemSpec& spec, const std::vector<BenchResult>& result
     std::printf("%s is %.2f× as fast as %s", to_string(a.stats.backend), b.median_ms / a.median_ms,
                 to_string(b.stats.backend));
     if (b.stats.workspace_bytes > 0) {
-      std::printf(" and needs %s of extra memory where %s needs %s", format_bytes(static_cast<double>(a.stats.workspace_bytes)).c_str(),
-                  to_string(b.stats.backend), format_bytes(static_cast<double>(b.stats.workspace_bytes)).c_str());
+      std::printf(" and needs %s of extra memory where %s needs %s",
+                  format_bytes(static_cast<double>(a.stats.workspace_bytes)).c_str(),
+                  to_string(b.stats.backend),
+                  format_bytes(static_cast<double>(b.stats.workspace_bytes)).c_str());
     }
     std::printf(".\n");
   }
@@ -139,20 +145,23 @@ void print_table(const ProblemSpec& spec, const std::vector<BenchResult>& result
     if (r.status.ok()) runs += (runs.empty() ? "" : ", ") + std::to_string(r.times_ms.size());
   }
   std::printf("time: median of %s runs after %d warm-up run%s%s; FLOPs: %.3g (4·B·H·Nq·Nk·D%s%s).\n",
-              runs.c_str(), settings.timing.warmup, settings.timing.warmup == 1 ? "" : "s", on_gpu ? " (CUDA events)" : "",
-              attention_flops(spec, spec.workload), spec.causal ? ", halved for causal" : "",
-              spec.workload == Workload::backward ? ", ×2.5 for bwd"
-              : spec.workload == Workload::forward_backward ? ", ×3.5 for fwd+bwd" : "");
+              runs.c_str(), settings.timing.warmup, settings.timing.warmup == 1 ? "" : "s",
+              on_gpu ? " (CUDA events)" : "", attention_flops(spec, spec.workload),
+              spec.causal ? ", halved for causal" : "",
+              spec.workload == Workload::backward           ? ", ×2.5 for bwd"
+              : spec.workload == Workload::forward_backward ? ", ×3.5 for fwd+bwd"
+                                                            : "");
   if (!settings.check) {
     std::printf("error: not checked (--no-check).\n");
   } else if (reference && !reference->status().ok()) {
     std::printf("error: the reference failed: %s\n", reference->status().message().c_str());
   } else if (reference) {
-    std::printf("error: relative ‖x − ref‖/‖ref‖, worst of out, lse%s, against cpu_reference (fp64) %s.\n",
-                spec.workload == Workload::forward ? "" : ", dq, dk, dv",
-                reference->slice().whole ? "on the whole problem"
-                                         : ("on " + reference->slice().description +
-                                            " (a slice keeps the fp64 reference fast)").c_str());
+    std::printf(
+        "error: relative ‖x − ref‖/‖ref‖, worst of out, lse%s, against cpu_reference (fp64) %s.\n",
+        spec.workload == Workload::forward ? "" : ", dq, dk, dv",
+        reference->slice().whole
+            ? "on the whole problem"
+            : ("on " + reference->slice().description + " (a slice keeps the fp64 reference fast)").c_str());
   }
 }
 
@@ -186,7 +195,13 @@ void write_problem_json(JsonWriter& json, const ProblemSpec& spec) {
   json.key("batch").value(spec.batch).key("heads_q").value(spec.heads_q).key("heads_kv").value(spec.heads_kv);
   json.key("seqlen_q").value(spec.seqlen_q).key("seqlen_k").value(spec.seqlen_k);
   json.key("head_dim").value(spec.head_dim).key("dtype").value(short_name(spec.dtype));
-  json.key("causal").value(spec.causal).key("window").begin_array().value(spec.window.left).value(spec.window.right).end_array();
+  json.key("causal")
+      .value(spec.causal)
+      .key("window")
+      .begin_array()
+      .value(spec.window.left)
+      .value(spec.window.right)
+      .end_array();
   json.key("direction").value(to_string(spec.workload)).key("device").value(to_string(spec.device));
   json.key("threads").value(spec.threads).key("flops").value(attention_flops(spec, spec.workload));
   json.end_object();
@@ -201,7 +216,8 @@ std::vector<BenchResult> bench_problem(const ProblemSpec& spec, const std::vecto
     BenchResult r = bench_backend(spec, backend, buffers, settings);
     if (r.status.ok() && settings.check) {
       buffers.download_outputs();
-      if (!reference) reference.emplace(spec, choose_reference_slice(spec, settings.reference_budget), buffers);
+      if (!reference)
+        reference.emplace(spec, choose_reference_slice(spec, settings.reference_budget), buffers);
       if (reference->status().ok()) {
         r.errors = reference->errors_of(buffers);
         r.checked = true;
@@ -216,8 +232,8 @@ bool all_ok(const std::vector<BenchResult>& results) {
   return std::all_of(results.begin(), results.end(), [](const BenchResult& r) { return r.status.ok(); });
 }
 
-int run_single(const ProblemSpec& spec, const std::vector<Backend>& backends,
-               const BenchSettings& settings, bool json_output) {
+int run_single(const ProblemSpec& spec, const std::vector<Backend>& backends, const BenchSettings& settings,
+               bool json_output) {
   std::optional<Reference> reference;
   const std::vector<BenchResult> results = bench_problem(spec, backends, settings, reference);
   if (json_output) {
@@ -226,7 +242,11 @@ int run_single(const ProblemSpec& spec, const std::vector<Backend>& backends,
     write_problem_json(json, spec);
     if (reference) {
       json.key("reference").begin_object().key("whole_problem").value(reference->slice().whole);
-      json.key("slice").value(reference->slice().description).key("ok").value(reference->status().ok()).end_object();
+      json.key("slice")
+          .value(reference->slice().description)
+          .key("ok")
+          .value(reference->status().ok())
+          .end_object();
     }
     json.key("results").begin_array();
     for (const BenchResult& r : results) write_result_json(json, spec, r);
@@ -244,7 +264,8 @@ int run_head_dim_sweep(const ArgParser& parser, ProblemSpec spec, const std::vec
   std::vector<std::int64_t> dims = kSweepHeadDims;
   if (parser.has("sweep-values")) {
     dims.clear();
-    for (const std::string& text : parser.list_value("sweep-values")) dims.push_back(parse_int(text, "--sweep-values"));
+    for (const std::string& text : parser.list_value("sweep-values"))
+      dims.push_back(parse_int(text, "--sweep-values"));
   }
   const bool on_gpu = spec.device.type == DeviceType::cuda;
   const double unit = on_gpu ? kTera : kGiga;
@@ -253,7 +274,8 @@ int run_head_dim_sweep(const ArgParser& parser, ProblemSpec spec, const std::vec
   write_problem_json(json, spec);
   json.key("points").begin_array();
   std::vector<std::string> headers{"D"};
-  for (Backend b : backends) headers.push_back(std::string(to_string(b)) + (on_gpu ? " TFLOP/s" : " GFLOP/s"));
+  for (Backend b : backends)
+    headers.push_back(std::string(to_string(b)) + (on_gpu ? " TFLOP/s" : " GFLOP/s"));
   headers.push_back("worst error");
   Table table(headers);
   bool ok = true;
@@ -303,7 +325,8 @@ int bench_main(const std::vector<std::string>& args) {
   parser.add_option("warmup", "N", "untimed runs first", std::to_string(kDefaultWarmup));
   parser.add_flag("no-check", "skip the comparison with the float64 reference");
   parser.add_option("reference-budget", "FLOP", "largest slice the fp64 reference runs on, in FLOPs", "2e9");
-  parser.add_option("sweep", "WHAT", "head-dim: repeat over D = 64…256 with the odd values 72, 80, 96, 129, 136, 200");
+  parser.add_option("sweep", "WHAT",
+                    "head-dim: repeat over D = 64…256 with the odd values 72, 80, 96, 129, 136, 200");
   parser.add_option("sweep-values", "LIST", "the values of the sweep, comma-separated");
   parser.add_flag("json", "print JSON instead of a table");
   try {
@@ -313,7 +336,8 @@ int bench_main(const std::vector<std::string>& args) {
     if (parser.has("device")) defaults.device = read_problem_options(parser, defaults).device;
     if (defaults.device.type == DeviceType::cuda) defaults.dtype = DType::bfloat16;
     const std::string sweep = parser.string_value("sweep", "");
-    if (!sweep.empty() && sweep != "head-dim") throw UsageError("--sweep: expected head-dim, got '" + sweep + "'");
+    if (!sweep.empty() && sweep != "head-dim")
+      throw UsageError("--sweep: expected head-dim, got '" + sweep + "'");
     if (!sweep.empty() && !parser.has("seqlen") && !parser.has("seqlen-q") && !parser.has("seqlen-k")) {
       const bool gpu = defaults.device.type == DeviceType::cuda;
       defaults.seqlen_q = defaults.seqlen_k = gpu ? kSweepSeqlenGpu : kSweepSeqlenCpu;
@@ -325,7 +349,8 @@ int bench_main(const std::vector<std::string>& args) {
     settings.timing.warmup = static_cast<int>(parser.int_value("warmup", kDefaultWarmup));
     settings.check = !parser.has("no-check");
     settings.reference_budget = parser.double_value("reference-budget", kReferenceFlopBudget);
-    if (settings.timing.repeats < 0 || settings.timing.warmup < 0) throw UsageError("--repeats and --warmup must be >= 0");
+    if (settings.timing.repeats < 0 || settings.timing.warmup < 0)
+      throw UsageError("--repeats and --warmup must be >= 0");
     const std::vector<Backend> backends = backends_to_run(parser, spec);
     if (!sweep.empty()) return run_head_dim_sweep(parser, spec, backends, settings, parser.has("json"));
     return run_single(spec, backends, settings, parser.has("json"));

@@ -44,8 +44,8 @@ std::vector<CheckCase> cases_for(DType dtype, bool quick) {
     spec.dtype = dtype;
     cases.push_back({std::move(name), spec});
   };
-  const std::vector<std::int64_t> lengths = quick ? std::vector<std::int64_t>{1, 17, 1013}
-                                                  : std::vector<std::int64_t>{1, 17, 128, 1013};
+  const std::vector<std::int64_t> lengths =
+      quick ? std::vector<std::int64_t>{1, 17, 1013} : std::vector<std::int64_t>{1, 17, 128, 1013};
   for (std::int64_t n : lengths) add("seqlen", shape(1, 2, 2, n, n, 64));
   const std::vector<std::int64_t> dims = quick ? std::vector<std::int64_t>{1, 72, 129, 256}
                                                : std::vector<std::int64_t>{1, 8, 64, 72, 128, 129, 256};
@@ -78,8 +78,9 @@ std::string case_label(const CheckCase& c) {
   const ProblemSpec& s = c.spec;
   std::string text = c.name + ": B=" + std::to_string(s.batch) + " H=" + std::to_string(s.heads_q);
   if (s.heads_kv != s.heads_q) text += "/" + std::to_string(s.heads_kv);
-  text += s.seqlen_q == s.seqlen_k ? " N=" + std::to_string(s.seqlen_q)
-                                   : " Nq=" + std::to_string(s.seqlen_q) + " Nk=" + std::to_string(s.seqlen_k);
+  text += s.seqlen_q == s.seqlen_k
+              ? " N=" + std::to_string(s.seqlen_q)
+              : " Nq=" + std::to_string(s.seqlen_q) + " Nk=" + std::to_string(s.seqlen_k);
   text += " D=" + std::to_string(s.head_dim);
   if (s.mask_text() != "no mask") text += " " + s.mask_text();
   return text;
@@ -96,10 +97,14 @@ struct Outcome {
 
 std::string cell(const Outcome& o) {
   switch (o.verdict) {
-    case Verdict::pass: return "pass " + format_error(o.errors.worst()) + (o.backward_checked ? "" : " (fwd)");
-    case Verdict::fail: return "FAIL " + format_error(o.errors.worst());
-    case Verdict::error: return "ERROR";
-    case Verdict::not_applicable: return "n/a";
+    case Verdict::pass:
+      return "pass " + format_error(o.errors.worst()) + (o.backward_checked ? "" : " (fwd)");
+    case Verdict::fail:
+      return "FAIL " + format_error(o.errors.worst());
+    case Verdict::error:
+      return "ERROR";
+    case Verdict::not_applicable:
+      return "n/a";
   }
   return "?";
 }
@@ -128,7 +133,8 @@ Outcome check_backend(const CheckCase& c, Backend backend, AttentionBuffers& buf
   o.backward_checked = o.errors.has_backward;
   const double tolerance = tools::tolerance_for(c.spec.dtype);
   const double forward_error = std::max(o.errors.out, o.errors.lse);
-  const double gradient_error = o.errors.has_backward ? std::max({o.errors.dq, o.errors.dk, o.errors.dv}) : 0.0;
+  const double gradient_error =
+      o.errors.has_backward ? std::max({o.errors.dq, o.errors.dk, o.errors.dv}) : 0.0;
   const bool pass = forward_error <= tolerance && gradient_error <= kGradientToleranceFactor * tolerance;
   o.verdict = pass ? Verdict::pass : Verdict::fail;
   if (!pass) {
@@ -193,8 +199,9 @@ int check_main(const std::vector<std::string>& args) {
     const bool gpu_present = any_cuda && cuda_device_count() > 0;
 
     const bool progress = stdout_is_terminal();
-    std::printf("fattn %s check: %zu cases × %zu backends, forward and backward, against cpu_reference (fp64)\n",
-                version(), cases.size(), backends.size());
+    std::printf(
+        "fattn %s check: %zu cases × %zu backends, forward and backward, against cpu_reference (fp64)\n",
+        version(), cases.size(), backends.size());
     std::vector<std::string> headers{"case", "dtype"};
     for (Backend b : backends) headers.push_back(to_string(b));
     Table table(headers);
@@ -203,7 +210,8 @@ int check_main(const std::vector<std::string>& args) {
     for (std::size_t i = 0; i < cases.size(); ++i) {
       const CheckCase& c = cases[i];
       if (progress) {
-        std::printf("\r\033[K[%3zu/%zu] %s %s", i + 1, cases.size(), short_name(c.spec.dtype), case_label(c).c_str());
+        std::printf("\r\033[K[%3zu/%zu] %s %s", i + 1, cases.size(), short_name(c.spec.dtype),
+                    case_label(c).c_str());
         std::fflush(stdout);
       }
       AttentionBuffers host(c.spec, true, kCaseSeedBase + i);
@@ -228,8 +236,8 @@ int check_main(const std::vector<std::string>& args) {
         counts[b][o.verdict]++;
         all_pass = all_pass && (o.verdict == Verdict::pass || o.verdict == Verdict::not_applicable);
         if (o.verdict == Verdict::fail || o.verdict == Verdict::error) {
-          problems.push_back(std::string(to_string(b)) + " " + short_name(c.spec.dtype) + " " + case_label(c) +
-                             ": " + o.message);
+          problems.push_back(std::string(to_string(b)) + " " + short_name(c.spec.dtype) + " " +
+                             case_label(c) + ": " + o.message);
         }
         row.push_back(cell(o));
       }
@@ -238,11 +246,12 @@ int check_main(const std::vector<std::string>& args) {
     if (progress) std::printf("\r\033[K");
     std::printf("\n");
     table.print(stdout);
-    std::printf("\nerror: relative ‖x − ref‖/‖ref‖, worst of out, lse, dq, dk, dv; tolerance fp32 %s, "
-                "fp16 %s, bf16 %s (gradients ×%.0f). (fwd) = the backend has no backward pass.\n",
-                format_error(tools::tolerance_for(DType::float32)).c_str(),
-                format_error(tools::tolerance_for(DType::float16)).c_str(),
-                format_error(tools::tolerance_for(DType::bfloat16)).c_str(), kGradientToleranceFactor);
+    std::printf(
+        "\nerror: relative ‖x − ref‖/‖ref‖, worst of out, lse, dq, dk, dv; tolerance fp32 %s, "
+        "fp16 %s, bf16 %s (gradients ×%.0f). (fwd) = the backend has no backward pass.\n",
+        format_error(tools::tolerance_for(DType::float32)).c_str(),
+        format_error(tools::tolerance_for(DType::float16)).c_str(),
+        format_error(tools::tolerance_for(DType::bfloat16)).c_str(), kGradientToleranceFactor);
     if (any_cuda && !gpu_present) {
       std::printf("CUDA backends are compiled in, but there is no CUDA device here: they show n/a.\n");
     }
@@ -269,6 +278,7 @@ int check_main(const std::vector<std::string>& args) {
 
 }  // namespace
 
-FATTN_CLI_COMMAND("check", "every backend vs the fp64 reference over odd shapes; exit 1 on failure", check_main);
+FATTN_CLI_COMMAND("check", "every backend vs the fp64 reference over odd shapes; exit 1 on failure",
+                  check_main);
 
 }  // namespace fattn::cli

@@ -12,8 +12,8 @@ void ArgParser::add_flag(const std::string& name, const std::string& help) {
   specs_.push_back({name, "", help, "", false});
 }
 
-void ArgParser::add_option(const std::string& name, const std::string& value_name,
-                           const std::string& help, const std::string& default_text) {
+void ArgParser::add_option(const std::string& name, const std::string& value_name, const std::string& help,
+                           const std::string& default_text) {
   specs_.push_back({name, value_name, help, default_text, true});
 }
 

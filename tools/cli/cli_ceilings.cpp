@@ -19,7 +19,7 @@ namespace {
 
 // Each buffer is much larger than any last-level cache, so the copy streams from memory.
 constexpr std::size_t kCpuCopyBytes = std::size_t{512} << 20;
-constexpr int kCopyAttempts = 4;  // best of; the first also faults the pages in
+constexpr int kCopyAttempts = 4;                  // best of; the first also faults the pages in
 constexpr double kBytesMovedPerCopiedByte = 2.0;  // one read, one write
 constexpr std::size_t kGpuCopyBytes = std::size_t{1} << 30;
 constexpr int kGemmSize = 8192;  // square GEMM: large enough to reach the tensor-core peak
@@ -63,14 +63,18 @@ Ceilings measure_cpu_ceilings(int threads) {
 namespace {
 
 void check_cublas(cublasStatus_t status, const char* what) {
-  if (status != CUBLAS_STATUS_SUCCESS) throw ToolError(std::string(what) + " failed with cuBLAS status " + std::to_string(status));
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw ToolError(std::string(what) + " failed with cuBLAS status " + std::to_string(status));
 }
 
 cudaDataType_t cublas_type(DType dtype) {
   switch (dtype) {
-    case DType::float16: return CUDA_R_16F;
-    case DType::bfloat16: return CUDA_R_16BF;
-    default: return CUDA_R_32F;
+    case DType::float16:
+      return CUDA_R_16F;
+    case DType::bfloat16:
+      return CUDA_R_16BF;
+    default:
+      return CUDA_R_32F;
   }
 }
 
@@ -86,7 +90,8 @@ Ceilings measure_gpu_ceilings(DType dtype, int ordinal) {
     double best = 0;
     for (int attempt = 0; attempt < kCopyAttempts; ++attempt) {
       stopwatch.start();
-      if (cudaMemcpyAsync(destination.data(), source.data(), kGpuCopyBytes, cudaMemcpyDeviceToDevice, nullptr) != cudaSuccess) {
+      if (cudaMemcpyAsync(destination.data(), source.data(), kGpuCopyBytes, cudaMemcpyDeviceToDevice,
+                          nullptr) != cudaSuccess) {
         throw ToolError("cudaMemcpyAsync (device to device) failed");
       }
       const double ms = stopwatch.stop_ms();
@@ -97,7 +102,8 @@ Ceilings measure_gpu_ceilings(DType dtype, int ordinal) {
   }
   const std::size_t elements = static_cast<std::size_t>(kGemmSize) * kGemmSize;
   const std::size_t bytes = elements * size_of(dtype == DType::float32 ? DType::float32 : dtype);
-  DeviceBuffer a = DeviceBuffer::allocate(bytes), b = DeviceBuffer::allocate(bytes), out = DeviceBuffer::allocate(bytes);
+  DeviceBuffer a = DeviceBuffer::allocate(bytes), b = DeviceBuffer::allocate(bytes),
+               out = DeviceBuffer::allocate(bytes);
   // A byte pattern that is a small normal number in every dtype (no zeros, no NaN, no denormals).
   constexpr int kFillByte = 0x3C;
   for (DeviceBuffer* buffer : {&a, &b}) cudaMemset(buffer->data(), kFillByte, bytes);
@@ -107,9 +113,9 @@ Ceilings measure_gpu_ceilings(DType dtype, int ordinal) {
   const float alpha = 1.0f, beta = 0.0f;
   const cudaDataType_t type = cublas_type(dtype);
   auto gemm = [&] {
-    check_cublas(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, kGemmSize, kGemmSize, kGemmSize, &alpha, a.data(), type,
-                              kGemmSize, b.data(), type, kGemmSize, &beta, out.data(), type, kGemmSize,
-                              CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+    check_cublas(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, kGemmSize, kGemmSize, kGemmSize, &alpha,
+                              a.data(), type, kGemmSize, b.data(), type, kGemmSize, &beta, out.data(), type,
+                              kGemmSize, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                  "cublasGemmEx");
   };
   gemm();  // warm-up: heuristics, clocks

@@ -10,8 +10,8 @@
 namespace fattn::cli {
 
 struct Ceilings {
-  double peak_flops = 0;      // FLOP/s
-  double bandwidth = 0;       // bytes/s, counting bytes read plus bytes written
+  double peak_flops = 0;         // FLOP/s
+  double bandwidth = 0;          // bytes/s, counting bytes read plus bytes written
   std::string peak_method;       // how the peak was measured
   std::string bandwidth_method;  // how the bandwidth was measured
 };

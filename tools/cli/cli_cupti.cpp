@@ -54,7 +54,8 @@ void check_cupti(CUptiResult result, const char* what) {
 std::string demangle(const char* mangled) {
   if (!mangled) return "(unnamed kernel)";
   int status = 0;
-  std::unique_ptr<char, void (*)(void*)> text(abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
+  std::unique_ptr<char, void (*)(void*)> text(abi::__cxa_demangle(mangled, nullptr, nullptr, &status),
+                                              std::free);
   return status == 0 && text ? std::string(text.get()) : std::string(mangled);
 }
 
@@ -64,11 +65,13 @@ void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::si
   *max_records = 0;  // as many as fit
 }
 
-void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t, std::size_t valid_bytes) {
+void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t,
+                               std::size_t valid_bytes) {
   CUpti_Activity* record = nullptr;
   std::vector<KernelRecord> found;
   while (cuptiActivityGetNextRecord(buffer, valid_bytes, &record) == CUPTI_SUCCESS) {
-    if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && record->kind != CUPTI_ACTIVITY_KIND_KERNEL) continue;
+    if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && record->kind != CUPTI_ACTIVITY_KIND_KERNEL)
+      continue;
     const auto* kernel = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
     KernelRecord r;
     r.name = demangle(kernel->name);
@@ -93,8 +96,10 @@ bool kernel_tracing_built() { return true; }
 
 KernelTracer::KernelTracer() {
   if (cuda_device_count() == 0) throw ToolError("no CUDA device is available on this machine");
-  check_cupti(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks");
-  check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "cuptiActivityEnable(CONCURRENT_KERNEL)");
+  check_cupti(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
+              "cuptiActivityRegisterCallbacks");
+  check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
+              "cuptiActivityEnable(CONCURRENT_KERNEL)");
 }
 
 KernelTracer::~KernelTracer() {
@@ -122,9 +127,10 @@ std::vector<KernelRecord> KernelTracer::collect() {
 bool kernel_tracing_built() { return false; }
 
 KernelTracer::KernelTracer() {
-  throw ToolError(cuda_build() ? "this build of fattn found no CUPTI library (CUDA::cupti) at configure time, so "
-                                 "it cannot trace GPU kernels"
-                               : "this build of fattn has no CUDA support, so it cannot trace GPU kernels");
+  throw ToolError(cuda_build()
+                      ? "this build of fattn found no CUPTI library (CUDA::cupti) at configure time, so "
+                        "it cannot trace GPU kernels"
+                      : "this build of fattn has no CUDA support, so it cannot trace GPU kernels");
 }
 KernelTracer::~KernelTracer() = default;
 std::uint64_t KernelTracer::now_ns() const { return 0; }

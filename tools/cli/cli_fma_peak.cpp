@@ -33,9 +33,9 @@ float FmaChains(std::int64_t iterations) {
     a6 = hn::MulAdd(a6, m, c), a7 = hn::MulAdd(a7, m, c), a8 = hn::MulAdd(a8, m, c);
     a9 = hn::MulAdd(a9, m, c), a10 = hn::MulAdd(a10, m, c), a11 = hn::MulAdd(a11, m, c);
   }
-  const auto sum = hn::Add(hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)),
-                           hn::Add(hn::Add(hn::Add(a4, a5), hn::Add(a6, a7)),
-                                   hn::Add(hn::Add(a8, a9), hn::Add(a10, a11))));
+  const auto sum = hn::Add(
+      hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)),
+      hn::Add(hn::Add(hn::Add(a4, a5), hn::Add(a6, a7)), hn::Add(hn::Add(a8, a9), hn::Add(a10, a11))));
   return hn::GetLane(hn::SumOfLanes(d, sum));
 }
 
@@ -55,10 +55,10 @@ HWY_EXPORT(FloatLanes);
 HWY_EXPORT(TargetName);
 
 namespace {
-constexpr int kChains = 12;           // FmaChains' accumulators
+constexpr int kChains = 12;  // FmaChains' accumulators
 constexpr int kFlopsPerFma = 2;
 constexpr std::int64_t kFmaIterations = std::int64_t{1} << 23;
-constexpr int kAttempts = 3;          // best of: the first attempt also wakes the cores up
+constexpr int kAttempts = 3;  // best of: the first attempt also wakes the cores up
 }  // namespace
 
 CpuPeak measure_cpu_fma_peak(int threads) {

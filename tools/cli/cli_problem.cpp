@@ -19,8 +19,8 @@ std::string lower(std::string text) {
 }
 
 // A view of rows [b0, b0+nb) × [s0, s0+ns) × [h0, h0+nh) of a (batch, seqlen, heads, dim) view.
-TensorView slice_bshd(const TensorView& t, std::int64_t b0, std::int64_t nb, std::int64_t s0,
-                      std::int64_t ns, std::int64_t h0, std::int64_t nh) {
+TensorView slice_bshd(const TensorView& t, std::int64_t b0, std::int64_t nb, std::int64_t s0, std::int64_t ns,
+                      std::int64_t h0, std::int64_t nh) {
   TensorView s = t;
   const std::int64_t offset = b0 * t.stride[0] + s0 * t.stride[1] + h0 * t.stride[2];
   s.data = static_cast<std::uint8_t*>(t.data) + offset * static_cast<std::int64_t>(size_of(t.dtype));
@@ -29,8 +29,8 @@ TensorView slice_bshd(const TensorView& t, std::int64_t b0, std::int64_t nb, std
 }
 
 // The same for a (batch, heads, seqlen) log-sum-exp view.
-TensorView slice_bhs(const TensorView& t, std::int64_t b0, std::int64_t nb, std::int64_t h0,
-                     std::int64_t nh, std::int64_t s0, std::int64_t ns) {
+TensorView slice_bhs(const TensorView& t, std::int64_t b0, std::int64_t nb, std::int64_t h0, std::int64_t nh,
+                     std::int64_t s0, std::int64_t ns) {
   TensorView s = t;
   const std::int64_t offset = b0 * t.stride[0] + h0 * t.stride[1] + s0 * t.stride[2];
   s.data = static_cast<std::uint8_t*>(t.data) + offset * static_cast<std::int64_t>(size_of(t.dtype));
@@ -44,9 +44,12 @@ bool has_backward(Workload w) { return w != Workload::forward; }
 
 const char* to_string(Workload workload) {
   switch (workload) {
-    case Workload::forward: return "fwd";
-    case Workload::backward: return "bwd";
-    case Workload::forward_backward: return "fwdbwd";
+    case Workload::forward:
+      return "fwd";
+    case Workload::backward:
+      return "bwd";
+    case Workload::forward_backward:
+      return "fwdbwd";
   }
   return "?";
 }
@@ -70,10 +73,14 @@ std::optional<DType> dtype_from_string(const std::string& name) {
 
 const char* short_name(DType dtype) {
   switch (dtype) {
-    case DType::float32: return "fp32";
-    case DType::float16: return "fp16";
-    case DType::bfloat16: return "bf16";
-    case DType::float8_e4m3: return "fp8";
+    case DType::float32:
+      return "fp32";
+    case DType::float16:
+      return "fp16";
+    case DType::bfloat16:
+      return "bf16";
+    case DType::float8_e4m3:
+      return "fp8";
   }
   return "?";
 }
@@ -135,11 +142,13 @@ std::string ProblemSpec::mask_text() const {
 std::string ProblemSpec::summary(bool with_head_dim) const {
   std::string heads = heads_kv == heads_q ? std::to_string(heads_q)
                                           : std::to_string(heads_q) + "/" + std::to_string(heads_kv);
-  std::string lengths = seqlen_q == seqlen_k ? "N=" + std::to_string(seqlen_q)
-                                             : "Nq=" + std::to_string(seqlen_q) + " Nk=" + std::to_string(seqlen_k);
+  std::string lengths = seqlen_q == seqlen_k
+                            ? "N=" + std::to_string(seqlen_q)
+                            : "Nq=" + std::to_string(seqlen_q) + " Nk=" + std::to_string(seqlen_k);
   std::string text = "B=" + std::to_string(batch) + " H=" + heads + " " + lengths +
-                     (with_head_dim ? " D=" + std::to_string(head_dim) : std::string(" D swept")) + " " + short_name(dtype) + ", " + mask_text() +
-                     ", " + to_string(workload) + " on " + to_string(device);
+                     (with_head_dim ? " D=" + std::to_string(head_dim) : std::string(" D swept")) + " " +
+                     short_name(dtype) + ", " + mask_text() + ", " + to_string(workload) + " on " +
+                     to_string(device);
   if (device.type == DeviceType::cpu) {
     text += " (" + std::to_string(threads > 0 ? threads : omp_get_max_threads()) + " threads)";
   }
@@ -156,7 +165,8 @@ void add_problem_options(ArgParser& parser) {
   parser.add_option("head-dim", "D", "head dimension (1..256)");
   parser.add_option("dtype", "T", "fp32, fp16 or bf16");
   parser.add_flag("causal", "causal mask, aligned to the bottom-right corner when Nq != Nk");
-  parser.add_option("window", "L,R", "sliding window: keys visible left/right of the diagonal (-1 = unbounded)");
+  parser.add_option("window", "L,R",
+                    "sliding window: keys visible left/right of the diagonal (-1 = unbounded)");
   parser.add_option("device", "DEV", "cpu or cuda[:N]", "the GPU when present, else cpu");
   parser.add_option("threads", "T", "CPU threads", "all hardware threads");
   parser.add_option("direction", "DIR", "fwd, bwd or fwdbwd", "fwd");
@@ -171,11 +181,15 @@ ProblemSpec read_problem_options(const ArgParser& parser, ProblemSpec spec) {
   spec.seqlen_q = parser.int_value("seqlen-q", spec.seqlen_q);
   spec.seqlen_k = parser.int_value("seqlen-k", spec.seqlen_k);
   spec.head_dim = parser.int_value("head-dim", spec.head_dim);
-  for (auto [value, name] : {std::pair{spec.batch, "--batch"}, {spec.heads_q, "--heads"},
-                             {spec.heads_kv, "--heads-kv"}, {spec.seqlen_q, "--seqlen-q"},
-                             {spec.seqlen_k, "--seqlen-k"}, {spec.head_dim, "--head-dim"}}) {
+  for (auto [value, name] : {std::pair{spec.batch, "--batch"},
+                             {spec.heads_q, "--heads"},
+                             {spec.heads_kv, "--heads-kv"},
+                             {spec.seqlen_q, "--seqlen-q"},
+                             {spec.seqlen_k, "--seqlen-k"},
+                             {spec.head_dim, "--head-dim"}}) {
     // Zero sizes are valid problems (the library handles them); negative ones cannot be allocated.
-    if (value < 0) throw UsageError(std::string(name) + ": expected a size >= 0, got " + std::to_string(value));
+    if (value < 0)
+      throw UsageError(std::string(name) + ": expected a size >= 0, got " + std::to_string(value));
   }
   if (auto text = parser.value("dtype")) {
     auto dtype = dtype_from_string(*text);
@@ -195,7 +209,8 @@ ProblemSpec read_problem_options(const ArgParser& parser, ProblemSpec spec) {
     spec.window.right = parse_int(parts[1], "--window");
   }
   spec.threads = static_cast<int>(parser.int_value("threads", spec.threads));
-  if (spec.threads < 0) throw UsageError("--threads: expected a count >= 0, got " + std::to_string(spec.threads));
+  if (spec.threads < 0)
+    throw UsageError("--threads: expected a count >= 0, got " + std::to_string(spec.threads));
   if (auto text = parser.value("direction")) {
     auto workload = workload_from_string(*text);
     if (!workload) throw UsageError("--direction: expected fwd, bwd or fwdbwd, got '" + *text + "'");
@@ -213,7 +228,8 @@ double attended_pairs(const ProblemSpec& spec) {
   double pairs = 0;
   const std::int64_t shift = spec.seqlen_k - spec.seqlen_q;
   for (std::int64_t i = 0; i < spec.seqlen_q; ++i) {
-    const std::int64_t first = spec.window.left < 0 ? 0 : std::max<std::int64_t>(0, i + shift - spec.window.left);
+    const std::int64_t first =
+        spec.window.left < 0 ? 0 : std::max<std::int64_t>(0, i + shift - spec.window.left);
     const std::int64_t last = right < 0 ? spec.seqlen_k - 1 : std::min(spec.seqlen_k - 1, i + shift + right);
     if (last >= first) pairs += static_cast<double>(last - first + 1);
   }
@@ -225,9 +241,12 @@ double attention_flops(const ProblemSpec& spec, Workload workload) {
                          static_cast<double>(spec.heads_q) * attended_pairs(spec) *
                          static_cast<double>(spec.head_dim);
   switch (workload) {
-    case Workload::forward: return forward;
-    case Workload::backward: return kBackwardFlopFactor * forward;
-    case Workload::forward_backward: return (1.0 + kBackwardFlopFactor) * forward;
+    case Workload::forward:
+      return forward;
+    case Workload::backward:
+      return kBackwardFlopFactor * forward;
+    case Workload::forward_backward:
+      return (1.0 + kBackwardFlopFactor) * forward;
   }
   return forward;
 }
@@ -252,7 +271,7 @@ AttentionBuffers::AttentionBuffers(const ProblemSpec& spec, bool with_gradients,
   for (tools::HostTensor* input : {&q, &k, &v, &dout}) tools::fill_random(*input, rng);
   for (tools::HostTensor* output : outputs()) tools::poison(*output);
 
-  std::vector<TensorView*> views{&views_.q, &views_.k, &views_.v, &views_.out, &views_.lse,
+  std::vector<TensorView*> views{&views_.q,    &views_.k,  &views_.v,  &views_.out, &views_.lse,
                                  &views_.dout, &views_.dq, &views_.dk, &views_.dv};
   const auto tensors = all();
   for (std::size_t i = 0; i < tensors.size(); ++i) {
@@ -310,8 +329,8 @@ ReferenceSlice choose_reference_slice(const ProblemSpec& spec, double flop_budge
   auto cost = [&](std::int64_t batch, std::int64_t kv_heads, std::int64_t rows) {
     ProblemSpec sub = spec;
     sub.batch = batch, sub.heads_kv = kv_heads, sub.heads_q = kv_heads * group, sub.seqlen_q = rows;
-    return attention_flops(sub, spec.workload == Workload::forward ? Workload::forward
-                                                                   : Workload::forward_backward);
+    return attention_flops(
+        sub, spec.workload == Workload::forward ? Workload::forward : Workload::forward_backward);
   };
   ReferenceSlice slice{spec.batch, spec.heads_kv, spec.seqlen_q, true, {}};
   if (cost(slice.batch, slice.kv_heads, slice.query_rows) <= flop_budget) return slice;
@@ -333,12 +352,12 @@ ReferenceSlice choose_reference_slice(const ProblemSpec& spec, double flop_budge
     slice.kv_heads = (slice.kv_heads + 1) / 2;
   }
   const std::int64_t heads_q = slice.kv_heads * group;
-  slice.description = "batch row 0 of " + std::to_string(spec.batch) + ", query heads 0–" +
-                      std::to_string(heads_q - 1) + " of " + std::to_string(spec.heads_q) + ", " +
-                      (slice.query_rows == spec.seqlen_q
-                           ? std::string("all query rows")
-                           : "the last " + std::to_string(slice.query_rows) + " of " +
-                                 std::to_string(spec.seqlen_q) + " query rows");
+  slice.description =
+      "batch row 0 of " + std::to_string(spec.batch) + ", query heads 0–" + std::to_string(heads_q - 1) +
+      " of " + std::to_string(spec.heads_q) + ", " +
+      (slice.query_rows == spec.seqlen_q ? std::string("all query rows")
+                                         : "the last " + std::to_string(slice.query_rows) + " of " +
+                                               std::to_string(spec.seqlen_q) + " query rows");
   return slice;
 }
 
@@ -349,8 +368,7 @@ double ReferenceErrors::worst() const {
   return w;
 }
 
-Reference::Reference(const ProblemSpec& spec, const ReferenceSlice& slice,
-                     const AttentionBuffers& inputs)
+Reference::Reference(const ProblemSpec& spec, const ReferenceSlice& slice, const AttentionBuffers& inputs)
     : spec_(spec), slice_(slice) {
   const std::int64_t group = spec.heads_kv > 0 ? spec.heads_q / spec.heads_kv : 1;
   const std::int64_t nb = slice.batch, hkv = slice.kv_heads, hq = hkv * group;

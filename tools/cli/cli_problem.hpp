@@ -73,8 +73,8 @@ class AttentionBuffers {
   };
   // The views handed to the library (on the problem's device).
   const Views& views() const { return views_; }
-  void poison_outputs();      // NaN into every output, so an unwritten element cannot pass
-  void download_outputs();    // device results into the host copies (no-op on the CPU)
+  void poison_outputs();    // NaN into every output, so an unwritten element cannot pass
+  void download_outputs();  // device results into the host copies (no-op on the CPU)
   bool has_gradients() const { return with_gradients_; }
 
   tools::HostTensor q, k, v, out, lse, dout, dq, dk, dv;

@@ -7,7 +7,8 @@ namespace {
 
 // One pass of the workload; the stats of the forward and the backward are merged (peak
 // workspace, launches added).
-Status run_workload(const ProblemSpec& spec, Backend backend, const AttentionBuffers& buffers, RunStats* stats) {
+Status run_workload(const ProblemSpec& spec, Backend backend, const AttentionBuffers& buffers,
+                    RunStats* stats) {
   RunStats fwd_stats, bwd_stats;
   if (spec.workload != Workload::backward) {
     if (Status s = run_forward(spec, backend, buffers, &fwd_stats); !s.ok()) return s;

@@ -27,15 +27,20 @@ double ceil_div(double a, double b) { return std::ceil(a / b); }
 
 FlashTiles default_flash_tiles(Backend backend) {
   switch (backend) {
-    case Backend::cuda_simt: return {kSimtQueryRows, kSimtKeyColumns};
-    case Backend::cuda_sm80: return {kSm80QueryRows, kSm80KeyColumns};
-    case Backend::cuda_sm90: return {kSm90QueryRows, kSm90KeyColumns};
-    default: return {kCpuFlashQueryRows, kCpuFlashKeyColumns};
+    case Backend::cuda_simt:
+      return {kSimtQueryRows, kSimtKeyColumns};
+    case Backend::cuda_sm80:
+      return {kSm80QueryRows, kSm80KeyColumns};
+    case Backend::cuda_sm90:
+      return {kSm90QueryRows, kSm90KeyColumns};
+    default:
+      return {kCpuFlashQueryRows, kCpuFlashKeyColumns};
   }
 }
 
 bool materializes_scores(Backend backend) {
-  return backend == Backend::cpu_reference || backend == Backend::cpu_standard || backend == Backend::cuda_standard;
+  return backend == Backend::cpu_reference || backend == Backend::cpu_standard ||
+         backend == Backend::cuda_standard;
 }
 
 Traffic attention_traffic(const ProblemSpec& spec, Backend backend, const FlashTiles& tiles) {
@@ -43,7 +48,7 @@ Traffic attention_traffic(const ProblemSpec& spec, Backend backend, const FlashT
   const double b = static_cast<double>(spec.batch), hq = static_cast<double>(spec.heads_q);
   const double hkv = static_cast<double>(spec.heads_kv), d = static_cast<double>(spec.head_dim);
   const double nq = static_cast<double>(spec.seqlen_q), nk = static_cast<double>(spec.seqlen_k);
-  const double q_bytes = e * b * nq * hq * d;   // q, out, dout, dq
+  const double q_bytes = e * b * nq * hq * d;    // q, out, dout, dq
   const double kv_bytes = e * b * nk * hkv * d;  // each of k, v, dk, dv
   const double lse_bytes = kFloatBytes * b * hq * nq;
   const bool forward = spec.workload != Workload::backward;
@@ -52,8 +57,9 @@ Traffic attention_traffic(const ProblemSpec& spec, Backend backend, const FlashT
   const double visible = nq * nk > 0 ? attended_pairs(spec) / (nq * nk) : 0.0;
 
   Traffic t;
-  if (forward) t.minimal_bytes += 2 * q_bytes + 2 * kv_bytes + lse_bytes;                // q, k, v in; out, lse out
-  if (backward) t.minimal_bytes += 4 * q_bytes + 4 * kv_bytes + lse_bytes;               // q, k, v, out, dout, lse in; dq, dk, dv out
+  if (forward) t.minimal_bytes += 2 * q_bytes + 2 * kv_bytes + lse_bytes;  // q, k, v in; out, lse out
+  if (backward)
+    t.minimal_bytes += 4 * q_bytes + 4 * kv_bytes + lse_bytes;  // q, k, v, out, dout, lse in; dq, dk, dv out
   t.moved_bytes = t.minimal_bytes;
 
   if (materializes_scores(backend)) {
@@ -61,9 +67,10 @@ Traffic attention_traffic(const ProblemSpec& spec, Backend backend, const FlashT
     const double scores = b * hq * nq * nk;
     if (forward) t.moved_bytes += kStandardForwardTouches * scores * score_bytes;
     if (backward) t.moved_bytes += kStandardBackwardTouches * scores * score_bytes;
-    t.model = "inputs and outputs once, plus the full N×N score matrix (" + std::to_string(static_cast<int>(score_bytes)) +
-              "-byte elements) written and read " + (forward ? "4×" : "") + (forward && backward ? " + " : "") +
-              (backward ? "10×" : "") + " (masks do not shrink it)";
+    t.model = "inputs and outputs once, plus the full N×N score matrix (" +
+              std::to_string(static_cast<int>(score_bytes)) + "-byte elements) written and read " +
+              (forward ? "4×" : "") + (forward && backward ? " + " : "") + (backward ? "10×" : "") +
+              " (masks do not shrink it)";
     return t;
   }
   // Flash: every query head streams its kv head's K and V once per query tile (the minimum
@@ -77,11 +84,13 @@ Traffic attention_traffic(const ProblemSpec& spec, Backend backend, const FlashT
   }
   if (backward) {
     const double accumulator_bytes = kFloatBytes * b * nq * hq * d;
-    t.moved_bytes += 2 * q_bytes * (key_tiles * visible - 1) + kAccumulatorTouches * accumulator_bytes * key_tiles * visible;
+    t.moved_bytes += 2 * q_bytes * (key_tiles * visible - 1) +
+                     kAccumulatorTouches * accumulator_bytes * key_tiles * visible;
   }
   t.moved_bytes = std::max(t.moved_bytes, t.minimal_bytes);
   t.model = "flash tiles " + std::to_string(tiles.query_rows) + "×" + std::to_string(tiles.key_columns) +
-            ": K, V re-read per query tile" + (backward ? "; Q, dO re-read and an fp32 dQ accumulator per key tile" : "") +
+            ": K, V re-read per query tile" +
+            (backward ? "; Q, dO re-read and an fp32 dQ accumulator per key tile" : "") +
             (visible < 1.0 ? "; masked tiles skipped" : "");
   return t;
 }

@@ -41,8 +41,9 @@ struct RooflineRow {
   double attainable = 0;          // min(peak, intensity × bandwidth)
 };
 
-RooflineRow measure(const ProblemSpec& spec, Backend backend, AttentionBuffers& buffers, const TimingSettings& timing,
-                    const Ceilings& ceilings, const std::optional<FlashTiles>& tiles_override) {
+RooflineRow measure(const ProblemSpec& spec, Backend backend, AttentionBuffers& buffers,
+                    const TimingSettings& timing, const Ceilings& ceilings,
+                    const std::optional<FlashTiles>& tiles_override) {
   RooflineRow r;
   r.requested = backend;
   const Timing t = time_workload(spec, backend, buffers, timing);
@@ -66,7 +67,12 @@ std::string json_report(const ProblemSpec& spec, const Ceilings& c, const std::v
   JsonWriter json;
   json.begin_object().key("fattn_version").value(version()).key("command").value("roofline");
   json.key("problem").value(spec.summary()).key("svg").value(svg_path);
-  json.key("ceilings").begin_object().key("peak_flops").value(c.peak_flops).key("peak_method").value(c.peak_method);
+  json.key("ceilings")
+      .begin_object()
+      .key("peak_flops")
+      .value(c.peak_flops)
+      .key("peak_method")
+      .value(c.peak_method);
   json.key("bandwidth_bytes_per_second").value(c.bandwidth).key("bandwidth_method").value(c.bandwidth_method);
   json.key("ridge_intensity").value(c.peak_flops / c.bandwidth).end_object();
   json.key("implementations").begin_array();
@@ -96,21 +102,25 @@ void print_report(const ProblemSpec& spec, const Ceilings& c, const std::vector<
   const char* byte_name = on_gpu ? "TB/s" : "GB/s";
   std::printf("fattn %s roofline: %s\n", version(), spec.summary().c_str());
   if (on_gpu) std::printf("device: %s\n", cuda_device_description(spec.device.index).c_str());
-  std::printf("ceilings, measured now: peak %.2f %s (%s); bandwidth %.2f %s (%s); ridge at %.1f FLOP/byte\n\n",
-              c.peak_flops / flop_unit, flop_name, c.peak_method.c_str(), c.bandwidth / flop_unit, byte_name,
-              c.bandwidth_method.c_str(), c.peak_flops / c.bandwidth);
-  Table table({"implementation", "time", "FLOPs", "compulsory", "moved", "FLOP/B", flop_name, byte_name, "of roof", "bound"});
+  std::printf(
+      "ceilings, measured now: peak %.2f %s (%s); bandwidth %.2f %s (%s); ridge at %.1f FLOP/byte\n\n",
+      c.peak_flops / flop_unit, flop_name, c.peak_method.c_str(), c.bandwidth / flop_unit, byte_name,
+      c.bandwidth_method.c_str(), c.peak_flops / c.bandwidth);
+  Table table({"implementation", "time", "FLOPs", "compulsory", "moved", "FLOP/B", flop_name, byte_name,
+               "of roof", "bound"});
   for (const RooflineRow& r : rows) {
     if (!r.status.ok()) {
       table.add_row({to_string(r.requested), "failed"});
       continue;
     }
     const bool memory_bound = r.intensity * c.bandwidth < c.peak_flops;
-    table.add_row({to_string(r.ran), format_milliseconds(r.median_ms), format_fixed(r.flops / kGiga, 1) + " G",
-                   format_bytes(r.traffic.minimal_bytes), format_bytes(r.traffic.moved_bytes), format_fixed(r.intensity, 1),
+    table.add_row({to_string(r.ran), format_milliseconds(r.median_ms),
+                   format_fixed(r.flops / kGiga, 1) + " G", format_bytes(r.traffic.minimal_bytes),
+                   format_bytes(r.traffic.moved_bytes), format_fixed(r.intensity, 1),
                    format_fixed(r.achieved_flops / flop_unit, on_gpu ? 1 : 1),
                    format_fixed(r.achieved_bandwidth / flop_unit, 2),
-                   format_fixed(100.0 * r.achieved_flops / r.attainable, 0) + " %", memory_bound ? "memory" : "compute"});
+                   format_fixed(100.0 * r.achieved_flops / r.attainable, 0) + " %",
+                   memory_bound ? "memory" : "compute"});
   }
   table.print(stdout);
   std::printf("\n");
@@ -118,7 +128,8 @@ void print_report(const ProblemSpec& spec, const Ceilings& c, const std::vector<
     if (r.status.ok()) {
       std::printf("%-14s bytes moved: %s\n", to_string(r.ran), r.traffic.model.c_str());
     } else {
-      std::printf("%s: %s: %s\n", to_string(r.requested), to_string(r.status.code()), r.status.message().c_str());
+      std::printf("%s: %s: %s\n", to_string(r.requested), to_string(r.status.code()),
+                  r.status.message().c_str());
     }
   }
   std::printf("FLOP/B = FLOPs / bytes moved; \"of roof\" = achieved / min(peak, FLOP/B × bandwidth).\n");
@@ -131,10 +142,12 @@ int roofline_main(const std::vector<std::string>& args) {
                    "and moved bytes, arithmetic intensity, achieved FLOP/s and bytes/s, against a peak and\n"
                    "a bandwidth measured now. Writes a table and an SVG roofline plot.");
   add_problem_options(parser);
-  parser.add_option("backend", "NAMES", "comma-separated: flash, standard or backend names", "flash,standard");
+  parser.add_option("backend", "NAMES", "comma-separated: flash, standard or backend names",
+                    "flash,standard");
   parser.add_option("svg", "FILE", "where to write the plot", kDefaultSvg);
   parser.add_option("query-tile", "ROWS", "flash model: query rows per pass over K/V", "the backend's tile");
-  parser.add_option("key-tile", "COLS", "flash model: keys per pass over Q/dO (backward)", "the backend's tile");
+  parser.add_option("key-tile", "COLS", "flash model: keys per pass over Q/dO (backward)",
+                    "the backend's tile");
   parser.add_option("repeats", "N", "timed runs; the median is used", "3 to 10, about 5 s");
   parser.add_flag("json", "print JSON instead of a table");
   try {
@@ -148,18 +161,25 @@ int roofline_main(const std::vector<std::string>& args) {
     std::optional<FlashTiles> tiles;
     if (parser.has("query-tile") || parser.has("key-tile")) {
       const FlashTiles base = default_flash_tiles(on_gpu ? Backend::cuda_sm90 : Backend::cpu_flash);
-      tiles = FlashTiles{parser.int_value("query-tile", base.query_rows), parser.int_value("key-tile", base.key_columns)};
-      if (tiles->query_rows <= 0 || tiles->key_columns <= 0) throw UsageError("--query-tile and --key-tile must be > 0");
+      tiles = FlashTiles{parser.int_value("query-tile", base.query_rows),
+                         parser.int_value("key-tile", base.key_columns)};
+      if (tiles->query_rows <= 0 || tiles->key_columns <= 0)
+        throw UsageError("--query-tile and --key-tile must be > 0");
     }
     const Backend standard = on_gpu ? Backend::cuda_standard : Backend::cpu_standard;
-    const Backend flash = on_gpu ? supports(spec.problem(Backend::automatic, Direction::forward)).backend.value_or(Backend::automatic)
+    const Backend flash = on_gpu ? supports(spec.problem(Backend::automatic, Direction::forward))
+                                       .backend.value_or(Backend::automatic)
                                  : Backend::cpu_flash;
     std::vector<Backend> backends;
     for (const std::string& name : parser.list_value("backend")) {
-      if (name == "flash") backends.push_back(flash);
-      else if (name == "standard") backends.push_back(standard);
-      else if (auto b = backend_from_string(name)) backends.push_back(*b);
-      else throw UsageError("--backend: unknown backend '" + name + "'");
+      if (name == "flash")
+        backends.push_back(flash);
+      else if (name == "standard")
+        backends.push_back(standard);
+      else if (auto b = backend_from_string(name))
+        backends.push_back(*b);
+      else
+        throw UsageError("--backend: unknown backend '" + name + "'");
     }
     if (backends.empty()) backends = {flash, standard};
     TimingSettings timing;
@@ -167,14 +187,16 @@ int roofline_main(const std::vector<std::string>& args) {
     if (timing.repeats < 0) throw UsageError("--repeats must be >= 0");
 
     const int threads = spec.threads > 0 ? spec.threads : omp_get_max_threads();
-    const Ceilings ceilings = on_gpu ? measure_gpu_ceilings(spec.dtype, spec.device.index) : measure_cpu_ceilings(threads);
+    const Ceilings ceilings =
+        on_gpu ? measure_gpu_ceilings(spec.dtype, spec.device.index) : measure_cpu_ceilings(threads);
     AttentionBuffers buffers(spec, spec.workload != Workload::forward, kInputSeed);
     std::vector<RooflineRow> rows;
     for (Backend b : backends) rows.push_back(measure(spec, b, buffers, timing, ceilings, tiles));
 
     std::vector<RooflinePoint> points;
     for (const RooflineRow& r : rows) {
-      if (r.status.ok()) points.push_back({to_string(r.ran), r.intensity, r.minimal_intensity, r.achieved_flops});
+      if (r.status.ok())
+        points.push_back({to_string(r.ran), r.intensity, r.minimal_intensity, r.achieved_flops});
     }
     const double unit = on_gpu ? kTera : kGiga;
     const std::string svg_path = parser.string_value("svg", kDefaultSvg);
@@ -204,6 +226,8 @@ int roofline_main(const std::vector<std::string>& args) {
 
 }  // namespace
 
-FATTN_CLI_COMMAND("roofline", "FLOPs, bytes moved and intensity against measured peak and bandwidth; SVG plot", roofline_main);
+FATTN_CLI_COMMAND("roofline",
+                  "FLOPs, bytes moved and intensity against measured peak and bandwidth; SVG plot",
+                  roofline_main);
 
 }  // namespace fattn::cli

@@ -72,9 +72,9 @@ struct ImplementationTrace {
   Backend requested = Backend::automatic;
   Backend ran = Backend::automatic;
   Status status;
-  std::vector<Span> host_phases;     // forward / backward calls, on the host clock
-  std::vector<Span> thread_phases;   // CPU backends: per-thread work items
-  std::vector<KernelRecord> kernels; // GPU backends
+  std::vector<Span> host_phases;      // forward / backward calls, on the host clock
+  std::vector<Span> thread_phases;    // CPU backends: per-thread work items
+  std::vector<KernelRecord> kernels;  // GPU backends
   std::int64_t wall_ns = 0;
 };
 
@@ -102,8 +102,8 @@ ImplementationTrace trace_backend(const ProblemSpec& spec, Backend backend, Atte
   if (tracer) tracer->collect();  // drop the warm-up's kernels
   if (collector) collector->take();
 
-  const std::optional<SinkInstalled> sink = collector ? std::optional<SinkInstalled>(std::in_place, collector)
-                                                      : std::nullopt;
+  const std::optional<SinkInstalled> sink =
+      collector ? std::optional<SinkInstalled>(std::in_place, collector) : std::nullopt;
   RunStats stats;
   const std::int64_t start = now();
   if (forward_timed) {
@@ -140,7 +140,8 @@ void write_name(JsonWriter& json, const char* what, int pid, int tid, const std:
   json.key("tid").value(tid).key("args").begin_object().key("name").value(name).end_object().end_object();
 }
 
-std::string chrome_trace(const ProblemSpec& spec, const std::vector<ImplementationTrace>& traces, bool on_gpu) {
+std::string chrome_trace(const ProblemSpec& spec, const std::vector<ImplementationTrace>& traces,
+                         bool on_gpu) {
   std::int64_t origin = std::numeric_limits<std::int64_t>::max();
   for (const auto& t : traces) {
     for (const Span& s : t.host_phases) origin = std::min(origin, s.begin_ns);
@@ -149,12 +150,18 @@ std::string chrome_trace(const ProblemSpec& spec, const std::vector<Implementati
   if (origin == std::numeric_limits<std::int64_t>::max()) origin = 0;
   JsonWriter json;
   json.begin_object().key("displayTimeUnit").value("ms");
-  json.key("otherData").begin_object().key("fattn_version").value(version()).key("problem").value(spec.summary());
+  json.key("otherData")
+      .begin_object()
+      .key("fattn_version")
+      .value(version())
+      .key("problem")
+      .value(spec.summary());
   json.end_object();
   json.key("traceEvents").begin_array();
   write_name(json, "process_name", kHostPid, 0, "host: fattn trace");
   write_name(json, "thread_name", kHostPid, 0, "calls");
-  if (on_gpu) write_name(json, "process_name", kGpuPid, 0, "GPU: " + cuda_device_description(spec.device.index));
+  if (on_gpu)
+    write_name(json, "process_name", kGpuPid, 0, "GPU: " + cuda_device_description(spec.device.index));
   std::map<std::uint32_t, bool> streams;
   for (std::size_t i = 0; i < traces.size(); ++i) {
     const ImplementationTrace& t = traces[i];
@@ -165,7 +172,8 @@ std::string chrome_trace(const ProblemSpec& spec, const std::vector<Implementati
     }
     for (const KernelRecord& k : t.kernels) {
       if (!streams[k.stream]) {
-        write_name(json, "thread_name", kGpuPid, static_cast<int>(k.stream), "stream " + std::to_string(k.stream));
+        write_name(json, "thread_name", kGpuPid, static_cast<int>(k.stream),
+                   "stream " + std::to_string(k.stream));
         streams[k.stream] = true;
       }
       write_event(json, short_kernel_name(k.name), "kernel", kGpuPid, static_cast<int>(k.stream),
@@ -228,10 +236,11 @@ void print_summary(const ProblemSpec& spec, const std::vector<ImplementationTrac
   std::printf("fattn %s trace: %s\n", version(), spec.summary().c_str());
   if (on_gpu) std::printf("device: %s\n", cuda_device_description(spec.device.index).c_str());
   std::printf("\n");
-  Table summary({"implementation", "wall time", on_gpu ? "kernels" : "phases", on_gpu ? "GPU time" : "thread time",
-                 on_gpu ? "GPU busy" : "threads busy"});
+  Table summary({"implementation", "wall time", on_gpu ? "kernels" : "phases",
+                 on_gpu ? "GPU time" : "thread time", on_gpu ? "GPU busy" : "threads busy"});
   // Busy share: of the GPU's time, or of every thread's.
-  const double lanes = on_gpu ? 1.0 : static_cast<double>(spec.threads > 0 ? spec.threads : omp_get_max_threads());
+  const double lanes =
+      on_gpu ? 1.0 : static_cast<double>(spec.threads > 0 ? spec.threads : omp_get_max_threads());
   for (const ImplementationTrace& t : traces) {
     if (!t.status.ok()) {
       summary.add_row({to_string(t.requested), "failed", "—", "—", "—"});
@@ -239,26 +248,32 @@ void print_summary(const ProblemSpec& spec, const std::vector<ImplementationTrac
     }
     const std::int64_t busy = busy_ns(t);
     const std::size_t count = on_gpu ? t.kernels.size() : t.thread_phases.size();
-    summary.add_row({to_string(t.ran), format_milliseconds(static_cast<double>(t.wall_ns) / kNanosecondsPerMillisecond),
-                     std::to_string(count), format_milliseconds(static_cast<double>(busy) / kNanosecondsPerMillisecond),
-                     t.wall_ns > 0 ? format_fixed(100.0 * static_cast<double>(busy) / lanes / static_cast<double>(t.wall_ns), 0) + " %" : "—"});
+    summary.add_row(
+        {to_string(t.ran), format_milliseconds(static_cast<double>(t.wall_ns) / kNanosecondsPerMillisecond),
+         std::to_string(count), format_milliseconds(static_cast<double>(busy) / kNanosecondsPerMillisecond),
+         t.wall_ns > 0
+             ? format_fixed(100.0 * static_cast<double>(busy) / lanes / static_cast<double>(t.wall_ns), 0) +
+                   " %"
+             : "—"});
   }
   summary.print(stdout);
   std::printf("\n");
-  Table detail_table(on_gpu ? std::vector<std::string>{"implementation", "kernel", "count", "total", "mean", "grid",
-                                                       "block", "regs", "shared mem"}
+  Table detail_table(on_gpu ? std::vector<std::string>{"implementation", "kernel", "count", "total", "mean",
+                                                       "grid", "block", "regs", "shared mem"}
                             : std::vector<std::string>{"implementation", "phase", "count", "total", "mean"});
   for (const ImplementationTrace& t : traces) {
     if (!t.status.ok()) continue;
     for (const auto& [name, n] : totals_by_name(t)) {
-      std::vector<std::string> row{to_string(t.ran), name, std::to_string(n.count),
-                                   format_milliseconds(static_cast<double>(n.total_ns) / kNanosecondsPerMillisecond),
-                                   format_milliseconds(static_cast<double>(n.total_ns) / n.count / kNanosecondsPerMillisecond)};
+      std::vector<std::string> row{
+          to_string(t.ran), name, std::to_string(n.count),
+          format_milliseconds(static_cast<double>(n.total_ns) / kNanosecondsPerMillisecond),
+          format_milliseconds(static_cast<double>(n.total_ns) / n.count / kNanosecondsPerMillisecond)};
       if (on_gpu && n.example) {
         row.push_back(dims_text(n.example->grid));
         row.push_back(dims_text(n.example->block));
         row.push_back(std::to_string(n.example->registers_per_thread));
-        row.push_back(format_bytes(static_cast<double>(n.example->static_shared_bytes + n.example->dynamic_shared_bytes)));
+        row.push_back(format_bytes(
+            static_cast<double>(n.example->static_shared_bytes + n.example->dynamic_shared_bytes)));
       }
       detail_table.add_row(row);
     }
@@ -266,7 +281,8 @@ void print_summary(const ProblemSpec& spec, const std::vector<ImplementationTrac
   detail_table.print(stdout);
   for (const ImplementationTrace& t : traces) {
     if (!t.status.ok()) {
-      std::printf("\n%s: %s: %s", to_string(t.requested), to_string(t.status.code()), t.status.message().c_str());
+      std::printf("\n%s: %s: %s", to_string(t.requested), to_string(t.status.code()),
+                  t.status.message().c_str());
     }
   }
   std::printf("\n%s\nwrote %s — open it in chrome://tracing or https://ui.perfetto.dev\n",
@@ -287,10 +303,14 @@ std::string summary_json(const ProblemSpec& spec, const std::vector<Implementati
       json.key("message").value(t.status.message()).end_object();
       continue;
     }
-    json.key("ran").value(to_string(t.ran)).key("wall_ms").value(static_cast<double>(t.wall_ns) / kNanosecondsPerMillisecond);
+    json.key("ran")
+        .value(to_string(t.ran))
+        .key("wall_ms")
+        .value(static_cast<double>(t.wall_ns) / kNanosecondsPerMillisecond);
     json.key(on_gpu ? "kernel_count" : "phase_count")
         .value(static_cast<std::int64_t>(on_gpu ? t.kernels.size() : t.thread_phases.size()));
-    json.key(on_gpu ? "gpu_ms" : "thread_ms").value(static_cast<double>(busy_ns(t)) / kNanosecondsPerMillisecond);
+    json.key(on_gpu ? "gpu_ms" : "thread_ms")
+        .value(static_cast<double>(busy_ns(t)) / kNanosecondsPerMillisecond);
     json.key("by_name").begin_object();
     for (const auto& [name, n] : totals_by_name(t)) {
       json.key(name).begin_object().key("count").value(n.count);
@@ -309,7 +329,8 @@ int trace_main(const std::vector<std::string>& args) {
                    "CPU, and the host-side calls. Default problem: bench's on a GPU; B=1 H=4 N=2048 D=128\n"
                    "fp32 on a CPU.");
   add_problem_options(parser);
-  parser.add_option("backend", "NAMES", "comma-separated: flash, standard or backend names", "flash,standard");
+  parser.add_option("backend", "NAMES", "comma-separated: flash, standard or backend names",
+                    "flash,standard");
   parser.add_option("output", "FILE", "where to write the trace", kDefaultOutput);
   parser.add_flag("json", "print the summary as JSON");
   try {
@@ -329,7 +350,8 @@ int trace_main(const std::vector<std::string>& args) {
     std::vector<Backend> backends;
     for (const std::string& name : parser.list_value("backend")) {
       if (name == "flash") {
-        backends.push_back(on_gpu ? supports(spec.problem(Backend::automatic, Direction::forward)).backend.value_or(Backend::automatic)
+        backends.push_back(on_gpu ? supports(spec.problem(Backend::automatic, Direction::forward))
+                                        .backend.value_or(Backend::automatic)
                                   : Backend::cpu_flash);
       } else if (name == "standard") {
         backends.push_back(standard);
@@ -340,7 +362,8 @@ int trace_main(const std::vector<std::string>& args) {
       }
     }
     if (backends.empty()) {
-      backends = {on_gpu ? supports(spec.problem(Backend::automatic, Direction::forward)).backend.value_or(Backend::automatic)
+      backends = {on_gpu ? supports(spec.problem(Backend::automatic, Direction::forward))
+                               .backend.value_or(Backend::automatic)
                          : Backend::cpu_flash,
                   standard};
     }
@@ -352,7 +375,8 @@ int trace_main(const std::vector<std::string>& args) {
     if (on_gpu) tracer.emplace();
     std::vector<ImplementationTrace> traces;
     for (Backend b : backends) {
-      traces.push_back(trace_backend(spec, b, buffers, tracer ? &*tracer : nullptr, on_gpu ? nullptr : &collector));
+      traces.push_back(
+          trace_backend(spec, b, buffers, tracer ? &*tracer : nullptr, on_gpu ? nullptr : &collector));
     }
     std::FILE* file = std::fopen(output.c_str(), "w");
     if (!file) throw ToolError("cannot write " + output);
@@ -364,7 +388,8 @@ int trace_main(const std::vector<std::string>& args) {
     } else {
       print_summary(spec, traces, on_gpu, output);
     }
-    const bool ok = std::all_of(traces.begin(), traces.end(), [](const ImplementationTrace& t) { return t.status.ok(); });
+    const bool ok =
+        std::all_of(traces.begin(), traces.end(), [](const ImplementationTrace& t) { return t.status.ok(); });
     return ok ? 0 : 1;
   } catch (const UsageError& e) {
     std::fprintf(stderr, "fattn trace: %s\n(see `fattn trace --help`)\n", e.what());
@@ -377,6 +402,7 @@ int trace_main(const std::vector<std::string>& args) {
 
 }  // namespace
 
-FATTN_CLI_COMMAND("trace", "Chrome/Perfetto trace of flash vs standard: GPU kernels or CPU thread phases", trace_main);
+FATTN_CLI_COMMAND("trace", "Chrome/Perfetto trace of flash vs standard: GPU kernels or CPU thread phases",
+                  trace_main);
 
 }  // namespace fattn::cli

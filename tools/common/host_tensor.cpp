@@ -103,10 +103,14 @@ double tolerance_for(DType dtype) {
   // fp32 arithmetic lands far under 1e-5 against fp64; 16-bit storage rounding of the inputs is
   // shared with the reference, but the output's own rounding is ~2^-9 (fp16) / 2^-8 (bf16).
   switch (dtype) {
-    case DType::float32: return 1e-5;
-    case DType::float16: return 5e-3;
-    case DType::bfloat16: return 1e-2;
-    default: return 0.0;
+    case DType::float32:
+      return 1e-5;
+    case DType::float16:
+      return 5e-3;
+    case DType::bfloat16:
+      return 1e-2;
+    default:
+      return 0.0;
   }
 }
 

@@ -24,10 +24,8 @@ struct HostTensor {
   std::size_t bytes() const { return storage.size(); }
 };
 
-HostTensor make_tensor(DType dtype, std::initializer_list<std::int64_t> shape,
-                       std::int64_t row_padding = 0);
-HostTensor make_tensor(DType dtype, const std::vector<std::int64_t>& shape,
-                       std::int64_t row_padding = 0);
+HostTensor make_tensor(DType dtype, std::initializer_list<std::int64_t> shape, std::int64_t row_padding = 0);
+HostTensor make_tensor(DType dtype, const std::vector<std::int64_t>& shape, std::int64_t row_padding = 0);
 // Uniform values in [-scale, scale) from a generator seeded by the caller (never all zeros).
 void fill_random(HostTensor& tensor, std::mt19937_64& rng, float scale = 1.0f);
 // Every element (padding included) set to NaN, so an unwritten output cannot pass.
