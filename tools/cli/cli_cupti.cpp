@@ -115,7 +115,8 @@ std::uint64_t KernelTracer::now_ns() const {
 
 std::vector<KernelRecord> KernelTracer::collect() {
   cuda_synchronize();
-  check_cupti(cuptiActivityFlushAll(0), "cuptiActivityFlushAll");
+  // Forced: also hands over the buffer CUPTI is still filling, so nothing stays behind.
+  check_cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
   const std::lock_guard<std::mutex> lock(records_mutex);
   std::vector<KernelRecord> records;
   records.swap(pending_records);
