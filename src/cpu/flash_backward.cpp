@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "api/backends.hpp"
 #include "cpu/packing.hpp"
@@ -205,8 +206,12 @@ Status cpu_flash_backward(const AttentionArgs& args) {
   const std::int64_t packed_floats = pairs_per_chunk * (s.kv_floats() + pair_query_floats);
   FloatBuffer packed(packed_floats, meter);
   if (!packed.ok(packed_floats)) return allocation_failure("cpu_flash", "packed operands", packed_floats);
-  // One dQ partial per thread, covering every query head of the chunk.
-  const std::int64_t partial_floats = pairs_per_chunk * s.group * s.query_rows_floats();
+  // One dQ partial per thread, covering every query head of the chunk. A thread zeroes and the
+  // reduction reads only the slices of the (batch, kv head) pairs the thread was dealt tiles of:
+  // with as many pairs as threads that is ~2 pairs per thread instead of all of them.
+  const std::int64_t pair_partial_floats = s.group * s.query_rows_floats();
+  const std::int64_t partial_floats = pairs_per_chunk * pair_partial_floats;
+  std::vector<unsigned char> touched(static_cast<std::size_t>(threads * pairs_per_chunk));
   FloatBuffer partials(partial_floats * threads, meter);
   if (!partials.ok(partial_floats * threads)) return allocation_failure("cpu_flash", "dQ partials", partial_floats * threads);
   const std::int64_t tile_floats = BackwardTiles::floats(s.padded);
@@ -225,9 +230,7 @@ Status cpu_flash_backward(const AttentionArgs& args) {
       {
         BackwardTiles t(tiles.data() + tile_floats * omp_get_thread_num(), s.padded);
 #pragma omp for schedule(static) nowait
-        for (int p = 0; p < threads; ++p) {
-          std::memset(partials.data() + p * partial_floats, 0, sizeof(float) * partial_floats);
-        }
+        for (std::size_t flag = 0; flag < touched.size(); ++flag) touched[flag] = 0;
 #pragma omp for schedule(static) nowait
         for (std::int64_t item = 0; item < chunk_pairs * s.key_tiles; ++item) {
           const PhaseScope phase("pack K, V tile");
@@ -257,18 +260,24 @@ Status cpu_flash_backward(const AttentionArgs& args) {
           const PhaseScope phase("key tile: dK, dV, dQ partial");
           const int tile = static_cast<int>(task / chunk_pairs);
           const std::int64_t local = task % chunk_pairs, pair = chunk0 + local;
-          backward_key_tile(args, mask, s, pair / heads_kv, pair % heads_kv, tile, operands(local),
-                            dq_partial + local * s.group * s.query_rows_floats(), t);
+          float* pair_partial = dq_partial + local * pair_partial_floats;
+          unsigned char& first_touch = touched[static_cast<std::size_t>(thread * pairs_per_chunk + local)];
+          if (!first_touch) {
+            std::memset(pair_partial, 0, sizeof(float) * pair_partial_floats);
+            first_touch = 1;
+          }
+          backward_key_tile(args, mask, s, pair / heads_kv, pair % heads_kv, tile, operands(local), pair_partial, t);
         }
 #pragma omp barrier
         // dQ = scale · Σ_threads partial, always summed in thread order.
 #pragma omp for schedule(static)
         for (std::int64_t row = 0; row < chunk_pairs * s.group * s.seqlen_q; ++row) {
           const std::int64_t head = row / s.seqlen_q;  // (local pair, g)
-          const std::int64_t pair = chunk0 + head / s.group;
+          const std::int64_t local = head / s.group, pair = chunk0 + local;
           float* sum = t.scratch;
           std::fill(sum, sum + s.dim, 0.0f);
           for (int p = 0; p < threads; ++p) {
+            if (!touched[static_cast<std::size_t>(p * pairs_per_chunk + local)]) continue;
             const float* part = partials.data() + p * partial_floats + row * s.padded;
             for (int d = 0; d < s.dim; ++d) sum[d] += part[d];
           }
