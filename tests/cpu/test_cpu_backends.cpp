@@ -291,18 +291,22 @@ bool bitwise_equal(const HostTensor& a, const HostTensor& b) {
 }
 
 TEST(CpuBackendsEdge, BackwardIsBitwiseDeterministic) {
-  for (Backend backend : kFastBackends) {
-    Case c;
-    c.seqlen_q = 300, c.seqlen_k = 260, c.heads_q = 4, c.heads_kv = 1, c.head_dim = 64, c.causal = true;
-    c.threads = 2, c.deterministic = true;
-    CaseRun run(c, 31);
-    HostTensor out = like(run.tensors().out, 0), lse = like(run.tensors().lse, 0);
-    run.forward_into(backend, out, lse);
-    const Gradients first = run.backward_of(backend, out, lse);
-    const Gradients second = run.backward_of(backend, out, lse);
-    EXPECT_TRUE(bitwise_equal(first.dq, second.dq)) << to_string(backend);
-    EXPECT_TRUE(bitwise_equal(first.dk, second.dk)) << to_string(backend);
-    EXPECT_TRUE(bitwise_equal(first.dv, second.dv)) << to_string(backend);
+  // 7 threads on 5 key tiles × 2 kv heads: threads share pairs and some get no tile at all.
+  for (int threads : {2, 7}) {
+    for (Backend backend : kFastBackends) {
+      Case c;
+      c.batch = 2, c.seqlen_q = 300, c.seqlen_k = 260, c.heads_q = 4, c.heads_kv = 1, c.head_dim = 64;
+      c.causal = true, c.threads = threads, c.deterministic = true;
+      CaseRun run(c, 31);
+      HostTensor out = like(run.tensors().out, 0), lse = like(run.tensors().lse, 0);
+      run.forward_into(backend, out, lse);
+      const Gradients first = run.backward_of(backend, out, lse);
+      const Gradients second = run.backward_of(backend, out, lse);
+      SCOPED_TRACE(std::string(to_string(backend)) + ", threads " + std::to_string(threads));
+      EXPECT_TRUE(bitwise_equal(first.dq, second.dq));
+      EXPECT_TRUE(bitwise_equal(first.dk, second.dk));
+      EXPECT_TRUE(bitwise_equal(first.dv, second.dv));
+    }
   }
 }
 
