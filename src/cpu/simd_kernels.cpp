@@ -2,6 +2,7 @@
 // (foreach_target.h re-includes it); HWY_DYNAMIC_DISPATCH picks the best at run time.
 // Only these leaf kernels are per-target: the drivers (threads, tiling, masks) are plain C++, so
 // OpenMP never meets Highway's per-function target attributes.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
