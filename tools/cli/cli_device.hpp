@@ -21,7 +21,7 @@ bool cuda_build();
 int cuda_device_count();
 // "NVIDIA H100 80GB HBM3 (sm_90)", or an empty string when absent.
 std::string cuda_device_description(int ordinal);
-// Waits for all work queued on the device (no-op without CUDA).
+// Waits for all work queued on the device (no-op without CUDA or without a device).
 void cuda_synchronize();
 // Makes `ordinal` the current device (allocations, events and the default stream follow it).
 void cuda_set_device(int ordinal);
