@@ -259,11 +259,23 @@ def main():
     p.add_argument("--dims", default="64,128,256")
     p.add_argument("--seqlens", default="512,1024,2048,4096,8192,16384")
     p.add_argument("--json")
+    p.add_argument("--profile", help="D,N,causal: run the first --lib 3 times on that sweep point "
+                   "(for ncu), nothing else")
     a = p.parse_args()
     libs = {}
     for i, spec in enumerate(a.lib):
         name, _, path = spec.rpartition("=")
         libs[name or f"ours{i}"] = Sm90(path)
+    if a.profile:
+        D, N, causal = (int(x) for x in a.profile.split(","))
+        lib = next(iter(libs.values()))
+        B, H = 16384 // N, 2048 // D
+        q, k, v = make_qkv("bf16", B, N, N, H, H, D, "bshd", torch.Generator(device="cuda"))
+        out, lse = torch.empty_like(q), torch.empty(B, H, N, device="cuda", dtype=torch.float32)
+        for _ in range(3):
+            lib.forward(q, k, v, out, lse, "bf16", 1.0 / math.sqrt(D), bool(causal))
+        torch.cuda.synchronize()
+        return 0
     report = {"device": torch.cuda.get_device_name()}
     failures = 0
     if a.check or a.small:

@@ -4,15 +4,21 @@
 // - the persistent tile scheduler: more query tiles than SMs, several L2 head groups (the last
 //   one partial), causal and windowed work of uneven cost, GQA;
 // - head dims padded inside a bucket (TMA zero-fill) with row-padded layouts, whose padding must
-//   stay untouched.
+//   stay untouched;
+// - the persistent scheduler's mapping (CPU): every tile computed exactly once, by exactly the
+//   loop the kernel runs, for any group size.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "api/device_query.hpp"
 #include "api/selector.hpp"
+#include "cuda/sm90/tile_scheduler.hpp"
 #include "support/test_tensors.hpp"
 
 namespace fattn::testing {
@@ -72,6 +78,66 @@ TEST(Sm90Selector, UnalignedStridesFallBackWithAReason) {
   padded.options.backend = Backend::cuda_sm90;
   const Selection taken = detail::select_backend(padded, hopper_device());
   EXPECT_TRUE(taken.ok()) << taken.reason;
+}
+
+// The producer's and consumers' tile loop (forward_kernel.cuh), run on the host.
+std::vector<std::tuple<int, int, int>> tiles_of(const detail::sm90::TileScheduler& scheduler, int cta,
+                                                int ctas) {
+  std::vector<std::tuple<int, int, int>> tiles;
+  const int total = scheduler.total_tiles();
+  for (int round = 0; round * ctas < total; ++round) {
+    const int position = scheduler.position(round, cta, ctas);
+    if (position >= total) continue;
+    int m_block, head, batch;
+    scheduler.decode(position, &m_block, &head, &batch);
+    tiles.emplace_back(m_block, head, batch);
+  }
+  return tiles;
+}
+
+TEST(Sm90Scheduler, EveryTileExactlyOnce) {
+  for (int m_blocks : {1, 3, 8, 128}) {
+    for (int heads : {1, 5}) {
+      for (int batch : {1, 3}) {
+        const int pairs = heads * batch;
+        for (int group : {1, 2, 7, pairs}) {
+          if (group > pairs) continue;
+          for (int ctas : {1, 7, 132}) {
+            const detail::sm90::TileScheduler scheduler{m_blocks, heads, pairs, group};
+            std::set<std::tuple<int, int, int>> seen;
+            for (int cta = 0; cta < ctas; ++cta) {
+              for (const auto& tile : tiles_of(scheduler, cta, ctas)) {
+                const auto [m, h, b] = tile;
+                ASSERT_TRUE(m >= 0 && m < m_blocks && h >= 0 && h < heads && b >= 0 && b < batch);
+                ASSERT_TRUE(seen.insert(tile).second) << "tile computed twice";
+              }
+            }
+            EXPECT_EQ(static_cast<int>(seen.size()), m_blocks * pairs)
+                << m_blocks << " blocks, " << heads << " heads, " << batch << " batch, group "
+                << group << ", " << ctas << " CTAs";
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Sm90Scheduler, GroupsFitL2AndSpanRoundsUnderMasks) {
+  using detail::sm90::heads_per_group;
+  constexpr std::int64_t kL2 = 50 << 20;
+  const std::int64_t kv_16k_d256 = 2 * 16384 * 256 * 2;  // 16 MB per head
+  // Unmasked: only L2 decides (one 16 MB head per 25 MB).
+  EXPECT_EQ(heads_per_group(kL2, kv_16k_d256, 8, 128, 132, false), 1);
+  // Masked: enough pairs for 8 rounds of 132 CTAs over 128 query blocks, capped by the pairs.
+  EXPECT_EQ(heads_per_group(kL2, kv_16k_d256, 8, 128, 132, true), 8);
+  EXPECT_EQ(heads_per_group(kL2, kv_16k_d256, 64, 128, 132, true), 9);
+  // Few query blocks: balance would want 264 pairs, but past 132 / 4 = 33 heads K/V would come
+  // from HBM once per query block; L2 alone allows 25 of these 1 MB heads.
+  EXPECT_EQ(heads_per_group(kL2, 1 << 20, 1000, 4, 132, true), 33);
+  EXPECT_EQ(heads_per_group(kL2, 1 << 20, 1000, 4, 132, false), 25);
+  // Small K/V: many pairs per group, never more than exist, never fewer than one.
+  EXPECT_EQ(heads_per_group(kL2, 1024, 10, 4, 132, false), 10);
+  EXPECT_EQ(heads_per_group(kL2, 0, 0, 1, 132, true), 1);
 }
 
 struct Sm90Case {

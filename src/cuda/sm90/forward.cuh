@@ -69,14 +69,12 @@ Status launch_forward(const AttentionArgs& args) {
   FATTN_CUDA_TRY(cudaGetDevice(&device));
   FATTN_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
   FATTN_CUDA_TRY(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
-  // Heads scheduled together keep their K and V in half of L2 (the other half serves Q, O and
-  // whatever else runs).
-  const std::int64_t kv_bytes_per_head = 2 * std::max<std::int64_t>(problem.seqlen_k, 1) *
-                                         problem.head_dim * static_cast<std::int64_t>(sizeof(Element));
+  const std::int64_t kv_bytes_per_pair =
+      2 * problem.seqlen_k * problem.head_dim * static_cast<std::int64_t>(sizeof(Element));
   const std::int64_t pairs = problem.batch * problem.heads_q;
-  params.heads_per_group = static_cast<int>(
-      std::clamp<std::int64_t>(l2_bytes / 2 / kv_bytes_per_head, 1, std::max<std::int64_t>(pairs, 1)));
-  const std::int64_t total_tiles = std::int64_t{params.num_m_blocks} * problem.heads_q * problem.batch;
+  const std::int64_t total_tiles = std::int64_t{params.num_m_blocks} * pairs;
+  params.heads_per_group = heads_per_group(l2_bytes, kv_bytes_per_pair, pairs, params.num_m_blocks,
+                                           sm_count, args.mask.kind != MaskKind::none);
   if (total_tiles > std::numeric_limits<int>::max()) {
     return Status::Unsupported("cuda_sm90: more than 2^31 query tiles (batch x heads x seqlen_q / " +
                                std::to_string(Traits::kBlockM) + ")");

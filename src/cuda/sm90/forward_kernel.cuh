@@ -24,6 +24,7 @@
 #include "common/mask.hpp"
 #include "cuda/common/ptx_sm90.cuh"
 #include "cuda/sm90/tile_config.hpp"
+#include "cuda/sm90/tile_scheduler.hpp"
 
 namespace fattn::detail::sm90 {
 
@@ -267,41 +268,6 @@ struct Consumer {
 };
 
 // ---- the kernel ---------------------------------------------------------------------------
-
-// The work tiles (query block, head, batch) of one launch and which CTA runs which.
-//
-// Order: the (batch, head) pairs are cut into groups of `heads_per_group` whose K and V fit in
-// half of L2 together (the host sizes it); within a group, query blocks run from the last to the
-// first (under a causal mask, heaviest first) with the heads of the group varying fastest. So
-// the CTAs running at one time work on few heads (K/V read from L2, not HBM) and on query blocks
-// of about the same cost.
-// Assignment: persistent CTAs take the ordered tiles round by round, in "snake" order (round
-// j hands tile j·G + k to CTA k when j is even, j·G + G-1-k when odd, G = gridDim.x), so the
-// CTA that drew the heaviest tile of one round draws the lightest of the next: with costs that
-// fall steadily along the order, every CTA ends up with about the same total.
-struct TileScheduler {
-  int num_m_blocks;
-  int heads;
-  int total_pairs;      // batch · heads
-  int heads_per_group;  // (batch, head) pairs per L2 group
-
-  FATTN_DEVICE int total_tiles() const { return num_m_blocks * total_pairs; }
-
-  // The ordered position of CTA `cta`'s tile in round `round` (may be >= total_tiles()).
-  FATTN_DEVICE int position(int round, int cta, int ctas) const {
-    return round * ctas + ((round & 1) ? ctas - 1 - cta : cta);
-  }
-
-  FATTN_DEVICE void decode(int position, int* m_block, int* head, int* batch) const {
-    const int group = position / (heads_per_group * num_m_blocks);
-    const int within = position - group * heads_per_group * num_m_blocks;
-    const int pairs_in_group = min(heads_per_group, total_pairs - group * heads_per_group);
-    *m_block = num_m_blocks - 1 - within / pairs_in_group;
-    const int pair = group * heads_per_group + within % pairs_in_group;
-    *head = pair % heads;
-    *batch = pair / heads;
-  }
-};
 
 // Persistent: each CTA walks its tiles (TileScheduler). The producer runs ahead across tile
 // boundaries — it loads the next tile's Q as soon as both consumers are done with the current

@@ -1,0 +1,71 @@
+// Which CTA of the persistent Hopper forward kernel computes which (query block, head, batch).
+// Host- and device-compilable, so the mapping is unit-tested on the CPU.
+//
+// Order: the (batch, head) pairs are cut into groups of `heads_per_group`; within a group, query
+// blocks run from the last to the first (under a causal mask, heaviest first) with the pairs of
+// the group varying fastest. So the CTAs running at one time work on few heads (their K and V
+// read from L2, not HBM) and on query blocks of about the same cost.
+// Assignment: persistent CTAs take the ordered tiles round by round in "snake" order (round j
+// hands position j·G + k to CTA k when j is even, j·G + G-1-k when odd, G = number of CTAs), so
+// the CTA that drew the heaviest tile of one round draws the lightest of the next: with costs
+// that fall steadily along the order, every CTA ends up with about the same total.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "common/host_device.hpp"
+
+namespace fattn::detail::sm90 {
+
+struct TileScheduler {
+  int num_m_blocks;
+  int heads;
+  int total_pairs;      // batch · heads
+  int heads_per_group;  // (batch, head) pairs per group, 1..total_pairs
+
+  FATTN_HOST_DEVICE int total_tiles() const { return num_m_blocks * total_pairs; }
+
+  // The ordered position of CTA `cta`'s tile in round `round` (may be >= total_tiles()).
+  FATTN_HOST_DEVICE int position(int round, int cta, int ctas) const {
+    return round * ctas + ((round & 1) ? ctas - 1 - cta : cta);
+  }
+
+  FATTN_HOST_DEVICE void decode(int position, int* m_block, int* head, int* batch) const {
+    const int group = position / (heads_per_group * num_m_blocks);
+    const int within = position - group * heads_per_group * num_m_blocks;
+    const int left = total_pairs - group * heads_per_group;
+    const int pairs_in_group = left < heads_per_group ? left : heads_per_group;
+    *m_block = num_m_blocks - 1 - within / pairs_in_group;
+    const int pair = group * heads_per_group + within % pairs_in_group;
+    *head = pair % heads;
+    *batch = pair / heads;
+  }
+};
+
+// Rounds of similar-cost tiles a group should span for the snake to even out uneven (masked)
+// tile costs. Simulated balance of the static schedule (total work / (CTAs · busiest CTA)) over
+// the causal benchmark sweep: 0.56–0.95 with L2-sized groups alone, 0.86–1.0 with this rule.
+inline constexpr std::int64_t kBalanceRounds = 8;
+// A group larger than L2 holds still shares K/V through L2 while each of its heads has several
+// CTAs running at once (they walk the same keys at about the same time); beyond that, K/V would
+// be fetched from HBM once per query block.
+inline constexpr std::int64_t kMinCtasPerHead = 4;
+
+// Pairs per group: as many as keep their K and V in half of L2 (the rest serves Q, O and
+// whatever else runs); when tile costs vary (masks), enough that a group spans kBalanceRounds
+// rounds of the grid, as long as every head keeps kMinCtasPerHead CTAs per round.
+inline int heads_per_group(std::int64_t l2_bytes, std::int64_t kv_bytes_per_pair,
+                           std::int64_t total_pairs, std::int64_t num_m_blocks, std::int64_t ctas,
+                           bool uneven_costs) {
+  std::int64_t pairs =
+      std::max<std::int64_t>(1, l2_bytes / 2 / std::max<std::int64_t>(kv_bytes_per_pair, 1));
+  if (uneven_costs) {
+    const std::int64_t balanced =
+        (kBalanceRounds * ctas + num_m_blocks - 1) / std::max<std::int64_t>(num_m_blocks, 1);
+    pairs = std::max(pairs, std::min(balanced, ctas / kMinCtasPerHead));
+  }
+  return static_cast<int>(std::clamp<std::int64_t>(pairs, 1, std::max<std::int64_t>(total_pairs, 1)));
+}
+
+}  // namespace fattn::detail::sm90
