@@ -144,6 +144,7 @@ void print_table(const ProblemSpec& spec, const std::vector<BenchResult>& result
   for (const BenchResult& r : results) {
     if (r.status.ok()) runs += (runs.empty() ? "" : ", ") + std::to_string(r.times_ms.size());
   }
+  if (runs.empty()) return;  // nothing ran: the messages above say why
   std::printf("time: median of %s runs after %d warm-up run%s%s; FLOPs: %.3g (4·B·H·Nq·Nk·D%s%s).\n",
               runs.c_str(), settings.timing.warmup, settings.timing.warmup == 1 ? "" : "s",
               on_gpu ? " (CUDA events)" : "", attention_flops(spec, spec.workload),
