@@ -16,11 +16,9 @@ fattn::Status forward_variant(const AttentionArgs& args, int bucket, int variant
   using E = __nv_bfloat16;
   switch (bucket * 10 + variant) {
     case 641: return launch_forward_with<ForwardTile<64, 128, 4, 2>, E>(args);
-    case 642: return launch_forward_with<ForwardTile<64, 64, 8, 1>, E>(args);
-    case 1281: return launch_forward_with<ForwardTile<128, 64, 4, 2>, E>(args);
-    case 1282: return launch_forward_with<ForwardTile<128, 32, 4, 2>, E>(args);
-    case 1283: return launch_forward_with<ForwardTile<128, 128, 8, 1>, E>(args);
-    case 2561: return launch_forward_with<ForwardTile<256, 32, 8, 1>, E>(args);
+    case 1281: return launch_forward_with<ForwardTile<128, 64, 8, 1, true>, E>(args);
+    case 1284: return launch_forward_with<ForwardTile<128, 128, 8, 1, false>, E>(args);
+    case 1921: return launch_forward_with<ForwardTile<192, 64, 8, 1, false>, E>(args);
     default: return fattn::Status::Unsupported("no such forward variant");
   }
 }

@@ -339,9 +339,9 @@ def bench(sm80, dims, seqlens, odd):
 
 # Forward tile alternatives compiled into bench/sm80_variants.cu: (width, keys/tile, warps, row
 # tiles per warp); variant 0 is the table of src/cuda/sm80/tile_config.hpp.
-VARIANTS = {64: {1: "64x128 w4 mt2", 2: "64x64 w8 mt1"},
-            128: {1: "128x64 w4 mt2", 2: "128x32 w4 mt2", 3: "128x128 w8 mt1"},
-            256: {1: "256x32 w8 mt1"}}
+VARIANTS = {64: {1: "64x128 w4 mt2"},
+            128: {1: "128x64 w8 mt1 full-width path", 4: "128x128 w8 mt1 no full-width path"},
+            192: {1: "192x64 w8 mt1 no full-width path"}}
 
 
 def variants(sm80):

@@ -188,6 +188,9 @@ __global__ void __launch_bounds__(Config::kThreads)
   const int steps = ceil_div(head_dim, kMmaK);
   const int chunks = steps * (kMmaK / kChunkElements);
   const int alignment = params.alignment;
+  // head_dim fills the bucket: phase B and dQ run with no column tests, loops ordered for the
+  // most independent accumulators (one uniform branch per query tile picks the form).
+  const bool full_width = steps == kMaxSteps;
 
   // Query tiles whose visible keys meet this key tile: a contiguous range for every mask.
   const int m_blocks = ceil_div(params.seqlen_q, kBlockM);
@@ -397,11 +400,12 @@ __global__ void __launch_bounds__(Config::kThreads)
           ldmatrix_x4(pa[qstep][kt], p_as_a.at(qstep, kt * kMmaM));
           ldmatrix_x4(dsa[qstep][kt], ds_as_a.at(qstep, kt * kMmaM));
         }
+      if (full_width) {
+        // Every column in use: query steps outer, all dV/dK accumulators independent inside.
 #pragma unroll
-      for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
-        if (dim_step_b + dstep < steps) {
+        for (int qstep = 0; qstep < kBlockM / kMmaK; ++qstep)
 #pragma unroll
-          for (int qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
+          for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
             std::uint32_t b[4];
             ldmatrix_x4_trans(b, do_as_b.at(dstep, qstep * kMmaK));
 #pragma unroll
@@ -414,6 +418,27 @@ __global__ void __launch_bounds__(Config::kThreads)
             for (int kt = 0; kt < kKeyTilesB; ++kt) {
               Traits::mma(dk_acc[kt][2 * dstep], dsa[qstep][kt], b[0], b[1]);
               Traits::mma(dk_acc[kt][2 * dstep + 1], dsa[qstep][kt], b[2], b[3]);
+            }
+          }
+      } else {
+#pragma unroll
+        for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
+          if (dim_step_b + dstep < steps) {
+#pragma unroll
+            for (int qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
+              std::uint32_t b[4];
+              ldmatrix_x4_trans(b, do_as_b.at(dstep, qstep * kMmaK));
+#pragma unroll
+              for (int kt = 0; kt < kKeyTilesB; ++kt) {
+                Traits::mma(dv_acc[kt][2 * dstep], pa[qstep][kt], b[0], b[1]);
+                Traits::mma(dv_acc[kt][2 * dstep + 1], pa[qstep][kt], b[2], b[3]);
+              }
+              ldmatrix_x4_trans(b, q_as_b.at(dstep, qstep * kMmaK));
+#pragma unroll
+              for (int kt = 0; kt < kKeyTilesB; ++kt) {
+                Traits::mma(dk_acc[kt][2 * dstep], dsa[qstep][kt], b[0], b[1]);
+                Traits::mma(dk_acc[kt][2 * dstep + 1], dsa[qstep][kt], b[2], b[3]);
+              }
             }
           }
         }
@@ -432,15 +457,27 @@ __global__ void __launch_bounds__(Config::kThreads)
       for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
         ldmatrix_x4_trans(dsq[kstep], ds_as_a_transposed.at(0, kstep * kMmaK));
       }
+      if (full_width) {
 #pragma unroll
-      for (int dstep = 0; dstep < kDimTilesQ / 2; ++dstep) {
-        if (dim_step_q + dstep < steps) {
+        for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep)
 #pragma unroll
-          for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
+          for (int dstep = 0; dstep < kDimTilesQ / 2; ++dstep) {
             std::uint32_t b[4];
             ldmatrix_x4_trans(b, k_as_b.at(dstep, kstep * kMmaK));
             Traits::mma(dq[2 * dstep], dsq[kstep], b[0], b[1]);
             Traits::mma(dq[2 * dstep + 1], dsq[kstep], b[2], b[3]);
+          }
+      } else {
+#pragma unroll
+        for (int dstep = 0; dstep < kDimTilesQ / 2; ++dstep) {
+          if (dim_step_q + dstep < steps) {
+#pragma unroll
+            for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
+              std::uint32_t b[4];
+              ldmatrix_x4_trans(b, k_as_b.at(dstep, kstep * kMmaK));
+              Traits::mma(dq[2 * dstep], dsq[kstep], b[0], b[1]);
+              Traits::mma(dq[2 * dstep + 1], dsq[kstep], b[2], b[3]);
+            }
           }
         }
       }

@@ -55,6 +55,12 @@ __device__ __forceinline__ int ceil_div(int a, int b) { return (a + b - 1) / b; 
 
 constexpr float kNegativeInfinity = -__builtin_huge_valf();
 
+// Compile-time tag: does the head dim fill the whole bucket (no per-step column tests)?
+template <bool kValue>
+struct FullWidth {
+  static constexpr bool value = kValue;
+};
+
 template <class Config, class Element, class Mask>
 __global__ void __launch_bounds__(Config::kThreads)
     forward_kernel(const ForwardParams params, const Mask mask) {
@@ -135,144 +141,179 @@ __global__ void __launch_bounds__(Config::kThreads)
   const FragmentAddress<kWidth> q_fragment(q_tile, warp_row + lane % 16, lane / 16);
   const FragmentAddress<kWidth> k_fragment(k_tile, lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
   const FragmentAddress<kWidth> v_fragment(v_tile, lane % 16, lane / 16);
-  for (int n_block = n_first; n_block < n_last; ++n_block) {
-    const int key0 = n_block * kBlockN;
-    cp_async_wait<0>();
-    __syncthreads();  // K_j landed; every warp is done with V_{j-1}
-    load_tile<kBlockN, kWidth, Config::kThreads>(v_tile, v_global + key0 * params.v_strides.row,
-                                                 params.v_strides.row, params.seqlen_k - key0,
-                                                 head_dim, chunks, alignment);
-    cp_async_commit();
+  // The walk over K/V tiles, compiled twice: kFull (head_dim fills the bucket: no run-time
+  // column tests, loops ordered for the most independent accumulators) and the general form that
+  // skips the 16-wide steps past round_up(head_dim, 16). The choice is made once per CTA.
+  auto walk_key_tiles = [&](auto full_width) {
+    constexpr bool kFull = decltype(full_width)::value;
+    for (int n_block = n_first; n_block < n_last; ++n_block) {
+      const int key0 = n_block * kBlockN;
+      cp_async_wait<0>();
+      __syncthreads();  // K_j landed; every warp is done with V_{j-1}
+      load_tile<kBlockN, kWidth, Config::kThreads>(v_tile, v_global + key0 * params.v_strides.row,
+                                                   params.v_strides.row, params.seqlen_k - key0,
+                                                   head_dim, chunks, alignment);
+      cp_async_commit();
 
-    // ---- S = Q·Kᵀ ----
-    float s[kRowTiles][kKeyTiles][4];
+      // ---- S = Q·Kᵀ ----
+      float s[kRowTiles][kKeyTiles][4];
 #pragma unroll
-    for (int mt = 0; mt < kRowTiles; ++mt)
+      for (int mt = 0; mt < kRowTiles; ++mt)
 #pragma unroll
-      for (int nt = 0; nt < kKeyTiles; ++nt)
+        for (int nt = 0; nt < kKeyTiles; ++nt)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) s[mt][nt][e] = 0.0f;
+          for (int e = 0; e < 4; ++e) s[mt][nt][e] = 0.0f;
 #pragma unroll
-    for (int step = 0; step < kMaxSteps; ++step) {
-      if (step < steps) {
-        std::uint32_t a[kRowTiles][4];
-#pragma unroll
-        for (int mt = 0; mt < kRowTiles; ++mt) {
-          ldmatrix_x4(a[mt], q_fragment.at(step, mt * kMmaM));
-#pragma unroll
-          for (int r = 0; r < 4; ++r) a[mt][r] ^= params.sign_flip;
-        }
-#pragma unroll
-        for (int np = 0; np < kKeyTiles / 2; ++np) {
-          std::uint32_t b[4];
-          ldmatrix_x4(b, k_fragment.at(step, np * 16));
+      for (int step = 0; step < kMaxSteps; ++step) {
+        if (step < steps) {  // also when kFull: the branch bounds how far ldmatrix runs ahead (registers)
+          std::uint32_t a[kRowTiles][4];
 #pragma unroll
           for (int mt = 0; mt < kRowTiles; ++mt) {
-            Traits::mma(s[mt][2 * np], a[mt], b[0], b[1]);
-            Traits::mma(s[mt][2 * np + 1], a[mt], b[2], b[3]);
+            ldmatrix_x4(a[mt], q_fragment.at(step, mt * kMmaM));
+#pragma unroll
+            for (int r = 0; r < 4; ++r) a[mt][r] ^= params.sign_flip;
+          }
+#pragma unroll
+          for (int np = 0; np < kKeyTiles / 2; ++np) {
+            std::uint32_t b[4];
+            ldmatrix_x4(b, k_fragment.at(step, np * 16));
+#pragma unroll
+            for (int mt = 0; mt < kRowTiles; ++mt) {
+              Traits::mma(s[mt][2 * np], a[mt], b[0], b[1]);
+              Traits::mma(s[mt][2 * np + 1], a[mt], b[2], b[3]);
+            }
           }
         }
       }
-    }
 
-    // ---- mask partial tiles (keys past the end, causal diagonal, window edges) ----
-    const bool partial =
-        key0 + kBlockN > params.seqlen_k ||
-        !mask.tile_is_unmasked(row_begin, row_end, key0, key0 + kBlockN);
-    if (partial) {
-      // Each row sees the key range [key_begin(row), key_end(row + 1)) of the mask policy, cut
-      // at seqlen_k: two comparisons per score instead of the general per-element test.
+      // ---- mask partial tiles (keys past the end, causal diagonal, window edges) ----
+      const bool partial =
+          key0 + kBlockN > params.seqlen_k ||
+          !mask.tile_is_unmasked(row_begin, row_end, key0, key0 + kBlockN);
+      if (partial) {
+        // Each row sees the key range [key_begin(row), key_end(row + 1)) of the mask policy, cut
+        // at seqlen_k: two comparisons per score instead of the general per-element test.
+#pragma unroll
+        for (int mt = 0; mt < kRowTiles; ++mt)
+#pragma unroll
+          for (int half = 0; half < 2; ++half) {
+            const int row = row_begin + warp_row + mt * kMmaM + group + 8 * half;
+            const int first = mask.key_begin(row) - key0 - 2 * quad_lane;
+            const int last = min(mask.key_end(row + 1), params.seqlen_k) - key0 - 2 * quad_lane;
+#pragma unroll
+            for (int nt = 0; nt < kKeyTiles; ++nt)
+#pragma unroll
+              for (int e = 0; e < 2; ++e) {
+                const int col = nt * kMmaN + e;
+                if (col < first || col >= last) s[mt][nt][2 * half + e] = kNegativeInfinity;
+              }
+          }
+      }
+
+      cp_async_wait<0>();
+      __syncthreads();  // V_j landed; every warp is done with K_j
+      if (n_block + 1 < n_last) {
+        const int next = key0 + kBlockN;
+        load_tile<kBlockN, kWidth, Config::kThreads>(k_tile, k_global + next * params.k_strides.row,
+                                                     params.k_strides.row, params.seqlen_k - next,
+                                                     head_dim, chunks, alignment);
+      }
+      cp_async_commit();
+
+      // ---- online softmax: P = 2^(S·c - m'), O and l rescaled by 2^(m - m') ----
 #pragma unroll
       for (int mt = 0; mt < kRowTiles; ++mt)
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-          const int row = row_begin + warp_row + mt * kMmaM + group + 8 * half;
-          const int first = mask.key_begin(row) - key0 - 2 * quad_lane;
-          const int last = min(mask.key_end(row + 1), params.seqlen_k) - key0 - 2 * quad_lane;
+          float tile_max = kNegativeInfinity;
+#pragma unroll
+          for (int nt = 0; nt < kKeyTiles; ++nt)
+            tile_max = fmaxf(tile_max, fmaxf(s[mt][nt][2 * half], s[mt][nt][2 * half + 1]));
+          const float new_max = fmaxf(row_max[mt][half], quad_max(tile_max) * params.scale_log2);
+          // A row with nothing visible yet keeps max -inf; subtract 0 instead so that
+          // (-inf) - (-inf) never makes a NaN. Its P is 2^-inf = 0.
+          const float usable_max = new_max == kNegativeInfinity ? 0.0f : new_max;
+          const float correction = exp2_approx(row_max[mt][half] - usable_max);
+          row_max[mt][half] = new_max;
+          row_sum[mt][half] *= correction;
+#pragma unroll
+          for (int dt = 0; dt < kDimTiles; ++dt) {
+            if (kFull || dt < 2 * steps) {
+              o_acc[mt][dt][2 * half] *= correction;
+              o_acc[mt][dt][2 * half + 1] *= correction;
+            }
+          }
+          float sum = 0.0f;
 #pragma unroll
           for (int nt = 0; nt < kKeyTiles; ++nt)
 #pragma unroll
-            for (int e = 0; e < 2; ++e) {
-              const int col = nt * kMmaN + e;
-              if (col < first || col >= last) s[mt][nt][2 * half + e] = kNegativeInfinity;
+            for (int e = 2 * half; e < 2 * half + 2; ++e) {
+              const float p = exp2_approx(fmaf(s[mt][nt][e], params.scale_log2, -usable_max));
+              s[mt][nt][e] = p;
+              sum += p;
             }
+          row_sum[mt][half] += sum;
         }
-    }
 
-    cp_async_wait<0>();
-    __syncthreads();  // V_j landed; every warp is done with K_j
-    if (n_block + 1 < n_last) {
-      const int next = key0 + kBlockN;
-      load_tile<kBlockN, kWidth, Config::kThreads>(k_tile, k_global + next * params.k_strides.row,
-                                                   params.k_strides.row, params.seqlen_k - next,
-                                                   head_dim, chunks, alignment);
-    }
-    cp_async_commit();
-
-    // ---- online softmax: P = 2^(S·c - m'), O and l rescaled by 2^(m - m') ----
+      // ---- O += P·V: P's accumulator layout is the A-operand layout of the next mma ----
+      // P is converted to 16 bits once; then one block per 16 output columns runs every key step,
+      // so the run-time head-dim test is one branch per 16 columns around 2·kBlockN/16·kRowTiles
+      // independent mma's (room for the scheduler to hide ldmatrix latency).
+      std::uint32_t p_frag[kBlockN / kMmaK][kRowTiles][4];
 #pragma unroll
-    for (int mt = 0; mt < kRowTiles; ++mt)
+      for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep)
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        float tile_max = kNegativeInfinity;
-#pragma unroll
-        for (int nt = 0; nt < kKeyTiles; ++nt)
-          tile_max = fmaxf(tile_max, fmaxf(s[mt][nt][2 * half], s[mt][nt][2 * half + 1]));
-        const float new_max = fmaxf(row_max[mt][half], quad_max(tile_max) * params.scale_log2);
-        // A row with nothing visible yet keeps max -inf; subtract 0 instead so that
-        // (-inf) - (-inf) never makes a NaN. Its P is 2^-inf = 0.
-        const float usable_max = new_max == kNegativeInfinity ? 0.0f : new_max;
-        const float correction = exp2_approx(row_max[mt][half] - usable_max);
-        row_max[mt][half] = new_max;
-        row_sum[mt][half] *= correction;
-#pragma unroll
-        for (int dt = 0; dt < kDimTiles; ++dt) {
-          if (dt < 2 * steps) {
-            o_acc[mt][dt][2 * half] *= correction;
-            o_acc[mt][dt][2 * half + 1] *= correction;
-          }
+        for (int mt = 0; mt < kRowTiles; ++mt) {
+          p_frag[kstep][mt][0] = Traits::pack(s[mt][2 * kstep][0], s[mt][2 * kstep][1]);
+          p_frag[kstep][mt][1] = Traits::pack(s[mt][2 * kstep][2], s[mt][2 * kstep][3]);
+          p_frag[kstep][mt][2] = Traits::pack(s[mt][2 * kstep + 1][0], s[mt][2 * kstep + 1][1]);
+          p_frag[kstep][mt][3] = Traits::pack(s[mt][2 * kstep + 1][2], s[mt][2 * kstep + 1][3]);
         }
-        float sum = 0.0f;
+      if constexpr (kFull) {
+        // Every column in use: key steps outer, all 2·kMaxSteps·kRowTiles accumulators
+        // independent inside, no branches.
 #pragma unroll
-        for (int nt = 0; nt < kKeyTiles; ++nt)
+        for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep)
 #pragma unroll
-          for (int e = 2 * half; e < 2 * half + 2; ++e) {
-            const float p = exp2_approx(fmaf(s[mt][nt][e], params.scale_log2, -usable_max));
-            s[mt][nt][e] = p;
-            sum += p;
+          for (int dp = 0; dp < kMaxSteps; ++dp) {
+            std::uint32_t b[4];
+            ldmatrix_x4_trans(b, v_fragment.at(dp, kstep * 16));
+#pragma unroll
+            for (int mt = 0; mt < kRowTiles; ++mt) {
+              Traits::mma(o_acc[mt][2 * dp], p_frag[kstep][mt], b[0], b[1]);
+              Traits::mma(o_acc[mt][2 * dp + 1], p_frag[kstep][mt], b[2], b[3]);
+            }
           }
-        row_sum[mt][half] += sum;
-      }
-
-    // ---- O += P·V: P's accumulator layout is the A-operand layout of the next mma ----
-    // P is converted to 16 bits once; then one block per 16 output columns runs every key step,
-    // so the run-time head-dim test is one branch per 16 columns around 2·kBlockN/16·kRowTiles
-    // independent mma's (room for the scheduler to hide ldmatrix latency).
-    std::uint32_t p_frag[kBlockN / kMmaK][kRowTiles][4];
+      } else {
 #pragma unroll
-    for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep)
+        for (int dp = 0; dp < kMaxSteps; ++dp) {
+          if (dp < steps) {
 #pragma unroll
-      for (int mt = 0; mt < kRowTiles; ++mt) {
-        p_frag[kstep][mt][0] = Traits::pack(s[mt][2 * kstep][0], s[mt][2 * kstep][1]);
-        p_frag[kstep][mt][1] = Traits::pack(s[mt][2 * kstep][2], s[mt][2 * kstep][3]);
-        p_frag[kstep][mt][2] = Traits::pack(s[mt][2 * kstep + 1][0], s[mt][2 * kstep + 1][1]);
-        p_frag[kstep][mt][3] = Traits::pack(s[mt][2 * kstep + 1][2], s[mt][2 * kstep + 1][3]);
-      }
+            for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
+              std::uint32_t b[4];
+              ldmatrix_x4_trans(b, v_fragment.at(dp, kstep * 16));
 #pragma unroll
-    for (int dp = 0; dp < kMaxSteps; ++dp) {
-      if (dp < steps) {
-#pragma unroll
-        for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
-          std::uint32_t b[4];
-          ldmatrix_x4_trans(b, v_fragment.at(dp, kstep * 16));
-#pragma unroll
-          for (int mt = 0; mt < kRowTiles; ++mt) {
-            Traits::mma(o_acc[mt][2 * dp], p_frag[kstep][mt], b[0], b[1]);
-            Traits::mma(o_acc[mt][2 * dp + 1], p_frag[kstep][mt], b[2], b[3]);
+              for (int mt = 0; mt < kRowTiles; ++mt) {
+                Traits::mma(o_acc[mt][2 * dp], p_frag[kstep][mt], b[0], b[1]);
+                Traits::mma(o_acc[mt][2 * dp + 1], p_frag[kstep][mt], b[2], b[3]);
+              }
+            }
           }
         }
       }
     }
+  };
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  // sm_8x machine code: ptxas allocates the full-width walk with spills at d128 (its -v report),
+  // so only the general walk is built there.
+  constexpr bool kFullPath = false;
+#else
+  constexpr bool kFullPath = Config::kFullWidthPath;
+#endif
+  if (kFullPath && steps == kMaxSteps) {
+    walk_key_tiles(FullWidth<kFullPath>{});
+  } else {
+    walk_key_tiles(FullWidth<false>{});
   }
   cp_async_wait<0>();  // nothing may stay in flight into a retiring CTA's shared memory
 

@@ -21,8 +21,13 @@ inline constexpr int kMmaK = 16;  // reduction depth of one m16n8k16 tile
 
 // Forward: a CTA owns kBlockM query rows and walks K/V in tiles of kBlockN keys; each of kWarps
 // warps owns kRowTiles·16 consecutive rows, so the online softmax never leaves the warp.
-template <int kWidthArg, int kBlockNArg, int kWarpsArg, int kRowTilesArg>
+// kFullWidthPath: also compile a walk for head_dim == bucket with no run-time column tests and
+// the P·V loops ordered for the most independent accumulators (more registers: off where that
+// walk would spill).
+template <int kWidthArg, int kBlockNArg, int kWarpsArg, int kRowTilesArg,
+          bool kFullWidthPathArg = false>
 struct ForwardTile {
+  static constexpr bool kFullWidthPath = kFullWidthPathArg;
   static constexpr int kWidth = kWidthArg;        // head-dim bucket = shared row width
   static constexpr int kBlockN = kBlockNArg;      // keys per K/V tile
   static constexpr int kWarps = kWarpsArg;
@@ -36,21 +41,27 @@ struct ForwardTile {
 template <int kHeadDimBucket>
 struct ForwardConfig;
 
-// 64: two row tiles per warp make every K/V fragment read from shared memory feed two mma's
-// (shared-memory bandwidth, not the tensor cores, bounds mma.sync on Hopper at one row tile);
-// O and S take 64 registers each. 128 keys per tile halve the per-tile softmax bookkeeping.
+// Measured on the H100 (bf16, N = 4096, B = 4, H = 2048/D, forward TFLOP/s non-causal / causal,
+// bench/sm80_vs_torch.py --variants; docs/perf-notes.md has the run):
+// 64: 128 keys x 4 warps x 2 row tiles (267 / 234) beat 64 keys (228 / 208) and 8 warps x 1 row
+// tile (221 / 204). Two row tiles per warp make each K/V fragment read from shared memory feed
+// two mma's; 128 keys halve the per-tile softmax bookkeeping and barriers. O = 64 and S = 128
+// registers: 254 in all, no spills. 48 KB of shared memory, two CTAs per SM.
 template <>
 struct ForwardConfig<64> : ForwardTile<64, 64, 4, 2> {};
-// 128: same reasoning; O = 128 and S = 64 registers fits 255 without spills, as in FA2 on H100
-// (128 x 64, 4 warps). 64 KB of shared memory allows three CTAs per SM by memory, two by
-// registers.
+// 128: 128 keys x 8 warps x 1 row tile (234 / 209) vs 64 keys x 4 warps x 2 row tiles (262 /
+// 221, the fastest, but 255 registers and 88-132 bytes of spills: local memory in the hot loop,
+// which the audit forbids), 32 keys x 4 x 2 (234 / 200), 64 keys x 8 x 1 (205 / 190).
+// O = 64 and S = 64 registers; 96 KB of shared memory, one CTA of 8 warps per SM.
 template <>
-struct ForwardConfig<128> : ForwardTile<128, 64, 8, 1> {};
+struct ForwardConfig<128> : ForwardTile<128, 128, 8, 1, true> {};
 // 192 and 256: two row tiles would need 192/256 accumulator registers for O alone, so one row
 // tile per warp and 8 warps keep the 128-row Q tile (K/V reuse across rows) at O = 96/128
-// registers. Shared memory 96 KB / 128 KB also fits sm_80's 163 KB per block.
+// registers. Shared memory 96 KB / 128 KB also fits sm_80's 163 KB per block. Measured: 64 keys
+// beat 32 keys at 256 (240 / 200 vs 199 / 177) and 4-warp 64-row tiles at 192 and 256 (175 /
+// 154 and 196 / 176: half the K/V reuse).
 template <>
-struct ForwardConfig<192> : ForwardTile<192, 64, 8, 1> {};
+struct ForwardConfig<192> : ForwardTile<192, 64, 8, 1, true> {};
 template <>
 struct ForwardConfig<256> : ForwardTile<256, 64, 8, 1> {};
 

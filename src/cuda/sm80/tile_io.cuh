@@ -78,15 +78,15 @@ constexpr int next_power_of_two(int value) {
 // `valid_rows` and columns at or past `head_dim` become zeros; chunks at or past `chunks` are
 // left untouched (never read). All kThreads threads of the block take part; the copies are
 // asynchronous (the caller commits and waits) except on the 2-byte path.
-// Each thread keeps one chunk column and steps down the rows by a multiple of 8, so its swizzle
-// term and addresses advance by compile-time constants (no per-row index math in registers).
+// Each thread keeps one chunk column and steps down the rows by kRowsPerPass; when that is a
+// multiple of 8 its swizzle term is fixed and the addresses advance by compile-time constants.
 template <int kRows, int kWidth, int kThreads, bool kFullWidth, class Element>
 __device__ __forceinline__ void load_tile_rows(Element* tile, const Element* global,
                                                std::int64_t row_stride, int valid_rows,
                                                int head_dim, int chunks, int alignment) {
   constexpr int kLanesPerRow = next_power_of_two(kWidth / kChunkElements);
   constexpr int kRowsPerPass = kThreads / kLanesPerRow;
-  static_assert(kRowsPerPass % kSwizzleChunks == 0, "row steps must keep the swizzle phase");
+  constexpr bool kFixedPhase = kRowsPerPass % kSwizzleChunks == 0;
   const int chunk = static_cast<int>(threadIdx.x) % kLanesPerRow;
   const int first_row = static_cast<int>(threadIdx.x) / kLanesPerRow;
   if (chunk >= chunks) return;
@@ -100,7 +100,8 @@ __device__ __forceinline__ void load_tile_rows(Element* tile, const Element* glo
     if (kRows % kRowsPerPass != 0 && row >= kRows) break;
     const int valid = row < valid_rows ? valid_columns : 0;
     const Element* from = valid > 0 ? source + pass * kRowsPerPass * row_stride : global;
-    Element* to = destination + pass * kRowsPerPass * kWidth;
+    Element* to = kFixedPhase ? destination + pass * kRowsPerPass * kWidth
+                              : tile + swizzled_offset<kWidth>(row, chunk);
     if (kFullWidth) {
       cp_async_16(smem_address(to), from, valid * kBytesPerElement);
     } else {
