@@ -122,21 +122,22 @@ TEST(Sm90Scheduler, EveryTileExactlyOnce) {
   }
 }
 
-TEST(Sm90Scheduler, GroupsFitL2AndSpanRoundsUnderMasks) {
+TEST(Sm90Scheduler, GroupSizes) {
   using detail::sm90::heads_per_group;
   constexpr std::int64_t kL2 = 50 << 20;
   const std::int64_t kv_16k_d256 = 2 * 16384 * 256 * 2;  // 16 MB per head
-  // Unmasked: only L2 decides (one 16 MB head per 25 MB).
+  // Unmasked: one head at a time, its query blocks side by side.
   EXPECT_EQ(heads_per_group(kL2, kv_16k_d256, 8, 128, 132, false), 1);
+  EXPECT_EQ(heads_per_group(kL2, 1024, 10, 4, 132, false), 1);
   // Masked: enough pairs for 8 rounds of 132 CTAs over 128 query blocks, capped by the pairs.
   EXPECT_EQ(heads_per_group(kL2, kv_16k_d256, 8, 128, 132, true), 8);
   EXPECT_EQ(heads_per_group(kL2, kv_16k_d256, 64, 128, 132, true), 9);
   // Few query blocks: balance would want 264 pairs, but past 132 / 4 = 33 heads K/V would come
-  // from HBM once per query block; L2 alone allows 25 of these 1 MB heads.
+  // from HBM once per query block, unless L2 holds more (25 heads of 1 MB; 100 of 256 KB).
   EXPECT_EQ(heads_per_group(kL2, 1 << 20, 1000, 4, 132, true), 33);
-  EXPECT_EQ(heads_per_group(kL2, 1 << 20, 1000, 4, 132, false), 25);
-  // Small K/V: many pairs per group, never more than exist, never fewer than one.
-  EXPECT_EQ(heads_per_group(kL2, 1024, 10, 4, 132, false), 10);
+  EXPECT_EQ(heads_per_group(kL2, 256 << 10, 1000, 4, 132, true), 100);
+  // Never more pairs than exist, never fewer than one.
+  EXPECT_EQ(heads_per_group(kL2, 1024, 10, 4, 132, true), 10);
   EXPECT_EQ(heads_per_group(kL2, 0, 0, 1, 132, true), 1);
 }
 

@@ -52,19 +52,20 @@ inline constexpr std::int64_t kBalanceRounds = 8;
 // be fetched from HBM once per query block.
 inline constexpr std::int64_t kMinCtasPerHead = 4;
 
-// Pairs per group: as many as keep their K and V in half of L2 (the rest serves Q, O and
-// whatever else runs); when tile costs vary (masks), enough that a group spans kBalanceRounds
+// Pairs per group. Unmasked (every tile costs the same): 1, i.e. a head's query blocks run side
+// by side and share its K/V through L2 as they stream it; measured on an H100 against groups
+// sized to L2, this was 0–23% faster (largest at N = 512; docs/perf-notes.md, sm90). Masked: as
+// many pairs as keep their K and V in half of L2, and enough that a group spans kBalanceRounds
 // rounds of the grid, as long as every head keeps kMinCtasPerHead CTAs per round.
 inline int heads_per_group(std::int64_t l2_bytes, std::int64_t kv_bytes_per_pair,
                            std::int64_t total_pairs, std::int64_t num_m_blocks, std::int64_t ctas,
                            bool uneven_costs) {
-  std::int64_t pairs =
+  if (!uneven_costs) return 1;
+  const std::int64_t fits_l2 =
       std::max<std::int64_t>(1, l2_bytes / 2 / std::max<std::int64_t>(kv_bytes_per_pair, 1));
-  if (uneven_costs) {
-    const std::int64_t balanced =
-        (kBalanceRounds * ctas + num_m_blocks - 1) / std::max<std::int64_t>(num_m_blocks, 1);
-    pairs = std::max(pairs, std::min(balanced, ctas / kMinCtasPerHead));
-  }
+  const std::int64_t balanced =
+      (kBalanceRounds * ctas + num_m_blocks - 1) / std::max<std::int64_t>(num_m_blocks, 1);
+  const std::int64_t pairs = std::max(fits_l2, std::min(balanced, ctas / kMinCtasPerHead));
   return static_cast<int>(std::clamp<std::int64_t>(pairs, 1, std::max<std::int64_t>(total_pairs, 1)));
 }
 
