@@ -1,7 +1,8 @@
 // The Hopper (sm_90a) attention forward kernel: FlashAttention-3's structure in our own code.
 //
-// One CTA computes one 128-row query tile of one (batch, head):
-//   warpgroup 0  producer: one thread issues TMA loads — the Q tile once, then K and V tiles
+// A persistent CTA (one per SM) computes 128-row query tiles of (batch, head) pairs in the
+// order of tile_scheduler.hpp, one after another:
+//   warpgroup 0  producer: one thread issues TMA loads — each Q tile once, then K and V tiles
 //                into a ring of shared-memory stages, each stage guarded by "full" mbarriers
 //                (TMA transaction bytes) and "empty" mbarriers (consumer releases);
 //   warpgroups 1, 2  consumers: 64 query rows each. S = Q·Kᵀ by wgmma with both operands in
@@ -10,7 +11,9 @@
 //                O += P·V wgmma (V read "MN-major" straight from its TMA layout).
 // The producer gives registers to the consumers with setmaxnreg. Inside a consumer the softmax
 // of tile j runs while the tensor cores compute P(j-1)·V(j-1): the wgmma of the next tile is
-// issued before the softmax and waited for after it (FA3's intra-warpgroup overlap).
+// issued before the softmax and waited for after it (FA3's intra-warpgroup overlap). Between
+// the consumers, ping-pong (tile_config.hpp) alternates their GEMM issue so that one's softmax
+// runs under the other's GEMMs.
 //
 // Key tiles are walked from the last to the first, so the tiles that need per-element masking
 // (the diagonal of a causal mask, the ragged end of the keys) come first and the rest run
