@@ -25,9 +25,10 @@ inline std::size_t aligned_bytes(std::size_t bytes) {
   return (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
 }
 
-template <int kHeadDim, class Element>
-Status launch_backward(const AttentionArgs& args) {
-  using Config = BackwardConfig<kHeadDim>;
+// Any tile configuration; launch_backward uses the table's. bench/sm80_variants.cu also runs
+// alternatives through this to measure the table's choices against them.
+template <class Config, class Element>
+Status launch_backward_with(const AttentionArgs& args) {
   const Problem& problem = args.problem;
   const cudaStream_t stream = stream_of(args);
   ScopedDevice device(problem.device.index);
@@ -116,6 +117,11 @@ Status launch_backward(const AttentionArgs& args) {
     count_launches(args);
   }
   return Status::Ok();
+}
+
+template <int kHeadDim, class Element>
+Status launch_backward(const AttentionArgs& args) {
+  return launch_backward_with<BackwardConfig<kHeadDim>, Element>(args);
 }
 
 }  // namespace fattn::detail::sm80

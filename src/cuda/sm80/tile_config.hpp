@@ -42,16 +42,17 @@ template <int kHeadDimBucket>
 struct ForwardConfig;
 
 // Measured on the H100 (bf16, N = 4096, B = 4, H = 2048/D, forward TFLOP/s non-causal / causal,
-// bench/sm80_vs_torch.py --variants; docs/perf-notes.md has the run):
-// 64: 128 keys x 4 warps x 2 row tiles (267 / 234) beat 64 keys (228 / 208) and 8 warps x 1 row
-// tile (221 / 204). Two row tiles per warp make each K/V fragment read from shared memory feed
-// two mma's; 128 keys halve the per-tile softmax bookkeeping and barriers. O = 64 and S = 128
-// registers: 254 in all, no spills. 48 KB of shared memory, two CTAs per SM.
+// bench/sm80_vs_torch.py --variants; docs/perf-notes.md has the runs). A configuration that
+// spills (local memory in the hot loop, which the audit forbids) is not taken even when faster.
+// 64: 64 keys x 4 warps x 2 row tiles (227 / 209). Two row tiles per warp make each K/V fragment
+// read from shared memory feed two mma's. 128 keys measured 266 / 237 but spill 24-36 bytes
+// (O = 64 + S = 128 registers leave too little), as does the full-width walk (4 bytes).
+// 48 KB of shared memory, two CTAs per SM.
 template <>
 struct ForwardConfig<64> : ForwardTile<64, 64, 4, 2> {};
-// 128: 128 keys x 8 warps x 1 row tile (234 / 209) vs 64 keys x 4 warps x 2 row tiles (262 /
-// 221, the fastest, but 255 registers and 88-132 bytes of spills: local memory in the hot loop,
-// which the audit forbids), 32 keys x 4 x 2 (234 / 200), 64 keys x 8 x 1 (205 / 190).
+// 128: 128 keys x 8 warps x 1 row tile, with the full-width walk: 308 / 265 (without it 234 /
+// 209). 64 keys x 4 warps x 2 row tiles measured 262 / 221 without the full-width walk but
+// spills 88-132 bytes; 32 keys x 4 x 2 234 / 200; 64 keys x 8 x 1 with the walk 267 / 238.
 // O = 64 and S = 64 registers; 96 KB of shared memory, one CTA of 8 warps per SM.
 template <>
 struct ForwardConfig<128> : ForwardTile<128, 128, 8, 1, true> {};
@@ -59,7 +60,8 @@ struct ForwardConfig<128> : ForwardTile<128, 128, 8, 1, true> {};
 // tile per warp and 8 warps keep the 128-row Q tile (K/V reuse across rows) at O = 96/128
 // registers. Shared memory 96 KB / 128 KB also fits sm_80's 163 KB per block. Measured: 64 keys
 // beat 32 keys at 256 (240 / 200 vs 199 / 177) and 4-warp 64-row tiles at 192 and 256 (175 /
-// 154 and 196 / 176: half the K/V reuse).
+// 154 and 196 / 176: half the K/V reuse). The full-width walk: 276 / 246 vs 214 / 186 at 192;
+// at 256 it spills 150-200 bytes, so 256 runs the general walk.
 template <>
 struct ForwardConfig<192> : ForwardTile<192, 64, 8, 1, true> {};
 template <>
