@@ -13,23 +13,34 @@
 
 namespace fattn::cli {
 
-std::string short_kernel_name(const std::string& demangled) {
-  // Cut the parameter list and template arguments (matching brackets from the right), then
-  // the return type and namespaces.
-  std::string name = demangled;
-  if (const auto paren = name.find('('); paren != std::string::npos) name.resize(paren);
-  while (!name.empty() && name.back() == '>') {
-    int depth = 0;
-    std::size_t i = name.size();
-    while (i-- > 0) {
-      if (name[i] == '>') ++depth;
-      if (name[i] == '<' && --depth == 0) break;
+namespace {
+
+// Removes a trailing bracketed group ("(...)" or "<...>", nested ones included); false when the
+// text does not end with one.
+bool strip_trailing_group(std::string& text, char open, char close) {
+  if (text.empty() || text.back() != close) return false;
+  int depth = 0;
+  for (std::size_t i = text.size(); i-- > 0;) {
+    if (text[i] == close) ++depth;
+    if (text[i] == open && --depth == 0) {
+      text.resize(i);
+      return true;
     }
-    if (i == std::string::npos || i >= name.size()) break;
-    name.resize(i);
   }
-  if (const auto space = name.rfind(' '); space != std::string::npos) name = name.substr(space + 1);
+  return false;
+}
+
+}  // namespace
+
+std::string short_kernel_name(const std::string& demangled) {
+  // "void ns::(anonymous namespace)::kernel<64, float>(Params)": drop the parameters and the
+  // template arguments from the end, then the scopes and the return type from the front.
+  std::string name = demangled;
+  strip_trailing_group(name, '(', ')');
+  while (strip_trailing_group(name, '<', '>')) {
+  }
   if (const auto scope = name.rfind("::"); scope != std::string::npos) name = name.substr(scope + 2);
+  if (const auto space = name.rfind(' '); space != std::string::npos) name = name.substr(space + 1);
   return name.empty() ? demangled : name;
 }
 
