@@ -204,6 +204,8 @@ void write_problem_json(JsonWriter& json, const ProblemSpec& spec) {
       .value(spec.window.right)
       .end_array();
   json.key("direction").value(to_string(spec.workload)).key("device").value(to_string(spec.device));
+  if (spec.device.type == DeviceType::cuda)
+    json.key("device_name").value(cuda_device_description(spec.device.index));
   json.key("threads").value(spec.threads).key("flops").value(attention_flops(spec, spec.workload));
   json.end_object();
 }
