@@ -8,12 +8,10 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
-#include <initializer_list>
-
 #include <type_traits>
 
 #include "api/attention_args.hpp"
+#include "kernel_shim_common.hpp"
 #include "cuda/sm80/launch.hpp"
 
 namespace fattn_sm80_bench {
@@ -26,72 +24,9 @@ namespace {
 using fattn::DType;
 using fattn::TensorView;
 using fattn::detail::AttentionArgs;
+using namespace fattn_shim;
 
 constexpr std::int64_t kBuckets[] = {64, 128, 192, 256};
-constexpr std::size_t kWidestVector = 16;
-
-// Views are filled in by hand so that the shim needs none of the library's object files.
-TensorView view4(void* data, DType dtype, std::int64_t b, std::int64_t s, std::int64_t h,
-                 std::int64_t d, const std::int64_t* strides) {
-  TensorView view;
-  view.data = data;
-  view.dtype = dtype;
-  view.device = fattn::Device::cuda(0);
-  view.rank = 4;
-  view.shape = {b, s, h, d};
-  view.stride = {strides[0], strides[1], strides[2], 1};
-  return view;
-}
-
-TensorView lse_view(void* data, std::int64_t b, std::int64_t h, std::int64_t s) {
-  TensorView view;
-  view.data = data;
-  view.dtype = DType::float32;
-  view.device = fattn::Device::cuda(0);
-  view.rank = 3;
-  view.shape = {b, h, s, 0};
-  view.stride = {h * s, s, 1, 0};
-  return view;
-}
-
-// Same rule as the library's validation: the widest power of two (<= 16 bytes) dividing every
-// pointer and every byte stride.
-std::size_t alignment_of(std::initializer_list<const TensorView*> views) {
-  std::size_t alignment = kWidestVector;
-  auto limit = [&alignment](std::uint64_t bytes) {
-    while (alignment > 1 && bytes % alignment != 0) alignment /= 2;
-  };
-  for (const TensorView* v : views) {
-    if (v->data == nullptr) continue;
-    limit(reinterpret_cast<std::uintptr_t>(v->data));
-    for (int d = 0; d < 3; ++d) limit(static_cast<std::uint64_t>(v->stride[d]) * 2);
-  }
-  return alignment;
-}
-
-void describe(AttentionArgs& args, DType type, std::int64_t batch, std::int64_t seqlen_q,
-              std::int64_t seqlen_k, std::int64_t heads_q, std::int64_t heads_kv,
-              std::int64_t head_dim, float scale, int causal, int left, int right, void* stream) {
-  args.problem.batch = batch;
-  args.problem.seqlen_q = seqlen_q;
-  args.problem.seqlen_k = seqlen_k;
-  args.problem.heads_q = heads_q;
-  args.problem.heads_kv = heads_kv;
-  args.problem.head_dim = head_dim;
-  args.problem.dtype = type;
-  args.problem.device = fattn::Device::cuda(0);
-  args.scale = scale;
-  if (causal) right = 0;
-  if (left < 0 && right < 0) {
-    args.mask = {fattn::detail::MaskKind::none, -1, -1};
-  } else if (left < 0 && right == 0) {
-    args.mask = {fattn::detail::MaskKind::causal, -1, 0};
-  } else {
-    args.mask = {fattn::detail::MaskKind::window, left, right};
-  }
-  args.context.cuda_stream = stream;
-}
-
 int forward_variant = 0;  // 0: the tile table; else an alternative of bench/sm80_variants.cu
 
 template <class Element>
@@ -112,15 +47,6 @@ fattn::Status run(const AttentionArgs& args, bool backward) {
     case 192: return backward ? sm80::launch_backward<192, Element>(args) : sm80::launch_forward<192, Element>(args);
     default: return backward ? sm80::launch_backward<256, Element>(args) : sm80::launch_forward<256, Element>(args);
   }
-}
-
-int finish(const fattn::Status& status, char* error, int error_bytes) {
-  if (status.ok()) return 0;
-  if (error != nullptr && error_bytes > 0) {
-    std::strncpy(error, status.message().c_str(), static_cast<std::size_t>(error_bytes - 1));
-    error[error_bytes - 1] = '\0';
-  }
-  return 1;
 }
 
 }  // namespace

@@ -6,10 +6,9 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
-#include <cstring>
-#include <string>
 
 #include "api/attention_args.hpp"
+#include "kernel_shim_common.hpp"
 #include "cuda/sm90/launch.hpp"
 #include "cuda/sm90/tile_config.hpp"
 
@@ -18,12 +17,7 @@ namespace {
 using fattn::DType;
 using fattn::TensorView;
 using fattn::detail::AttentionArgs;
-
-TensorView view4(void* data, DType dtype, std::int64_t b, std::int64_t s, std::int64_t h,
-                 std::int64_t d, const std::int64_t* strides) {
-  return TensorView::strided(data, dtype, fattn::Device::cuda(0), {b, s, h, d},
-                             {strides[0], strides[1], strides[2], 1});
-}
+using namespace fattn_shim;
 
 template <class Element>
 fattn::Status run_bucket(const AttentionArgs& args) {
@@ -50,37 +44,14 @@ extern "C" int fattn_sm90_forward(void* q, void* k, void* v, void* out, void* ls
                                   void* stream, char* error, int error_bytes) {
   const DType type = dtype == 1 ? DType::bfloat16 : DType::float16;
   AttentionArgs args;
-  args.problem.batch = batch;
-  args.problem.seqlen_q = seqlen_q;
-  args.problem.seqlen_k = seqlen_k;
-  args.problem.heads_q = heads_q;
-  args.problem.heads_kv = heads_kv;
-  args.problem.head_dim = head_dim;
-  args.problem.dtype = type;
-  args.problem.device = fattn::Device::cuda(0);
-  args.scale = scale;
-  const int right = causal ? 0 : window_right;
-  const int left = window_left;
-  if (left < 0 && right < 0) {
-    args.mask = {fattn::detail::MaskKind::none, -1, -1};
-  } else if (left < 0 && right == 0) {
-    args.mask = {fattn::detail::MaskKind::causal, -1, 0};
-  } else {
-    args.mask = {fattn::detail::MaskKind::window, left, right};
-  }
-  args.context.cuda_stream = stream;
+  describe(args, type, batch, seqlen_q, seqlen_k, heads_q, heads_kv, head_dim, scale, causal,
+           window_left, window_right, stream);
   args.q = view4(q, type, batch, seqlen_q, heads_q, head_dim, q_strides);
   args.k = view4(k, type, batch, seqlen_k, heads_kv, head_dim, k_strides);
   args.v = view4(v, type, batch, seqlen_k, heads_kv, head_dim, v_strides);
   args.out = view4(out, type, batch, seqlen_q, heads_q, head_dim, out_strides);
-  args.lse = TensorView::contiguous(lse, DType::float32, fattn::Device::cuda(0),
-                                    {batch, heads_q, seqlen_q});
+  args.lse = lse_view(lse, batch, heads_q, seqlen_q);
   const fattn::Status status =
       type == DType::bfloat16 ? run_bucket<__nv_bfloat16>(args) : run_bucket<__half>(args);
-  if (status.ok()) return 0;
-  if (error != nullptr && error_bytes > 0) {
-    std::strncpy(error, status.message().c_str(), static_cast<std::size_t>(error_bytes - 1));
-    error[error_bytes - 1] = '\0';
-  }
-  return 1;
+  return finish(status, error, error_bytes);
 }
