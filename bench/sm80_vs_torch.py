@@ -21,23 +21,21 @@ the library's cuda_sm80 backend runs.
 
 import argparse
 import ctypes
+import functools
 import json
 import math
-import statistics
 import sys
 
 import torch
 
-DTYPES = {"fp16": (torch.float16, 0), "bf16": (torch.bfloat16, 1)}
-# Relative error bounds against the fp32 reference (16-bit storage of inputs and outputs).
-TOLERANCE = {"fp16": 4e-3, "bf16": 2e-2}
+import kernel_bench_common as common
+from kernel_bench_common import (DTYPES, ERROR_BYTES, FORWARD_ARGTYPES, LSE_TOLERANCE, TOLERANCE,
+                                 make, mask_name, mask_of, strides3)
+
 GRAD_TOLERANCE = {"fp16": 1e-2, "bf16": 4e-2}
-LSE_TOLERANCE = 1e-3
-
-
-def strides3(t):
-    s = t.stride()
-    return [s[0], s[1], s[2]]
+# Fewer, shorter repetitions than sm90_vs_cudnn.py: this sweep also times forward+backward and
+# the odd head dims.
+time_ms = functools.partial(common.time_ms, reps=7, inner=5, warmup=2)
 
 
 class Sm80:
@@ -45,9 +43,7 @@ class Sm80:
         self.lib = ctypes.CDLL(path)
         i64p = ctypes.POINTER(ctypes.c_int64)
         f = self.lib.fattn_sm80_forward
-        f.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int] + [ctypes.c_int64] * 6 + [i64p] * 4 + [
-            ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
-            ctypes.c_char_p, ctypes.c_int]
+        f.argtypes = FORWARD_ARGTYPES
         f.restype = ctypes.c_int
         b = self.lib.fattn_sm80_backward
         b.argtypes = [ctypes.c_void_p] * 9 + [ctypes.c_int] + [ctypes.c_int64] * 6 + [i64p] + [
@@ -55,19 +51,11 @@ class Sm80:
             ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
         b.restype = ctypes.c_int
         self.lib.fattn_sm80_set_forward_variant.argtypes = [ctypes.c_int]
-        self.error = ctypes.create_string_buffer(512)
+        self.error = ctypes.create_string_buffer(ERROR_BYTES)
 
     def forward(self, q, k, v, out, lse, dtype, scale, causal=False, left=-1, right=-1):
-        def st(t):
-            return (ctypes.c_int64 * 3)(*strides3(t))
-        B, Nq, Hq, D = q.shape
-        rc = self.lib.fattn_sm80_forward(
-            q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr(),
-            DTYPES[dtype][1], B, Nq, k.shape[1], Hq, k.shape[2], D, st(q), st(k), st(v), st(out),
-            scale, int(causal), left, right, torch.cuda.current_stream().cuda_stream,
-            self.error, 512)
-        if rc:
-            raise RuntimeError(self.error.value.decode())
+        common.call_forward(self.lib.fattn_sm80_forward, self.error, q, k, v, out, lse, dtype,
+                            scale, causal, left, right)
 
     def backward(self, q, k, v, out, dout, lse, dq, dk, dv, dtype, scale, causal=False, left=-1,
                  right=-1, deterministic=False):
@@ -80,23 +68,9 @@ class Sm80:
             lse.data_ptr(), dq.data_ptr(), dk.data_ptr(), dv.data_ptr(), DTYPES[dtype][1], B, Nq,
             k.shape[1], Hq, k.shape[2], D, (ctypes.c_int64 * 24)(*strides), scale, int(causal),
             left, right, int(deterministic), torch.cuda.current_stream().cuda_stream,
-            self.error, 512)
+            self.error, ERROR_BYTES)
         if rc:
             raise RuntimeError(self.error.value.decode())
-
-
-def mask_of(Nq, Nk, causal, left, right, device):
-    rows = torch.arange(Nq, device=device)[:, None]
-    cols = torch.arange(Nk, device=device)[None, :]
-    diagonal = rows + (Nk - Nq)
-    if causal:
-        right = 0
-    masked = torch.zeros(Nq, Nk, dtype=torch.bool, device=device)
-    if right >= 0:
-        masked |= cols > diagonal + right
-    if left >= 0:
-        masked |= cols < diagonal - left
-    return masked
 
 
 def reference(q, k, v, dout, scale, causal, left, right):
@@ -121,17 +95,6 @@ def reference(q, k, v, dout, scale, causal, left, right):
         grads = torch.autograd.grad(out, (qf, kf, vf), dout.float().permute(0, 2, 1, 3))
         grads = tuple(g.permute(0, 2, 1, 3) for g in grads)
     return out.detach().permute(0, 2, 1, 3), lse, grads
-
-
-def make(dtype, B, S, H, D, layout, gen):
-    """Random tensor. layout: 'bshd' packed, 'bhsd' (a transposed view), 'pad' (rows padded)."""
-    t = DTYPES[dtype][0]
-    if layout == "bhsd":
-        return torch.randn(B, H, S, D, device="cuda", generator=gen).to(t).transpose(1, 2)
-    if layout == "pad":
-        pad = (-D) % 8 + 8
-        return torch.randn(B, S, H, D + pad, device="cuda", generator=gen).to(t)[..., :D]
-    return torch.randn(B, S, H, D, device="cuda", generator=gen).to(t)
 
 
 def poisoned_like(x, layout):
@@ -220,7 +183,7 @@ def check(sm80, small):
         ok = (err < TOLERANCE[dtype] and lse_ok and lse_err < LSE_TOLERANCE and pad_ok and bitwise
               and max(grad_errs + det_errs) < GRAD_TOLERANCE[dtype])
         failures += not ok
-        mask = "causal" if causal else (f"window({left},{right})" if left >= 0 or right >= 0 else "none")
+        mask = mask_name(causal, left, right)
         rows.append(dict(dtype=dtype, B=B, Nq=Nq, Nk=Nk, Hq=Hq, Hkv=Hkv, D=D, mask=mask,
                          layout=layout, out_err=err, lse_err=lse_err, dq_err=grad_errs[0],
                          dk_err=grad_errs[1], dv_err=grad_errs[2], bitwise=bitwise, ok=ok))
@@ -233,28 +196,8 @@ def check(sm80, small):
     return failures, rows
 
 
-def time_ms(fn, reps=7, inner=5, warmup=2):
-    """Median over `reps` of the mean time of `inner` back-to-back calls (CUDA events)."""
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(inner):
-            fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) / inner)
-    return statistics.median(times)
-
-
 def gemm_ceiling():
-    a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
-    b = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
-    ms = time_ms(lambda: torch.matmul(a, b), reps=10)
-    return 2 * 8192 ** 3 / ms / 1e9
+    return common.gemm_ceiling(time_ms, reps=10)
 
 
 def measure(sm80, dtype, B, N, H, D, causal, torch_backends=True, deterministic=False):

@@ -20,42 +20,32 @@ library's cuda_sm90 backend runs.
 
 import argparse
 import ctypes
+import functools
 import json
 import math
-import statistics
 import sys
 
 import torch
 
-DTYPES = {"fp16": (torch.float16, 0), "bf16": (torch.bfloat16, 1)}
-TOLERANCE = {"fp16": 4e-3, "bf16": 2e-2}
-LSE_TOLERANCE = 1e-3
+import kernel_bench_common as common
+from kernel_bench_common import (DTYPES, ERROR_BYTES, FORWARD_ARGTYPES, LSE_TOLERANCE, TOLERANCE,
+                                 make, mask_name, mask_of)
+
+time_ms = functools.partial(common.time_ms, reps=10, inner=10, warmup=3)
 
 
 class Sm90:
     def __init__(self, path):
         self.lib = ctypes.CDLL(path)
         f = self.lib.fattn_sm90_forward
-        i64p = ctypes.POINTER(ctypes.c_int64)
-        f.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int] + [ctypes.c_int64] * 6 + [i64p] * 4 + [
-            ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
-            ctypes.c_char_p, ctypes.c_int]
+        f.argtypes = FORWARD_ARGTYPES
         f.restype = ctypes.c_int
         self.fn = f
-        self.error = ctypes.create_string_buffer(512)
+        self.error = ctypes.create_string_buffer(ERROR_BYTES)
 
     def forward(self, q, k, v, out, lse, dtype, scale, causal=False, left=-1, right=-1):
-        def strides(t):
-            s = t.stride()
-            return (ctypes.c_int64 * 3)(s[0], s[1], s[2])
-        B, Nq, Hq, D = q.shape
-        Nk, Hkv = k.shape[1], k.shape[2]
-        rc = self.fn(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr(),
-                     DTYPES[dtype][1], B, Nq, Nk, Hq, Hkv, D, strides(q), strides(k), strides(v),
-                     strides(out), scale, int(causal), left, right,
-                     ctypes.c_void_p(torch.cuda.current_stream().cuda_stream), self.error, 512)
-        if rc != 0:
-            raise RuntimeError(self.error.value.decode())
+        common.call_forward(self.fn, self.error, q, k, v, out, lse, dtype, scale, causal, left,
+                            right)
 
 
 def reference(q, k, v, scale, causal, left, right):
@@ -67,16 +57,7 @@ def reference(q, k, v, scale, causal, left, right):
     kf = k.float().permute(0, 2, 1, 3).repeat_interleave(group, dim=1)
     vf = v.float().permute(0, 2, 1, 3).repeat_interleave(group, dim=1)
     s = torch.matmul(qf, kf.transpose(-1, -2)) * scale
-    rows = torch.arange(Nq, device=q.device)[:, None]
-    cols = torch.arange(Nk, device=q.device)[None, :]
-    diagonal = rows + (Nk - Nq)
-    if causal:
-        right = 0
-    masked = torch.zeros(Nq, Nk, dtype=torch.bool, device=q.device)
-    if right >= 0:
-        masked |= cols > diagonal + right
-    if left >= 0:
-        masked |= cols < diagonal - left
+    masked = mask_of(Nq, Nk, causal, left, right, q.device)
     s = s.masked_fill(masked, float("-inf"))
     lse = torch.logsumexp(s, dim=-1)
     p = torch.exp(s - lse[..., None].where(torch.isfinite(lse[..., None]), torch.zeros_like(lse[..., None])))
@@ -86,17 +67,9 @@ def reference(q, k, v, scale, causal, left, right):
 
 
 def make_qkv(dtype, B, Nq, Nk, Hq, Hkv, D, layout, gen):
-    """Random inputs. layout: 'bshd' packed, 'bhsd' (a transposed view), 'pad' (rows padded)."""
-    t = DTYPES[dtype][0]
-
-    def one(S, H):
-        if layout == "bhsd":
-            return torch.randn(B, H, S, D, device="cuda", generator=gen).to(t).transpose(1, 2)
-        if layout == "pad":
-            pad = (-D) % 8 + 8
-            return torch.randn(B, S, H, D + pad, device="cuda", generator=gen).to(t)[..., :D]
-        return torch.randn(B, S, H, D, device="cuda", generator=gen).to(t)
-    return one(Nq, Hq), one(Nk, Hkv), one(Nk, Hkv)
+    """Random q, k, v in one layout (see kernel_bench_common.make)."""
+    return (make(dtype, B, Nq, Hq, D, layout, gen), make(dtype, B, Nk, Hkv, D, layout, gen),
+            make(dtype, B, Nk, Hkv, D, layout, gen))
 
 
 def rel_err(a, b):
@@ -158,7 +131,7 @@ def check(sm90, cases):
         pad_ok = layout != "pad" or bool(torch.isnan(out_storage[..., D:]).all())
         ok = err < TOLERANCE[dtype] and lse_ok and lse_err < LSE_TOLERANCE and pad_ok
         failures += not ok
-        mask = "causal" if causal else (f"window({left},{right})" if left >= 0 or right >= 0 else "none")
+        mask = mask_name(causal, left, right)
         rows.append(dict(dtype=dtype, B=B, Nq=Nq, Nk=Nk, Hq=Hq, Hkv=Hkv, D=D, mask=mask,
                          layout=layout, out_rel_err=err, lse_rel_err=lse_err, ok=ok))
         print(f"{'PASS' if ok else 'FAIL'} {dtype} B={B} Nq={Nq} Nk={Nk} Hq={Hq} Hkv={Hkv} D={D} "
@@ -169,29 +142,8 @@ def check(sm90, cases):
     return failures, rows
 
 
-def time_ms(fn, reps=10, inner=10, warmup=3):
-    """Median over `reps` of the mean time of `inner` back-to-back calls (CUDA events). Batching
-    keeps the GPU queue full, so host launch latency (ctypes, Python) is not counted as GPU time."""
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(inner):
-            fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) / inner)
-    return statistics.median(times)
-
-
 def gemm_ceiling():
-    a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
-    b = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
-    ms = time_ms(lambda: torch.matmul(a, b), reps=20)
-    return 2 * 8192 ** 3 / ms / 1e9
+    return common.gemm_ceiling(time_ms, reps=20)
 
 
 def bench(libs, dims, seqlens):

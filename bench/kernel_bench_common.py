@@ -1,0 +1,97 @@
+"""What bench/sm80_vs_torch.py and bench/sm90_vs_cudnn.py share: the ctypes signature of the
+shims' forward entry point, random inputs in the tested layouts, the bottom-right-aligned mask,
+CUDA-event timing and the bf16 GEMM ceiling. Imported by those scripts from their own folder."""
+
+import ctypes
+import statistics
+
+import torch
+
+# name -> (torch dtype, the shims' dtype code)
+DTYPES = {"fp16": (torch.float16, 0), "bf16": (torch.bfloat16, 1)}
+# Relative error bounds against the fp32 reference (16-bit storage of inputs and outputs).
+TOLERANCE = {"fp16": 4e-3, "bf16": 2e-2}
+LSE_TOLERANCE = 1e-3
+ERROR_BYTES = 512  # the message buffer handed to the shims
+GEMM_SIZE = 8192  # the square bf16 GEMM whose throughput is reported as the ceiling
+
+# fattn_sm80_forward and fattn_sm90_forward: q, k, v, out, lse, dtype, B, Nq, Nk, Hq, Hkv, D,
+# four stride triples, scale, causal, window left/right, stream, error buffer and its size.
+FORWARD_ARGTYPES = ([ctypes.c_void_p] * 5 + [ctypes.c_int] + [ctypes.c_int64] * 6 +
+                    [ctypes.POINTER(ctypes.c_int64)] * 4 +
+                    [ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
+                     ctypes.c_char_p, ctypes.c_int])
+
+
+def strides3(t):
+    s = t.stride()
+    return [s[0], s[1], s[2]]
+
+
+def call_forward(fn, error, q, k, v, out, lse, dtype, scale, causal, left, right):
+    """Calls a shim's forward entry point; raises with the shim's message on failure."""
+    def st(t):
+        return (ctypes.c_int64 * 3)(*strides3(t))
+    B, Nq, Hq, D = q.shape
+    rc = fn(q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr(),
+            DTYPES[dtype][1], B, Nq, k.shape[1], Hq, k.shape[2], D, st(q), st(k), st(v), st(out),
+            scale, int(causal), left, right,
+            ctypes.c_void_p(torch.cuda.current_stream().cuda_stream), error, ERROR_BYTES)
+    if rc != 0:
+        raise RuntimeError(error.value.decode())
+
+
+def mask_of(Nq, Nk, causal, left, right, device):
+    """True where flash_attn's bottom-right-aligned causal/window mask hides a key."""
+    rows = torch.arange(Nq, device=device)[:, None]
+    cols = torch.arange(Nk, device=device)[None, :]
+    diagonal = rows + (Nk - Nq)
+    if causal:
+        right = 0
+    masked = torch.zeros(Nq, Nk, dtype=torch.bool, device=device)
+    if right >= 0:
+        masked |= cols > diagonal + right
+    if left >= 0:
+        masked |= cols < diagonal - left
+    return masked
+
+
+def mask_name(causal, left, right):
+    return "causal" if causal else (f"window({left},{right})" if left >= 0 or right >= 0 else "none")
+
+
+def make(dtype, B, S, H, D, layout, gen):
+    """Random tensor. layout: 'bshd' packed, 'bhsd' (a transposed view), 'pad' (rows padded)."""
+    t = DTYPES[dtype][0]
+    if layout == "bhsd":
+        return torch.randn(B, H, S, D, device="cuda", generator=gen).to(t).transpose(1, 2)
+    if layout == "pad":
+        pad = (-D) % 8 + 8
+        return torch.randn(B, S, H, D + pad, device="cuda", generator=gen).to(t)[..., :D]
+    return torch.randn(B, S, H, D, device="cuda", generator=gen).to(t)
+
+
+def time_ms(fn, reps, inner, warmup):
+    """Median over `reps` of the mean time of `inner` back-to-back calls (CUDA events). Batching
+    keeps the GPU queue full, so host launch latency (ctypes, Python) is not counted as GPU time."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(reps):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        for _ in range(inner):
+            fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b) / inner)
+    return statistics.median(times)
+
+
+def gemm_ceiling(time_fn, reps):
+    """bf16 GEMM TFLOP/s, timed with the caller's `time_fn` (its own inner/warmup counts)."""
+    a = torch.randn(GEMM_SIZE, GEMM_SIZE, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(GEMM_SIZE, GEMM_SIZE, device="cuda", dtype=torch.bfloat16)
+    ms = time_fn(lambda: torch.matmul(a, b), reps=reps)
+    return 2 * GEMM_SIZE ** 3 / ms / 1e9
