@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "device_buffer.hpp"
 #include "support/test_tensors.hpp"
 
 namespace fattn::testing {
@@ -33,50 +34,6 @@ constexpr double kElementRel = 20.0;
 // Scale floor of the per-element bound, in data units: where the exact result is (nearly) all
 // zeros — dq and dk with a single visible key — rounding noise must not count as a violation.
 constexpr double kElementScaleFloor = 1e-2;
-constexpr unsigned char kNaNByte = 0xFF;  // 0xFFFF... is a NaN in fp32, fp16 and bf16
-
-std::string device_absent_reason() {
-  int count = 0;
-  const cudaError_t error = cudaGetDeviceCount(&count);
-  if (error != cudaSuccess) {
-    cudaGetLastError();
-    return std::string("no CUDA device: ") + cudaGetErrorString(error);
-  }
-  if (count == 0) return "no CUDA device: cudaGetDeviceCount reports 0 devices";
-  return {};
-}
-
-// A device copy of a host tensor with the same layout (strides, padding).
-class DeviceCopy {
- public:
-  explicit DeviceCopy(const HostTensor& host) : bytes_(host.bytes()) {
-    EXPECT_EQ(cudaMalloc(&data_, bytes_), cudaSuccess);
-    EXPECT_EQ(cudaMemcpy(data_, host.storage.data(), bytes_, cudaMemcpyHostToDevice), cudaSuccess);
-    view_ = host.view;
-    view_.data = static_cast<char*>(data_) +
-                 (static_cast<const std::uint8_t*>(host.view.data) - host.storage.data());
-    view_.device = Device::cuda(0);
-  }
-  ~DeviceCopy() { cudaFree(data_); }
-  DeviceCopy(const DeviceCopy&) = delete;
-  DeviceCopy& operator=(const DeviceCopy&) = delete;
-
-  void poison() { EXPECT_EQ(cudaMemset(data_, kNaNByte, bytes_), cudaSuccess); }
-  // The device contents, in a host tensor of the same layout as `like`.
-  HostTensor to_host(const HostTensor& like) const {
-    HostTensor h = like;
-    // The copied view still points into `like`'s storage: point it at the copy's.
-    h.view.data = h.storage.data() + (static_cast<const std::uint8_t*>(like.view.data) - like.storage.data());
-    EXPECT_EQ(cudaMemcpy(h.storage.data(), data_, bytes_, cudaMemcpyDeviceToHost), cudaSuccess);
-    return h;
-  }
-  const TensorView& view() const { return view_; }
-
- private:
-  std::size_t bytes_;
-  void* data_ = nullptr;
-  TensorView view_;
-};
 
 struct Case {
   std::string size;  // "small" or "large"
@@ -151,7 +108,7 @@ void expect_close(const HostTensor& got, const HostTensor& ref, double tolerance
 class CudaBackends : public ::testing::TestWithParam<std::tuple<Backend, Case>> {
  protected:
   void SetUp() override {
-    if (const std::string reason = device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
+    if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
     const auto& [backend, c] = GetParam();
     if (!backend_compiled(backend)) {
       GTEST_SKIP() << to_string(backend) << " is not compiled into this build";
@@ -191,8 +148,8 @@ TEST_P(CudaBackends, MatchesReference) {
   std::mt19937_64 rng(seed_of(c) ^ 0x9e3779b97f4a7c15ull);
   fill_random(dout, rng);
 
-  DeviceCopy q(t.q), k(t.k), v(t.v), out(t.out), lse(t.lse), dout_d(dout);
-  if (!supported(backend, c, Direction::forward, t, q.view(), k.view())) {
+  DeviceBuffer q(t.q), k(t.k), v(t.v), out(t.out), lse(t.lse), dout_d(dout);
+  if (!supported(backend, c, Direction::forward, t, q.view, k.view)) {
     GTEST_SKIP() << to_string(backend) << " does not support this forward";
   }
 
@@ -211,7 +168,7 @@ TEST_P(CudaBackends, MatchesReference) {
 
   out.poison();
   lse.poison();
-  const Status fs = forward(q.view(), k.view(), v.view(), out.view(), lse.view(), options_for(c, backend));
+  const Status fs = forward(q.view, k.view, v.view, out.view, lse.view, options_for(c, backend));
   ASSERT_TRUE(fs.ok()) << to_string(backend) << " forward: " << fs.message();
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const double tol = tolerance_for(c.dtype);
@@ -219,7 +176,7 @@ TEST_P(CudaBackends, MatchesReference) {
   expect_close(got_out, ref_out, tol, "out");
   EXPECT_LE(relative_error(got_lse, ref_lse), kLseTolerance) << "lse";
 
-  if (!supported(backend, c, Direction::backward, t, q.view(), k.view())) return;
+  if (!supported(backend, c, Direction::backward, t, q.view, k.view)) return;
   if (!ref.backward_done) {
     ref.dq = like(t.q, c.row_padding);
     ref.dk = like(t.k, c.row_padding);
@@ -229,12 +186,12 @@ TEST_P(CudaBackends, MatchesReference) {
     ref.backward_done = true;
   }
   const HostTensor &ref_dq = ref.dq, &ref_dk = ref.dk, &ref_dv = ref.dv;
-  DeviceCopy dq(ref_dq), dk(ref_dk), dv(ref_dv);
+  DeviceBuffer dq(ref_dq), dk(ref_dk), dv(ref_dv);
   dq.poison();
   dk.poison();
   dv.poison();
-  const Status bs = backward(q.view(), k.view(), v.view(), out.view(), dout_d.view(), lse.view(), dq.view(),
-                             dk.view(), dv.view(), options_for(c, backend));
+  const Status bs = backward(q.view, k.view, v.view, out.view, dout_d.view, lse.view, dq.view,
+                             dk.view, dv.view, options_for(c, backend));
   ASSERT_TRUE(bs.ok()) << to_string(backend) << " backward: " << bs.message();
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const double gtol = tol * kGradientToleranceFactor;
@@ -247,15 +204,15 @@ TEST_P(CudaBackends, MatchesReference) {
   deterministic.deterministic = true;
   const HostTensor first = dq.to_host(ref_dq);
   dq.poison();
-  ASSERT_TRUE(backward(q.view(), k.view(), v.view(), out.view(), dout_d.view(), lse.view(), dq.view(), dk.view(),
-                       dv.view(), deterministic).ok());
+  ASSERT_TRUE(backward(q.view, k.view, v.view, out.view, dout_d.view, lse.view, dq.view, dk.view,
+                       dv.view, deterministic).ok());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const HostTensor second = dq.to_host(ref_dq);
   if (first.storage == second.storage) return;
   const HostTensor third = [&] {
     dq.poison();
-    EXPECT_TRUE(backward(q.view(), k.view(), v.view(), out.view(), dout_d.view(), lse.view(), dq.view(), dk.view(),
-                         dv.view(), deterministic).ok());
+    EXPECT_TRUE(backward(q.view, k.view, v.view, out.view, dout_d.view, lse.view, dq.view, dk.view,
+                         dv.view, deterministic).ok());
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     return dq.to_host(ref_dq);
   }();
@@ -319,21 +276,21 @@ INSTANTIATE_TEST_SUITE_P(AllBackends, CudaBackends,
 
 // Pointers that lie about their device are refused with the argument named.
 TEST(CudaValidation, HostPointerDeclaredOnDeviceIsRefused) {
-  if (const std::string reason = device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
   AttentionTensors t(DType::float32, 1, 4, 4, 1, 1, 8, 1);
-  DeviceCopy k(t.k), v(t.v), out(t.out), lse(t.lse);
+  DeviceBuffer k(t.k), v(t.v), out(t.out), lse(t.lse);
   TensorView q_host_as_device = t.q.view;
   q_host_as_device.device = Device::cuda(0);
-  const Status s = forward(q_host_as_device, k.view(), v.view(), out.view(), lse.view());
+  const Status s = forward(q_host_as_device, k.view, v.view, out.view, lse.view);
   EXPECT_EQ(s.code(), StatusCode::invalid_argument);
   EXPECT_NE(s.message().find("q"), std::string::npos) << s.message();
 }
 
 TEST(CudaValidation, DevicePointerDeclaredOnHostIsRefused) {
-  if (const std::string reason = device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
   AttentionTensors t(DType::float32, 1, 4, 4, 1, 1, 8, 2);
-  DeviceCopy k(t.k);
-  TensorView k_device_as_host = k.view();
+  DeviceBuffer k(t.k);
+  TensorView k_device_as_host = k.view;
   k_device_as_host.device = Device::cpu();
   Options o;
   o.backend = Backend::cpu_reference;
@@ -344,19 +301,19 @@ TEST(CudaValidation, DevicePointerDeclaredOnHostIsRefused) {
 
 // The standard path materializes S: its workspace grows with Nq·Nk; flash's does not.
 TEST(CudaStats, StandardReportsQuadraticWorkspaceAndLaunches) {
-  if (const std::string reason = device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
   AttentionTensors t(DType::float32, 1, 256, 256, 2, 2, 64, 3);
-  DeviceCopy q(t.q), k(t.k), v(t.v), out(t.out), lse(t.lse);
+  DeviceBuffer q(t.q), k(t.k), v(t.v), out(t.out), lse(t.lse);
   RunStats stats;
   ExecutionContext ctx;
   ctx.stats = &stats;
   Options o;
   o.backend = Backend::cuda_standard;
-  ASSERT_TRUE(forward(q.view(), k.view(), v.view(), out.view(), lse.view(), o, ctx).ok());
+  ASSERT_TRUE(forward(q.view, k.view, v.view, out.view, lse.view, o, ctx).ok());
   EXPECT_GE(stats.workspace_bytes, std::size_t{256} * 256 * 2 * sizeof(float));
   EXPECT_EQ(stats.kernel_launches, 3);
   o.backend = Backend::cuda_simt;
-  ASSERT_TRUE(forward(q.view(), k.view(), v.view(), out.view(), lse.view(), o, ctx).ok());
+  ASSERT_TRUE(forward(q.view, k.view, v.view, out.view, lse.view, o, ctx).ok());
   EXPECT_EQ(stats.workspace_bytes, 0u);
   EXPECT_EQ(stats.kernel_launches, 1);
 }

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <string>
 
+#include "device_buffer.hpp"
 #include "support/test_tensors.hpp"
 
 namespace fattn::testing {
@@ -20,35 +21,6 @@ namespace {
 
 constexpr double kLseTolerance = 1e-5;
 constexpr double kGradientToleranceFactor = 3.0;  // as in test_cuda_backends.cpp
-
-HostTensor clone(const HostTensor& t) {
-  HostTensor c = t;
-  c.view.data = c.storage.data() + (static_cast<const std::uint8_t*>(t.view.data) - t.storage.data());
-  return c;
-}
-
-struct DeviceBuffer {
-  void* data = nullptr;
-  std::size_t bytes = 0;
-  TensorView view;
-  explicit DeviceBuffer(const HostTensor& host) : bytes(host.bytes()) {
-    EXPECT_EQ(cudaMalloc(&data, bytes), cudaSuccess);
-    EXPECT_EQ(cudaMemcpy(data, host.storage.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
-    view = host.view;
-    view.data = static_cast<char*>(data) +
-                (static_cast<const std::uint8_t*>(host.view.data) - host.storage.data());
-    view.device = Device::cuda(0);
-  }
-  ~DeviceBuffer() { cudaFree(data); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  HostTensor to_host(const HostTensor& like) const {
-    HostTensor h = clone(like);
-    EXPECT_EQ(cudaMemcpy(h.storage.data(), data, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
-    return h;
-  }
-  void poison() { EXPECT_EQ(cudaMemset(data, 0xFF, bytes), cudaSuccess); }
-};
 
 struct Sm80Case {
   const char* name;
@@ -63,11 +35,7 @@ struct Sm80Case {
 class Sm80Backward : public ::testing::TestWithParam<Sm80Case> {
  protected:
   void SetUp() override {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-      cudaGetLastError();
-      GTEST_SKIP() << "no CUDA device";
-    }
+    if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
     if (!backend_compiled(Backend::cuda_sm80)) GTEST_SKIP() << "cuda_sm80 is not compiled";
   }
 };

@@ -19,20 +19,13 @@
 #include "api/device_query.hpp"
 #include "api/selector.hpp"
 #include "cuda/sm90/tile_scheduler.hpp"
+#include "device_buffer.hpp"
 #include "support/test_tensors.hpp"
 
 namespace fattn::testing {
 namespace {
 
 constexpr double kLseTolerance = 1e-5;
-
-// A deep copy: HostTensor's implicit copy duplicates the storage but leaves the view pointing
-// into the original's.
-HostTensor clone(const HostTensor& t) {
-  HostTensor c = t;
-  c.view.data = c.storage.data() + (static_cast<const std::uint8_t*>(t.view.data) - t.storage.data());
-  return c;
-}
 
 Problem hopper_problem(std::int64_t head_dim, std::size_t alignment_bytes) {
   Problem p;
@@ -153,36 +146,9 @@ struct Sm90Case {
 class Sm90Forward : public ::testing::TestWithParam<Sm90Case> {
  protected:
   void SetUp() override {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-      cudaGetLastError();
-      GTEST_SKIP() << "no CUDA device";
-    }
+    if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
     if (!backend_compiled(Backend::cuda_sm90)) GTEST_SKIP() << "cuda_sm90 is not compiled";
     if (detail::query_cuda_device(0).compute_capability != 90) GTEST_SKIP() << "not a Hopper GPU";
-  }
-};
-
-// Device buffer holding a host tensor's bytes (same layout, padding included).
-struct DeviceBuffer {
-  void* data = nullptr;
-  std::size_t bytes = 0;
-  TensorView view;
-  explicit DeviceBuffer(const HostTensor& host) : bytes(host.bytes()) {
-    EXPECT_EQ(cudaMalloc(&data, bytes), cudaSuccess);
-    EXPECT_EQ(cudaMemcpy(data, host.storage.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
-    view = host.view;
-    view.data = static_cast<char*>(data) +
-                (static_cast<const std::uint8_t*>(host.view.data) - host.storage.data());
-    view.device = Device::cuda(0);
-  }
-  ~DeviceBuffer() { cudaFree(data); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  HostTensor to_host(const HostTensor& like) const {
-    HostTensor h = clone(like);
-    EXPECT_EQ(cudaMemcpy(h.storage.data(), data, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
-    return h;
   }
 };
 
