@@ -16,6 +16,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda/common/cuda_check.hpp"
+#include "cuda/common/launch_kernel.cuh"
 #include "cuda/common/stream.hpp"
 #include "cuda/common/workspace.hpp"
 #include "cuda/simt/launch.hpp"
@@ -370,22 +371,16 @@ Status launch_backward(const AttentionArgs& args) {
   if (p.seqlen_k > 0) {
     using T = KeyTiles<kHeadDim>;
     const dim3 grid((p.seqlen_k + T::kBlockKeys - 1) / T::kBlockKeys, p.heads_kv, p.batch);
-    auto kernel = dkdv_kernel<kHeadDim, Element>;
-    FATTN_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(T::kSharedBytes)));
-    kernel<<<grid, kThreads, T::kSharedBytes, stream>>>(p);
-    count_launches(args);
-    FATTN_CUDA_TRY_LAUNCH("simt::dkdv_kernel");
+    FATTN_RETURN_IF_ERROR(launch_with_shared_memory(&dkdv_kernel<kHeadDim, Element>,
+                                                    "simt::dkdv_kernel", grid, kThreads,
+                                                    static_cast<int>(T::kSharedBytes), args, p));
   }
   if (p.seqlen_q > 0) {
     using T = QueryTiles<kHeadDim>;
     const dim3 grid((p.seqlen_q + T::kBlockRows - 1) / T::kBlockRows, p.heads_q, p.batch);
-    auto kernel = dq_kernel<kHeadDim, Element>;
-    FATTN_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(T::kSharedBytes)));
-    kernel<<<grid, kThreads, T::kSharedBytes, stream>>>(p);
-    count_launches(args);
-    FATTN_CUDA_TRY_LAUNCH("simt::dq_kernel");
+    FATTN_RETURN_IF_ERROR(launch_with_shared_memory(&dq_kernel<kHeadDim, Element>,
+                                                    "simt::dq_kernel", grid, kThreads,
+                                                    static_cast<int>(T::kSharedBytes), args, p));
   }
   return Status::Ok();
 }

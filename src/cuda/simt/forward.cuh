@@ -18,6 +18,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda/common/cuda_check.hpp"
+#include "cuda/common/launch_kernel.cuh"
 #include "cuda/common/stream.hpp"
 #include "cuda/simt/launch.hpp"
 #include "cuda/simt/tile_ops.cuh"
@@ -193,13 +194,8 @@ Status launch_forward(const AttentionArgs& args) {
 
   const dim3 grid((p.seqlen_q + T::kBlockRows - 1) / T::kBlockRows, p.heads_q,
                   static_cast<unsigned>(pr.batch));
-  auto kernel = forward_kernel<kHeadDim, Element>;
-  FATTN_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(T::kSharedBytes)));
-  kernel<<<grid, kThreads, T::kSharedBytes, stream_of(args)>>>(p);
-  count_launches(args);
-  FATTN_CUDA_TRY_LAUNCH("simt::forward_kernel");
-  return Status::Ok();
+  return launch_with_shared_memory(&forward_kernel<kHeadDim, Element>, "simt::forward_kernel",
+                                   grid, kThreads, static_cast<int>(T::kSharedBytes), args, p);
 }
 
 }  // namespace fattn::detail::simt

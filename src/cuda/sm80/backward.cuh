@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "cuda/common/cuda_check.hpp"
+#include "cuda/common/launch_kernel.cuh"
 #include "cuda/common/stream.hpp"
 #include "cuda/common/workspace.hpp"
 #include "cuda/sm80/backward_kernel.cuh"
@@ -95,15 +96,10 @@ Status launch_backward_with(const AttentionArgs& args) {
   if (n_blocks > 0) {
     const dim3 grid(static_cast<unsigned>(n_blocks), static_cast<unsigned>(problem.heads_kv),
                     static_cast<unsigned>(batch));
-    const int shared_bytes = Config::kSharedBytes;
     FATTN_RETURN_IF_ERROR(with_kernel_mask(args, [&](auto mask) -> Status {
-      auto* kernel = &backward_kernel<Config, Element, decltype(mask)>;
-      FATTN_CUDA_TRY(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
-      kernel<<<grid, Config::kThreads, shared_bytes, stream>>>(params, mask);
-      FATTN_CUDA_TRY_LAUNCH("sm80::backward_kernel");
-      count_launches(args);
-      return Status::Ok();
+      return launch_with_shared_memory(&backward_kernel<Config, Element, decltype(mask)>,
+                                       "sm80::backward_kernel", grid, Config::kThreads,
+                                       Config::kSharedBytes, args, params, mask);
     }));
   }
 

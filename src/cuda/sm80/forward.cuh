@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "cuda/common/cuda_check.hpp"
+#include "cuda/common/launch_kernel.cuh"
 #include "cuda/common/stream.hpp"
 #include "cuda/sm80/forward_kernel.cuh"
 #include "cuda/sm80/launch.hpp"
@@ -24,7 +25,6 @@ inline constexpr float kLog2e = 1.4426950408889634f;
 template <class Config, class Element>
 Status launch_forward_with(const AttentionArgs& args) {
   const Problem& problem = args.problem;
-  const cudaStream_t stream = stream_of(args);
   ScopedDevice device(problem.device.index);
 
   ForwardParams params;
@@ -49,15 +49,10 @@ Status launch_forward_with(const AttentionArgs& args) {
   if (problem.seqlen_q == 0 || problem.batch == 0 || problem.heads_q == 0) return Status::Ok();
   const dim3 grid((params.seqlen_q + Config::kBlockM - 1) / Config::kBlockM,
                   static_cast<unsigned>(problem.heads_q), static_cast<unsigned>(problem.batch));
-  const int shared_bytes = Config::kSharedBytes;
   return with_kernel_mask(args, [&](auto mask) -> Status {
-    auto* kernel = &forward_kernel<Config, Element, decltype(mask)>;
-    FATTN_CUDA_TRY(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
-    kernel<<<grid, Config::kThreads, shared_bytes, stream>>>(params, mask);
-    FATTN_CUDA_TRY_LAUNCH("sm80::forward_kernel");
-    count_launches(args);
-    return Status::Ok();
+    return launch_with_shared_memory(&forward_kernel<Config, Element, decltype(mask)>,
+                                     "sm80::forward_kernel", grid, Config::kThreads,
+                                     Config::kSharedBytes, args, params, mask);
   });
 }
 

@@ -14,6 +14,7 @@
 
 #include "api/attention_args.hpp"
 #include "cuda/common/cuda_check.hpp"
+#include "cuda/common/launch_kernel.cuh"
 #include "cuda/common/stream.hpp"
 #include "cuda/sm90/forward_kernel.cuh"
 #include "cuda/sm90/launch.hpp"
@@ -81,16 +82,11 @@ Status launch_forward(const AttentionArgs& args) {
   }
   const dim3 grid(static_cast<unsigned>(std::min<std::int64_t>(total_tiles, sm_count)));
   const dim3 block(Traits::kThreads);
-  const cudaStream_t stream = stream_of(args);
 
   return with_mask(args, [&](auto mask) -> Status {
-    auto* kernel = &forward_kernel<kHeadDim, Element, decltype(mask)>;
-    FATTN_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        Traits::kSmemBytes));
-    kernel<<<grid, block, Traits::kSmemBytes, stream>>>(tma_q, tma_k, tma_v, mask, params);
-    FATTN_CUDA_TRY_LAUNCH("sm90::forward_kernel");
-    count_launches(args);
-    return Status::Ok();
+    return launch_with_shared_memory(&forward_kernel<kHeadDim, Element, decltype(mask)>,
+                                     "sm90::forward_kernel", grid, block, Traits::kSmemBytes,
+                                     args, tma_q, tma_k, tma_v, mask, params);
   });
 }
 
