@@ -142,6 +142,23 @@ FATTN_DEVICE void key_tile_range(const Mask& mask, int row_begin, int row_end, i
   *last = key_end > key_begin ? (key_end + block_n - 1) / block_n : *first;
 }
 
+// What one scheduled tile covers: query rows [row_begin, row_end) of (batch, head) and the key
+// tiles [first_tile, last_tile) they see. The producer and the consumers decode it alike.
+struct TileWork {
+  int head, batch, row_begin, row_end, first_tile, last_tile;
+};
+template <int kBlockM, int kBlockN, class Mask>
+FATTN_DEVICE TileWork decode_tile(const TileScheduler& scheduler, const Mask& mask, int tile,
+                                  int seqlen_q) {
+  TileWork work;
+  int m_block;
+  scheduler.decode(tile, &m_block, &work.head, &work.batch);
+  work.row_begin = m_block * kBlockM;
+  work.row_end = min(work.row_begin + kBlockM, seqlen_q);
+  key_tile_range(mask, work.row_begin, work.row_end, kBlockN, &work.first_tile, &work.last_tile);
+  return work;
+}
+
 // ---- the consumer's pieces ----------------------------------------------------------------
 
 template <class Traits, class Element>
@@ -327,12 +344,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element>::kThreads, 1)
     for (int round = 0; round * static_cast<int>(gridDim.x) < total_tiles; ++round) {
       const int tile = scheduler.position(round, blockIdx.x, gridDim.x);
       if (tile >= total_tiles) continue;
-      int m_block, head, batch;
-      scheduler.decode(tile, &m_block, &head, &batch);
-      const int row_begin = m_block * kBlockM;
-      const int row_end = min(row_begin + kBlockM, params.seqlen_q);
-      int first_tile, last_tile;
-      key_tile_range(mask, row_begin, row_end, kBlockN, &first_tile, &last_tile);
+      const auto [head, batch, row_begin, row_end, first_tile, last_tile] =
+          decode_tile<kBlockM, kBlockN>(scheduler, mask, tile, params.seqlen_q);
       if (last_tile == first_tile) continue;  // fully masked: the consumers write zeros
       const int kv_head = head / params.group_size;
       // A fresh barrier counts as having completed the phase before phase 0, so the first
@@ -398,12 +411,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element>::kThreads, 1)
   for (int round = 0; round * static_cast<int>(gridDim.x) < total_tiles; ++round) {
     const int tile = scheduler.position(round, blockIdx.x, gridDim.x);
     if (tile >= total_tiles) continue;
-    int m_block, head, batch;
-    scheduler.decode(tile, &m_block, &head, &batch);
-    const int row_begin = m_block * kBlockM;
-    const int row_end = min(row_begin + kBlockM, params.seqlen_q);
-    int first_tile, last_tile;
-    key_tile_range(mask, row_begin, row_end, kBlockN, &first_tile, &last_tile);
+    const auto [head, batch, row_begin, row_end, first_tile, last_tile] =
+        decode_tile<kBlockM, kBlockN>(scheduler, mask, tile, params.seqlen_q);
     const int num_tiles = last_tile - first_tile;
     // This thread's two rows: r and r + 8 (wgmma accumulator layout).
     const int row0 = row_begin + consumer * kWgmmaM + warp_in_group * 16 + lane / 4;
