@@ -648,6 +648,16 @@ def main(argv=None) -> int:
         emit(["### Ceilings measured in this run", "",
               f"- device copy: {ceilings['copy_TBps']:.2f} TB/s (read + written)",
               f"- bf16 GEMM 8192³: {ceilings['bf16_gemm_8192_TFLOPs']:.0f} TFLOP/s", ""])
+    # The CPU comparison is short and comes first, so a GPU sweep cut short cannot lose it.
+    if "cpu" in args.sections:
+        cpu = cpu_comparison(args)
+        report["cpu"] = [asdict(r) for r in cpu]
+        emit([table(cpu, ("threads", "seqlen", "causal"), "CPU fp32 fwd, B=1, H=16, D=128",
+                    unit_scale=1e3, unit="GFLOP/s")])
+        if not args.no_plot:
+            plot_bars(cpu, Path(f"{prefix}-cpu.png"),
+                      f"CPU ({platform.machine()}, {os.cpu_count()} cores): fp32 fwd, "
+                      f"B=1, H=16, D=128", ("threads", "seqlen", "causal"), 1e3, "GFLOP/s")
     if "sweep" in args.sections:
         sweep = gpu_sweep(args, timer, device)
         report["sweep"] = [asdict(r) for r in sweep]
@@ -673,15 +683,6 @@ def main(argv=None) -> int:
             plot_bars(sweep, Path(f"{prefix}-headdim.png"),
                       f"{description}: head-dim sweep, {args.sweep_dtype} fwd", ("head_dim",),
                       1.0, "TFLOP/s")
-    if "cpu" in args.sections:
-        cpu = cpu_comparison(args)
-        report["cpu"] = [asdict(r) for r in cpu]
-        emit([table(cpu, ("threads", "seqlen", "causal"), "CPU fp32 fwd, B=1, H=16, D=128",
-                    unit_scale=1e3, unit="GFLOP/s")])
-        if not args.no_plot:
-            plot_bars(cpu, Path(f"{prefix}-cpu.png"),
-                      f"CPU ({platform.machine()}, {os.cpu_count()} cores): fp32 fwd, "
-                      f"B=1, H=16, D=128", ("threads", "seqlen", "causal"), 1e3, "GFLOP/s")
     print(f"wrote {prefix}.json, {prefix}.md" + ("" if args.no_plot else " and PNG plots"),
           file=sys.stderr)
     return 0
