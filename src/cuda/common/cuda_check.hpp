@@ -36,30 +36,14 @@ inline Status launch_status(const char* kernel_name) {
 
 }  // namespace fattn::detail
 
-#define FATTN_CUDA_TRY(call)                                                          \
-  do {                                                                                \
-    if (::fattn::Status fattn_status_ = ::fattn::detail::cuda_status((call), #call);  \
-        !fattn_status_.ok())                                                          \
-      return fattn_status_;                                                           \
-  } while (false)
-
-#define FATTN_CUBLAS_TRY(call)                                                          \
-  do {                                                                                  \
-    if (::fattn::Status fattn_status_ = ::fattn::detail::cublas_status((call), #call);  \
-        !fattn_status_.ok())                                                            \
-      return fattn_status_;                                                             \
-  } while (false)
-
-#define FATTN_CUDA_TRY_LAUNCH(kernel_name)                                                 \
-  do {                                                                                     \
-    if (::fattn::Status fattn_status_ = ::fattn::detail::launch_status(kernel_name);       \
-        !fattn_status_.ok())                                                               \
-      return fattn_status_;                                                                \
-  } while (false)
-
 // Forwards a non-ok Status from a helper.
 #define FATTN_RETURN_IF_ERROR(expr)                                 \
   do {                                                              \
     if (::fattn::Status fattn_status_ = (expr); !fattn_status_.ok()) \
       return fattn_status_;                                         \
   } while (false)
+
+#define FATTN_CUDA_TRY(call) FATTN_RETURN_IF_ERROR(::fattn::detail::cuda_status((call), #call))
+#define FATTN_CUBLAS_TRY(call) FATTN_RETURN_IF_ERROR(::fattn::detail::cublas_status((call), #call))
+#define FATTN_CUDA_TRY_LAUNCH(kernel_name) \
+  FATTN_RETURN_IF_ERROR(::fattn::detail::launch_status(kernel_name))
