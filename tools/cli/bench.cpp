@@ -62,10 +62,17 @@ std::vector<Backend> backends_to_run(const ArgParser& parser, const ProblemSpec&
   const Backend standard = on_gpu ? Backend::cuda_standard : Backend::cpu_standard;
   // The device's flash backend is whatever the selector picks for this problem (on a GPU:
   // sm90, sm80 or simt); when it picks none, `auto` is run so that its reason is printed.
+  // A workload with a backward runs `auto` when the forward's pick has no backward (sm90 on
+  // Hopper): each direction then gets the selector's own choice.
   auto flash = [&] {
     if (!on_gpu) return Backend::cpu_flash;
     const Selection selection = supports(spec.problem(Backend::automatic, Direction::forward));
-    return selection.backend.value_or(Backend::automatic);
+    if (!selection.ok()) return Backend::automatic;
+    const bool needs_backward = spec.workload != Workload::forward;
+    if (needs_backward && !supports(spec.problem(*selection.backend, Direction::backward)).ok()) {
+      return Backend::automatic;
+    }
+    return *selection.backend;
   };
   std::vector<Backend> backends;
   for (const std::string& name : parser.list_value("backend")) {
