@@ -29,7 +29,6 @@
 namespace fattn::detail {
 namespace {
 
-constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kMinusInfinity = -std::numeric_limits<float>::infinity();
 // Query rows per step of a key-tile task. It is also the k extent of dV += Pᵀ·dO and
 // dK += dSᵀ·Q, whose accumulators (kKeyTile × head_dim) are loaded and stored once per step:
@@ -41,21 +40,9 @@ constexpr int kBlockRows = 128;
 // Each chunk ends in a barrier, so more tiles per chunk also means less idle time at the end.
 constexpr std::int64_t kTasksPerThread = 16;
 
-struct BackwardShape {
-  std::int64_t seqlen_q, seqlen_k;
-  int dim, padded, group, key_tiles, query_blocks;
-  float scale, scale_log2;
-
+struct BackwardShape : TileShape {
   explicit BackwardShape(const AttentionArgs& a)
-      : seqlen_q(a.problem.seqlen_q),
-        seqlen_k(a.problem.seqlen_k),
-        dim(static_cast<int>(a.problem.head_dim)),
-        padded(padded_dim(a.problem.head_dim)),
-        group(a.group_size()),
-        key_tiles(static_cast<int>(ceil_div(a.problem.seqlen_k, kKeyTile))),
-        query_blocks(static_cast<int>(ceil_div(a.problem.seqlen_q, kBlockRows))),
-        scale(a.scale),
-        scale_log2(a.scale * kLog2e) {}
+      : TileShape(a, kBlockRows) {}
 
   std::int64_t tile_t_floats() const { return std::int64_t{dim} * kKeyTile; }
   std::int64_t tile_rows_floats() const { return std::int64_t{kKeyTile} * padded; }

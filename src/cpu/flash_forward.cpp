@@ -22,7 +22,6 @@
 namespace fattn::detail {
 namespace {
 
-constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
 constexpr float kMinusInfinity = -std::numeric_limits<float>::infinity();
 // Query blocks per thread a chunk of heads should provide. Dynamic scheduling evens out causal
@@ -30,20 +29,9 @@ constexpr float kMinusInfinity = -std::numeric_limits<float>::infinity();
 // block: 32 blocks per thread bounds that loss to ~3% while a chunk's packed K/V stays small.
 constexpr std::int64_t kTasksPerThread = 32;
 
-struct ForwardShape {
-  std::int64_t seqlen_q, seqlen_k;
-  int dim, padded, group, key_tiles, query_blocks;
-  float scale_log2;
-
+struct ForwardShape : TileShape {
   explicit ForwardShape(const AttentionArgs& a)
-      : seqlen_q(a.problem.seqlen_q),
-        seqlen_k(a.problem.seqlen_k),
-        dim(static_cast<int>(a.problem.head_dim)),
-        padded(padded_dim(a.problem.head_dim)),
-        group(a.group_size()),
-        key_tiles(static_cast<int>(ceil_div(a.problem.seqlen_k, kKeyTile))),
-        query_blocks(static_cast<int>(ceil_div(a.problem.seqlen_q, kQueryBlock))),
-        scale_log2(a.scale * kLog2e) {}
+      : TileShape(a, kQueryBlock) {}
 
   // Packed Kᵀ tiles and V rows of one kv head.
   std::int64_t key_floats() const { return std::int64_t{key_tiles} * dim * kKeyTile; }

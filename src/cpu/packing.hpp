@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "api/attention_args.hpp"
 #include "common/float_convert.hpp"
 #include "common/mask.hpp"
 #include "cpu/simd_kernels.hpp"
@@ -32,6 +33,28 @@ inline int padded_dim(std::int64_t head_dim) {
 }
 
 inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+inline constexpr float kLog2e = 1.4426950408889634f;  // exp(x) = exp2(x · log2 e)
+
+// The sizes every CPU pass derives from a call: the head dim and its padded row width, the GQA
+// group, and how many key tiles and query blocks (of `query_block_rows` rows) cover the
+// sequences. Flash forward, flash backward and standard each extend it with their buffers.
+struct TileShape {
+  std::int64_t seqlen_q, seqlen_k;
+  int dim, padded, group, key_tiles, query_blocks;
+  float scale, scale_log2;
+
+  TileShape(const AttentionArgs& a, int query_block_rows)
+      : seqlen_q(a.problem.seqlen_q),
+        seqlen_k(a.problem.seqlen_k),
+        dim(static_cast<int>(a.problem.head_dim)),
+        padded(padded_dim(a.problem.head_dim)),
+        group(a.group_size()),
+        key_tiles(static_cast<int>(ceil_div(a.problem.seqlen_k, kKeyTile))),
+        query_blocks(static_cast<int>(ceil_div(a.problem.seqlen_q, query_block_rows))),
+        scale(a.scale),
+        scale_log2(a.scale * kLog2e) {}
+};
 
 inline const void* row_pointer(const TensorView& t, std::int64_t b, std::int64_t s, std::int64_t h) {
   return static_cast<const char*>(t.data) + row_offset(t, b, s, h) * static_cast<std::int64_t>(size_of(t.dtype));

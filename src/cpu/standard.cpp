@@ -21,28 +21,16 @@
 namespace fattn::detail {
 namespace {
 
-constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kMinusInfinity = -std::numeric_limits<float>::infinity();
 constexpr int kForwardPasses = 3;   // S, softmax, P·V
 constexpr int kBackwardPasses = 7;  // S, P, dP, dS, dV, dK, dQ
 
-struct StandardShape {
-  std::int64_t seqlen_q, seqlen_k;
-  int dim, padded, group, key_tiles, query_blocks;
+struct StandardShape : TileShape {
   std::int64_t keys_padded;  // row length of the N×N matrices: key_tiles · kKeyTile
-  float scale, scale_log2;
 
   explicit StandardShape(const AttentionArgs& a)
-      : seqlen_q(a.problem.seqlen_q),
-        seqlen_k(a.problem.seqlen_k),
-        dim(static_cast<int>(a.problem.head_dim)),
-        padded(padded_dim(a.problem.head_dim)),
-        group(a.group_size()),
-        key_tiles(static_cast<int>(ceil_div(a.problem.seqlen_k, kKeyTile))),
-        query_blocks(static_cast<int>(ceil_div(a.problem.seqlen_q, kQueryBlock))),
-        keys_padded(std::int64_t{key_tiles} * kKeyTile),
-        scale(a.scale),
-        scale_log2(a.scale * kLog2e) {}
+      : TileShape(a, kQueryBlock),
+        keys_padded(std::int64_t{key_tiles} * kKeyTile) {}
 
   int block_rows(int block) const {
     return static_cast<int>(std::min<std::int64_t>(kQueryBlock, seqlen_q - std::int64_t{block} * kQueryBlock));
