@@ -56,39 +56,36 @@ BenchResult bench_backend(const ProblemSpec& spec, Backend backend, AttentionBuf
   return result;
 }
 
+// One backend named on the command line. "flash" stays symbolic until a problem is known: the
+// selector's pick depends on D, dtype and alignment, so a head-dim sweep resolves it per point.
+struct BackendChoice {
+  bool flash = false;
+  Backend backend = Backend::automatic;  // when not flash
+
+  Backend for_problem(const ProblemSpec& spec) const { return flash ? flash_backend_for(spec) : backend; }
+  std::string name() const { return flash ? "flash" : to_string(backend); }
+};
+
 // Backends named on the command line; "flash" and "standard" mean the device's own.
-std::vector<Backend> backends_to_run(const ArgParser& parser, const ProblemSpec& spec) {
+std::vector<BackendChoice> backends_to_run(const ArgParser& parser, const ProblemSpec& spec) {
   const bool on_gpu = spec.device.type == DeviceType::cuda;
-  const Backend standard = on_gpu ? Backend::cuda_standard : Backend::cpu_standard;
-  // The device's flash backend is whatever the selector picks for this problem (on a GPU:
-  // sm90, sm80 or simt); when it picks none, `auto` is run so that its reason is printed.
-  // A workload with a backward runs `auto` when the forward's pick has no backward (sm90 on
-  // Hopper): each direction then gets the selector's own choice.
-  auto flash = [&] {
-    if (!on_gpu) return Backend::cpu_flash;
-    const Selection selection = supports(spec.problem(Backend::automatic, Direction::forward));
-    if (!selection.ok()) return Backend::automatic;
-    const bool needs_backward = spec.workload != Workload::forward;
-    if (needs_backward && !supports(spec.problem(*selection.backend, Direction::backward)).ok()) {
-      return Backend::automatic;
-    }
-    return *selection.backend;
-  };
-  std::vector<Backend> backends;
+  const BackendChoice standard{false, on_gpu ? Backend::cuda_standard : Backend::cpu_standard};
+  const BackendChoice flash{true};
+  std::vector<BackendChoice> backends;
   for (const std::string& name : parser.list_value("backend")) {
     if (name == "flash") {
-      backends.push_back(flash());
+      backends.push_back(flash);
     } else if (name == "standard") {
       backends.push_back(standard);
     } else if (auto backend = backend_from_string(name)) {
-      backends.push_back(*backend);
+      backends.push_back({false, *backend});
     } else {
       throw UsageError("--backend: unknown backend '" + name +
                        "' (expected flash, standard, auto, cpu_flash, cpu_standard, cpu_reference, "
                        "cuda_standard, cuda_simt, cuda_sm80 or cuda_sm90)");
     }
   }
-  if (backends.empty()) backends = {flash(), standard};
+  if (backends.empty()) backends = {flash, standard};
   return backends;
 }
 
@@ -218,12 +215,12 @@ void write_problem_json(JsonWriter& json, const ProblemSpec& spec) {
 }
 
 // Runs every backend on one problem (same inputs for all) and checks each against one reference.
-std::vector<BenchResult> bench_problem(const ProblemSpec& spec, const std::vector<Backend>& backends,
+std::vector<BenchResult> bench_problem(const ProblemSpec& spec, const std::vector<BackendChoice>& backends,
                                        const BenchSettings& settings, std::optional<Reference>& reference) {
   AttentionBuffers buffers(spec, spec.workload != Workload::forward, kInputSeed);
   std::vector<BenchResult> results;
-  for (Backend backend : backends) {
-    BenchResult r = bench_backend(spec, backend, buffers, settings);
+  for (const BackendChoice& choice : backends) {
+    BenchResult r = bench_backend(spec, choice.for_problem(spec), buffers, settings);
     if (r.status.ok() && settings.check) {
       buffers.download_outputs();
       if (!reference)
@@ -242,7 +239,7 @@ bool all_ok(const std::vector<BenchResult>& results) {
   return std::all_of(results.begin(), results.end(), [](const BenchResult& r) { return r.status.ok(); });
 }
 
-int run_single(const ProblemSpec& spec, const std::vector<Backend>& backends, const BenchSettings& settings,
+int run_single(const ProblemSpec& spec, const std::vector<BackendChoice>& backends, const BenchSettings& settings,
                bool json_output) {
   std::optional<Reference> reference;
   const std::vector<BenchResult> results = bench_problem(spec, backends, settings, reference);
@@ -269,7 +266,7 @@ int run_single(const ProblemSpec& spec, const std::vector<Backend>& backends, co
   return all_ok(results) && reference_ok ? 0 : 1;
 }
 
-int run_head_dim_sweep(const ArgParser& parser, ProblemSpec spec, const std::vector<Backend>& backends,
+int run_head_dim_sweep(const ArgParser& parser, ProblemSpec spec, const std::vector<BackendChoice>& backends,
                        const BenchSettings& settings, bool json_output) {
   std::vector<std::int64_t> dims = kSweepHeadDims;
   if (parser.has("sweep-values")) {
@@ -283,9 +280,12 @@ int run_head_dim_sweep(const ArgParser& parser, ProblemSpec spec, const std::vec
   json.begin_object().key("fattn_version").value(version()).key("command").value("bench --sweep head-dim");
   write_problem_json(json, spec);
   json.key("points").begin_array();
+  // "flash" is resolved at every point, so the backend that ran gets a column of its own.
+  const bool has_flash =
+      std::any_of(backends.begin(), backends.end(), [](const BackendChoice& c) { return c.flash; });
   std::vector<std::string> headers{"D"};
-  for (Backend b : backends)
-    headers.push_back(std::string(to_string(b)) + (on_gpu ? " TFLOP/s" : " GFLOP/s"));
+  if (has_flash) headers.push_back("flash backend");
+  for (const BackendChoice& b : backends) headers.push_back(b.name() + (on_gpu ? " TFLOP/s" : " GFLOP/s"));
   headers.push_back("worst error");
   Table table(headers);
   bool ok = true;
@@ -297,6 +297,13 @@ int run_head_dim_sweep(const ArgParser& parser, ProblemSpec spec, const std::vec
     std::optional<Reference> reference;
     const std::vector<BenchResult> results = bench_problem(point, backends, settings, reference);
     std::vector<std::string> row{std::to_string(dim)};
+    if (has_flash) {
+      std::string ran;
+      for (std::size_t i = 0; i < backends.size(); ++i) {
+        if (backends[i].flash) ran += (ran.empty() ? "" : ", ") + backend_label(results[i]);
+      }
+      row.push_back(ran);
+    }
     double worst = 0;
     json.begin_object().key("head_dim").value(dim).key("flops").value(attention_flops(point, point.workload));
     json.key("results").begin_array();
@@ -361,7 +368,7 @@ int bench_main(const std::vector<std::string>& args) {
     settings.reference_budget = parser.double_value("reference-budget", kReferenceFlopBudget);
     if (settings.timing.repeats < 0 || settings.timing.warmup < 0)
       throw UsageError("--repeats and --warmup must be >= 0");
-    const std::vector<Backend> backends = backends_to_run(parser, spec);
+    const std::vector<BackendChoice> backends = backends_to_run(parser, spec);
     if (!sweep.empty()) return run_head_dim_sweep(parser, spec, backends, settings, parser.has("json"));
     return run_single(spec, backends, settings, parser.has("json"));
   } catch (const UsageError& e) {

@@ -102,6 +102,16 @@ Device default_device() {
   return gpu_backend && cuda_device_count() > 0 ? Device::cuda(0) : Device::cpu();
 }
 
+Backend flash_backend_for(const ProblemSpec& spec) {
+  if (spec.device.type != DeviceType::cuda) return Backend::cpu_flash;
+  const Selection selection = supports(spec.problem(Backend::automatic, Direction::forward));
+  if (!selection.ok()) return Backend::automatic;
+  const bool needs_backward = spec.workload != Workload::forward;
+  if (needs_backward && !supports(spec.problem(*selection.backend, Direction::backward)).ok())
+    return Backend::automatic;
+  return *selection.backend;
+}
+
 Options ProblemSpec::options(Backend backend) const {
   Options o;
   o.causal = causal;

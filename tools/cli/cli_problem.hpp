@@ -45,6 +45,13 @@ struct ProblemSpec {
   std::string summary(bool with_head_dim = true) const;
 };
 
+// The backend that "flash" means for this problem: cpu_flash on the CPU; on a GPU the selector's
+// pick for this very problem (sm90, sm80 or simt: it changes with D, dtype and alignment, so a
+// sweep asks again at every point). Backend::automatic when the selector picks none (running
+// `auto` then prints its reason), and also when the workload has a backward the forward's pick
+// lacks (sm90 on Hopper): `auto` then gives each direction the selector's own choice.
+Backend flash_backend_for(const ProblemSpec& spec);
+
 // The problem options shared by bench, check, trace and roofline.
 void add_problem_options(ArgParser& parser);
 // Reads them over `defaults`; --seqlen sets both lengths, --heads-kv defaults to --heads.
