@@ -349,12 +349,12 @@ int trace_main(const std::vector<std::string>& args) {
     }
     const ProblemSpec spec = read_problem_options(parser, defaults);
     const Backend standard = on_gpu ? Backend::cuda_standard : Backend::cpu_standard;
+    // The same "flash" as bench: never a forward-only pick (sm90) for a workload with a backward.
+    const Backend flash = flash_backend_for(spec);
     std::vector<Backend> backends;
     for (const std::string& name : parser.list_value("backend")) {
       if (name == "flash") {
-        backends.push_back(on_gpu ? supports(spec.problem(Backend::automatic, Direction::forward))
-                                        .backend.value_or(Backend::automatic)
-                                  : Backend::cpu_flash);
+        backends.push_back(flash);
       } else if (name == "standard") {
         backends.push_back(standard);
       } else if (auto b = backend_from_string(name)) {
@@ -363,12 +363,7 @@ int trace_main(const std::vector<std::string>& args) {
         throw UsageError("--backend: unknown backend '" + name + "'");
       }
     }
-    if (backends.empty()) {
-      backends = {on_gpu ? supports(spec.problem(Backend::automatic, Direction::forward))
-                               .backend.value_or(Backend::automatic)
-                         : Backend::cpu_flash,
-                  standard};
-    }
+    if (backends.empty()) backends = {flash, standard};
     const std::string output = parser.string_value("output", kDefaultOutput);
 
     AttentionBuffers buffers(spec, spec.workload != Workload::forward, kInputSeed);
