@@ -91,7 +91,7 @@ std::string roofline_svg(const std::string& title, double peak_flops, double ban
   svg += "<rect x=\"" + number(kLeft) + "\" y=\"" + number(kTop) + "\" width=\"" + number(plot_w) +
          "\" height=\"" + number(plot_h) + "\" fill=\"none\" stroke=\"black\"/>\n";
   svg += "<text x=\"" + number(kLeft + plot_w / 2) + "\" y=\"" + number(kHeight - 18) +
-         "\" text-anchor=\"middle\">arithmetic intensity (FLOP per byte moved)</text>\n";
+         "\" text-anchor=\"middle\">arithmetic intensity (FLOP per DRAM byte)</text>\n";
   svg += "<text transform=\"translate(18," + number(kTop + plot_h / 2) +
          ") rotate(-90)\" text-anchor=\"middle\">FLOP/s</text>\n";
   // The roof: bandwidth × intensity up to the ridge, then the peak.
@@ -122,7 +122,7 @@ std::string roofline_svg(const std::string& title, double peak_flops, double ban
            escape(p.label) + "</text>\n";
   }
   svg += "<text x=\"" + number(kLeft + 8) + "\" y=\"" + number(kTop + plot_h - 8) +
-         "\" fill=\"#555\">filled: bytes the algorithm moves; hollow: compulsory bytes only</text>\n";
+         "\" fill=\"#555\">filled: DRAM bytes of the traffic model; hollow: compulsory bytes only</text>\n";
   svg += "</svg>\n";
   return svg;
 }

@@ -2,7 +2,11 @@
 // read once, every output written once) and what each implementation's tiling implies. A model,
 // written down so that it can be checked: the standard path writes and re-reads the N×N scores
 // and probabilities; flash re-reads K and V once per query tile (and, in the backward, Q and dO
-// once per key tile) and never stores a score.
+// once per key tile) and never stores a score. Flash's re-reads are tile traffic, not main-memory
+// traffic: the query tiles that share a K/V head run at about the same time, so most re-reads
+// hit L2 (one head's K and V are far smaller than it), and its DRAM traffic is close to the
+// compulsory bytes. The standard path's N×N matrices are larger than any cache, so they count
+// as DRAM traffic.
 #pragma once
 
 #include <string>
@@ -26,7 +30,8 @@ bool materializes_scores(Backend backend);  // cpu_reference, cpu_standard, cuda
 
 struct Traffic {
   double minimal_bytes = 0;  // compulsory: inputs once, outputs once
-  double moved_bytes = 0;    // what the algorithm's tiling implies
+  double moved_bytes = 0;    // what the algorithm's tiling implies, L2 and DRAM together
+  double dram_bytes = 0;     // what the model charges to main memory: the roofline's x axis
   std::string model;         // one line saying what was counted
 };
 

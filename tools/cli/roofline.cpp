@@ -1,6 +1,6 @@
 // `fattn roofline`: where each implementation sits against the machine's limits. For one
-// problem: FLOPs, the compulsory bytes, the bytes the algorithm moves (cli_traffic.hpp), the
-// arithmetic intensity, the achieved FLOP/s and bytes/s — against a peak FLOP rate and a memory
+// problem: FLOPs, the compulsory bytes, the bytes the algorithm moves through L2 and DRAM and
+// the part of them charged to DRAM (cli_traffic.hpp), the arithmetic intensity, the achieved FLOP/s and bytes/s — against a peak FLOP rate and a memory
 // bandwidth measured on the spot. Writes a table and an SVG roofline plot.
 #include <omp.h>
 
@@ -35,8 +35,8 @@ struct RooflineRow {
   double flops = 0;
   Traffic traffic;
   double achieved_flops = 0;      // FLOP/s
-  double achieved_bandwidth = 0;  // moved bytes / s
-  double intensity = 0;           // FLOP / moved byte
+  double achieved_bandwidth = 0;  // DRAM bytes (the model's) / s
+  double intensity = 0;           // FLOP / DRAM byte (the model's)
   double minimal_intensity = 0;   // FLOP / compulsory byte
   double attainable = 0;          // min(peak, intensity × bandwidth)
 };
@@ -55,8 +55,8 @@ RooflineRow measure(const ProblemSpec& spec, Backend backend, AttentionBuffers& 
   r.traffic = attention_traffic(spec, r.ran, tiles_override.value_or(default_flash_tiles(r.ran)));
   const double seconds = r.median_ms / kMillisecondsPerSecond;
   r.achieved_flops = seconds > 0 ? r.flops / seconds : 0;
-  r.achieved_bandwidth = seconds > 0 ? r.traffic.moved_bytes / seconds : 0;
-  r.intensity = r.traffic.moved_bytes > 0 ? r.flops / r.traffic.moved_bytes : 0;
+  r.achieved_bandwidth = seconds > 0 ? r.traffic.dram_bytes / seconds : 0;
+  r.intensity = r.traffic.dram_bytes > 0 ? r.flops / r.traffic.dram_bytes : 0;
   r.minimal_intensity = r.traffic.minimal_bytes > 0 ? r.flops / r.traffic.minimal_bytes : 0;
   r.attainable = std::min(ceilings.peak_flops, r.intensity * ceilings.bandwidth);
   return r;
@@ -84,6 +84,7 @@ std::string json_report(const ProblemSpec& spec, const Ceilings& c, const std::v
     }
     json.key("ran").value(to_string(r.ran)).key("median_ms").value(r.median_ms).key("flops").value(r.flops);
     json.key("minimal_bytes").value(r.traffic.minimal_bytes).key("moved_bytes").value(r.traffic.moved_bytes);
+    json.key("dram_bytes").value(r.traffic.dram_bytes);
     json.key("traffic_model").value(r.traffic.model);
     json.key("intensity").value(r.intensity).key("minimal_intensity").value(r.minimal_intensity);
     json.key("achieved_flops_per_second").value(r.achieved_flops);
@@ -106,8 +107,8 @@ void print_report(const ProblemSpec& spec, const Ceilings& c, const std::vector<
       "ceilings, measured now: peak %.2f %s (%s); bandwidth %.2f %s (%s); ridge at %.1f FLOP/byte\n\n",
       c.peak_flops / flop_unit, flop_name, c.peak_method.c_str(), c.bandwidth / flop_unit, byte_name,
       c.bandwidth_method.c_str(), c.peak_flops / c.bandwidth);
-  Table table({"implementation", "time", "FLOPs", "compulsory", "moved", "FLOP/B", flop_name, byte_name,
-               "of roof", "bound"});
+  Table table({"implementation", "time", "FLOPs", "compulsory", "L2+DRAM", "DRAM", "FLOP/B", flop_name,
+               byte_name, "of roof", "bound"});
   for (const RooflineRow& r : rows) {
     if (!r.status.ok()) {
       table.add_row({to_string(r.requested), "failed"});
@@ -116,7 +117,8 @@ void print_report(const ProblemSpec& spec, const Ceilings& c, const std::vector<
     const bool memory_bound = r.intensity * c.bandwidth < c.peak_flops;
     table.add_row({to_string(r.ran), format_milliseconds(r.median_ms),
                    format_fixed(r.flops / kGiga, 1) + " G", format_bytes(r.traffic.minimal_bytes),
-                   format_bytes(r.traffic.moved_bytes), format_fixed(r.intensity, 1),
+                   format_bytes(r.traffic.moved_bytes), format_bytes(r.traffic.dram_bytes),
+                   format_fixed(r.intensity, 1),
                    format_fixed(r.achieved_flops / flop_unit, on_gpu ? 1 : 1),
                    format_fixed(r.achieved_bandwidth / flop_unit, 2),
                    format_fixed(100.0 * r.achieved_flops / r.attainable, 0) + " %",
@@ -126,13 +128,16 @@ void print_report(const ProblemSpec& spec, const Ceilings& c, const std::vector<
   std::printf("\n");
   for (const RooflineRow& r : rows) {
     if (r.status.ok()) {
-      std::printf("%-14s bytes moved: %s\n", to_string(r.ran), r.traffic.model.c_str());
+      std::printf("%-14s traffic: %s\n", to_string(r.ran), r.traffic.model.c_str());
     } else {
       std::printf("%s: %s: %s\n", to_string(r.requested), to_string(r.status.code()),
                   r.status.message().c_str());
     }
   }
-  std::printf("FLOP/B = FLOPs / bytes moved; \"of roof\" = achieved / min(peak, FLOP/B × bandwidth).\n");
+  std::printf(
+      "L2+DRAM = the tiling's traffic; DRAM = the part charged to main memory (flash's re-reads mostly hit\n"
+      "L2); FLOP/B, %s, \"of roof\" and \"bound\" use DRAM: of roof = achieved / min(peak, FLOP/B × bandwidth).\n",
+      byte_name);
   std::printf("wrote %s\n", svg_path.c_str());
 }
 
@@ -167,9 +172,7 @@ int roofline_main(const std::vector<std::string>& args) {
         throw UsageError("--query-tile and --key-tile must be > 0");
     }
     const Backend standard = on_gpu ? Backend::cuda_standard : Backend::cpu_standard;
-    const Backend flash = on_gpu ? supports(spec.problem(Backend::automatic, Direction::forward))
-                                       .backend.value_or(Backend::automatic)
-                                 : Backend::cpu_flash;
+    const Backend flash = flash_backend_for(spec);
     std::vector<Backend> backends;
     for (const std::string& name : parser.list_value("backend")) {
       if (name == "flash")
