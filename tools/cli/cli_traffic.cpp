@@ -94,7 +94,7 @@ Traffic attention_traffic(const ProblemSpec& spec, Backend backend, const FlashT
   t.model = "DRAM = compulsory; tile traffic (tiles " + std::to_string(tiles.query_rows) + "×" +
             std::to_string(tiles.key_columns) + "): K, V re-read per query tile" +
             (backward ? "; Q, dO re-read and an fp32 dQ accumulator per key tile" : "") +
-            (visible < 1.0 ? "; masked tiles skipped" : "") + ", mostly from L2";
+            (visible < 1.0 ? "; masked tiles skipped" : "") + ", mostly cache hits";
   return t;
 }
 

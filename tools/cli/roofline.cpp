@@ -136,7 +136,7 @@ void print_report(const ProblemSpec& spec, const Ceilings& c, const std::vector<
   }
   std::printf(
       "L2+DRAM = the tiling's traffic; DRAM = the part charged to main memory (flash's re-reads mostly hit\n"
-      "L2); FLOP/B, %s, \"of roof\" and \"bound\" use DRAM: of roof = achieved / min(peak, FLOP/B × bandwidth).\n",
+      "the cache); FLOP/B, %s, \"of roof\" and \"bound\" use DRAM: of roof = achieved / min(peak, FLOP/B × bandwidth).\n",
       byte_name);
   std::printf("wrote %s\n", svg_path.c_str());
 }
