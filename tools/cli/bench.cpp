@@ -239,8 +239,8 @@ bool all_ok(const std::vector<BenchResult>& results) {
   return std::all_of(results.begin(), results.end(), [](const BenchResult& r) { return r.status.ok(); });
 }
 
-int run_single(const ProblemSpec& spec, const std::vector<BackendChoice>& backends, const BenchSettings& settings,
-               bool json_output) {
+int run_single(const ProblemSpec& spec, const std::vector<BackendChoice>& backends,
+               const BenchSettings& settings, bool json_output) {
   std::optional<Reference> reference;
   const std::vector<BenchResult> results = bench_problem(spec, backends, settings, reference);
   if (json_output) {

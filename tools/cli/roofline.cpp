@@ -1,7 +1,8 @@
 // `fattn roofline`: where each implementation sits against the machine's limits. For one
 // problem: FLOPs, the compulsory bytes, the bytes the algorithm moves through L2 and DRAM and
-// the part of them charged to DRAM (cli_traffic.hpp), the arithmetic intensity, the achieved FLOP/s and bytes/s — against a peak FLOP rate and a memory
-// bandwidth measured on the spot. Writes a table and an SVG roofline plot.
+// the part of them charged to DRAM (cli_traffic.hpp), the arithmetic intensity, the achieved FLOP/s and
+// bytes/s — against a peak FLOP rate and a memory bandwidth measured on the spot. Writes a table and an SVG
+// roofline plot.
 #include <omp.h>
 
 #include <algorithm>
@@ -118,8 +119,7 @@ void print_report(const ProblemSpec& spec, const Ceilings& c, const std::vector<
     table.add_row({to_string(r.ran), format_milliseconds(r.median_ms),
                    format_fixed(r.flops / kGiga, 1) + " G", format_bytes(r.traffic.minimal_bytes),
                    format_bytes(r.traffic.moved_bytes), format_bytes(r.traffic.dram_bytes),
-                   format_fixed(r.intensity, 1),
-                   format_fixed(r.achieved_flops / flop_unit, on_gpu ? 1 : 1),
+                   format_fixed(r.intensity, 1), format_fixed(r.achieved_flops / flop_unit, on_gpu ? 1 : 1),
                    format_fixed(r.achieved_bandwidth / flop_unit, 2),
                    format_fixed(100.0 * r.achieved_flops / r.attainable, 0) + " %",
                    memory_bound ? "memory" : "compute"});
@@ -136,7 +136,8 @@ void print_report(const ProblemSpec& spec, const Ceilings& c, const std::vector<
   }
   std::printf(
       "L2+DRAM = the tiling's traffic; DRAM = the part charged to main memory (flash's re-reads mostly hit\n"
-      "the cache); FLOP/B, %s, \"of roof\" and \"bound\" use DRAM: of roof = achieved / min(peak, FLOP/B × bandwidth).\n",
+      "the cache); FLOP/B, %s, \"of roof\" and \"bound\" use DRAM: of roof = achieved / min(peak, FLOP/B × "
+      "bandwidth).\n",
       byte_name);
   std::printf("wrote %s\n", svg_path.c_str());
 }
