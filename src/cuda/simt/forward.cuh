@@ -10,6 +10,8 @@
 // Key tiles that the mask hides entirely are never visited; tiles it hides partly are masked
 // per element. The output is divided by l once at the end; lse = (m + log2 l)·ln 2.
 //
+// Head-dim buckets 64 and 128 run the 128-row variant in forward_wide.cuh instead (8 rows per
+// thread: fewer shared-memory loads per FMA). This kernel serves buckets 32 and 256.
 // Tile shapes: 64 x 64 (64 x 32 at head_dim 256, where two stages of 64-row K/V tiles would not
 // fit in shared memory). 4 x 4 per thread keeps the S accumulators, the output columns and the
 // operand registers under ~128 registers at head_dim 128, and 8 16-byte loads feed 64 FMAs.
@@ -20,6 +22,8 @@
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/launch_kernel.cuh"
 #include "cuda/common/stream.hpp"
+#include "cuda/simt/forward_params.cuh"
+#include "cuda/simt/forward_wide.cuh"
 #include "cuda/simt/launch.hpp"
 #include "cuda/simt/tile_ops.cuh"
 
@@ -39,17 +43,6 @@ struct ForwardTiles {
   static constexpr int kStages = 2;
   static constexpr size_t kSharedBytes =
       sizeof(float) * (kQFloats + 2 * kStages * kKVFloats + kPFloats);
-};
-
-template <class Element>
-struct ForwardParams {
-  DeviceTensor<const Element> q, k, v;
-  DeviceTensor<Element> out;
-  float* lse;  // (batch, heads_q, seqlen_q), contiguous
-  int seqlen_q, seqlen_k, heads_q, group_size, head_dim;
-  float scale_log2;  // softmax scale · log2(e)
-  WindowMask mask;
-  bool vectors_ok;  // every pointer and row stride is 16-byte aligned
 };
 
 template <int kHeadDim, class Element>
@@ -192,10 +185,19 @@ Status launch_forward(const AttentionArgs& args) {
   p.mask = window_mask_of(p.seqlen_q, p.seqlen_k, args.mask.left, args.mask.right);
   p.vectors_ok = pr.alignment_bytes >= static_cast<std::size_t>(kVectorBytes);
 
-  const dim3 grid((p.seqlen_q + T::kBlockRows - 1) / T::kBlockRows, p.heads_q,
-                  static_cast<unsigned>(pr.batch));
-  return launch_with_shared_memory(&forward_kernel<kHeadDim, Element>, "simt::forward_kernel",
-                                   grid, kThreads, static_cast<int>(T::kSharedBytes), args, p);
+  if constexpr (kUseWideForward<kHeadDim>) {
+    using W = WideForwardTiles<kHeadDim>;
+    const dim3 grid((p.seqlen_q + W::kBlockRows - 1) / W::kBlockRows, p.heads_q,
+                    static_cast<unsigned>(pr.batch));
+    return launch_with_shared_memory(&wide_forward_kernel<kHeadDim, Element>,
+                                     "simt::wide_forward_kernel", grid, kThreads,
+                                     static_cast<int>(W::kSharedBytes), args, p);
+  } else {
+    const dim3 grid((p.seqlen_q + T::kBlockRows - 1) / T::kBlockRows, p.heads_q,
+                    static_cast<unsigned>(pr.batch));
+    return launch_with_shared_memory(&forward_kernel<kHeadDim, Element>, "simt::forward_kernel",
+                                     grid, kThreads, static_cast<int>(T::kSharedBytes), args, p);
+  }
 }
 
 }  // namespace fattn::detail::simt
