@@ -120,8 +120,27 @@ Options ProblemSpec::options(Backend backend) const {
   return o;
 }
 
+namespace {
+
+// The vector alignment the selector will see on the packed (batch, seqlen, heads, head_dim)
+// tensors this program allocates (device allocations are 256-byte aligned): the largest power of
+// two, at most 16 bytes, dividing every row stride. An odd head dim in 16-bit storage gives 2,
+// which the TMA kernels refuse.
+std::size_t packed_alignment_bytes(std::int64_t heads, std::int64_t head_dim, DType dtype) {
+  constexpr std::size_t kWidestVectorBytes = 16;
+  const auto row_bytes = static_cast<std::uint64_t>(head_dim) * size_of(dtype);
+  const auto head_row_bytes = row_bytes * static_cast<std::uint64_t>(heads);
+  std::size_t alignment = kWidestVectorBytes;
+  while (alignment > 1 && (row_bytes % alignment != 0 || head_row_bytes % alignment != 0)) alignment /= 2;
+  return alignment;
+}
+
+}  // namespace
+
 Problem ProblemSpec::problem(Backend backend, Direction direction) const {
   Problem p;
+  p.alignment_bytes = std::min(packed_alignment_bytes(heads_q, head_dim, dtype),
+                               packed_alignment_bytes(heads_kv, head_dim, dtype));
   p.batch = batch;
   p.seqlen_q = seqlen_q;
   p.seqlen_k = seqlen_k;
