@@ -10,8 +10,8 @@
 // Key tiles that the mask hides entirely are never visited; tiles it hides partly are masked
 // per element. The output is divided by l once at the end; lse = (m + log2 l)·ln 2.
 //
-// Head-dim buckets 64 and 128 run the 128-row variant in forward_wide.cuh instead (8 rows per
-// thread: fewer shared-memory loads per FMA). This kernel serves buckets 32 and 256.
+// The head-dim bucket 128 runs the 128-row variant in forward_wide.cuh instead (8 rows per
+// thread: fewer shared-memory loads per FMA). This kernel serves buckets 32, 64 and 256.
 // Tile shapes: 64 x 64 (64 x 32 at head_dim 256, where two stages of 64-row K/V tiles would not
 // fit in shared memory). 4 x 4 per thread keeps the S accumulators, the output columns and the
 // operand registers under ~128 registers at head_dim 128, and 8 16-byte loads feed 64 FMAs.

@@ -1,4 +1,4 @@
-// CUDA-core (SIMT) flash forward with 8-row register tiles: the variant for head dims 64 and 128.
+// CUDA-core (SIMT) flash forward with 8-row register tiles: the variant for the head-dim bucket 128.
 //
 // Why a second kernel: the 64-row kernel in forward.cuh gives each thread 4 x 4 of S and
 // 4 rows x head_dim/16 of O, so every FMA needs 1/2 (S) or 3/8 (O) of a shared-memory load, and
@@ -41,10 +41,13 @@ struct WideForwardTiles {
       sizeof(float) * (kQFloats + (kKStages + 1) * kKVFloats + kPFloats);
 };
 
-// The head-dim buckets that run the wide kernel: 32 has too few output columns per thread to
-// gain, and 256 would need 390 KB of shared memory for a 128-row Q tile.
+// The head-dim buckets that run the wide kernel: only 128. Measured on an H100 (docs/perf-notes.md):
+// at 128 it took fp32 from 39 % to 49-50 % of the FMA peak; at 64 it was 1-7 % slower than the
+// 64-row kernel, whose 93 KB of shared memory fit two blocks (16 warps) per SM where this one's
+// 121 KB fit one, and whose P·V already reads only 3 LDS.128 per 32 FFMA. 32 has too few output
+// columns to gain, and 256 would need 390 KB of shared memory for a 128-row Q tile.
 template <int kHeadDim>
-inline constexpr bool kUseWideForward = kHeadDim == 64 || kHeadDim == 128;
+inline constexpr bool kUseWideForward = kHeadDim == 128;
 
 // acc[i][slot] += sum_k pt[k*kPStride + i] * v[k*kStrideV + out_column(slot)], k < kDepth.
 // `pt` points at this thread's first P column (ty·8) of the key-major P tile.
