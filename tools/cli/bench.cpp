@@ -346,7 +346,7 @@ int bench_main(const std::vector<std::string>& args) {
                     "head-dim: repeat over D = 64…256 with the odd values 72, 80, 96, 129, 136, 200");
   parser.add_option("sweep-values", "LIST", "the values of the sweep, comma-separated");
   parser.add_flag("json", "print JSON instead of a table");
-  try {
+  return run_reporting_errors("bench", [&]() -> int {
     if (!parser.parse(args)) return 0;
     ProblemSpec defaults;
     defaults.device = default_device();
@@ -371,13 +371,7 @@ int bench_main(const std::vector<std::string>& args) {
     const std::vector<BackendChoice> backends = backends_to_run(parser, spec);
     if (!sweep.empty()) return run_head_dim_sweep(parser, spec, backends, settings, parser.has("json"));
     return run_single(spec, backends, settings, parser.has("json"));
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "fattn bench: %s\n(see `fattn bench --help`)\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "fattn bench: %s\n", e.what());
-    return 1;
-  }
+  });
 }
 
 }  // namespace

@@ -177,7 +177,7 @@ int check_main(const std::vector<std::string>& args) {
   parser.add_option("threads", "T", "CPU threads", "all hardware threads");
   parser.add_flag("quick", "a representative subset (CI's smoke run)");
   parser.add_flag("failures-only", "list only the cases that did not pass");
-  try {
+  return run_reporting_errors("check", [&]() -> int {
     if (!parser.parse(args)) return 0;
     const std::vector<Backend> backends = backends_under_test(parser);
     std::vector<DType> dtypes;
@@ -267,13 +267,7 @@ int check_main(const std::vector<std::string>& args) {
     for (const std::string& p : problems) std::printf("  %s\n", p.c_str());
     std::printf("check: %d passed, %d failed\n", passes, failures);
     return failures == 0 && passes > 0 ? 0 : 1;
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "fattn check: %s\n(see `fattn check --help`)\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "fattn check: %s\n", e.what());
-    return 1;
-  }
+  });
 }
 
 }  // namespace

@@ -132,4 +132,16 @@ std::vector<std::string> split(const std::string& text, char separator) {
   return parts;
 }
 
+int run_reporting_errors(const std::string& command, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "fattn %s: %s\n(see `fattn %s --help`)\n", command.c_str(), e.what(), command.c_str());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fattn %s: %s\n", command.c_str(), e.what());
+    return 1;
+  }
+}
+
 }  // namespace fattn::cli

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -58,5 +59,10 @@ class ArgParser {
 std::int64_t parse_int(const std::string& text, const std::string& option);
 double parse_double(const std::string& text, const std::string& option);
 std::vector<std::string> split(const std::string& text, char separator);
+
+// Runs a subcommand's body and turns what it throws into the exit codes every subcommand shares:
+// a UsageError is printed with a pointer to `fattn <command> --help` (exit 2), any other
+// exception with its message alone (exit 1).
+int run_reporting_errors(const std::string& command, const std::function<int()>& body);
 
 }  // namespace fattn::cli

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+
+#include "cli_device.hpp"  // ToolError
 
 namespace fattn::cli {
 namespace {
@@ -182,6 +185,13 @@ JsonWriter& JsonWriter::null() {
   before_value();
   text_ += "null";
   return *this;
+}
+
+void write_text_file(const std::string& path, std::string_view text) {
+  std::FILE* file = std::fopen(path.c_str(), "w");
+  if (!file) throw ToolError("cannot write " + path);
+  std::fwrite(text.data(), 1, text.size(), file);
+  std::fclose(file);
 }
 
 }  // namespace fattn::cli

@@ -27,6 +27,9 @@ std::string format_bytes(double bytes);      // "0 B", "1.5 KiB", "1.00 GiB"
 std::string format_fixed(double value, int decimals);
 std::string format_error(double relative_error);  // "3.1e-07", "inf"
 
+// Writes `text` to the file at `path` (replacing it); throws ToolError when it cannot be opened.
+void write_text_file(const std::string& path, std::string_view text);
+
 // True when stdout is a terminal (progress lines are drawn only there).
 bool stdout_is_terminal();
 

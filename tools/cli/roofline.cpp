@@ -156,7 +156,7 @@ int roofline_main(const std::vector<std::string>& args) {
                     "the backend's tile");
   parser.add_option("repeats", "N", "timed runs; the median is used", "3 to 10, about 5 s");
   parser.add_flag("json", "print JSON instead of a table");
-  try {
+  return run_reporting_errors("roofline", [&]() -> int {
     if (!parser.parse(args)) return 0;
     ProblemSpec defaults;
     defaults.device = default_device();
@@ -208,10 +208,7 @@ int roofline_main(const std::vector<std::string>& args) {
         "fattn roofline: " + spec.summary(), ceilings.peak_flops, ceilings.bandwidth,
         "peak " + format_fixed(ceilings.peak_flops / unit, 1) + (on_gpu ? " TFLOP/s" : " GFLOP/s"),
         format_fixed(ceilings.bandwidth / unit, 2) + (on_gpu ? " TB/s" : " GB/s"), points);
-    std::FILE* file = std::fopen(svg_path.c_str(), "w");
-    if (!file) throw ToolError("cannot write " + svg_path);
-    std::fwrite(svg.data(), 1, svg.size(), file);
-    std::fclose(file);
+    write_text_file(svg_path, svg);
     if (parser.has("json")) {
       std::printf("%s\n", json_report(spec, ceilings, rows, svg_path).c_str());
     } else {
@@ -219,13 +216,7 @@ int roofline_main(const std::vector<std::string>& args) {
     }
     const bool ok = std::all_of(rows.begin(), rows.end(), [](const RooflineRow& r) { return r.status.ok(); });
     return ok ? 0 : 1;
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "fattn roofline: %s\n(see `fattn roofline --help`)\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "fattn roofline: %s\n", e.what());
-    return 1;
-  }
+  });
 }
 
 }  // namespace

@@ -335,7 +335,7 @@ int trace_main(const std::vector<std::string>& args) {
                     "flash,standard");
   parser.add_option("output", "FILE", "where to write the trace", kDefaultOutput);
   parser.add_flag("json", "print the summary as JSON");
-  try {
+  return run_reporting_errors("trace", [&]() -> int {
     if (!parser.parse(args)) return 0;
     ProblemSpec defaults;
     defaults.device = default_device();
@@ -375,11 +375,7 @@ int trace_main(const std::vector<std::string>& args) {
       traces.push_back(
           trace_backend(spec, b, buffers, tracer ? &*tracer : nullptr, on_gpu ? nullptr : &collector));
     }
-    std::FILE* file = std::fopen(output.c_str(), "w");
-    if (!file) throw ToolError("cannot write " + output);
-    const std::string trace = chrome_trace(spec, traces, on_gpu);
-    std::fwrite(trace.data(), 1, trace.size(), file);
-    std::fclose(file);
+    write_text_file(output, chrome_trace(spec, traces, on_gpu));
     if (parser.has("json")) {
       std::printf("%s\n", summary_json(spec, traces, on_gpu, output).c_str());
     } else {
@@ -388,13 +384,7 @@ int trace_main(const std::vector<std::string>& args) {
     const bool ok =
         std::all_of(traces.begin(), traces.end(), [](const ImplementationTrace& t) { return t.status.ok(); });
     return ok ? 0 : 1;
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "fattn trace: %s\n(see `fattn trace --help`)\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "fattn trace: %s\n", e.what());
-    return 1;
-  }
+  });
 }
 
 }  // namespace
