@@ -94,12 +94,37 @@ class CubinSequence {
     block_ = Block::cubin;
   }
 
+  // Appends a function named `name` to the current cubin and returns it, for the lines that
+  // follow to fill in.
+  auto* add_function(std::string_view name) {
+    Cubin& cubin = current();
+    cubin.functions.push_back({std::string(name), {}});
+    return &cubin.functions.back();
+  }
+
   std::vector<Cubin> take() { return std::move(cubins_); }
 
  private:
   std::vector<Cubin> cubins_;
   Block block_ = Block::none;
 };
+
+// The loop all three parsers share: reads `text` line by line; block headers and arch lines go
+// to `cubins` and then to `on_header(trimmed)` (where a parser drops its per-function state),
+// PTX blocks are skipped, and every other line goes to `on_line(line, trimmed)`.
+template <typename Cubin, typename OnHeader, typename OnLine>
+void read_cubin_lines(std::istream& text, CubinSequence<Cubin>& cubins, OnHeader on_header, OnLine on_line) {
+  std::string line;
+  while (std::getline(text, line)) {
+    const std::string_view trimmed = trim(line);
+    if (cubins.consume_header(trimmed)) {
+      on_header(trimmed);
+      continue;
+    }
+    if (cubins.in_ptx()) continue;
+    on_line(line, trimmed);
+  }
+}
 
 bool is_local_memory_access(std::string_view opcode) {
   const std::string_view base = opcode.substr(0, opcode.find('.'));
@@ -143,33 +168,26 @@ std::optional<SassInstruction> parse_sass_instruction(const std::string& line) {
 std::vector<SassCubin> parse_sass(std::istream& text) {
   CubinSequence<SassCubin> cubins;
   SassFunction* function = nullptr;
-  std::string line;
-  while (std::getline(text, line)) {
-    const std::string_view trimmed = trim(line);
-    if (cubins.consume_header(trimmed)) {
-      function = nullptr;
-      continue;
-    }
-    if (cubins.in_ptx()) continue;
-    if (starts_with(trimmed, kCodeForField)) {
-      set_arch_if_unknown(cubins.current().arch, trimmed.substr(kCodeForField.size()));
-      continue;
-    }
-    if (starts_with(trimmed, kSassFunctionField)) {
-      SassCubin& cubin = cubins.current();
-      cubin.functions.push_back({std::string(trim(trimmed.substr(kSassFunctionField.size()))), {}});
-      function = &cubin.functions.back();
-      continue;
-    }
-    if (function == nullptr) continue;
-    if (std::optional<SassInstruction> instruction = parse_sass_instruction(line)) {
-      ++function->opcode_counts[instruction->opcode];
-      ++function->instruction_count;
-      if (is_local_memory_access(instruction->opcode)) {
-        function->local_memory_accesses.push_back(std::move(*instruction));
-      }
-    }
-  }
+  read_cubin_lines(
+      text, cubins, [&](std::string_view) { function = nullptr; },
+      [&](const std::string& line, std::string_view trimmed) {
+        if (starts_with(trimmed, kCodeForField)) {
+          set_arch_if_unknown(cubins.current().arch, trimmed.substr(kCodeForField.size()));
+          return;
+        }
+        if (starts_with(trimmed, kSassFunctionField)) {
+          function = cubins.add_function(trim(trimmed.substr(kSassFunctionField.size())));
+          return;
+        }
+        if (function == nullptr) return;
+        if (std::optional<SassInstruction> instruction = parse_sass_instruction(line)) {
+          ++function->opcode_counts[instruction->opcode];
+          ++function->instruction_count;
+          if (is_local_memory_access(instruction->opcode)) {
+            function->local_memory_accesses.push_back(std::move(*instruction));
+          }
+        }
+      });
   return cubins.take();
 }
 
@@ -200,32 +218,25 @@ ResourceUsage parse_resource_fields(std::string_view text) {
 std::vector<ResourceCubin> parse_resource_usage(std::istream& text) {
   CubinSequence<ResourceCubin> cubins;
   ResourceFunction* function = nullptr;
-  std::string line;
-  while (std::getline(text, line)) {
-    const std::string_view trimmed = trim(line);
-    if (cubins.consume_header(trimmed)) {
-      function = nullptr;
-      continue;
-    }
-    if (cubins.in_ptx()) continue;
-    if (starts_with(trimmed, kResourceHeader)) {
-      cubins.current();
-      function = nullptr;
-      continue;
-    }
-    if (starts_with(trimmed, kResourceFunctionField) && trimmed.back() == ':') {
-      std::string_view name = trimmed.substr(kResourceFunctionField.size());
-      name.remove_suffix(1);
-      ResourceCubin& cubin = cubins.current();
-      cubin.functions.push_back({std::string(trim(name)), {}});
-      function = &cubin.functions.back();
-      continue;
-    }
-    if (function != nullptr && starts_with(trimmed, "REG:")) {
-      function->usage = parse_resource_fields(trimmed);
-      function = nullptr;
-    }
-  }
+  read_cubin_lines(
+      text, cubins, [&](std::string_view) { function = nullptr; },
+      [&](const std::string&, std::string_view trimmed) {
+        if (starts_with(trimmed, kResourceHeader)) {
+          cubins.current();
+          function = nullptr;
+          return;
+        }
+        if (starts_with(trimmed, kResourceFunctionField) && trimmed.back() == ':') {
+          std::string_view name = trimmed.substr(kResourceFunctionField.size());
+          name.remove_suffix(1);
+          function = cubins.add_function(trim(name));
+          return;
+        }
+        if (function != nullptr && starts_with(trimmed, "REG:")) {
+          function->usage = parse_resource_fields(trimmed);
+          function = nullptr;
+        }
+      });
   return cubins.take();
 }
 
@@ -233,15 +244,11 @@ std::vector<ElfInfoCubin> parse_elf_info(std::istream& text) {
   CubinSequence<ElfInfoCubin> cubins;
   bool elf_header_seen = false;  // per cubin: a second ELF header without a Fatbin one is a new cubin
   SpillAnnotations* function = nullptr;
-  std::string line;
-  while (std::getline(text, line)) {
-    const std::string_view trimmed = trim(line);
-    if (cubins.consume_header(trimmed)) {
-      if (starts_with(trimmed, kFatbinElfHeader)) elf_header_seen = false;
-      function = nullptr;
-      continue;
-    }
-    if (cubins.in_ptx()) continue;
+  const auto on_header = [&](std::string_view trimmed) {
+    if (starts_with(trimmed, kFatbinElfHeader)) elf_header_seen = false;
+    function = nullptr;
+  };
+  read_cubin_lines(text, cubins, on_header, [&](const std::string& line, std::string_view trimmed) {
     // "64-bit ELF: type=ET_EXEC, ABI=8, sm=90a, toolkit=13.0, flags=0x6005a04"
     if (starts_with(trimmed, "64-bit ELF:") || starts_with(trimmed, "32-bit ELF:")) {
       if (!cubins.has_current() || elf_header_seen) cubins.start_new();
@@ -249,31 +256,29 @@ std::vector<ElfInfoCubin> parse_elf_info(std::istream& text) {
       const std::size_t sm = trimmed.find(kElfArchPrefix);
       if (sm != std::string_view::npos) set_arch_if_unknown(cubins.current().arch, trimmed.substr(sm));
       function = nullptr;
-      continue;
+      return;
     }
     // Section titles start in column 0; attribute lines are indented.
     if (!line.empty() && line.front() == '.') {
       function = nullptr;
       if (starts_with(trimmed, kElfInfoSectionPrefix)) {
-        ElfInfoCubin& cubin = cubins.current();
-        cubin.functions.push_back({std::string(trimmed.substr(kElfInfoSectionPrefix.size())), {}});
-        function = &cubin.functions.back();
+        function = cubins.add_function(trimmed.substr(kElfInfoSectionPrefix.size()));
       }
-      continue;
+      return;
     }
-    if (function == nullptr) continue;
+    if (function == nullptr) return;
     // "Value:	SpillRefill : 	Offset : 0x150" (the first), "	SpillRefill : 	Offset : 0x180"
     const std::size_t annotation = trimmed.find(kSpillAnnotation);
-    if (annotation == std::string_view::npos) continue;
+    if (annotation == std::string_view::npos) return;
     const std::size_t offset_field = trimmed.find(kOffsetField, annotation);
-    if (offset_field == std::string_view::npos) continue;
+    if (offset_field == std::string_view::npos) return;
     const std::size_t colon = trimmed.find(':', offset_field);
-    if (colon == std::string_view::npos) continue;
+    if (colon == std::string_view::npos) return;
     if (const std::optional<std::int64_t> offset =
             parse_integer(first_word(trimmed.substr(colon + 1)), kHexBase)) {
       function->offsets.push_back(static_cast<std::uint32_t>(*offset));
     }
-  }
+  });
   return cubins.take();
 }
 
