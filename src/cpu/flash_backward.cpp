@@ -120,16 +120,6 @@ void pack_query_block(const AttentionArgs& a, const BackwardShape& s, std::int64
   }
 }
 
-simd::GemmOperands gemm_operands(int m, int n, int k, const float* a, std::int64_t a_row_stride,
-                                 std::int64_t a_k_stride, const float* b, std::int64_t ldb, float* c,
-                                 std::int64_t ldc, bool accumulate) {
-  simd::GemmOperands g;
-  g.m = m, g.n = n, g.k = k;
-  g.a = a, g.a_row_stride = a_row_stride, g.a_k_stride = a_k_stride;
-  g.b = b, g.ldb = ldb, g.c = c, g.ldc = ldc, g.accumulate = accumulate;
-  return g;
-}
-
 template <class Mask>
 void backward_key_tile(const AttentionArgs& a, const Mask& mask, const BackwardShape& s,
                        std::int64_t b, std::int64_t h_kv, int tile, const PairOperands& ops,
@@ -155,20 +145,20 @@ void backward_key_tile(const AttentionArgs& a, const Mask& mask, const BackwardS
       const float* q_rows = q + std::int64_t{row0} * padded;
       const float* dout_rows = dout + std::int64_t{row0} * padded;
 
-      simd::gemm(gemm_operands(rows, kKeyTile, s.dim, q_rows, padded, 1, keys_t, kKeyTile,
+      simd::gemm(simd::gemm_operands(rows, kKeyTile, s.dim, q_rows, padded, 1, keys_t, kKeyTile,
                                t.scores, kKeyTile, false));  // S = Q·Kᵀ
       visible_columns(mask, row0, rows, key0, cols, visible_begin, visible_end);
       simd::probabilities_from_lse({t.scores, kKeyTile, rows, kKeyTile, visible_begin, visible_end, s.scale_log2},
                                    ops.lse_log2(s, g) + row0);
-      simd::gemm(gemm_operands(cols, padded, rows, t.scores, 1, kKeyTile, dout_rows, padded, t.dv,
+      simd::gemm(simd::gemm_operands(cols, padded, rows, t.scores, 1, kKeyTile, dout_rows, padded, t.dv,
                                padded, true));  // dV += Pᵀ·dO
-      simd::gemm(gemm_operands(rows, kKeyTile, s.dim, dout_rows, padded, 1, values_t, kKeyTile, t.dp,
+      simd::gemm(simd::gemm_operands(rows, kKeyTile, s.dim, dout_rows, padded, 1, values_t, kKeyTile, t.dp,
                                kKeyTile, false));  // dP = dO·Vᵀ
       simd::softmax_gradient(t.scores, kKeyTile, t.dp, kKeyTile, rows, kKeyTile,
                              ops.row_dot(s, g) + row0);  // dS = P∘(dP − D)
-      simd::gemm(gemm_operands(cols, padded, rows, t.dp, 1, kKeyTile, q_rows, padded, t.dk, padded,
+      simd::gemm(simd::gemm_operands(cols, padded, rows, t.dp, 1, kKeyTile, q_rows, padded, t.dk, padded,
                                true));  // dK += dSᵀ·Q
-      simd::gemm(gemm_operands(rows, padded, cols, t.dp, kKeyTile, 1, keys, padded,
+      simd::gemm(simd::gemm_operands(rows, padded, cols, t.dp, kKeyTile, 1, keys, padded,
                                dq + std::int64_t{row0} * padded, padded, true));  // dQ += dS·K
     }
   }

@@ -38,6 +38,17 @@ struct GemmOperands {
 };
 void gemm(const GemmOperands& operands);
 
+// The operands of one gemm() call, in the order of its formula C = [C +] A · B.
+inline GemmOperands gemm_operands(int m, int n, int k, const float* a, std::int64_t a_row_stride,
+                                  std::int64_t a_k_stride, const float* b, std::int64_t ldb, float* c,
+                                  std::int64_t ldc, bool accumulate) {
+  GemmOperands g;
+  g.m = m, g.n = n, g.k = k;
+  g.a = a, g.a_row_stride = a_row_stride, g.a_k_stride = a_k_stride;
+  g.b = b, g.ldb = ldb, g.c = c, g.ldc = ldc, g.accumulate = accumulate;
+  return g;
+}
+
 // dst[0, count) = src[0, count) converted from `dtype` to float32.
 void convert_to_float(const void* src, DType dtype, int count, float* dst);
 

@@ -44,16 +44,6 @@ struct StandardShape : TileShape {
   std::int64_t query_rows_floats() const { return seqlen_q * padded; }
 };
 
-simd::GemmOperands gemm_operands(int m, int n, int k, const float* a, std::int64_t a_row_stride,
-                                 std::int64_t a_k_stride, const float* b, std::int64_t ldb, float* c,
-                                 std::int64_t ldc, bool accumulate) {
-  simd::GemmOperands g;
-  g.m = m, g.n = n, g.k = k;
-  g.a = a, g.a_row_stride = a_row_stride, g.a_k_stride = a_k_stride;
-  g.b = b, g.ldb = ldb, g.c = c, g.ldc = ldc, g.accumulate = accumulate;
-  return g;
-}
-
 // matrix (Nq × keys_padded) = rows (Nq × padded) · tilesᵀ, one (query block, key tile) per
 // work item. Inside an omp parallel region.
 void scores_pass(const StandardShape& s, const float* rows, const float* tiles_t, float* matrix) {
@@ -61,7 +51,7 @@ void scores_pass(const StandardShape& s, const float* rows, const float* tiles_t
   for (int block = 0; block < s.query_blocks; ++block) {
     for (int tile = 0; tile < s.key_tiles; ++tile) {
       const std::int64_t row0 = std::int64_t{block} * kQueryBlock;
-      simd::gemm(gemm_operands(s.block_rows(block), kKeyTile, s.dim, rows + row0 * s.padded, s.padded, 1,
+      simd::gemm(simd::gemm_operands(s.block_rows(block), kKeyTile, s.dim, rows + row0 * s.padded, s.padded, 1,
                                tiles_t + std::int64_t{tile} * s.dim * kKeyTile, kKeyTile,
                                matrix + row0 * s.keys_padded + std::int64_t{tile} * kKeyTile,
                                s.keys_padded, false));
@@ -147,7 +137,7 @@ Status cpu_standard_forward(const AttentionArgs& args) {
               const PhaseScope phase("O = P·V");
               const std::int64_t row0 = std::int64_t{block} * kQueryBlock;
               const int rows = s.block_rows(block);
-              simd::gemm(gemm_operands(rows, s.padded, static_cast<int>(s.seqlen_k),
+              simd::gemm(simd::gemm_operands(rows, s.padded, static_cast<int>(s.seqlen_k),
                                        scores.data() + row0 * s.keys_padded, s.keys_padded, 1, values, s.padded,
                                        out + row0 * s.padded, s.padded, false));
               for (int r = 0; r < rows; ++r) {
@@ -254,9 +244,9 @@ Status cpu_standard_backward(const AttentionArgs& args) {
               const PhaseScope phase("dV += Pᵀ·dO, dK += dSᵀ·Q");
               const std::int64_t key0 = std::int64_t{tile} * kKeyTile;
               const int cols = s.tile_keys(tile);
-              simd::gemm(gemm_operands(cols, s.padded, seqlen_q, probabilities + key0, 1, s.keys_padded, dout,
+              simd::gemm(simd::gemm_operands(cols, s.padded, seqlen_q, probabilities + key0, 1, s.keys_padded, dout,
                                        s.padded, dv + key0 * s.padded, s.padded, true));
-              simd::gemm(gemm_operands(cols, s.padded, seqlen_q, dscores + key0, 1, s.keys_padded, queries,
+              simd::gemm(simd::gemm_operands(cols, s.padded, seqlen_q, dscores + key0, 1, s.keys_padded, queries,
                                        s.padded, dk + key0 * s.padded, s.padded, true));
             }
 #pragma omp for schedule(static)
@@ -264,7 +254,7 @@ Status cpu_standard_backward(const AttentionArgs& args) {
               const PhaseScope phase("dQ = dS·K");
               const std::int64_t row0 = std::int64_t{block} * kQueryBlock;
               const int rows = s.block_rows(block);
-              simd::gemm(gemm_operands(rows, s.padded, static_cast<int>(s.seqlen_k),
+              simd::gemm(simd::gemm_operands(rows, s.padded, static_cast<int>(s.seqlen_k),
                                        dscores + row0 * s.keys_padded, s.keys_padded, 1, keys, s.padded,
                                        dq + row0 * s.padded, s.padded, false));
               for (int r = 0; r < rows; ++r) {
