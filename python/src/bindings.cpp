@@ -156,6 +156,21 @@ fattn::ExecutionContext make_context(std::uintptr_t cuda_stream, int num_threads
   return context;
 }
 
+// Runs `call(context)` (fattn::forward or fattn::backward) with the GIL released, raises its
+// failure as a Python exception, and returns the name of the backend that ran.
+template <class Call>
+std::string run_without_gil(std::uintptr_t cuda_stream, int num_threads, Call call) {
+  fattn::RunStats stats;
+  const fattn::ExecutionContext context = make_context(cuda_stream, num_threads, &stats);
+  fattn::Status status;
+  {
+    nb::gil_scoped_release release;
+    status = call(context);
+  }
+  raise_if_failed(status);
+  return fattn::to_string(stats.backend);
+}
+
 // Runs forward and returns the name of the backend that ran.
 std::string forward(const InputArray& q, const InputArray& k, const InputArray& v,
                     const OutputArray& out, const OutputArray& lse,
@@ -167,15 +182,9 @@ std::string forward(const InputArray& q, const InputArray& k, const InputArray& 
                           lse_view = to_view(lse, "lse");
   const fattn::Options options =
       make_options(softmax_scale, causal, window, backend, deterministic);
-  fattn::RunStats stats;
-  const fattn::ExecutionContext context = make_context(cuda_stream, num_threads, &stats);
-  fattn::Status status;
-  {
-    nb::gil_scoped_release release;
-    status = fattn::forward(q_view, k_view, v_view, out_view, lse_view, options, context);
-  }
-  raise_if_failed(status);
-  return fattn::to_string(stats.backend);
+  return run_without_gil(cuda_stream, num_threads, [&](const fattn::ExecutionContext& context) {
+    return fattn::forward(q_view, k_view, v_view, out_view, lse_view, options, context);
+  });
 }
 
 // Runs backward and returns the name of the backend that ran.
@@ -192,16 +201,10 @@ std::string backward(const InputArray& q, const InputArray& k, const InputArray&
                           dv_view = to_view(dv, "dv");
   const fattn::Options options =
       make_options(softmax_scale, causal, window, backend, deterministic);
-  fattn::RunStats stats;
-  const fattn::ExecutionContext context = make_context(cuda_stream, num_threads, &stats);
-  fattn::Status status;
-  {
-    nb::gil_scoped_release release;
-    status = fattn::backward(q_view, k_view, v_view, out_view, dout_view, lse_view, dq_view,
-                             dk_view, dv_view, options, context);
-  }
-  raise_if_failed(status);
-  return fattn::to_string(stats.backend);
+  return run_without_gil(cuda_stream, num_threads, [&](const fattn::ExecutionContext& context) {
+    return fattn::backward(q_view, k_view, v_view, out_view, dout_view, lse_view, dq_view,
+                           dk_view, dv_view, options, context);
+  });
 }
 
 // The selector's answer for these inputs: (backend name or None, reason when None).
