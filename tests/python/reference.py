@@ -94,6 +94,24 @@ def relative_error(actual, expected) -> float:
     return float(diff / norm) if norm > 0 else float(diff)
 
 
+def lse_error(actual, expected) -> float:
+    """relative_error for log-sum-exp values, with each element's scale floored at 1.
+
+    An LSE near 0 (one key whose score q·k·scale nearly cancels, say) carries the absolute
+    rounding of the float32 dot product (~sqrt(D)·eps·|q_d·k_d|, a few 1e-7): a large *relative*
+    error of a tiny number. Measured against max(|lse|, 1), the check keeps to the precision that
+    matters, that of exp(lse), which the softmax divides by.
+    """
+    if relative_error(actual, expected) == float("inf"):
+        return float("inf")  # NaN, or -inf rows that do not match
+    actual = np.asarray(actual, dtype=np.float64)
+    expected = np.asarray(expected, dtype=np.float64)
+    finite = np.isfinite(expected)
+    diff = np.linalg.norm(actual[finite] - expected[finite])
+    scale = np.linalg.norm(np.maximum(np.abs(expected[finite]), 1.0))
+    return float(diff / scale) if scale > 0 else float(diff)
+
+
 # Relative error allowed against the float64 reference, by the dtype of the inputs: fp32
 # arithmetic lands far under 1e-5; 16-bit outputs carry their own rounding (2^-11 / 2^-8).
 FORWARD_TOLERANCE = {"float32": 1e-5, "float16": 5e-3, "bfloat16": 1e-2}
