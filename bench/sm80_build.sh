@@ -11,7 +11,8 @@ jobs="${3:-$(nproc)}"
 mkdir -p "$out"
 flags=(-std=c++20 -O3 -lineinfo -Isrc -Iinclude --expt-relaxed-constexpr -Xcompiler -fPIC
        "-gencode=arch=compute_${arch},code=sm_${arch}" -Xptxas -v)
-sources=(bench/sm80_variants.cu src/cuda/instantiations/sm80_*.cu bench/sm80_shim.cu)
+sources=(bench/sm80_variants.cu bench/sm80_bwd_variants.cu src/cuda/instantiations/sm80_*.cu
+         bench/sm80_shim.cu)
 printf '%s\n' "${sources[@]}" | xargs -P "$jobs" -I{} sh -c \
   'f={}; o='"$out"'/$(basename "$f" .cu).o; /usr/bin/time -f "$f %e s" nvcc '"${flags[*]}"' -c "$f" -o "$o" 2>"$o.log" || { cat "$o.log"; exit 1; }'
 cat "$out"/*.o.log > "$out/ptxas.log"

@@ -17,6 +17,8 @@
 namespace fattn_sm80_bench {
 // Alternative forward tile configurations (bench/sm80_variants.cu), bf16 only.
 fattn::Status forward_variant(const fattn::detail::AttentionArgs& args, int bucket, int variant);
+// Alternative backward tile configurations (bench/sm80_bwd_variants.cu), bf16 only.
+fattn::Status backward_variant(const fattn::detail::AttentionArgs& args, int bucket, int variant);
 }  // namespace fattn_sm80_bench
 
 namespace {
@@ -28,6 +30,7 @@ using namespace fattn_shim;
 
 constexpr std::int64_t kBuckets[] = {64, 128, 192, 256};
 int forward_variant = 0;  // 0: the tile table; else an alternative of bench/sm80_variants.cu
+int backward_variant = 0;  // 0: the tile table; else an alternative of bench/sm80_bwd_variants.cu
 
 template <class Element>
 fattn::Status run(const AttentionArgs& args, bool backward) {
@@ -41,6 +44,12 @@ fattn::Status run(const AttentionArgs& args, bool backward) {
     }
     return fattn::Status::Unsupported("forward variants are built for bf16 only");
   }
+  if (backward && backward_variant != 0) {
+    if constexpr (std::is_same_v<Element, __nv_bfloat16>) {
+      return fattn_sm80_bench::backward_variant(args, static_cast<int>(bucket), backward_variant);
+    }
+    return fattn::Status::Unsupported("backward variants are built for bf16 only");
+  }
   switch (bucket) {
     case 64: return backward ? sm80::launch_backward<64, Element>(args) : sm80::launch_forward<64, Element>(args);
     case 128: return backward ? sm80::launch_backward<128, Element>(args) : sm80::launch_forward<128, Element>(args);
@@ -53,6 +62,8 @@ fattn::Status run(const AttentionArgs& args, bool backward) {
 
 // Selects the forward tile configuration of later calls: 0 = the table of tile_config.hpp.
 extern "C" void fattn_sm80_set_forward_variant(int variant) { forward_variant = variant; }
+// The same for the backward: 0 = the table's BackwardConfig.
+extern "C" void fattn_sm80_set_backward_variant(int variant) { backward_variant = variant; }
 
 // dtype: 0 = float16, 1 = bfloat16. Strides in elements for (batch, seq, head); the last
 // dimension is contiguous. lse is (B, Hq, Nq) float32, contiguous. window_left/right < 0 mean

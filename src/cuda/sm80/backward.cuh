@@ -61,6 +61,7 @@ Status launch_backward_with(const AttentionArgs& args) {
   params.sign_flip = args.scale < 0.0f ? kNegatePair : 0u;
   params.scale = args.scale;
   params.alignment = static_cast<int>(problem.alignment_bytes);
+  params.dq_accum_stride = (params.head_dim + kMmaK - 1) / kMmaK * kMmaK;
 
   const std::int64_t batch = problem.batch;
   const std::int64_t heads_q = problem.heads_q;
@@ -70,7 +71,7 @@ Status launch_backward_with(const AttentionArgs& args) {
   const bool deterministic = problem.options.deterministic;
 
   const std::size_t accum_bytes =
-      aligned_bytes(sizeof(float) * batch * heads_q * problem.seqlen_q * problem.head_dim);
+      aligned_bytes(sizeof(float) * batch * heads_q * problem.seqlen_q * params.dq_accum_stride);
   const std::size_t stat_bytes = aligned_bytes(sizeof(float) * batch * heads_q * params.rows_rounded);
   const std::size_t semaphore_bytes =
       deterministic ? aligned_bytes(sizeof(int) * batch * heads_q * m_blocks) : 0;

@@ -37,7 +37,10 @@ struct BackwardParams {
   void* dv = nullptr;
   Strides q_strides, k_strides, v_strides, out_strides, dout_strides, dq_strides, dk_strides,
       dv_strides;
-  float* dq_accum = nullptr;  // (batch, heads_q, seqlen_q, head_dim), fp32
+  float* dq_accum = nullptr;  // (batch, heads_q, seqlen_q, dq_accum_stride), fp32
+  // round_up(head_dim, 16): every column a k-step of the dQ product touches exists, so the
+  // atomics need no column tests, and each row starts 64-byte aligned (vector reductions).
+  int dq_accum_stride = 0;
   float* lse_log2 = nullptr;  // (batch, heads_q, rows_rounded): LSE·log2(e), +inf if masked
   float* delta = nullptr;     // (batch, heads_q, rows_rounded): rowsum(dO∘O)
   int* semaphores = nullptr;  // (batch, heads_q, query tiles); deterministic mode only
@@ -77,12 +80,13 @@ __global__ void __launch_bounds__(kPreprocessWarps* kWarpSize)
                   row * params.out_strides.row + head * params.out_strides.head;
   const auto* d_o = static_cast<const Element*>(params.dout) + batch * params.dout_strides.batch +
                     row * params.dout_strides.row + head * params.dout_strides.head;
-  float* accumulator = params.dq_accum + (head_index * params.seqlen_q + row) * params.head_dim;
+  float* accumulator =
+      params.dq_accum + (head_index * params.seqlen_q + row) * params.dq_accum_stride;
   float sum = 0.0f;
   for (int d = lane; d < params.head_dim; d += kWarpSize) {
     sum += Traits::to_float(o[d]) * Traits::to_float(d_o[d]);
-    accumulator[d] = 0.0f;
   }
+  for (int d = lane; d < params.dq_accum_stride; d += kWarpSize) accumulator[d] = 0.0f;
 #pragma unroll
   for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
     sum += __shfl_xor_sync(0xffffffffu, sum, offset);
@@ -102,15 +106,30 @@ __global__ void backward_postprocess_kernel(const BackwardParams params, std::in
   for (std::int64_t index = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        index < total; index += stride) {
     const int d = static_cast<int>(index % params.head_dim);
-    std::int64_t rest = index / params.head_dim;
+    const std::int64_t row_index = index / params.head_dim;  // (batch, head, row) flattened
+    std::int64_t rest = row_index;
     const int row = static_cast<int>(rest % params.seqlen_q);
     rest /= params.seqlen_q;
     const int head = static_cast<int>(rest % params.heads_q);
     const int batch = static_cast<int>(rest / params.heads_q);
     auto* dq = static_cast<Element*>(params.dq) + batch * params.dq_strides.batch +
                row * params.dq_strides.row + head * params.dq_strides.head;
-    dq[d] = Traits::from_float(params.dq_accum[index] * params.scale);
+    dq[d] = Traits::from_float(params.dq_accum[row_index * params.dq_accum_stride + d] *
+                               params.scale);
   }
+}
+
+// accumulator[0..1] += (lo, hi). sm_90 has a two-float vector reduction (PTX ISA 8.1): one
+// L2 request per pair instead of two, and the dQ atomics are what the L2 of this kernel spends
+// most of its time on. `accumulator` must be 8-byte aligned.
+__device__ __forceinline__ void reduce_add_pair(float* accumulator, float lo, float hi) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(accumulator), "f"(lo), "f"(hi)
+               : "memory");
+#else
+  atomicAdd(accumulator, lo);
+  atomicAdd(accumulator + 1, hi);
+#endif
 }
 
 __device__ __forceinline__ int load_acquire(const int* address) {
@@ -154,7 +173,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr int kStages = Config::kStages;
   constexpr int kMaxSteps = kWidth / kMmaK;
   constexpr int kKeyTilesA = Config::kKeysPerWarpA / kMmaM;
-  constexpr int kQueryTilesA = Config::kQueriesPerWarpA / kMmaN;
+  constexpr int kQueryTilesA = Config::kQueriesPerWarpA / Config::kQuerySplitsA / kMmaN;
   constexpr int kKeyTilesB = Config::kKeysPerWarpB / kMmaM;
   constexpr int kDimTilesB = Config::kDimPerWarpB / kMmaN;
   constexpr int kDimTilesQ = Config::kDimPerWarpQ / kMmaN;
@@ -279,20 +298,26 @@ __global__ void __launch_bounds__(Config::kThreads)
         dv_acc[kt][dt][e] = 0.0f;
       }
 
+  // Two block barriers per item. The first one (this item's tiles have landed) also means that
+  // every warp has finished the previous item, so the buffers it used (its Q/dO stage, Pᵀ, dSᵀ)
+  // are free: the next item's load is issued right after it, and the loop needs no barrier at
+  // its end. With a single Q/dO buffer the load has to wait for the previous item instead.
   if (kStages > 1 && items > 0) load_item(0, 0);
   cp_async_commit();
 
   for (int item = 0; item < items; ++item) {
     const int stage = kStages > 1 ? item % kStages : 0;
     if (kStages == 1) {
+      __syncthreads();  // every warp is done with the one Q/dO buffer
       load_item(item, 0);
-    } else if (item + 1 < items) {
-      load_item(item + 1, (item + 1) % kStages);
+      cp_async_commit();
     }
-    cp_async_commit();
-    cp_async_wait<1>();  // everything but the group just committed has landed
-    if (kStages == 1) cp_async_wait<0>();
+    cp_async_wait<0>();
     __syncthreads();
+    if (kStages > 1 && item + 1 < items) {
+      load_item(item + 1, (item + 1) % kStages);
+      cp_async_commit();
+    }
 
     const int head = kv_head * params.group_size + item / m_count;
     const int m_block = m_first + item % m_count;
@@ -304,10 +329,13 @@ __global__ void __launch_bounds__(Config::kThreads)
     const float* delta_tile = delta_rows + stage * kBlockM;
 
     // ---- phase A: Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ for this warp's keys x queries ----
-    {
-      const FragmentAddress<kWidth> q_as_b(q_tile, query_col_a + lane % 8 + 8 * (lane / 16),
+    // In kQuerySplitsA passes of kQueryTilesA query tiles each.
+#pragma unroll
+    for (int split = 0; split < Config::kQuerySplitsA; ++split) {
+      const int query_col = query_col_a + split * kQueryTilesA * kMmaN;
+      const FragmentAddress<kWidth> q_as_b(q_tile, query_col + lane % 8 + 8 * (lane / 16),
                                            (lane / 8) % 2);
-      const FragmentAddress<kWidth> do_as_b(do_tile, query_col_a + lane % 8 + 8 * (lane / 16),
+      const FragmentAddress<kWidth> do_as_b(do_tile, query_col + lane % 8 + 8 * (lane / 16),
                                             (lane / 8) % 2);
       float s[kKeyTilesA][kQueryTilesA][4];
       float dp[kKeyTilesA][kQueryTilesA][4];
@@ -320,17 +348,17 @@ __global__ void __launch_bounds__(Config::kThreads)
             s[kt][nt][e] = 0.0f;
             dp[kt][nt][e] = 0.0f;
           }
+      // Sᵀ and dPᵀ in separate passes over the k-steps: only one of the K / V fragment sets is
+      // live at a time (dK and dV already hold 128 registers at the 128-key tiles).
 #pragma unroll
       for (int step = 0; step < kMaxSteps; ++step) {
         if (step < steps) {
           std::uint32_t ka[kKeyTilesA][4];
-          std::uint32_t va[kKeyTilesA][4];
 #pragma unroll
           for (int kt = 0; kt < kKeyTilesA; ++kt) {
             ldmatrix_x4(ka[kt], k_as_a.at(step, kt * kMmaM));
 #pragma unroll
             for (int r = 0; r < 4; ++r) ka[kt][r] ^= params.sign_flip;
-            ldmatrix_x4(va[kt], v_as_a.at(step, kt * kMmaM));
           }
 #pragma unroll
           for (int np = 0; np < kQueryTilesA / 2; ++np) {
@@ -341,6 +369,18 @@ __global__ void __launch_bounds__(Config::kThreads)
               Traits::mma(s[kt][2 * np], ka[kt], b[0], b[1]);
               Traits::mma(s[kt][2 * np + 1], ka[kt], b[2], b[3]);
             }
+          }
+        }
+      }
+#pragma unroll
+      for (int step = 0; step < kMaxSteps; ++step) {
+        if (step < steps) {
+          std::uint32_t va[kKeyTilesA][4];
+#pragma unroll
+          for (int kt = 0; kt < kKeyTilesA; ++kt) ldmatrix_x4(va[kt], v_as_a.at(step, kt * kMmaM));
+#pragma unroll
+          for (int np = 0; np < kQueryTilesA / 2; ++np) {
+            std::uint32_t b[4];
             ldmatrix_x4(b, do_as_b.at(step, np * 16));
 #pragma unroll
             for (int kt = 0; kt < kKeyTilesA; ++kt) {
@@ -358,7 +398,7 @@ __global__ void __launch_bounds__(Config::kThreads)
       for (int kt = 0; kt < kKeyTilesA; ++kt)
 #pragma unroll
         for (int nt = 0; nt < kQueryTilesA; ++nt) {
-          const int query = query_col_a + nt * kMmaN + 2 * quad_lane;
+          const int query = query_col + nt * kMmaN + 2 * quad_lane;
           const float2 lse = *reinterpret_cast<const float2*>(lse_tile + query);
           const float2 delta = *reinterpret_cast<const float2*>(delta_tile + query);
 #pragma unroll
@@ -385,60 +425,37 @@ __global__ void __launch_bounds__(Config::kThreads)
     __syncthreads();  // Pᵀ and dSᵀ complete
 
     // ---- phase B: dV += Pᵀ·dO, dK += dSᵀ·Q for this warp's keys x head-dim slice ----
-    // The Pᵀ/dSᵀ fragments of all query steps are read once; then one block per 16 head-dim
-    // columns runs every query step, so the run-time head-dim test is one branch around
-    // 4·kBlockM/16·kKeyTilesB independent mma's.
+    // Query steps outer: the Pᵀ/dSᵀ fragments of one step are live at a time (loading all of
+    // them first spilled next to the 128 dK/dV registers of the 128-key tiles). Inside a step,
+    // every dV/dK accumulator is independent; a head dim short of the bucket skips whole
+    // 16-column blocks (a uniform branch each, no branch at all when full_width).
     {
       const FragmentAddress<kWidth> do_as_b(do_tile, lane % 16, lane / 16, 2 * dim_step_b);
       const FragmentAddress<kWidth> q_as_b(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
-      std::uint32_t pa[kBlockM / kMmaK][kKeyTilesB][4];
-      std::uint32_t dsa[kBlockM / kMmaK][kKeyTilesB][4];
 #pragma unroll
-      for (int qstep = 0; qstep < kBlockM / kMmaK; ++qstep)
+      for (int qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
+        std::uint32_t pa[kKeyTilesB][4];
+        std::uint32_t dsa[kKeyTilesB][4];
 #pragma unroll
         for (int kt = 0; kt < kKeyTilesB; ++kt) {
-          ldmatrix_x4(pa[qstep][kt], p_as_a.at(qstep, kt * kMmaM));
-          ldmatrix_x4(dsa[qstep][kt], ds_as_a.at(qstep, kt * kMmaM));
+          ldmatrix_x4(pa[kt], p_as_a.at(qstep, kt * kMmaM));
+          ldmatrix_x4(dsa[kt], ds_as_a.at(qstep, kt * kMmaM));
         }
-      if (full_width) {
-        // Every column in use: query steps outer, all dV/dK accumulators independent inside.
 #pragma unroll
-        for (int qstep = 0; qstep < kBlockM / kMmaK; ++qstep)
-#pragma unroll
-          for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
+        for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
+          if (full_width || dim_step_b + dstep < steps) {
             std::uint32_t b[4];
             ldmatrix_x4_trans(b, do_as_b.at(dstep, qstep * kMmaK));
 #pragma unroll
             for (int kt = 0; kt < kKeyTilesB; ++kt) {
-              Traits::mma(dv_acc[kt][2 * dstep], pa[qstep][kt], b[0], b[1]);
-              Traits::mma(dv_acc[kt][2 * dstep + 1], pa[qstep][kt], b[2], b[3]);
+              Traits::mma(dv_acc[kt][2 * dstep], pa[kt], b[0], b[1]);
+              Traits::mma(dv_acc[kt][2 * dstep + 1], pa[kt], b[2], b[3]);
             }
             ldmatrix_x4_trans(b, q_as_b.at(dstep, qstep * kMmaK));
 #pragma unroll
             for (int kt = 0; kt < kKeyTilesB; ++kt) {
-              Traits::mma(dk_acc[kt][2 * dstep], dsa[qstep][kt], b[0], b[1]);
-              Traits::mma(dk_acc[kt][2 * dstep + 1], dsa[qstep][kt], b[2], b[3]);
-            }
-          }
-      } else {
-#pragma unroll
-        for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
-          if (dim_step_b + dstep < steps) {
-#pragma unroll
-            for (int qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
-              std::uint32_t b[4];
-              ldmatrix_x4_trans(b, do_as_b.at(dstep, qstep * kMmaK));
-#pragma unroll
-              for (int kt = 0; kt < kKeyTilesB; ++kt) {
-                Traits::mma(dv_acc[kt][2 * dstep], pa[qstep][kt], b[0], b[1]);
-                Traits::mma(dv_acc[kt][2 * dstep + 1], pa[qstep][kt], b[2], b[3]);
-              }
-              ldmatrix_x4_trans(b, q_as_b.at(dstep, qstep * kMmaK));
-#pragma unroll
-              for (int kt = 0; kt < kKeyTilesB; ++kt) {
-                Traits::mma(dk_acc[kt][2 * dstep], dsa[qstep][kt], b[0], b[1]);
-                Traits::mma(dk_acc[kt][2 * dstep + 1], dsa[qstep][kt], b[2], b[3]);
-              }
+              Traits::mma(dk_acc[kt][2 * dstep], dsa[kt], b[0], b[1]);
+              Traits::mma(dk_acc[kt][2 * dstep + 1], dsa[kt], b[2], b[3]);
             }
           }
         }
@@ -446,45 +463,32 @@ __global__ void __launch_bounds__(Config::kThreads)
     }
 
     // ---- dQ partial = dS·K for this warp's 16 query rows x head-dim slice ----
-    {
-      float dq[kDimTilesQ][4];
+    float dq[kDimTilesQ][4];
 #pragma unroll
-      for (int dt = 0; dt < kDimTilesQ; ++dt)
+    for (int dt = 0; dt < kDimTilesQ; ++dt)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) dq[dt][e] = 0.0f;
-      std::uint32_t dsq[kBlockN / kMmaK][4];
+      for (int e = 0; e < 4; ++e) dq[dt][e] = 0.0f;
+    // Key steps outer, one dS fragment live at a time (as in phase B).
 #pragma unroll
-      for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
-        ldmatrix_x4_trans(dsq[kstep], ds_as_a_transposed.at(0, kstep * kMmaK));
-      }
-      if (full_width) {
+    for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
+      std::uint32_t dsq[4];
+      ldmatrix_x4_trans(dsq, ds_as_a_transposed.at(0, kstep * kMmaK));
 #pragma unroll
-        for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep)
-#pragma unroll
-          for (int dstep = 0; dstep < kDimTilesQ / 2; ++dstep) {
-            std::uint32_t b[4];
-            ldmatrix_x4_trans(b, k_as_b.at(dstep, kstep * kMmaK));
-            Traits::mma(dq[2 * dstep], dsq[kstep], b[0], b[1]);
-            Traits::mma(dq[2 * dstep + 1], dsq[kstep], b[2], b[3]);
-          }
-      } else {
-#pragma unroll
-        for (int dstep = 0; dstep < kDimTilesQ / 2; ++dstep) {
-          if (dim_step_q + dstep < steps) {
-#pragma unroll
-            for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
-              std::uint32_t b[4];
-              ldmatrix_x4_trans(b, k_as_b.at(dstep, kstep * kMmaK));
-              Traits::mma(dq[2 * dstep], dsq[kstep], b[0], b[1]);
-              Traits::mma(dq[2 * dstep + 1], dsq[kstep], b[2], b[3]);
-            }
-          }
+      for (int dstep = 0; dstep < kDimTilesQ / 2; ++dstep) {
+        if (full_width || dim_step_q + dstep < steps) {
+          std::uint32_t b[4];
+          ldmatrix_x4_trans(b, k_as_b.at(dstep, kstep * kMmaK));
+          Traits::mma(dq[2 * dstep], dsq, b[0], b[1]);
+          Traits::mma(dq[2 * dstep + 1], dsq, b[2], b[3]);
         }
       }
+    }
 
+    // ---- the dQ partial into the fp32 accumulator ----
+    {
       int* semaphore = nullptr;
       if (params.semaphores != nullptr) {
-        // Deterministic: the key tiles that touch this query tile add in ascending order.
+        // Deterministic: the key tiles that touch this query tile add in a fixed order.
         semaphore = params.semaphores +
                     (static_cast<std::int64_t>(batch) * params.heads_q + head) * m_blocks + m_block;
         if (threadIdx.x == 0) {
@@ -493,19 +497,22 @@ __global__ void __launch_bounds__(Config::kThreads)
         }
         __syncthreads();
       }
-      float* accumulator =
-          params.dq_accum +
-          (static_cast<std::int64_t>(batch) * params.heads_q + head) * params.seqlen_q * head_dim;
+      // Columns past head_dim but inside the last 16-wide step exist in the accumulator (its
+      // rows are dq_accum_stride long) and receive zeros (K is zero-filled there).
+      float* accumulator = params.dq_accum + (static_cast<std::int64_t>(batch) * params.heads_q +
+                                              head) * params.seqlen_q * params.dq_accum_stride;
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const int row = row0 + query_row_q + group + 8 * half;
         if (row < params.seqlen_q) {
-          float* accumulator_row = accumulator + static_cast<std::int64_t>(row) * head_dim;
+          float* accumulator_row =
+              accumulator + static_cast<std::int64_t>(row) * params.dq_accum_stride;
 #pragma unroll
           for (int dt = 0; dt < kDimTilesQ; ++dt) {
-            const int column = dim_step_q * kMmaK + dt * kMmaN + 2 * quad_lane;
-            if (column < head_dim) atomicAdd(accumulator_row + column, dq[dt][2 * half]);
-            if (column + 1 < head_dim) atomicAdd(accumulator_row + column + 1, dq[dt][2 * half + 1]);
+            if (full_width || dim_step_q + dt / 2 < steps) {
+              const int column = dim_step_q * kMmaK + dt * kMmaN + 2 * quad_lane;
+              reduce_add_pair(accumulator_row + column, dq[dt][2 * half], dq[dt][2 * half + 1]);
+            }
           }
         }
       }
@@ -515,7 +522,6 @@ __global__ void __launch_bounds__(Config::kThreads)
         if (threadIdx.x == 0) store_release(semaphore, dq_turn(mask, row0, row_end, n_block) + 1);
       }
     }
-    __syncthreads();  // the next item overwrites Pᵀ, dSᵀ and this stage's Q/dO buffers
   }
   cp_async_wait<0>();
 
