@@ -72,9 +72,11 @@ struct ForwardConfig<256> : ForwardTile<256, 64, 8, 1> {};
 // Warp layouts: phase A (S^T = K·Q^T and dP^T = V·dO^T) splits keys x queries over
 // kWarpsKeysA x kWarpsQueriesA warps; phase B (dV, dK += ...) splits keys x head dim over
 // kWarpsKeysB x kWarpsDimB; the dQ product splits queries x head dim over
-// (kBlockM/16) x (kWarps·16/kBlockM).
+// (kBlockM/16) x (kWarps·16/kBlockM). kQuerySplitsA: phase A runs its query columns in that many
+// passes, so that only 1/kQuerySplitsA of Sᵀ and dPᵀ is live next to dK and dV (the K and V
+// fragments are read once per pass).
 template <int kWidthArg, int kBlockMArg, int kBlockNArg, int kWarpsArg, int kWarpsQueriesAArg,
-          int kWarpsDimBArg, int kStagesArg>
+          int kWarpsDimBArg, int kStagesArg, int kQuerySplitsAArg = 1>
 struct BackwardTile {
   static constexpr int kWidth = kWidthArg;
   static constexpr int kBlockM = kBlockMArg;  // query rows per step
@@ -86,6 +88,7 @@ struct BackwardTile {
   static constexpr int kWarpsKeysA = kWarps / kWarpsQueriesA;
   static constexpr int kKeysPerWarpA = kBlockN / kWarpsKeysA;
   static constexpr int kQueriesPerWarpA = kBlockM / kWarpsQueriesA;
+  static constexpr int kQuerySplitsA = kQuerySplitsAArg;
   static constexpr int kWarpsDimB = kWarpsDimBArg;
   static constexpr int kWarpsKeysB = kWarps / kWarpsDimB;
   static constexpr int kKeysPerWarpB = kBlockN / kWarpsKeysB;
@@ -97,7 +100,8 @@ struct BackwardTile {
   static constexpr int kSharedBytes =
       (2 * kBlockN * kWidth + 2 * kStages * kBlockM * kWidth + 2 * kScoreTileElements) * 2 +
       2 * kStages * kBlockM * 4;  // + LSE and D_i rows (fp32)
-  static_assert(kKeysPerWarpA % kMmaM == 0 && kQueriesPerWarpA % (2 * kMmaN) == 0);
+  static_assert(kKeysPerWarpA % kMmaM == 0 &&
+                kQueriesPerWarpA % (2 * kMmaN * kQuerySplitsA) == 0);
   static_assert(kKeysPerWarpB % kMmaM == 0 && kDimPerWarpB % (2 * kMmaN) == 0);
   static_assert(kWarps % kWarpsQueriesQ == 0 && kDimPerWarpQ % (2 * kMmaN) == 0);
 };
@@ -106,14 +110,18 @@ template <int kHeadDimBucket>
 struct BackwardConfig;
 
 // 64 query rows per step everywhere: the P^T/dS^T tiles are then 64 wide, one 128-byte swizzle
-// group per row. 64: 128 keys per CTA over 8 warps, 16 keys each in both phases; S^T and dP^T
-// are 16 x 64 per warp (32 registers each), dK + dV 64. 97 KB of shared memory.
+// group per row. 128 keys per CTA at 64 and 128 (as FA2): per query tile a CTA reads Q and dO
+// and sends the dQ atomics once for 128 keys, half the L2 traffic per FLOP of 64-key CTAs
+// (64 keys at 128 measured L2-bound: L2 77 %, tensor pipe 21 %). Phase A as 4 key groups x 2
+// query groups (32 x 32 per warp: each K/V and Q/dO fragment feeds two mma's), phase B as 4 key
+// groups x 2 head-dim halves. 64: dK + dV = 64 registers, 97 KB of shared memory.
 template <>
-struct BackwardConfig<64> : BackwardTile<64, 64, 128, 8, 1, 1, 2> {};
-// 128: 64 keys per CTA, 8 warps as 4 key groups x 2 query (phase A) or dim (phase B) groups:
-// dK + dV = 64 registers, S^T/dP^T 16 each. 113 KB, two CTAs per SM on H100.
+struct BackwardConfig<64> : BackwardTile<64, 64, 128, 8, 2, 2, 2> {};
+// 128: dK + dV = 128 registers; phase A in 2 query passes (S^T + dP^T = 32 live registers
+// instead of 64), without which it spills 12-28 bytes on sm_80. 161 KB of shared memory (fits
+// sm_80's 163 KB), one CTA of 8 warps per SM.
 template <>
-struct BackwardConfig<128> : BackwardTile<128, 64, 64, 8, 2, 2, 2> {};
+struct BackwardConfig<128> : BackwardTile<128, 64, 128, 8, 2, 2, 2, 2> {};
 // 192: two Q/dO buffers take 161 KB, just inside sm_80's 163 KB per block. 256: one buffer
 // (145 KB), so the next Q/dO load waits for the step before it (the price of fitting sm_80).
 // dK + dV = 96 / 128 registers per thread with the head dim split over 2 warps.
