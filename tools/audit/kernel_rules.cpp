@@ -52,7 +52,13 @@ std::vector<KernelFamily> make_families() {
                        {"fragments loaded with ldmatrix", Requirement::present, {IC::ldsm}},
                        {"tiles filled with cp.async", Requirement::present, {IC::ldgsts}},
                        no_local_memory()},
-                      kBackwardHelpers});
+                      kBackwardHelpers,
+                      // Rows only 2-byte aligned (odd head dims, packed): no cp.async width
+                      // fits, so this forward fills its tiles through registers (LDG + STS).
+                      {{"forward_kernel_unaligned_rows"},
+                       {{"tensor-core MMA via mma.sync", Requirement::present, {IC::hmma}},
+                        {"fragments loaded with ldmatrix", Requirement::present, {IC::ldsm}},
+                        no_local_memory()}}});
   // Hopper: warpgroup MMA (wgmma) on tiles that TMA brought in; wgmma exists only in sm_90a.
   families.push_back({"cuda_sm90",
                       "sm90",
@@ -135,7 +141,9 @@ const std::vector<KernelFamily>& declared_families() {
 }
 
 const std::vector<InstructionRule>& KernelFamily::rules_for(const std::string& qualified_name) const {
-  return contains(helpers.base_names, base_name(qualified_name)) ? helpers.rules : rules;
+  const std::string base = base_name(qualified_name);
+  if (contains(variants.base_names, base)) return variants.rules;
+  return contains(helpers.base_names, base) ? helpers.rules : rules;
 }
 
 std::string describe(const InstructionRule& rule) {

@@ -45,6 +45,8 @@ struct KernelFamily {
   std::vector<std::string> archs;
   std::vector<InstructionRule> rules;  // for the family's main kernels
   HelperKernels helpers;
+  // Main kernels that differ from `rules` by design, declared apart by base name like helpers.
+  HelperKernels variants;
 
   // The rules that apply to a kernel of this family, by its qualified name.
   const std::vector<InstructionRule>& rules_for(const std::string& qualified_name) const;

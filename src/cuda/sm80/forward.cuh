@@ -18,11 +18,30 @@ inline Strides strides_of(const TensorView& view) {
   return {view.stride[0], view.stride[1], view.stride[2]};
 }
 
+// One past the last byte of a view (non-negative strides, validated centrally): the highest
+// element offset is the sum of (extent - 1)·stride over the dimensions.
+template <class Element>
+const void* end_of(const TensorView& view) {
+  std::int64_t last = 0;
+  for (int d = 0; d < view.rank; ++d) {
+    if (view.shape[d] == 0) return view.data;
+    last += (view.shape[d] - 1) * view.stride[d];
+  }
+  return static_cast<const Element*>(view.data) + last + 1;
+}
+
 inline constexpr float kLog2e = 1.4426950408889634f;
 
+template <class Config>
+dim3 forward_grid(const ForwardParams& params, const Problem& problem) {
+  return dim3((params.seqlen_q + Config::kBlockM - 1) / Config::kBlockM,
+              static_cast<unsigned>(problem.heads_q), static_cast<unsigned>(problem.batch));
+}
+
 // Any tile configuration; launch_forward uses the table's. bench/sm80_shim.cu also runs
-// alternatives through this to measure the table's choices against them.
-template <class Config, class Element>
+// alternatives through this to measure the table's choices against them. StagedConfig is the
+// tile of the kernel for 2-byte-aligned rows (uses_staged_loads).
+template <class Config, class Element, class StagedConfig = Config>
 Status launch_forward_with(const AttentionArgs& args) {
   const Problem& problem = args.problem;
   ScopedDevice device(problem.device.index);
@@ -45,20 +64,30 @@ Status launch_forward_with(const AttentionArgs& args) {
   params.scale_log2 = std::fabs(args.scale) * kLog2e;
   params.sign_flip = args.scale < 0.0f ? kNegatePair : 0u;
   params.alignment = static_cast<int>(problem.alignment_bytes);
+  params.q_end = end_of<Element>(args.q);
+  params.k_end = end_of<Element>(args.k);
+  params.v_end = end_of<Element>(args.v);
 
   if (problem.seqlen_q == 0 || problem.batch == 0 || problem.heads_q == 0) return Status::Ok();
-  const dim3 grid((params.seqlen_q + Config::kBlockM - 1) / Config::kBlockM,
-                  static_cast<unsigned>(problem.heads_q), static_cast<unsigned>(problem.batch));
+  const bool staged = uses_staged_loads(params.alignment);
   return with_kernel_mask(args, [&](auto mask) -> Status {
-    return launch_with_shared_memory(&forward_kernel<Config, Element, decltype(mask)>,
-                                     "sm80::forward_kernel", grid, Config::kThreads,
-                                     Config::kSharedBytes, args, params, mask);
+    using Mask = decltype(mask);
+    if (staged) {
+      return launch_with_shared_memory(&forward_kernel_unaligned_rows<StagedConfig, Element, Mask>,
+                                       "sm80::forward_kernel_unaligned_rows",
+                                       forward_grid<StagedConfig>(params, problem),
+                                       StagedConfig::kThreads, StagedConfig::kSharedBytes, args,
+                                       params, mask);
+    }
+    return launch_with_shared_memory(&forward_kernel<Config, Element, Mask>,
+                                     "sm80::forward_kernel", forward_grid<Config>(params, problem),
+                                     Config::kThreads, Config::kSharedBytes, args, params, mask);
   });
 }
 
 template <int kHeadDim, class Element>
 Status launch_forward(const AttentionArgs& args) {
-  return launch_forward_with<ForwardConfig<kHeadDim>, Element>(args);
+  return launch_forward_with<ForwardConfig<kHeadDim>, Element, StagedForwardConfig<kHeadDim>>(args);
 }
 
 }  // namespace fattn::detail::sm80

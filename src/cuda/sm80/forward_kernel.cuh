@@ -43,7 +43,22 @@ struct ForwardParams {
   float scale_log2 = 0.0f;
   std::uint32_t sign_flip = 0;
   int alignment = 16;  // bytes: the narrowest of every pointer and row stride
+  // One past the last byte of q, k and v: the 2-byte-aligned loader never reads past them.
+  const void* q_end = nullptr;
+  const void* k_end = nullptr;
+  const void* v_end = nullptr;
 };
+
+// Rows narrower than 4-byte aligned go through UnalignedTileStage (registers) instead of cp.async.
+inline constexpr int kStagedBelowAlignment = 4;
+
+__host__ __device__ inline bool uses_staged_loads(int alignment) {
+  return alignment < kStagedBelowAlignment;
+}
+
+__device__ __forceinline__ TensorExtent extent_of(const void* begin, const void* end) {
+  return {static_cast<const unsigned char*>(begin), static_cast<const unsigned char*>(end)};
+}
 
 __device__ __forceinline__ float quad_max(float value) {
   value = fmaxf(value, __shfl_xor_sync(0xffffffffu, value, 1));
@@ -65,9 +80,13 @@ struct FullWidth {
   static constexpr bool value = kValue;
 };
 
-template <class Config, class Element, class Mask>
-__global__ void __launch_bounds__(Config::kThreads)
-    forward_kernel(const ForwardParams params, const Mask mask) {
+// The body of both forward kernels (one CTA). kStaged: the rows are only 2-byte aligned
+// (uses_staged_loads), so K/V tiles are loaded through registers by UnalignedTileStage: tile
+// j+1's global loads are issued before the math of tile j and written to shared memory after it,
+// the overlap cp.async gives the aligned kernel. Only the general walk is compiled for it (the
+// stage's registers come on top of the walk's).
+template <class Config, class Element, class Mask, bool kStaged>
+__device__ __forceinline__ void forward_cta(const ForwardParams& params, const Mask& mask) {
   using Traits = ElementTraits<Element>;
   constexpr int kWidth = Config::kWidth;
   constexpr int kBlockM = Config::kBlockM;
@@ -112,15 +131,34 @@ __global__ void __launch_bounds__(Config::kThreads)
   const int n_first = key_begin / kBlockN;
   const int n_last = key_end > key_begin ? ceil_div(key_end, kBlockN) : n_first;
 
-  load_tile<kBlockM, kWidth, Config::kThreads>(q_tile, q_global, params.q_strides.row,
-                                               row_end - row_begin, head_dim, chunks, alignment);
-  if (n_first < n_last) {
-    const int key0 = n_first * kBlockN;
-    load_tile<kBlockN, kWidth, Config::kThreads>(k_tile, k_global + key0 * params.k_strides.row,
-                                                 params.k_strides.row, params.seqlen_k - key0,
-                                                 head_dim, chunks, alignment);
+  const TensorExtent k_extent = extent_of(params.k, params.k_end);
+  const TensorExtent v_extent = extent_of(params.v, params.v_end);
+  // The staged kernel's K/V tile in flight (registers); unused by the cp.async kernel.
+  UnalignedTileStage<kBlockN, kWidth, Config::kThreads> kv_stage;
+  if constexpr (kStaged) {
+    {
+      UnalignedTileStage<kBlockM, kWidth, Config::kThreads> q_stage;
+      const TensorExtent q_extent = extent_of(params.q, params.q_end);
+      q_stage.load(q_global, params.q_strides.row, row_end - row_begin, head_dim, q_extent);
+      q_stage.store(q_tile, q_global, params.q_strides.row, row_end - row_begin, head_dim, chunks,
+                    q_extent);
+    }
+    if (n_first < n_last) {
+      const int key0 = n_first * kBlockN;
+      kv_stage.load(k_global + key0 * params.k_strides.row, params.k_strides.row,
+                    params.seqlen_k - key0, head_dim, k_extent);
+    }
+  } else {
+    load_tile<kBlockM, kWidth, Config::kThreads>(q_tile, q_global, params.q_strides.row,
+                                                 row_end - row_begin, head_dim, chunks, alignment);
+    if (n_first < n_last) {
+      const int key0 = n_first * kBlockN;
+      load_tile<kBlockN, kWidth, Config::kThreads>(k_tile, k_global + key0 * params.k_strides.row,
+                                                   params.k_strides.row, params.seqlen_k - key0,
+                                                   head_dim, chunks, alignment);
+    }
+    cp_async_commit();
   }
-  cp_async_commit();
 
   float o_acc[kRowTiles][kDimTiles][4];
 #pragma unroll
@@ -152,12 +190,22 @@ __global__ void __launch_bounds__(Config::kThreads)
     constexpr bool kFull = decltype(full_width)::value;
     for (int n_block = n_first; n_block < n_last; ++n_block) {
       const int key0 = n_block * kBlockN;
-      cp_async_wait<0>();
-      __syncthreads();  // K_j landed; every warp is done with V_{j-1}
-      load_tile<kBlockN, kWidth, Config::kThreads>(v_tile, v_global + key0 * params.v_strides.row,
-                                                   params.v_strides.row, params.seqlen_k - key0,
-                                                   head_dim, chunks, alignment);
-      cp_async_commit();
+      const Element* k_rows = k_global + key0 * params.k_strides.row;
+      const Element* v_rows = v_global + key0 * params.v_strides.row;
+      if constexpr (kStaged) {
+        // k_tile is free: every warp finished S_{j-1} before the mid-tile barrier.
+        kv_stage.store(k_tile, k_rows, params.k_strides.row, params.seqlen_k - key0, head_dim,
+                       chunks, k_extent);
+        kv_stage.load(v_rows, params.v_strides.row, params.seqlen_k - key0, head_dim, v_extent);
+        __syncthreads();  // K_j stored; every warp is done with V_{j-1}
+      } else {
+        cp_async_wait<0>();
+        __syncthreads();  // K_j landed; every warp is done with V_{j-1}
+        load_tile<kBlockN, kWidth, Config::kThreads>(v_tile, v_rows, params.v_strides.row,
+                                                     params.seqlen_k - key0, head_dim, chunks,
+                                                     alignment);
+        cp_async_commit();
+      }
 
       // ---- S = Q·Kᵀ ----
       float s[kRowTiles][kKeyTiles][4];
@@ -214,15 +262,26 @@ __global__ void __launch_bounds__(Config::kThreads)
           }
       }
 
-      cp_async_wait<0>();
-      __syncthreads();  // V_j landed; every warp is done with K_j
-      if (n_block + 1 < n_last) {
-        const int next = key0 + kBlockN;
-        load_tile<kBlockN, kWidth, Config::kThreads>(k_tile, k_global + next * params.k_strides.row,
-                                                     params.k_strides.row, params.seqlen_k - next,
-                                                     head_dim, chunks, alignment);
+      const int next = key0 + kBlockN;
+      if constexpr (kStaged) {
+        // v_tile is free: every warp finished P·V_{j-1} before the first barrier of this tile.
+        kv_stage.store(v_tile, v_rows, params.v_strides.row, params.seqlen_k - key0, head_dim,
+                       chunks, v_extent);
+        __syncthreads();  // V_j stored; every warp is done with K_j
+        if (n_block + 1 < n_last) {
+          kv_stage.load(k_global + next * params.k_strides.row, params.k_strides.row,
+                        params.seqlen_k - next, head_dim, k_extent);
+        }
+      } else {
+        cp_async_wait<0>();
+        __syncthreads();  // V_j landed; every warp is done with K_j
+        if (n_block + 1 < n_last) {
+          load_tile<kBlockN, kWidth, Config::kThreads>(k_tile, k_global + next * params.k_strides.row,
+                                                       params.k_strides.row, params.seqlen_k - next,
+                                                       head_dim, chunks, alignment);
+        }
+        cp_async_commit();
       }
-      cp_async_commit();
 
       // ---- online softmax: P = 2^(S·c - m'), O and l rescaled by 2^(m - m') ----
 #pragma unroll
@@ -312,7 +371,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   // so only the general walk is built there.
   constexpr bool kFullPath = false;
 #else
-  constexpr bool kFullPath = Config::kFullWidthPath;
+  constexpr bool kFullPath = Config::kFullWidthPath && !kStaged;
 #endif
   if (kFullPath && steps == kMaxSteps) {
     walk_key_tiles(FullWidth<kFullPath>{});
@@ -349,6 +408,21 @@ __global__ void __launch_bounds__(Config::kThreads)
         }
       }
     }
+}
+
+// Rows aligned to 4 bytes or more: tiles filled by cp.async.
+template <class Config, class Element, class Mask>
+__global__ void __launch_bounds__(Config::kThreads)
+    forward_kernel(const ForwardParams params, const Mask mask) {
+  forward_cta<Config, Element, Mask, false>(params, mask);
+}
+
+// 2-byte-aligned rows: tiles filled through registers (a separate name, so that the audit can
+// tell it from the cp.async kernel: it has no LDGSTS by design).
+template <class Config, class Element, class Mask>
+__global__ void __launch_bounds__(Config::kThreads)
+    forward_kernel_unaligned_rows(const ForwardParams params, const Mask mask) {
+  forward_cta<Config, Element, Mask, true>(params, mask);
 }
 
 }  // namespace fattn::detail::sm80

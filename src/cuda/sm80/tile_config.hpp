@@ -67,6 +67,18 @@ struct ForwardConfig<192> : ForwardTile<192, 64, 8, 1, true> {};
 template <>
 struct ForwardConfig<256> : ForwardTile<256, 64, 8, 1> {};
 
+// Rows only 2-byte aligned (odd head dims in packed 16-bit tensors) load K/V through registers
+// (UnalignedTileStage in tile_io.cuh): a K/V tile in flight costs kBlockN·kWidth/(2·kThreads)
+// registers per thread on top of the walk's. With the table's tiles that spills at 128 (8 bytes
+// on sm_90a: S = 64 registers for 128 keys) and 256 (48-104 bytes), so those buckets take half
+// the keys per tile there (ptxas -v: no spills); 64 and 192 fit as they are.
+template <int kHeadDimBucket>
+struct StagedForwardConfig : ForwardConfig<kHeadDimBucket> {};
+template <>
+struct StagedForwardConfig<128> : ForwardTile<128, 64, 8, 1> {};
+template <>
+struct StagedForwardConfig<256> : ForwardTile<256, 32, 8, 1> {};
+
 // Backward: a CTA owns kBlockN keys of one KV head (all query heads of its GQA group, so dK and
 // dV are complete in registers and need no reduction) and walks Q/dO in tiles of kBlockM rows.
 // Warp layouts: phase A (S^T = K·Q^T and dP^T = V·dO^T) splits keys x queries over

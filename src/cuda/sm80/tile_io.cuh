@@ -134,6 +134,174 @@ __device__ __forceinline__ void load_tile(Element* tile, const Element* global,
   }
 }
 
+// ---- Register-staged copy for 2-byte-aligned rows ------------------------------------------
+// An odd head dim in a packed 16-bit tensor (D = 129: rows 258 bytes apart) starts each row at a
+// different offset within a 16-byte word, so no cp.async width fits and the copy above falls
+// back to eight synchronous 16-bit loads per chunk. This stager instead reads the ALIGNED
+// 16-byte words that cover each row (one LDG.128 per chunk), takes the neighbouring word from
+// the next lane (a shuffle: lanes of a row hold consecutive words), and realigns the pair in
+// registers (two selects and a funnel shift per 32-bit word) before one 16-byte shared store.
+// load() only issues the global loads into registers; store() realigns and writes the tile, so
+// a kernel can put its math between the two and keep the overlap that cp.async gives the
+// aligned case. The registers live across that math: kPasses × 4 per thread.
+//
+// Reads stay inside [extent.begin, extent.end), the bytes of the tensor: the first and last
+// word of a row reach past the row, which is harmless inside the tensor (the neighbouring row's
+// bytes, discarded) but not past its ends, so a word that would leave the tensor is read as the
+// row's own 16-bit elements instead (at most the first and the last row of the tensor).
+struct TensorExtent {
+  const unsigned char* begin = nullptr;
+  const unsigned char* end = nullptr;  // one past the tensor's last byte
+};
+
+inline constexpr int kWordBytes = 16;  // the aligned word, = one chunk
+inline constexpr int kWordsPerChunk = kWordBytes / 4;
+inline constexpr std::uintptr_t kWordMask = kWordBytes - 1;
+
+// The aligned 16-byte word at `word`, of which only the bytes in [row_begin, row_end) are used.
+__device__ __forceinline__ uint4 load_row_word(const unsigned char* word, const unsigned char* row_begin,
+                                               const unsigned char* row_end,
+                                               const TensorExtent& extent) {
+  if (word >= extent.begin && word + kWordBytes <= extent.end) {
+    return __ldg(reinterpret_cast<const uint4*>(word));
+  }
+  std::uint32_t parts[kWordsPerChunk];
+#pragma unroll
+  for (int w = 0; w < kWordsPerChunk; ++w) {
+    std::uint32_t bits = 0;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const unsigned char* element = word + 4 * w + kBytesPerElement * half;
+      if (element >= row_begin && element < row_end) {
+        bits |= std::uint32_t{__ldg(reinterpret_cast<const std::uint16_t*>(element))} << (16 * half);
+      }
+    }
+    parts[w] = bits;
+  }
+  return make_uint4(parts[0], parts[1], parts[2], parts[3]);
+}
+
+// The 16 bytes at byte `offset` (even, < 16) of the 32-byte pair (low, high).
+__device__ __forceinline__ uint4 realign(const uint4& low, const uint4& high, int offset) {
+  const std::uint32_t words[2 * kWordsPerChunk] = {low.x,  low.y,  low.z,  low.w,
+                                                   high.x, high.y, high.z, high.w};
+  const bool by_two = (offset & 8) != 0;
+  const bool by_one = (offset & 4) != 0;
+  const unsigned bit_shift = static_cast<unsigned>(offset & 3) * 8;
+  std::uint32_t shifted_two[kWordsPerChunk + 2];
+#pragma unroll
+  for (int i = 0; i < kWordsPerChunk + 2; ++i) shifted_two[i] = by_two ? words[i + 2] : words[i];
+  std::uint32_t shifted[kWordsPerChunk + 1];
+#pragma unroll
+  for (int i = 0; i < kWordsPerChunk + 1; ++i) {
+    shifted[i] = by_one ? shifted_two[i + 1] : shifted_two[i];
+  }
+  return make_uint4(__funnelshift_r(shifted[0], shifted[1], bit_shift),
+                    __funnelshift_r(shifted[1], shifted[2], bit_shift),
+                    __funnelshift_r(shifted[2], shifted[3], bit_shift),
+                    __funnelshift_r(shifted[3], shifted[4], bit_shift));
+}
+
+// Zeroes the 16-bit elements at or past `valid` (0..8) of a chunk.
+__device__ __forceinline__ uint4 keep_first_elements(uint4 chunk, int valid) {
+  auto keep = [valid](std::uint32_t word, int first) -> std::uint32_t {
+    if (first + 1 < valid) return word;
+    return first < valid ? (word & 0xFFFFu) : 0u;
+  };
+  return make_uint4(keep(chunk.x, 0), keep(chunk.y, 2), keep(chunk.z, 4), keep(chunk.w, 6));
+}
+
+// Stages rows [0, kRows) of a tile whose row r is at `global + r·row_stride` (any 2-byte
+// alignment) into the same swizzled layout as load_tile: rows at or past `valid_rows` and columns
+// at or past `head_dim` become zeros, chunks at or past `chunks` are left untouched. Lanes map to
+// chunks as in load_tile_rows (a row's lanes are consecutive lanes of one warp, which the
+// shuffle needs). Every thread of the block must call load() and store() (shuffles).
+template <int kRows, int kWidth, int kThreads>
+class UnalignedTileStage {
+ public:
+  template <class Element>
+  __device__ __forceinline__ void load(const Element* global, std::int64_t row_stride,
+                                       int valid_rows, int head_dim, const TensorExtent& extent) {
+    const Lane lane = this_lane();
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+      words_[pass] = make_uint4(0u, 0u, 0u, 0u);
+      const int row = lane.first_row + pass * kRowsPerPass;
+      if ((kRows % kRowsPerPass == 0 || row < kRows) && row < valid_rows) {
+        const Row r = row_bytes(global, row, row_stride, head_dim);
+        if (lane.chunk * kWordBytes < r.offset + head_dim * kBytesPerElement) {
+          words_[pass] = load_row_word(r.aligned + lane.chunk * kWordBytes, r.begin, r.end, extent);
+        }
+      }
+    }
+  }
+
+  template <class Element>
+  __device__ __forceinline__ void store(Element* tile, const Element* global,
+                                        std::int64_t row_stride, int valid_rows, int head_dim,
+                                        int chunks, const TensorExtent& extent) const {
+    const Lane lane = this_lane();
+    const int valid_columns = clamp_count(head_dim - lane.chunk * kChunkElements, kChunkElements);
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+      const int row = lane.first_row + pass * kRowsPerPass;
+      const bool in_tile = kRows % kRowsPerPass == 0 || row < kRows;
+      const bool valid_row = in_tile && row < valid_rows;
+      // The next word of the row: the next lane's, except past the last lane of a row group.
+      uint4 next;
+      next.x = __shfl_down_sync(kFullWarp, words_[pass].x, 1, kLanesPerRow);
+      next.y = __shfl_down_sync(kFullWarp, words_[pass].y, 1, kLanesPerRow);
+      next.z = __shfl_down_sync(kFullWarp, words_[pass].z, 1, kLanesPerRow);
+      next.w = __shfl_down_sync(kFullWarp, words_[pass].w, 1, kLanesPerRow);
+      if (!in_tile || lane.chunk >= chunks) continue;
+      uint4 chunk = make_uint4(0u, 0u, 0u, 0u);
+      if (valid_row) {
+        const Row r = row_bytes(global, row, row_stride, head_dim);
+        if (kLastLaneNeedsTail && lane.chunk == kLanesPerRow - 1 && r.offset != 0 &&
+            (lane.chunk + 1) * kWordBytes < r.offset + head_dim * kBytesPerElement) {
+          // Only when the row fills every lane (head dim within 8 of a power-of-two bucket):
+          // the word past the last lane is read here, synchronously.
+          next = load_row_word(r.aligned + (lane.chunk + 1) * kWordBytes, r.begin, r.end, extent);
+        }
+        chunk = keep_first_elements(realign(words_[pass], next, r.offset), valid_columns);
+      }
+      *reinterpret_cast<uint4*>(tile + swizzled_offset<kWidth>(row, lane.chunk)) = chunk;
+    }
+  }
+
+ private:
+  static constexpr int kLanesPerRow = next_power_of_two(kWidth / kChunkElements);
+  static constexpr int kRowsPerPass = kThreads / kLanesPerRow;
+  static constexpr int kPasses = (kRows + kRowsPerPass - 1) / kRowsPerPass;
+  static constexpr bool kLastLaneNeedsTail = kWidth / kChunkElements == kLanesPerRow;
+  static constexpr unsigned kFullWarp = 0xffffffffu;
+  static_assert(kLanesPerRow <= 32, "a row's lanes must share a warp (shuffles)");
+
+  struct Lane {
+    int chunk, first_row;
+  };
+  static __device__ __forceinline__ Lane this_lane() {
+    return {static_cast<int>(threadIdx.x) % kLanesPerRow,
+            static_cast<int>(threadIdx.x) / kLanesPerRow};
+  }
+
+  struct Row {
+    const unsigned char* begin;    // the row's first byte
+    const unsigned char* end;      // one past its head_dim-th element
+    const unsigned char* aligned;  // begin rounded down to 16 bytes
+    int offset;                    // begin - aligned
+  };
+  template <class Element>
+  static __device__ __forceinline__ Row row_bytes(const Element* global, int row,
+                                                  std::int64_t row_stride, int head_dim) {
+    const auto* begin = reinterpret_cast<const unsigned char*>(global + row * row_stride);
+    const int offset = static_cast<int>(reinterpret_cast<std::uintptr_t>(begin) & kWordMask);
+    return {begin, begin + head_dim * kBytesPerElement, begin - offset, offset};
+  }
+
+  uint4 words_[kPasses];
+};
+
 // ldmatrix addressing of a swizzled tile for one lane: the lane reads row `row` (+ a multiple of
 // 8 rows) and logical chunk chunk_base + 2·step + `chunk_in_step`. Because the row offsets are
 // multiples of 8, the swizzle depends only on step % 4, so four byte offsets per lane (computed

@@ -1,0 +1,141 @@
+// cuda_sm80 forward on rows that are only 2-byte aligned, against the float64 reference:
+// - odd head dims in packed 16-bit tensors (D = 129: rows 258 bytes apart, each row at a
+//   different offset within a 16-byte word), in every head-dim bucket;
+// - deliberately misaligned strided views: q, k and v are the slice [..., 1:] of tensors one
+//   element wider, so every row starts 2 bytes past a 4-byte boundary or worse.
+// These run the register-staged loader (UnalignedTileStage in src/cuda/sm80/tile_io.cuh). Its
+// first and last 16-byte word of a row reach past the row, so q, k and v are copied to device
+// allocations that hold exactly the tensor's bytes: under compute-sanitizer memcheck a read past
+// the tensor's end is then an error, not a silent read of slack.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+
+#include "device_buffer.hpp"
+#include "support/test_tensors.hpp"
+
+namespace fattn::testing {
+namespace {
+
+constexpr double kLseTolerance = 1e-5;  // as in test_cuda_backends.cpp
+
+// Bytes from a view's first element to one past its last (non-negative strides).
+std::size_t extent_bytes(const TensorView& view) {
+  std::int64_t last = 0;
+  for (int d = 0; d < view.rank; ++d) last += (view.shape[d] - 1) * view.stride[d];
+  return static_cast<std::size_t>(last + 1) * size_of(view.dtype);
+}
+
+// A device copy of exactly a view's bytes (no slack after the last element), placed
+// `lead_bytes` past the start of its allocation so the first row can be made misaligned.
+struct ExactDeviceCopy {
+  void* allocation = nullptr;
+  TensorView view;
+
+  ExactDeviceCopy(const HostTensor& host, std::size_t lead_bytes) {
+    const std::size_t bytes = extent_bytes(host.view);
+    EXPECT_EQ(cudaMalloc(&allocation, lead_bytes + bytes), cudaSuccess);
+    auto* first = static_cast<unsigned char*>(allocation) + lead_bytes;
+    EXPECT_EQ(cudaMemcpy(first, host.view.data, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    view = host.view;
+    view.data = first;
+    view.device = Device::cuda(0);
+  }
+  ~ExactDeviceCopy() { cudaFree(allocation); }
+  ExactDeviceCopy(const ExactDeviceCopy&) = delete;
+  ExactDeviceCopy& operator=(const ExactDeviceCopy&) = delete;
+};
+
+// A random (batch, seqlen, heads, head_dim) tensor; with `sliced`, the view [..., 1:] of a
+// tensor one element wider (rows head_dim + 1 elements apart, starting one element in).
+HostTensor random_tensor(DType dtype, std::int64_t batch, std::int64_t seqlen, std::int64_t heads,
+                         std::int64_t head_dim, bool sliced, std::mt19937_64& rng) {
+  HostTensor t = make_tensor(dtype, {batch, seqlen, heads, head_dim + (sliced ? 1 : 0)});
+  fill_random(t, rng);
+  if (sliced) {
+    t.view.shape[3] = head_dim;
+    t.view.data = t.storage.data() + size_of(dtype);
+  }
+  return t;
+}
+
+struct MisalignedCase {
+  const char* name;
+  DType dtype;
+  std::int64_t batch, seqlen_q, seqlen_k, heads_q, heads_kv, head_dim;
+  bool causal;
+  Window window;
+  bool sliced;             // q, k, v are [..., 1:] views of tensors one element wider
+  std::size_t lead_bytes;  // where the device copies start in their allocations
+};
+
+class Sm80Misaligned : public ::testing::TestWithParam<MisalignedCase> {
+ protected:
+  void SetUp() override {
+    if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
+    if (!backend_compiled(Backend::cuda_sm80)) GTEST_SKIP() << "cuda_sm80 is not compiled";
+  }
+};
+
+TEST_P(Sm80Misaligned, ForwardMatchesReference) {
+  const MisalignedCase& c = GetParam();
+  std::mt19937_64 rng(std::hash<std::string>{}(c.name));
+  const HostTensor q = random_tensor(c.dtype, c.batch, c.seqlen_q, c.heads_q, c.head_dim, c.sliced, rng);
+  const HostTensor k = random_tensor(c.dtype, c.batch, c.seqlen_k, c.heads_kv, c.head_dim, c.sliced, rng);
+  const HostTensor v = random_tensor(c.dtype, c.batch, c.seqlen_k, c.heads_kv, c.head_dim, c.sliced, rng);
+  HostTensor out = make_tensor(c.dtype, {c.batch, c.seqlen_q, c.heads_q, c.head_dim});
+  HostTensor lse = make_tensor(DType::float32, {c.batch, c.heads_q, c.seqlen_q});
+  poison(out);
+  poison(lse);
+
+  Options options;
+  options.causal = c.causal;
+  options.window = c.window;
+  options.backend = Backend::cpu_reference;
+  HostTensor ref_out = clone(out), ref_lse = clone(lse);
+  ASSERT_TRUE(forward(q.view, k.view, v.view, ref_out.view, ref_lse.view, options).ok());
+
+  ExactDeviceCopy d_q(q, c.lead_bytes), d_k(k, c.lead_bytes), d_v(v, c.lead_bytes);
+  DeviceBuffer d_out(out), d_lse(lse);
+  options.backend = Backend::cuda_sm80;
+  const Status s = forward(d_q.view, d_k.view, d_v.view, d_out.view, d_lse.view, options);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_LE(relative_error(d_out.to_host(out), ref_out), tolerance_for(c.dtype)) << "out";
+  EXPECT_LE(relative_error(d_lse.to_host(lse), ref_lse), kLseTolerance) << "lse";
+}
+
+constexpr Window kNoWindow{};
+
+INSTANTIATE_TEST_SUITE_P(
+    Sm80, Sm80Misaligned,
+    ::testing::Values(
+        // The alignment trap: 192 bucket, GQA, several key tiles and a partial last one; 4052
+        // K/V rows of 258 bytes end 8 bytes into a 16-byte word (the end of the allocation).
+        MisalignedCase{"d129_packed_gqa", DType::float16, 2, 257, 1013, 4, 2, 129, false, kNoWindow,
+                       false, 0},
+        // Causal with Nq > Nk (fully masked rows), bf16, MQA.
+        MisalignedCase{"d129_packed_causal", DType::bfloat16, 1, 1013, 700, 2, 1, 129, true,
+                       kNoWindow, false, 0},
+        // Every row 2 bytes past a 16-byte boundary or worse, the first one before the tensor's
+        // start would be read by an aligned word: the 128 bucket, a row fills all 16 lanes (the
+        // word past the last lane), sliding window.
+        MisalignedCase{"d128_sliced_window", DType::float16, 1, 333, 517, 3, 3, 128, false,
+                       Window{64, 16}, true, 2},
+        // An odd head dim in a sliced view: rows 146 bytes apart starting at byte 2.
+        MisalignedCase{"d72_sliced_causal", DType::bfloat16, 2, 100, 130, 2, 1, 72, true, kNoWindow,
+                       true, 2},
+        // 256 bucket (its staged tile has 32 keys), a row fills all 32 lanes.
+        MisalignedCase{"d255_packed", DType::float16, 1, 150, 300, 2, 2, 255, false, kNoWindow,
+                       false, 0},
+        // 64 bucket; a single query row; N = 17 keys.
+        MisalignedCase{"d33_packed_one_query", DType::float16, 2, 1, 17, 4, 1, 33, false, kNoWindow,
+                       false, 0},
+        // Head dim 1: a row is one element, always inside one word or straddling two.
+        MisalignedCase{"d1_packed", DType::bfloat16, 1, 70, 90, 3, 1, 1, true, kNoWindow, false, 2}),
+    [](const ::testing::TestParamInfo<MisalignedCase>& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace fattn::testing
