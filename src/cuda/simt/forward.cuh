@@ -10,8 +10,9 @@
 // Key tiles that the mask hides entirely are never visited; tiles it hides partly are masked
 // per element. The output is divided by l once at the end; lse = (m + log2 l)·ln 2.
 //
-// The head-dim bucket 128 runs the 128-row variant in forward_wide.cuh instead (8 rows per
-// thread: fewer shared-memory loads per FMA). This kernel serves buckets 32, 64 and 256.
+// The head-dim bucket 128, and 64 in fp32 storage where two of its blocks fit on an SM (sm_90),
+// run the 128-row variant in forward_wide.cuh instead (8 rows per thread: fewer shared-memory
+// loads per FMA). This kernel serves the other buckets and storage types.
 // Tile shapes: 64 x 64 (64 x 32 at head_dim 256, where two stages of 64-row K/V tiles would not
 // fit in shared memory). 4 x 4 per thread keeps the S accumulators, the output columns and the
 // operand registers under ~128 registers at head_dim 128, and 8 16-byte loads feed 64 FMAs.
@@ -57,8 +58,8 @@ __global__ void __launch_bounds__(kThreads, 1) forward_kernel(const ForwardParam
 
   const int tx = threadIdx.x % kThreadsX, ty = threadIdx.x / kThreadsX;
   // Under a causal/window mask later query tiles see more keys: start them first.
-  const int q_block = p.mask.right >= 0 ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
-  const int h = blockIdx.y, b = blockIdx.z, h_kv = h / p.group_size;
+  const ForwardBlock block = forward_block(p.longest_first);
+  const int q_block = block.q_block, h = block.h, b = block.b, h_kv = h / p.group_size;
   const int row0 = q_block * T::kBlockRows;
   const int row_end = min(row0 + T::kBlockRows, p.seqlen_q);
   const int key_begin = p.mask.key_begin(row0);
@@ -165,6 +166,10 @@ __global__ void __launch_bounds__(kThreads, 1) forward_kernel(const ForwardParam
   }
 }
 
+// Shared memory the hardware keeps per resident block on sm_80/sm_90 (1 KB), on top of what
+// the kernel asks for; counted when deciding whether two blocks fit on an SM.
+inline constexpr std::size_t kSharedBytesReservedPerBlock = 1024;
+
 template <int kHeadDim, class Element>
 Status launch_forward(const AttentionArgs& args) {
   using T = ForwardTiles<kHeadDim>;
@@ -185,18 +190,38 @@ Status launch_forward(const AttentionArgs& args) {
   p.mask = window_mask_of(p.seqlen_q, p.seqlen_k, args.mask.left, args.mask.right);
   p.vectors_ok = pr.alignment_bytes >= static_cast<std::size_t>(kVectorBytes);
 
-  if constexpr (kUseWideForward<kHeadDim>) {
+  auto launch = [&](auto kernel, const char* name, int block_rows, std::size_t shared_bytes) {
+    const auto q_blocks = static_cast<unsigned>((p.seqlen_q + block_rows - 1) / block_rows);
+    p.longest_first = use_longest_first(q_blocks, p.mask);
+    const dim3 grid = forward_grid(q_blocks, static_cast<unsigned>(pr.heads_q),
+                                   static_cast<unsigned>(pr.batch), p.longest_first);
+    return launch_with_shared_memory(kernel, name, grid, kThreads, static_cast<int>(shared_bytes),
+                                     args, p);
+  };
+  if constexpr (kUseWideForward<kHeadDim, Element>) {
     using W = WideForwardTiles<kHeadDim>;
-    const dim3 grid((p.seqlen_q + W::kBlockRows - 1) / W::kBlockRows, p.heads_q,
-                    static_cast<unsigned>(pr.batch));
-    return launch_with_shared_memory(&wide_forward_kernel<kHeadDim, Element>,
-                                     "simt::wide_forward_kernel", grid, kThreads,
-                                     static_cast<int>(W::kSharedBytes), args, p);
+    const auto wide = &wide_forward_kernel<kHeadDim, Element>;
+    if constexpr (W::kBlocksPerSm == 1) {
+      return launch(wide, "simt::wide_forward_kernel", W::kBlockRows, W::kSharedBytes);
+    } else {
+      int device = 0, shared_per_sm = 0;
+      FATTN_CUDA_TRY(cudaGetDevice(&device));
+      FATTN_CUDA_TRY(cudaDeviceGetAttribute(&shared_per_sm,
+                                            cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+      if (static_cast<std::size_t>(shared_per_sm) <
+          W::kBlocksPerSm * (W::kSharedBytes + kSharedBytesReservedPerBlock)) {
+        return launch(&forward_kernel<kHeadDim, Element>, "simt::forward_kernel", T::kBlockRows,
+                      T::kSharedBytes);
+      }
+      // Ask for the largest shared-memory carveout rather than rely on the driver's choice:
+      // kBlocksPerSm blocks must be resident at once.
+      FATTN_CUDA_TRY(cudaFuncSetAttribute(wide, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                          cudaSharedmemCarveoutMaxShared));
+      return launch(wide, "simt::wide_forward_kernel", W::kBlockRows, W::kSharedBytes);
+    }
   } else {
-    const dim3 grid((p.seqlen_q + T::kBlockRows - 1) / T::kBlockRows, p.heads_q,
-                    static_cast<unsigned>(pr.batch));
-    return launch_with_shared_memory(&forward_kernel<kHeadDim, Element>, "simt::forward_kernel",
-                                     grid, kThreads, static_cast<int>(T::kSharedBytes), args, p);
+    return launch(&forward_kernel<kHeadDim, Element>, "simt::forward_kernel", T::kBlockRows,
+                  T::kSharedBytes);
   }
 }
 

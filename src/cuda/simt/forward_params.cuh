@@ -14,7 +14,8 @@ struct ForwardParams {
   int seqlen_q, seqlen_k, heads_q, group_size, head_dim;
   float scale_log2;  // softmax scale · log2(e)
   WindowMask mask;
-  bool vectors_ok;  // every pointer and row stride is 16-byte aligned
+  bool vectors_ok;     // every pointer and row stride is 16-byte aligned
+  bool longest_first;  // grid order of forward_block (tile_ops.cuh)
 };
 
 }  // namespace fattn::detail::simt

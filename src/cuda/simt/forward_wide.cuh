@@ -1,4 +1,5 @@
-// CUDA-core (SIMT) flash forward with 8-row register tiles: the variant for the head-dim bucket 128.
+// CUDA-core (SIMT) flash forward with 8-row register tiles: the variant for the head-dim bucket 128
+// and, in fp32 storage on sm_90, 64.
 //
 // Why a second kernel: the 64-row kernel in forward.cuh gives each thread 4 x 4 of S and
 // 4 rows x head_dim/16 of O, so every FMA needs 1/2 (S) or 3/8 (O) of a shared-memory load, and
@@ -14,11 +15,14 @@
 // key are contiguous (two float4 loads); the permutation never leaves shared memory.
 //
 // Shared memory (D = 128: 198 KB): Q 128 rows, K in two stages, V in one, P transposed. V has a
-// single stage to fit: V(t+1) is requested right after P·V(t) finishes and lands while S(t+1) and
-// its softmax are computed, which is as much overlap as a second stage would give.
+// single stage to fit: V(t) is requested as soon as P·V(t-1) has finished and lands while S(t)
+// and its softmax are computed, which is as much overlap as a second stage would give.
+// D = 64: K has one stage too (101 KB), so that two blocks share an SM.
 #pragma once
 
 #include <cuda_runtime.h>
+
+#include <type_traits>
 
 #include "cuda/simt/forward_params.cuh"
 #include "cuda/simt/tile_ops.cuh"
@@ -36,18 +40,38 @@ struct WideForwardTiles {
   static constexpr int kQFloats = kBlockRows * kRowStride;
   static constexpr int kKVFloats = kBlockCols * kRowStride;
   static constexpr int kPFloats = kBlockCols * kPStride;
-  static constexpr int kKStages = 2;
+  // D <= 64: two blocks (16 warps) per SM, which needs <= 113 KB of shared memory and <= 128
+  // registers per thread; K then has one stage (101 KB at D = 64) and the other resident block
+  // hides the copies. D = 128: one block per SM (212 registers), so K keeps two stages.
+  static constexpr int kBlocksPerSm = kHeadDim <= 64 ? 2 : 1;
+  static constexpr int kKStages = kBlocksPerSm == 2 ? 1 : 2;
   static constexpr size_t kSharedBytes =
       sizeof(float) * (kQFloats + (kKStages + 1) * kKVFloats + kPFloats);
 };
 
-// The head-dim buckets that run the wide kernel: only 128. Measured on an H100 (docs/perf-notes.md):
-// at 128 it took fp32 from 39 % to 49-50 % of the FMA peak; at 64 it was 1-7 % slower than the
-// 64-row kernel, whose 93 KB of shared memory fit two blocks (16 warps) per SM where this one's
-// 121 KB fit one, and whose P·V already reads only 3 LDS.128 per 32 FFMA. 32 has too few output
-// columns to gain, and 256 would need 390 KB of shared memory for a 128-row Q tile.
-template <int kHeadDim>
-inline constexpr bool kUseWideForward = kHeadDim == 128;
+// Which (head-dim bucket, storage) instances run the wide kernel (H100 measurements in
+// docs/perf-notes.md):
+//   128          one block per SM; 39 % -> 49-50 % of the fp32 FMA peak over the 64-row kernel.
+//   64, fp32     two blocks per SM (one K stage, 101 KB, 128 registers). With two K stages
+//                (121 KB, one block per SM) it was 1-7 % slower than the 64-row kernel.
+//   64, 16-bit   no: the synchronous convert-on-load needs registers that 128 do not leave
+//                (ptxas spills 80-120 bytes), and one block per SM was slower (above).
+//   32, 256      no: too few output columns to gain; a 128-row Q tile at 256 needs 390 KB.
+// At 64 the wide kernel only pays with two blocks per SM, which needs the shared memory of an
+// sm_90 SM (228 KB; sm_80 has 164 KB, sm_86/89 100 KB, where one 101 KB block would not even
+// launch): launch_forward checks the device and otherwise runs the 64-row kernel.
+template <int kHeadDim, class Element>
+inline constexpr bool kUseWideForward =
+    kHeadDim == 128 || (kHeadDim == 64 && std::is_same_v<Element, float>);
+
+// The register budget the kernel is compiled for follows kBlocksPerSm only where two blocks can
+// be resident (sm_90); for the other archs' machine code 128 registers would force spills for a
+// second block that never fits.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+inline constexpr bool kArchFitsTwoWideBlocks = false;
+#else
+inline constexpr bool kArchFitsTwoWideBlocks = true;
+#endif
 
 // acc[i][slot] += sum_k pt[k*kPStride + i] * v[k*kStrideV + out_column(slot)], k < kDepth.
 // `pt` points at this thread's first P column (ty·8) of the key-major P tile.
@@ -76,7 +100,9 @@ __device__ __forceinline__ void product_ptv(float (&acc)[kRows][kOutColumns<kHea
 }
 
 template <int kHeadDim, class Element>
-__global__ void __launch_bounds__(kThreads, 1) wide_forward_kernel(const ForwardParams<Element> p) {
+__global__ void __launch_bounds__(kThreads,
+                                  kArchFitsTwoWideBlocks ? WideForwardTiles<kHeadDim>::kBlocksPerSm : 1)
+    wide_forward_kernel(const ForwardParams<Element> p) {
   using T = WideForwardTiles<kHeadDim>;
   constexpr int kRows = T::kRows, kCols = T::kCols, kOut = kOutColumns<kHeadDim>;
   extern __shared__ float4 shared_storage[];
@@ -87,8 +113,8 @@ __global__ void __launch_bounds__(kThreads, 1) wide_forward_kernel(const Forward
 
   const int tx = threadIdx.x % kThreadsX, ty = threadIdx.x / kThreadsX;
   // Under a causal/window mask later query tiles see more keys: start them first.
-  const int q_block = p.mask.right >= 0 ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
-  const int h = blockIdx.y, b = blockIdx.z, h_kv = h / p.group_size;
+  const ForwardBlock block = forward_block(p.longest_first);
+  const int q_block = block.q_block, h = block.h, b = block.b, h_kv = h / p.group_size;
   const int row0 = q_block * T::kBlockRows;
   const int row_end = min(row0 + T::kBlockRows, p.seqlen_q);
   const int key_begin = p.mask.key_begin(row0);
@@ -110,14 +136,16 @@ __global__ void __launch_bounds__(kThreads, 1) wide_forward_kernel(const Forward
     load_tile<kHeadDim>(v_tile, T::kBlockCols, p.v, b, h_kv, tile * T::kBlockCols, p.seqlen_k,
                         p.head_dim, p.vectors_ok);
   };
-  // cp.async groups, oldest first: {Q, K(first)}, {V(first)}, then per tile {K(t+1)} and
-  // {V(t+1)}. Every commit happens whether or not it copied anything, so the wait counts below
-  // hold on the last tile too.
+  // cp.async groups, oldest first. Two K stages: {Q, K(first)}, then per tile {V(t)}, {K(t+1)}.
+  // One K stage: {Q, K(first)}, {V(first)}, then per tile {K(t+1)}, {V(t+1)}. Every commit
+  // happens whether or not it copied anything, so the wait counts below hold on the last tile.
   load_tile<kHeadDim>(q_tile, T::kBlockRows, p.q, b, h, row0, p.seqlen_q, p.head_dim, p.vectors_ok);
   if (first_tile < end_tile) load_k(first_tile, 0);
   cp_async_commit();
-  if (first_tile < end_tile) load_v(first_tile);
-  cp_async_commit();
+  if constexpr (T::kKStages == 1) {
+    if (first_tile < end_tile) load_v(first_tile);
+    cp_async_commit();
+  }
 
   float o[kRows][kOut];
   float m[kRows], l[kRows];
@@ -129,12 +157,26 @@ __global__ void __launch_bounds__(kThreads, 1) wide_forward_kernel(const Forward
     for (int c = 0; c < kOut; ++c) o[i][c] = 0.0f;
   }
 
+  // Two K stages (one block per SM, so every barrier drain idles the SM): two barriers per
+  // tile. The top one also ends P·V(t - 1), so V and P are free and V(t) is requested right
+  // after it, landing while S(t) and its softmax run; K(t + 1) goes to the stage S(t - 1) read.
+  // The middle one publishes P(t) and V(t).
+  // One K stage (two blocks per SM): K(t + 1) can only be requested once S(t) is done (after the
+  // middle barrier) and V(t + 1) once P·V(t) is (after a third barrier at the end of the tile);
+  // issuing V(t) at the top instead made ptxas spill at its 128-register limit.
   for (int tile = first_tile; tile < end_tile; ++tile) {
-    const int stage = (tile - first_tile) & 1;
-    if (tile + 1 < end_tile) load_k(tile + 1, stage ^ 1);
-    cp_async_commit();
-    cp_async_wait<2>();  // K(tile) has landed; V(tile) and K(tile + 1) may still be in flight
-    __syncthreads();
+    const int stage = (tile - first_tile) % T::kKStages;
+    if constexpr (T::kKStages == 2) {
+      cp_async_wait<0>();  // K(tile) has landed (and everything before it)
+      __syncthreads();
+      load_v(tile);
+      cp_async_commit();
+      if (tile + 1 < end_tile) load_k(tile + 1, stage ^ 1);
+      cp_async_commit();
+    } else {
+      cp_async_wait<1>();  // K(tile) has landed; V(tile) may still be in flight
+      __syncthreads();
+    }
 
     float s[kRows][kCols];
 #pragma unroll
@@ -181,13 +223,23 @@ __global__ void __launch_bounds__(kThreads, 1) wide_forward_kernel(const Forward
       *reinterpret_cast<float4*>(dst) = make_float4(s[0][j], s[1][j], s[2][j], s[3][j]);
       *reinterpret_cast<float4*>(dst + 4) = make_float4(s[4][j], s[5][j], s[6][j], s[7][j]);
     }
-    cp_async_wait<1>();  // V(tile) has landed; K(tile + 1) may still be in flight
+    if constexpr (T::kKStages == 2) {
+      cp_async_wait<1>();  // V(tile) has landed; K(tile + 1) may still be in flight
+    } else {
+      cp_async_wait<0>();  // V(tile) has landed
+    }
     __syncthreads();
+    if constexpr (T::kKStages == 1) {
+      if (tile + 1 < end_tile) load_k(tile + 1, 0);
+      cp_async_commit();
+    }
     product_ptv<kRows, T::kBlockCols, kHeadDim, T::kPStride, T::kRowStride>(
         o, p_tile + ty * kRows, v_tile, tx);
-    __syncthreads();  // V, P and this K stage are free for the next copies
-    if (tile + 1 < end_tile) load_v(tile + 1);
-    cp_async_commit();
+    if constexpr (T::kKStages == 1) {
+      __syncthreads();  // V and P are free for the next tile
+      if (tile + 1 < end_tile) load_v(tile + 1);
+      cp_async_commit();
+    }
   }
 
 #pragma unroll

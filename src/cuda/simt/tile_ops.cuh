@@ -226,6 +226,38 @@ inline WindowMask window_mask_of(int seqlen_q, int seqlen_k, int left, int right
   return WindowMask{seqlen_q, seqlen_k, left, right};
 }
 
+// The (query tile, head, batch) one forward block computes, and the order blocks start in
+// (blockIdx.x fastest, then y, then z):
+//   grid (query tiles, heads, batch)   no right bound: every block has the same work; neighbouring
+//                                      blocks share a head's K/V in L2;
+//   grid (heads, batch, query tiles)   causal/window ("longest first"): the LAST query tile of
+//                                      every head first, then the one before it, ... over the
+//                                      whole grid. Ordered per head instead, the last head's
+//                                      longest block started near the end of the run and ran
+//                                      alone (N = 4096, 128-row tiles: 64 key tiles while the
+//                                      other SMs had ~2 left).
+// h and b stay blockIdx components either way, so the compiler can re-read them instead of
+// keeping them in registers (the D = 64 wide kernel has none to spare at 2 blocks per SM).
+struct ForwardBlock {
+  int q_block, h, b;
+};
+__device__ __forceinline__ ForwardBlock forward_block(bool longest_first) {
+  if (longest_first) {
+    return {static_cast<int>(gridDim.z - 1 - blockIdx.z), static_cast<int>(blockIdx.x),
+            static_cast<int>(blockIdx.y)};
+  }
+  return {static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.z)};
+}
+inline constexpr unsigned kMaxGridYZ = 65535;
+// Host side: the grid forward_block expects. Longest first needs the query tiles in z (at most
+// 65535 of them); beyond that the per-head order is kept.
+inline dim3 forward_grid(unsigned q_blocks, unsigned heads, unsigned batch, bool longest_first) {
+  return longest_first ? dim3(heads, batch, q_blocks) : dim3(q_blocks, heads, batch);
+}
+inline bool use_longest_first(unsigned q_blocks, const WindowMask& mask) {
+  return mask.right >= 0 && q_blocks <= kMaxGridYZ;
+}
+
 // Half-open range of query rows that can see some key in [col_begin, col_end).
 __device__ __forceinline__ void query_range(const WindowMask& mask, int col_begin, int col_end,
                                             int& row_begin, int& row_end) {
