@@ -51,6 +51,7 @@ class Sm80:
             ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
         b.restype = ctypes.c_int
         self.lib.fattn_sm80_set_forward_variant.argtypes = [ctypes.c_int]
+        self.lib.fattn_sm80_set_backward_variant.argtypes = [ctypes.c_int]
         self.error = ctypes.create_string_buffer(ERROR_BYTES)
 
     def forward(self, q, k, v, out, lse, dtype, scale, causal=False, left=-1, right=-1):
@@ -303,6 +304,30 @@ def variants(sm80):
     return rows
 
 
+# Backward tile alternatives compiled into bench/sm80_bwd_variants.cu: BackwardTile<width, query
+# rows, keys, warps, query warps A, dim warps B, stages, query passes A>; 0 is the table.
+BWD_VARIANTS = {64: {1: "64,64,128,8,1,1,2", 2: "64,64,128,8,2,2,2"},
+                128: {1: "128,64,64,8,2,2,2", 2: "128,64,128,8,1,2,2,2",
+                      3: "128,64,128,8,2,2,2,2"},
+                256: {1: "256,64,64,8,2,2,2 (Hopper only)", 2: "256,64,64,8,2,2,1"}}
+
+
+def bwd_variants(sm80):
+    rows = []
+    for D, table in BWD_VARIANTS.items():
+        for causal in (False, True):
+            N, B, H = 4096, 4, 2048 // D
+            for variant in [0] + list(table):
+                sm80.lib.fattn_sm80_set_backward_variant(variant)
+                r = measure(sm80, "bf16", B, N, H, D, causal, torch_backends=False)
+                row = dict(D=D, N=N, causal=causal, variant=variant,
+                           config=table.get(variant, "table"), fwdbwd=r["ours_fwdbwd"])
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+    sm80.lib.fattn_sm80_set_backward_variant(0)
+    return rows
+
+
 def profile(sm80):
     """One forward and one backward (bf16, D=128, N=4096, B=4, H=16) for ncu."""
     gen = torch.Generator(device="cuda")
@@ -323,6 +348,7 @@ def main():
     p.add_argument("--small", action="store_true")
     p.add_argument("--no-odd", action="store_true")
     p.add_argument("--variants", action="store_true")
+    p.add_argument("--bwd-variants", action="store_true")
     p.add_argument("--profile", action="store_true")
     p.add_argument("--dims", default="64,128,256")
     p.add_argument("--seqlens", default="512,1024,2048,4096,8192,16384")
@@ -337,6 +363,8 @@ def main():
         profile(sm80)
     if a.variants:
         report["variants"] = variants(sm80)
+    if a.bwd_variants:
+        report["bwd_variants"] = bwd_variants(sm80)
     if a.bench:
         report["bench"] = bench(sm80, [int(x) for x in a.dims.split(",")],
                                 [int(x) for x in a.seqlens.split(",")], not a.no_odd)

@@ -3,7 +3,6 @@
 
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstddef>
 
@@ -18,8 +17,6 @@
 
 namespace fattn::detail::sm80 {
 
-inline constexpr int kPostprocessThreads = 256;
-inline constexpr std::int64_t kPostprocessMaxBlocks = 1 << 20;  // grid-stride beyond this
 inline constexpr std::size_t kWorkspaceAlignment = 256;
 
 inline std::size_t aligned_bytes(std::size_t bytes) {
@@ -104,12 +101,11 @@ Status launch_backward_with(const AttentionArgs& args) {
     }));
   }
 
-  const std::int64_t total = batch * heads_q * problem.seqlen_q * problem.head_dim;
-  if (total > 0) {
-    const std::int64_t blocks =
-        std::min((total + kPostprocessThreads - 1) / kPostprocessThreads, kPostprocessMaxBlocks);
-    backward_postprocess_kernel<Element>
-        <<<static_cast<unsigned>(blocks), kPostprocessThreads, 0, stream>>>(params, total);
+  if (m_blocks > 0) {
+    const int row_blocks = (params.seqlen_q + kPostprocessRows - 1) / kPostprocessRows;
+    const dim3 grid(static_cast<unsigned>(row_blocks), static_cast<unsigned>(heads_q),
+                    static_cast<unsigned>(batch));
+    backward_postprocess_kernel<Element><<<grid, kPostprocessThreads, 0, stream>>>(params);
     FATTN_CUDA_TRY_LAUNCH("sm80::backward_postprocess_kernel");
     count_launches(args);
   }

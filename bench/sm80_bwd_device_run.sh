@@ -1,0 +1,55 @@
+#!/bin/bash
+# One call on the GPU machine for the sm80 backward: memcheck on the small cases, the bench
+# script's checks (every head dim of issue 5, fp16/bf16, masks, GQA, layouts, deterministic run
+# twice and compared bitwise), the backward tile variants, the sweep against SDPA flash/cuDNN,
+# and optionally the library's GPU tests.
+# Expects (carried): build-bwd/shim/libsm80shim.so (bench/sm80_build.sh build-bwd/shim 90a),
+# .deps; for the tests build-bwd/lib/{fattn_cuda_tests,libfattn.so*}.
+# Usage: [SM80_STEPS="check variants bench memcheck tests ncu" (run in that order)]
+#        [SM80_BENCH_ARGS=...]
+#        bench/sm80_bwd_device_run.sh
+# Logs straight into $OUT as each step ends (a call cut off at its time limit still returns
+# what finished; at most 8 files come back): *.json and the logs of memcheck, check, bench, ncu,
+# gtest. A short summary on stdout, the sweep's table after it.
+set -o pipefail
+source scripts/gpu-env.sh
+export PYTHONUNBUFFERED=1
+LIB=build-bwd/shim/libsm80shim.so S=bench/sm80_vs_torch.py
+STEPS=${SM80_STEPS:-check variants bench memcheck}
+LOGS=$OUT TMP=$(mktemp -d)
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
+step_tests() {
+  export LD_LIBRARY_PATH=$PWD/build-bwd/lib:$LD_LIBRARY_PATH
+  timeout 120 build-bwd/lib/fattn_cuda_tests --gtest_filter='*sm80*:*Sm80*' > $LOGS/gtest.log 2>&1
+  echo "gtest rc $?: $(grep -cE '^\[       OK' $LOGS/gtest.log) ok"
+  grep -E "^\[  (PASSED|FAILED)|FAILED  \]|SKIPPED \]" $LOGS/gtest.log | head -12
+}
+step_memcheck() {
+  timeout 90 compute-sanitizer --tool memcheck python3 $S --lib $LIB --small \
+    > $LOGS/memcheck.log 2>&1
+  echo "memcheck rc $?: $(grep -E 'ERROR SUMMARY' $LOGS/memcheck.log | tail -1)" \
+    "$(grep 'check:' $LOGS/memcheck.log)"
+}
+step_check() {
+  timeout 100 python3 $S --lib $LIB --check --json $OUT/check.json > $LOGS/check.log 2>&1
+  echo "check rc $?: $(grep -E 'check:' $LOGS/check.log)"; grep FAIL $LOGS/check.log | head -5
+}
+step_variants() {
+  timeout 60 python3 $S --lib $LIB --bwd-variants --json $OUT/variants.json > $TMP/variants.log 2>&1
+  echo "variants rc $?"; cut -c1-150 $TMP/variants.log
+}
+step_bench() {
+  timeout 150 python3 $S --lib $LIB --bench --no-odd ${SM80_BENCH_ARGS:-} --json $OUT/bench.json \
+    > $LOGS/bench.log 2>&1
+  echo "bench rc $?"; grep -v '^{' $LOGS/bench.log | grep -v '^|---'
+}
+step_ncu() {
+  # Stall reasons and memory-unit throughputs of one backward (bf16, D=128, N=4096, B=4, H=16).
+  timeout 90 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+    --section Occupancy --section LaunchStats -k regex:backward_kernel -c 1 \
+    python3 $S --lib $LIB --profile > $LOGS/ncu.log 2>&1
+  echo "ncu rc $?"
+  grep -E "Throughput|Stall|Warp Cycles|Registers|Achieved Occupancy|Duration|Hit Rate" \
+    $LOGS/ncu.log | head -40
+}
+for step in $STEPS; do "step_$step"; done
