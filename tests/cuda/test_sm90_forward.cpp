@@ -204,7 +204,14 @@ INSTANTIATE_TEST_SUITE_P(
         // Padded head dims in their buckets, with row-padded (still 16-byte aligned) layouts.
         Sm90Case{"d72_padded_rows", DType::float16, 1, 513, 777, 3, 3, 72, true, kNoWindow, 8},
         Sm90Case{"d200_padded_rows", DType::bfloat16, 1, 300, 300, 2, 1, 200, false, kNoWindow, 8},
-        Sm90Case{"d136_decode", DType::bfloat16, 4, 1, 3000, 4, 2, 136, true, kNoWindow, 0}),
+        Sm90Case{"d136_decode", DType::bfloat16, 4, 1, 3000, 4, 2, 136, true, kNoWindow, 0},
+        // A tile's last P·V is paired with the next tile's first Q·Kᵀ: CTAs with several tiles of
+        // one key tile each (the pairing at its shortest), and fully masked tiles (bottom-right
+        // causal with far fewer keys than queries) between tiles with work.
+        Sm90Case{"one_key_tile_many_tiles", DType::bfloat16, 2, 1024, 100, 16, 16, 128, false,
+                 kNoWindow, 0},
+        Sm90Case{"masked_tiles_between", DType::float16, 2, 3000, 200, 8, 4, 64, true, kNoWindow,
+                 0}),
     [](const ::testing::TestParamInfo<Sm90Case>& info) { return std::string(info.param.name); });
 
 }  // namespace
