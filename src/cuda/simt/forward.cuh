@@ -44,10 +44,14 @@ struct ForwardTiles {
   static constexpr int kStages = 2;
   static constexpr size_t kSharedBytes =
       sizeof(float) * (kQFloats + 2 * kStages * kKVFloats + kPFloats);
+  // Up to D = 64 (93 KB) two blocks share an sm_90 SM if each keeps to 128 registers, which it
+  // did by luck until a change elsewhere made ptxas take 129 and halve the occupancy: say so.
+  static constexpr int kBlocksPerSm = kHeadDim <= 64 ? 2 : 1;
 };
 
 template <int kHeadDim, class Element>
-__global__ void __launch_bounds__(kThreads, 1) forward_kernel(const ForwardParams<Element> p) {
+__global__ void __launch_bounds__(kThreads, ForwardTiles<kHeadDim>::kBlocksPerSm)
+    forward_kernel(const ForwardParams<Element> p) {
   using T = ForwardTiles<kHeadDim>;
   constexpr int kRows = T::kRows, kCols = T::kCols, kOut = kOutColumns<kHeadDim>;
   extern __shared__ float4 shared_storage[];

@@ -74,29 +74,66 @@ __device__ __forceinline__ void cp_async_wait() {
 // [head_dim, kHeadDim) are not written (zero_padding_columns clears them once).
 // fp32 goes through cp.async (asynchronous; the caller commits and waits); 16-bit types are
 // loaded, converted and stored synchronously, because converting needs the values in registers.
+//
+// A thread copies one 16-byte column chunk of every kRowsPerPass-th row: the chunk's column and
+// first row are a mask and a shift of threadIdx.x (the chunk count per row is the bucket's, a
+// power of two), and the source pointer advances by a fixed stride. Dividing a chunk index by
+// the run-time chunks per row, as this did before, cost ~60 instructions per 16 bytes: ~9 % of
+// everything the wide forward kernel issued (H100, docs/perf-notes.md).
 template <int kHeadDim, class Element>
 __device__ __forceinline__ void load_tile(float* tile, int rows, const DeviceTensor<const Element>& t,
                                           int b, int h, int row0, int seqlen, int head_dim,
                                           bool vectors_ok) {
   constexpr int kStride = kHeadDim + kPad;
   constexpr int kChunk = kVectorBytes / static_cast<int>(sizeof(Element));
-  const int chunks_per_row = (head_dim + kChunk - 1) / kChunk;
-  for (int index = threadIdx.x; index < rows * chunks_per_row; index += kThreads) {
-    const int row = index / chunks_per_row;
-    const int col = (index - row * chunks_per_row) * kChunk;
-    float* dst = tile + row * kStride + col;
-    const bool row_valid = row0 + row < seqlen;
-    const Element* src = row_valid ? t.row(b, row0 + row, h) + col : t.data;
-    const bool whole_vector = vectors_ok && col + kChunk <= head_dim;
-    if constexpr (std::is_same_v<Element, float>) {
-      if (whole_vector) {
-        cp_async_16(dst, src, row_valid ? kVectorBytes : 0);
-      } else {
+  constexpr int kChunksPerRow = kHeadDim / kChunk;
+  static_assert(kHeadDim % kChunk == 0 && kThreads % kChunksPerRow == 0,
+                "a bucket is a whole number of chunks, and a pass a whole number of rows");
+  constexpr int kRowsPerPass = kThreads / kChunksPerRow;
+  // The address arithmetic is redone in every call (~20 instructions): hoisted out of a kernel's
+  // tile loop, as the compiler otherwise does, it held ~12 registers through the whole loop and
+  // the two-blocks-per-SM wide kernel spilled. The empty asm hides that the inputs repeat.
+  int thread = static_cast<int>(threadIdx.x);
+  const Element* data = t.data;
+  asm volatile("" : "+r"(thread), "+l"(data));
+  const int col = (thread % kChunksPerRow) * kChunk;
+  if (col >= head_dim) return;  // a padding column, zero already
+  const int first_row = thread / kChunksPerRow;
+  const bool whole_vector = vectors_ok && col + kChunk <= head_dim;
+  const Element* src_row = data + b * t.batch_stride + (row0 + first_row) * t.row_stride +
+                           h * t.head_stride + col;
+  const std::int64_t src_pass = kRowsPerPass * t.row_stride;
+  float* dst = tile + first_row * kStride + col;
+  // `rows` is a constant at every call site, so the passes unroll completely, and when it is a
+  // whole number of passes (every tile shape so far) the per-row bound test folds away.
+  const int passes = (rows + kRowsPerPass - 1) / kRowsPerPass;
+  const bool whole_passes = rows % kRowsPerPass == 0;
+  if constexpr (std::is_same_v<Element, float>) {
+    if (whole_vector) {  // the common case, kept free of the per-element branches
 #pragma unroll
-        for (int e = 0; e < kChunk; ++e) {
-          const bool valid = row_valid && col + e < head_dim;
-          cp_async_4(dst + e, valid ? src + e : t.data, valid ? static_cast<int>(sizeof(float)) : 0);
+      for (int pass = 0; pass < passes; ++pass) {
+        const int row = first_row + pass * kRowsPerPass;
+        const bool row_valid = row0 + row < seqlen;
+        if (whole_passes || row < rows) {
+          cp_async_16(dst + pass * kRowsPerPass * kStride, row_valid ? src_row + pass * src_pass : data,
+                      row_valid ? kVectorBytes : 0);
         }
+      }
+      return;
+    }
+  }
+#pragma unroll
+  for (int pass = 0; pass < passes; ++pass) {
+    const int row = first_row + pass * kRowsPerPass;
+    if (!whole_passes && row >= rows) break;
+    const bool row_valid = row0 + row < seqlen;
+    const Element* src = row_valid ? src_row + pass * src_pass : data;
+    float* dst_pass = dst + pass * kRowsPerPass * kStride;
+    if constexpr (std::is_same_v<Element, float>) {
+#pragma unroll
+      for (int e = 0; e < kChunk; ++e) {
+        const bool valid = row_valid && col + e < head_dim;
+        cp_async_4(dst_pass + e, valid ? src + e : data, valid ? static_cast<int>(sizeof(float)) : 0);
       }
     } else {
       float values[kChunk];
@@ -113,7 +150,8 @@ __device__ __forceinline__ void load_tile(float* tile, int rows, const DeviceTen
       }
 #pragma unroll
       for (int e = 0; e < kChunk; e += 4) {
-        *reinterpret_cast<float4*>(dst + e) = make_float4(values[e], values[e + 1], values[e + 2], values[e + 3]);
+        *reinterpret_cast<float4*>(dst_pass + e) =
+            make_float4(values[e], values[e + 1], values[e + 2], values[e + 3]);
       }
     }
   }
