@@ -44,8 +44,9 @@ struct ForwardTiles {
   static constexpr int kStages = 2;
   static constexpr size_t kSharedBytes =
       sizeof(float) * (kQFloats + 2 * kStages * kKVFloats + kPFloats);
-  // Up to D = 64 (93 KB) two blocks share an sm_90 SM if each keeps to 128 registers, which it
-  // did by luck until a change elsewhere made ptxas take 129 and halve the occupancy: say so.
+  // Up to D = 64 (93 KB) two blocks share an sm_90 SM only if each keeps to 128 registers.
+  // Unbounded, ptxas took 128 by chance and 129 after the load_tile rewrite, which would have
+  // halved the occupancy; the bound makes it a requirement.
   static constexpr int kBlocksPerSm = kHeadDim <= 64 ? 2 : 1;
 };
 
