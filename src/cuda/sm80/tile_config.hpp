@@ -86,9 +86,12 @@ struct StagedForwardConfig<256> : ForwardTile<256, 32, 8, 1> {};
 // kWarpsKeysB x kWarpsDimB; the dQ product splits queries x head dim over
 // (kBlockM/16) x (kWarps·16/kBlockM). kQuerySplitsA: phase A runs its query columns in that many
 // passes, so that only 1/kQuerySplitsA of Sᵀ and dPᵀ is live next to dK and dV (the K and V
-// fragments are read once per pass).
+// fragments are read once per pass). kFullWidthKernel: also compile a kernel for head dims that
+// fill the bucket, with no k-step or column tests in phase A and the dQ product (off where it
+// would spill).
 template <int kWidthArg, int kBlockMArg, int kBlockNArg, int kWarpsArg, int kWarpsQueriesAArg,
-          int kWarpsDimBArg, int kStagesArg, int kQuerySplitsAArg = 1>
+          int kWarpsDimBArg, int kStagesArg, int kQuerySplitsAArg = 1,
+          bool kFullWidthKernelArg = true>
 struct BackwardTile {
   static constexpr int kWidth = kWidthArg;
   static constexpr int kBlockM = kBlockMArg;  // query rows per step
@@ -101,6 +104,7 @@ struct BackwardTile {
   static constexpr int kKeysPerWarpA = kBlockN / kWarpsKeysA;
   static constexpr int kQueriesPerWarpA = kBlockM / kWarpsQueriesA;
   static constexpr int kQuerySplitsA = kQuerySplitsAArg;
+  static constexpr bool kFullWidthKernel = kFullWidthKernelArg;
   static constexpr int kWarpsDimB = kWarpsDimBArg;
   static constexpr int kWarpsKeysB = kWarps / kWarpsDimB;
   static constexpr int kKeysPerWarpB = kBlockN / kWarpsKeysB;
@@ -135,11 +139,13 @@ struct BackwardConfig<64> : BackwardTile<64, 64, 128, 8, 2, 2, 2> {};
 template <>
 struct BackwardConfig<128> : BackwardTile<128, 64, 128, 8, 2, 2, 2, 2> {};
 // 192: two Q/dO buffers take 161 KB, just inside sm_80's 163 KB per block. 256: one buffer
-// (145 KB), so the next Q/dO load waits for the step before it (the price of fitting sm_80).
-// dK + dV = 96 / 128 registers per thread with the head dim split over 2 warps.
+// (145 KB), so the next Q/dO load waits for the step before it (the price of fitting sm_80;
+// two stages on Hopper's 227 KB measured only 0-3 % faster). dK + dV = 96 / 128 registers per
+// thread with the head dim split over 2 warps; at 256 the full-width kernel spills 4-8 bytes
+// (also with 2 query passes), so 256 runs the general kernel for every head dim.
 template <>
 struct BackwardConfig<192> : BackwardTile<192, 64, 64, 8, 2, 2, 2> {};
 template <>
-struct BackwardConfig<256> : BackwardTile<256, 64, 64, 8, 2, 2, 1> {};
+struct BackwardConfig<256> : BackwardTile<256, 64, 64, 8, 2, 2, 1, 1, false> {};
 
 }  // namespace fattn::detail::sm80
