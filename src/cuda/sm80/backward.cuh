@@ -94,9 +94,14 @@ Status launch_backward_with(const AttentionArgs& args) {
   if (n_blocks > 0) {
     const dim3 grid(static_cast<unsigned>(n_blocks), static_cast<unsigned>(problem.heads_kv),
                     static_cast<unsigned>(batch));
+    const bool full_width = (params.head_dim + kMmaK - 1) / kMmaK * kMmaK == Config::kWidth;
     FATTN_RETURN_IF_ERROR(with_kernel_mask(args, [&](auto mask) -> Status {
-      return launch_with_shared_memory(&backward_kernel<Config, Element, decltype(mask)>,
-                                       "sm80::backward_kernel", grid, Config::kThreads,
+      using Mask = decltype(mask);
+      auto* kernel = &backward_kernel<Config, Element, Mask, false>;
+      if constexpr (Config::kFullWidthKernel) {
+        if (full_width) kernel = &backward_kernel<Config, Element, Mask, true>;
+      }
+      return launch_with_shared_memory(kernel, "sm80::backward_kernel", grid, Config::kThreads,
                                        Config::kSharedBytes, args, params, mask);
     }));
   }

@@ -172,7 +172,12 @@ __device__ __forceinline__ int dq_turn_for(const Mask& mask, int row0, int row_e
   return descending ? last - n_block : n_block - first;
 }
 
-template <class Config, class Element, class Mask>
+// kFullWidth: round_up(head_dim, 16) fills the bucket. That kernel has no k-step tests in
+// phase A and no column tests in the dQ product, so the compiler can overlap each step's
+// fragment loads and mma's with the neighbouring steps'; with the tests as run-time branches
+// (one kernel for every head dim) a branch held only 2-4 independent mma's there, and ncu
+// showed 42 % of the issue cycles stalled on fixed-latency dependencies.
+template <class Config, class Element, class Mask, bool kFullWidth>
 __global__ void __launch_bounds__(Config::kThreads)
     backward_kernel(const BackwardParams params, const Mask mask) {
   using Traits = ElementTraits<Element>;
@@ -213,12 +218,11 @@ __global__ void __launch_bounds__(Config::kThreads)
   const int batch = static_cast<int>(blockIdx.z);
   const int key0 = n_block * kBlockN;
   const int head_dim = params.head_dim;
-  const int steps = ceil_div(head_dim, kMmaK);
+  const int steps = kFullWidth ? kMaxSteps : ceil_div(head_dim, kMmaK);
   const int chunks = steps * (kMmaK / kChunkElements);
+  // Phase B keeps its run-time column tests in both kernels (see there).
+  const int head_dim_steps = ceil_div(head_dim, kMmaK);
   const int alignment = params.alignment;
-  // head_dim fills the bucket: phase B and dQ run with no column tests, loops ordered for the
-  // most independent accumulators (one uniform branch per query tile picks the form).
-  const bool full_width = steps == kMaxSteps;
 
   // Query tiles whose visible keys meet this key tile: a contiguous range for every mask.
   const int m_blocks = ceil_div(params.seqlen_q, kBlockM);
@@ -287,10 +291,14 @@ __global__ void __launch_bounds__(Config::kThreads)
   const int query_row_q = (warp / Config::kWarpsDimQ) * kMmaM;
   const int dim_step_q = (warp % Config::kWarpsDimQ) * (Config::kDimPerWarpQ / kMmaK);
 
+  // V, dSᵀ and dO are read with the same lane addressing as K, Pᵀ and Q: their fragments are
+  // the K / Pᵀ / Q addresses plus a compile-time byte offset (folded into the ldmatrix), so one
+  // set of swizzle-offset registers serves both tiles of a pair.
+  constexpr std::uint32_t kVFromK = kBlockN * kWidth * sizeof(Element);
+  constexpr std::uint32_t kDsFromP = kBlockN * kBlockM * sizeof(Element);
+  constexpr std::uint32_t kDoFromQ = kStages * kBlockM * kWidth * sizeof(Element);
   const FragmentAddress<kWidth> k_as_a(k_tile, key_row_a + lane % 16, lane / 16);
-  const FragmentAddress<kWidth> v_as_a(v_tile, key_row_a + lane % 16, lane / 16);
   const FragmentAddress<kBlockM> p_as_a(p_tile, key_row_b + lane % 16, lane / 16);
-  const FragmentAddress<kBlockM> ds_as_a(ds_tile, key_row_b + lane % 16, lane / 16);
   const FragmentAddress<kBlockM> ds_as_a_transposed(ds_tile, lane % 8 + 8 * (lane / 16),
                                                     (lane / 8) % 2, query_row_q / kChunkElements);
   const FragmentAddress<kWidth> k_as_b(k_tile, lane % 16, lane / 16, 2 * dim_step_q);
@@ -338,14 +346,13 @@ __global__ void __launch_bounds__(Config::kThreads)
     const float* delta_tile = delta_rows + stage * kBlockM;
 
     // ---- phase A: Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ for this warp's keys x queries ----
-    // In kQuerySplitsA passes of kQueryTilesA query tiles each.
-#pragma unroll
+    // In kQuerySplitsA passes of kQueryTilesA query tiles each, not unrolled: one pass's
+    // registers at a time (unrolled, the compiler overlapped the passes and spilled).
+#pragma unroll 1
     for (int split = 0; split < Config::kQuerySplitsA; ++split) {
       const int query_col = query_col_a + split * kQueryTilesA * kMmaN;
       const FragmentAddress<kWidth> q_as_b(q_tile, query_col + lane % 8 + 8 * (lane / 16),
                                            (lane / 8) % 2);
-      const FragmentAddress<kWidth> do_as_b(do_tile, query_col + lane % 8 + 8 * (lane / 16),
-                                            (lane / 8) % 2);
       float s[kKeyTilesA][kQueryTilesA][4];
       float dp[kKeyTilesA][kQueryTilesA][4];
 #pragma unroll
@@ -386,11 +393,13 @@ __global__ void __launch_bounds__(Config::kThreads)
         if (step < steps) {
           std::uint32_t va[kKeyTilesA][4];
 #pragma unroll
-          for (int kt = 0; kt < kKeyTilesA; ++kt) ldmatrix_x4(va[kt], v_as_a.at(step, kt * kMmaM));
+          for (int kt = 0; kt < kKeyTilesA; ++kt) {
+            ldmatrix_x4(va[kt], k_as_a.at(step, kt * kMmaM) + kVFromK);
+          }
 #pragma unroll
           for (int np = 0; np < kQueryTilesA / 2; ++np) {
             std::uint32_t b[4];
-            ldmatrix_x4(b, do_as_b.at(step, np * 16));
+            ldmatrix_x4(b, q_as_b.at(step, np * 16) + kDoFromQ);
 #pragma unroll
             for (int kt = 0; kt < kKeyTilesA; ++kt) {
               Traits::mma(dp[kt][2 * np], va[kt], b[0], b[1]);
@@ -437,9 +446,10 @@ __global__ void __launch_bounds__(Config::kThreads)
     // Query steps outer: the Pᵀ/dSᵀ fragments of one step are live at a time (loading all of
     // them first spilled next to the 128 dK/dV registers of the 128-key tiles). Inside a step,
     // every dV/dK accumulator is independent; a head dim short of the bucket skips whole
-    // 16-column blocks (a uniform branch each, no branch at all when full_width).
+    // 16-column blocks (a uniform branch each, 4·kKeyTilesB independent mma's per block). The
+    // kFullWidth kernel keeps these tests: without them (one block of 16·kKeyTilesB mma's per
+    // query step) it spilled 4-52 bytes at 128.
     {
-      const FragmentAddress<kWidth> do_as_b(do_tile, lane % 16, lane / 16, 2 * dim_step_b);
       const FragmentAddress<kWidth> q_as_b(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
 #pragma unroll
       for (int qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
@@ -448,13 +458,13 @@ __global__ void __launch_bounds__(Config::kThreads)
 #pragma unroll
         for (int kt = 0; kt < kKeyTilesB; ++kt) {
           ldmatrix_x4(pa[kt], p_as_a.at(qstep, kt * kMmaM));
-          ldmatrix_x4(dsa[kt], ds_as_a.at(qstep, kt * kMmaM));
+          ldmatrix_x4(dsa[kt], p_as_a.at(qstep, kt * kMmaM) + kDsFromP);
         }
 #pragma unroll
         for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
-          if (full_width || dim_step_b + dstep < steps) {
+          if (dim_step_b + dstep < head_dim_steps) {
             std::uint32_t b[4];
-            ldmatrix_x4_trans(b, do_as_b.at(dstep, qstep * kMmaK));
+            ldmatrix_x4_trans(b, q_as_b.at(dstep, qstep * kMmaK) + kDoFromQ);
 #pragma unroll
             for (int kt = 0; kt < kKeyTilesB; ++kt) {
               Traits::mma(dv_acc[kt][2 * dstep], pa[kt], b[0], b[1]);
@@ -484,7 +494,7 @@ __global__ void __launch_bounds__(Config::kThreads)
       ldmatrix_x4_trans(dsq, ds_as_a_transposed.at(0, kstep * kMmaK));
 #pragma unroll
       for (int dstep = 0; dstep < kDimTilesQ / 2; ++dstep) {
-        if (full_width || dim_step_q + dstep < steps) {
+        if (kFullWidth || dim_step_q + dstep < steps) {
           std::uint32_t b[4];
           ldmatrix_x4_trans(b, k_as_b.at(dstep, kstep * kMmaK));
           Traits::mma(dq[2 * dstep], dsq, b[0], b[1]);
@@ -518,7 +528,7 @@ __global__ void __launch_bounds__(Config::kThreads)
               accumulator + static_cast<std::int64_t>(row) * params.dq_accum_stride;
 #pragma unroll
           for (int dt = 0; dt < kDimTilesQ; ++dt) {
-            if (full_width || dim_step_q + dt / 2 < steps) {
+            if (kFullWidth || dim_step_q + dt / 2 < steps) {
               const int column = dim_step_q * kMmaK + dt * kMmaN + 2 * quad_lane;
               reduce_add_pair(accumulator_row + column, dq[dt][2 * half], dq[dt][2 * half + 1]);
             }
