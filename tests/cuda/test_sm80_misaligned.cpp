@@ -1,4 +1,5 @@
-// cuda_sm80 forward on rows that are only 2-byte aligned, against the float64 reference:
+// cuda_sm80 forward against the float64 reference, on the shapes that take its special paths.
+// Rows that are only 2-byte aligned:
 // - odd head dims in packed 16-bit tensors (D = 129: rows 258 bytes apart, each row at a
 //   different offset within a 16-byte word), in every head-dim bucket;
 // - deliberately misaligned strided views: q, k and v are the slice [..., 1:] of tensors one
@@ -7,6 +8,9 @@
 // first and last 16-byte word of a row reach past the row, so q, k and v are copied to device
 // allocations that hold exactly the tensor's bytes: under compute-sanitizer memcheck a read past
 // the tensor's end is then an error, not a silent read of slack.
+// Step classes (tile_config.hpp): head dims that run a fixed-step walk, exactly (72 -> 5 steps,
+// 96 -> 6, 136 -> 9) or rounded up over zero-filled columns (100 -> the 128 bucket's 8 steps,
+// 160 -> the 192 bucket's 12), and on the tiles chosen for them (the 64-key narrow tile at 128).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -61,7 +65,7 @@ HostTensor random_tensor(DType dtype, std::int64_t batch, std::int64_t seqlen, s
   return t;
 }
 
-struct MisalignedCase {
+struct ForwardShapeCase {
   const char* name;
   DType dtype;
   std::int64_t batch, seqlen_q, seqlen_k, heads_q, heads_kv, head_dim;
@@ -71,7 +75,7 @@ struct MisalignedCase {
   std::size_t lead_bytes;  // where the device copies start in their allocations
 };
 
-class Sm80Misaligned : public ::testing::TestWithParam<MisalignedCase> {
+class Sm80ForwardShapes : public ::testing::TestWithParam<ForwardShapeCase> {
  protected:
   void SetUp() override {
     if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
@@ -79,8 +83,8 @@ class Sm80Misaligned : public ::testing::TestWithParam<MisalignedCase> {
   }
 };
 
-TEST_P(Sm80Misaligned, ForwardMatchesReference) {
-  const MisalignedCase& c = GetParam();
+TEST_P(Sm80ForwardShapes, ForwardMatchesReference) {
+  const ForwardShapeCase& c = GetParam();
   std::mt19937_64 rng(std::hash<std::string>{}(c.name));
   const HostTensor q = random_tensor(c.dtype, c.batch, c.seqlen_q, c.heads_q, c.head_dim, c.sliced, rng);
   const HostTensor k = random_tensor(c.dtype, c.batch, c.seqlen_k, c.heads_kv, c.head_dim, c.sliced, rng);
@@ -110,32 +114,49 @@ TEST_P(Sm80Misaligned, ForwardMatchesReference) {
 constexpr Window kNoWindow{};
 
 INSTANTIATE_TEST_SUITE_P(
-    Sm80, Sm80Misaligned,
+    Misaligned, Sm80ForwardShapes,
     ::testing::Values(
         // The alignment trap: 192 bucket, GQA, several key tiles and a partial last one; 4052
         // K/V rows of 258 bytes end 8 bytes into a 16-byte word (the end of the allocation).
-        MisalignedCase{"d129_packed_gqa", DType::float16, 2, 257, 1013, 4, 2, 129, false, kNoWindow,
+        ForwardShapeCase{"d129_packed_gqa", DType::float16, 2, 257, 1013, 4, 2, 129, false, kNoWindow,
                        false, 0},
         // Causal with Nq > Nk (fully masked rows), bf16, MQA.
-        MisalignedCase{"d129_packed_causal", DType::bfloat16, 1, 1013, 700, 2, 1, 129, true,
+        ForwardShapeCase{"d129_packed_causal", DType::bfloat16, 1, 1013, 700, 2, 1, 129, true,
                        kNoWindow, false, 0},
         // Every row 2 bytes past a 16-byte boundary or worse, the first one before the tensor's
         // start would be read by an aligned word: the 128 bucket, a row fills all 16 lanes (the
         // word past the last lane), sliding window.
-        MisalignedCase{"d128_sliced_window", DType::float16, 1, 333, 517, 3, 3, 128, false,
+        ForwardShapeCase{"d128_sliced_window", DType::float16, 1, 333, 517, 3, 3, 128, false,
                        Window{64, 16}, true, 2},
         // An odd head dim in a sliced view: rows 146 bytes apart starting at byte 2.
-        MisalignedCase{"d72_sliced_causal", DType::bfloat16, 2, 100, 130, 2, 1, 72, true, kNoWindow,
+        ForwardShapeCase{"d72_sliced_causal", DType::bfloat16, 2, 100, 130, 2, 1, 72, true, kNoWindow,
                        true, 2},
         // 256 bucket (its staged tile has 32 keys), a row fills all 32 lanes.
-        MisalignedCase{"d255_packed", DType::float16, 1, 150, 300, 2, 2, 255, false, kNoWindow,
+        ForwardShapeCase{"d255_packed", DType::float16, 1, 150, 300, 2, 2, 255, false, kNoWindow,
                        false, 0},
         // 64 bucket; a single query row; N = 17 keys.
-        MisalignedCase{"d33_packed_one_query", DType::float16, 2, 1, 17, 4, 1, 33, false, kNoWindow,
+        ForwardShapeCase{"d33_packed_one_query", DType::float16, 2, 1, 17, 4, 1, 33, false, kNoWindow,
                        false, 0},
         // Head dim 1: a row is one element, always inside one word or straddling two.
-        MisalignedCase{"d1_packed", DType::bfloat16, 1, 70, 90, 3, 1, 1, true, kNoWindow, false, 2}),
-    [](const ::testing::TestParamInfo<MisalignedCase>& info) { return std::string(info.param.name); });
+        ForwardShapeCase{"d1_packed", DType::bfloat16, 1, 70, 90, 3, 1, 1, true, kNoWindow, false, 2}),
+    [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
+
+INSTANTIATE_TEST_SUITE_P(
+    StepClasses, Sm80ForwardShapes,
+    ::testing::Values(
+        ForwardShapeCase{"d72_causal", DType::float16, 1, 300, 517, 4, 2, 72, true, kNoWindow, false, 0},
+        ForwardShapeCase{"d80_window", DType::bfloat16, 2, 200, 333, 2, 1, 80, false, Window{40, 9},
+                       false, 0},
+        ForwardShapeCase{"d96", DType::float16, 1, 257, 300, 2, 2, 96, false, kNoWindow, false, 0},
+        ForwardShapeCase{"d100_rounds_up", DType::bfloat16, 1, 130, 200, 2, 2, 100, false, kNoWindow,
+                       false, 0},
+        ForwardShapeCase{"d136_causal", DType::float16, 1, 200, 150, 2, 1, 136, true, kNoWindow,
+                       false, 0},
+        ForwardShapeCase{"d160_rounds_up", DType::float16, 1, 100, 170, 2, 2, 160, false, kNoWindow,
+                       false, 0},
+        ForwardShapeCase{"d130_rows4", DType::bfloat16, 1, 150, 170, 2, 2, 130, false, kNoWindow,
+                       false, 0}),
+    [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace fattn::testing

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <type_traits>
 
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/launch_kernel.cuh"
@@ -40,8 +41,9 @@ dim3 forward_grid(const ForwardParams& params, const Problem& problem) {
 
 // Any tile configuration; launch_forward uses the table's. bench/sm80_shim.cu also runs
 // alternatives through this to measure the table's choices against them. StagedConfig is the
-// tile of the kernel for 2-byte-aligned rows (uses_staged_loads).
-template <class Config, class Element, class StagedConfig = Config>
+// tile of the kernel for 2-byte-aligned rows (uses_staged_loads), NarrowConfig the one for head
+// dims of at most its largest step class (tile_config.hpp).
+template <class Config, class Element, class StagedConfig = Config, class NarrowConfig = Config>
 Status launch_forward_with(const AttentionArgs& args) {
   const Problem& problem = args.problem;
   ScopedDevice device(problem.device.index);
@@ -70,6 +72,10 @@ Status launch_forward_with(const AttentionArgs& args) {
 
   if (problem.seqlen_q == 0 || problem.batch == 0 || problem.heads_q == 0) return Status::Ok();
   const bool staged = uses_staged_loads(params.alignment);
+  // A NarrowConfig derived from Config is the same tile: no second kernel.
+  constexpr bool kSeparateNarrowTile = !std::is_base_of_v<Config, NarrowConfig>;
+  constexpr int kNarrowSteps = largest_step_class(typename NarrowConfig::NarrowStepClassList{});
+  const bool narrow = (params.head_dim + kMmaK - 1) / kMmaK <= kNarrowSteps;
   return with_kernel_mask(args, [&](auto mask) -> Status {
     using Mask = decltype(mask);
     if (staged) {
@@ -79,6 +85,14 @@ Status launch_forward_with(const AttentionArgs& args) {
                                        StagedConfig::kThreads, StagedConfig::kSharedBytes, args,
                                        params, mask);
     }
+    if constexpr (kSeparateNarrowTile) {
+      if (narrow) {
+        return launch_with_shared_memory(
+            &forward_kernel<NarrowConfig, Element, Mask>, "sm80::forward_kernel",
+            forward_grid<NarrowConfig>(params, problem), NarrowConfig::kThreads,
+            NarrowConfig::kSharedBytes, args, params, mask);
+      }
+    }
     return launch_with_shared_memory(&forward_kernel<Config, Element, Mask>,
                                      "sm80::forward_kernel", forward_grid<Config>(params, problem),
                                      Config::kThreads, Config::kSharedBytes, args, params, mask);
@@ -87,7 +101,8 @@ Status launch_forward_with(const AttentionArgs& args) {
 
 template <int kHeadDim, class Element>
 Status launch_forward(const AttentionArgs& args) {
-  return launch_forward_with<ForwardConfig<kHeadDim>, Element, StagedForwardConfig<kHeadDim>>(args);
+  return launch_forward_with<ForwardConfig<kHeadDim>, Element, StagedForwardConfig<kHeadDim>,
+                             NarrowForwardConfig<kHeadDim>>(args);
 }
 
 }  // namespace fattn::detail::sm80

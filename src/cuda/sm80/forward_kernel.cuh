@@ -74,11 +74,36 @@ __device__ __forceinline__ int ceil_div(int a, int b) { return (a + b - 1) / b; 
 
 constexpr float kNegativeInfinity = -__builtin_huge_valf();
 
-// Compile-time tag: does the head dim fill the whole bucket (no per-step column tests)?
-template <bool kValue>
-struct FullWidth {
-  static constexpr bool value = kValue;
+// Compile-time tag of a walk over the K/V tiles: kValue > 0 runs exactly kValue 16-wide k-steps
+// with no run-time column tests in P·V (a step class of the tile configuration); 0 is the
+// general walk, which tests every step against the head dim at run time.
+template <int kValue>
+struct FixedSteps {
+  static constexpr int value = kValue;
 };
+
+// The smallest of the ascending step classes that covers `steps`, or 0 (the general walk).
+template <int... kClasses>
+__device__ __forceinline__ int step_class_for(int steps, StepClasses<kClasses...>) {
+  int chosen = 0;
+  ((chosen = (chosen == 0 && steps <= kClasses) ? kClasses : chosen), ...);
+  return chosen;
+}
+
+// Calls walk(FixedSteps<c>{}) for the class c chosen by step_class_for (0: FixedSteps<0>).
+template <class Walk>
+__device__ __forceinline__ void walk_step_class(Walk& walk, int, StepClasses<>) {
+  walk(FixedSteps<0>{});
+}
+template <class Walk, int kFirst, int... kRest>
+__device__ __forceinline__ void walk_step_class(Walk& walk, int chosen,
+                                                StepClasses<kFirst, kRest...>) {
+  if (chosen == kFirst) {
+    walk(FixedSteps<kFirst>{});
+  } else {
+    walk_step_class(walk, chosen, StepClasses<kRest...>{});
+  }
+}
 
 // The body of both forward kernels (one CTA). kStaged: the rows are only 2-byte aligned
 // (uses_staged_loads), so K/V tiles are loaded through registers by UnalignedTileStage: tile
@@ -116,7 +141,17 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
 
   const int head_dim = params.head_dim;
   const int steps = ceil_div(head_dim, kMmaK);   // k-steps (and 16-wide O column pairs) in use
-  const int chunks = steps * (kMmaK / kChunkElements);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  // sm_8x machine code: ptxas allocates the full-width walk with spills at d128 (its -v report),
+  // so only the narrower step classes are built there.
+  using Classes = typename Config::NarrowStepClassList;
+#else
+  using Classes = typename Config::StepClassList;
+#endif
+  const int step_class = step_class_for(steps, Classes{});
+  // A step class above the head dim's steps multiplies zero columns of V: loaded as zeros (the
+  // loaders zero-fill the columns past head_dim up to 8·chunks).
+  const int chunks = max(steps, step_class) * (kMmaK / kChunkElements);
   const int alignment = params.alignment;
 
   const auto* q_global = static_cast<const Element*>(params.q) + batch * params.q_strides.batch +
@@ -183,11 +218,13 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   const FragmentAddress<kWidth> q_fragment(q_tile, warp_row + lane % 16, lane / 16);
   const FragmentAddress<kWidth> k_fragment(k_tile, lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
   const FragmentAddress<kWidth> v_fragment(v_tile, lane % 16, lane / 16);
-  // The walk over K/V tiles, compiled twice: kFull (head_dim fills the bucket: no run-time
-  // column tests, loops ordered for the most independent accumulators) and the general form that
-  // skips the 16-wide steps past round_up(head_dim, 16). The choice is made once per CTA.
-  auto walk_key_tiles = [&](auto full_width) {
-    constexpr bool kFull = decltype(full_width)::value;
+  // The walk over K/V tiles, compiled once per step class (kFixed k-steps: no run-time column
+  // tests in P·V, loops ordered for the most independent accumulators) and in the general form
+  // that skips the 16-wide steps past round_up(head_dim, 16). The choice is made once per CTA.
+  auto walk_key_tiles = [&](auto fixed_steps) {
+    constexpr int kFixed = decltype(fixed_steps)::value;
+    constexpr bool kFull = kFixed > 0;
+    constexpr int kSteps = kFull ? kFixed : kMaxSteps;  // bound of the unrolled step loops
     for (int n_block = n_first; n_block < n_last; ++n_block) {
       const int key0 = n_block * kBlockN;
       const Element* k_rows = k_global + key0 * params.k_strides.row;
@@ -196,8 +233,9 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
         // k_tile is free: every warp finished S_{j-1} before the mid-tile barrier.
         kv_stage.store(k_tile, k_rows, params.k_strides.row, params.seqlen_k - key0, head_dim,
                        chunks, k_extent);
-        kv_stage.load(v_rows, params.v_strides.row, params.seqlen_k - key0, head_dim, v_extent);
         __syncthreads();  // K_j stored; every warp is done with V_{j-1}
+        // Issued after the barrier, which would otherwise wait for them: in flight during Q·Kᵀ.
+        kv_stage.load(v_rows, params.v_strides.row, params.seqlen_k - key0, head_dim, v_extent);
       } else {
         cp_async_wait<0>();
         __syncthreads();  // K_j landed; every warp is done with V_{j-1}
@@ -216,7 +254,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
 #pragma unroll
           for (int e = 0; e < 4; ++e) s[mt][nt][e] = 0.0f;
 #pragma unroll
-      for (int step = 0; step < kMaxSteps; ++step) {
+      for (int step = 0; step < kSteps; ++step) {
         if (step < steps) {  // also when kFull: the branch bounds how far ldmatrix runs ahead (registers)
           std::uint32_t a[kRowTiles][4];
 #pragma unroll
@@ -300,7 +338,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
           row_max[mt][half] = new_max;
           row_sum[mt][half] *= correction;
 #pragma unroll
-          for (int dt = 0; dt < kDimTiles; ++dt) {
+          for (int dt = 0; dt < 2 * kSteps; ++dt) {
             if (kFull || dt < 2 * steps) {
               o_acc[mt][dt][2 * half] *= correction;
               o_acc[mt][dt][2 * half + 1] *= correction;
@@ -333,12 +371,12 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
           p_frag[kstep][mt][3] = Traits::pack(s[mt][2 * kstep + 1][2], s[mt][2 * kstep + 1][3]);
         }
       if constexpr (kFull) {
-        // Every column in use: key steps outer, all 2·kMaxSteps·kRowTiles accumulators
+        // kFixed steps of columns: key steps outer, all 2·kFixed·kRowTiles accumulators
         // independent inside, no branches.
 #pragma unroll
         for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep)
 #pragma unroll
-          for (int dp = 0; dp < kMaxSteps; ++dp) {
+          for (int dp = 0; dp < kFixed; ++dp) {
             std::uint32_t b[4];
             ldmatrix_x4_trans(b, v_fragment.at(dp, kstep * 16));
 #pragma unroll
@@ -366,18 +404,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       }
     }
   };
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-  // sm_8x machine code: ptxas allocates the full-width walk with spills at d128 (its -v report),
-  // so only the general walk is built there.
-  constexpr bool kFullPath = false;
-#else
-  constexpr bool kFullPath = Config::kFullWidthPath && !kStaged;
-#endif
-  if (kFullPath && steps == kMaxSteps) {
-    walk_key_tiles(FullWidth<kFullPath>{});
-  } else {
-    walk_key_tiles(FullWidth<false>{});
-  }
+  walk_step_class(walk_key_tiles, step_class, Classes{});
   cp_async_wait<0>();  // nothing may stay in flight into a retiring CTA's shared memory
 
   // ---- epilogue: O /= l, LSE = ln2·(m + log2 l); fully masked rows give 0 and -inf ----

@@ -12,6 +12,8 @@
 // `stages` buffers of Q and dO plus P and dS tiles.
 #pragma once
 
+#include <type_traits>
+
 namespace fattn::detail::sm80 {
 
 inline constexpr int kWarpSize = 32;
@@ -19,15 +21,27 @@ inline constexpr int kMmaM = 16;  // rows of one m16n8k16 tile
 inline constexpr int kMmaN = 8;   // columns of one m16n8k16 tile
 inline constexpr int kMmaK = 16;  // reduction depth of one m16n8k16 tile
 
+// Ascending numbers of 16-wide k-steps for which the forward compiles a walk with no run-time
+// column tests (see ForwardTile).
+template <int... kSteps>
+struct StepClasses {};
+
 // Forward: a CTA owns kBlockM query rows and walks K/V in tiles of kBlockN keys; each of kWarps
 // warps owns kRowTiles·16 consecutive rows, so the online softmax never leaves the warp.
 // kFullWidthPath: also compile a walk for head_dim == bucket with no run-time column tests and
 // the P·V loops ordered for the most independent accumulators (more registers: off where that
-// walk would spill).
+// walk would spill). kNarrowStepsArg...: the same walk for head dims of that many 16-wide steps
+// (ascending, below the bucket's); a head dim runs the smallest class that covers it (columns
+// past it zero-filled) and the general walk (a branch per 16 columns) only above all of them.
+// Each class is one more copy of the walk per kernel: compile time, hence only where measured.
 template <int kWidthArg, int kBlockNArg, int kWarpsArg, int kRowTilesArg,
-          bool kFullWidthPathArg = false>
+          bool kFullWidthPathArg = false, int... kNarrowStepsArg>
 struct ForwardTile {
   static constexpr bool kFullWidthPath = kFullWidthPathArg;
+  using NarrowStepClassList = StepClasses<kNarrowStepsArg...>;
+  using StepClassList =
+      std::conditional_t<kFullWidthPathArg, StepClasses<kNarrowStepsArg..., kWidthArg / kMmaK>,
+                         NarrowStepClassList>;
   static constexpr int kWidth = kWidthArg;        // head-dim bucket = shared row width
   static constexpr int kBlockN = kBlockNArg;      // keys per K/V tile
   static constexpr int kWarps = kWarpsArg;
@@ -63,7 +77,7 @@ struct ForwardConfig<128> : ForwardTile<128, 128, 8, 1, true> {};
 // 154 and 196 / 176: half the K/V reuse). The full-width walk: 276 / 246 vs 214 / 186 at 192;
 // at 256 it spills 150-200 bytes, so 256 runs the general walk.
 template <>
-struct ForwardConfig<192> : ForwardTile<192, 64, 8, 1, true> {};
+struct ForwardConfig<192> : ForwardTile<192, 64, 8, 1, true, 9> {};
 template <>
 struct ForwardConfig<256> : ForwardTile<256, 64, 8, 1> {};
 
@@ -71,13 +85,38 @@ struct ForwardConfig<256> : ForwardTile<256, 64, 8, 1> {};
 // (UnalignedTileStage in tile_io.cuh): a K/V tile in flight costs kBlockN·kWidth/(2·kThreads)
 // registers per thread on top of the walk's. With the table's tiles that spills at 128 (8 bytes
 // on sm_90a: S = 64 registers for 128 keys) and 256 (48-104 bytes), so those buckets take half
-// the keys per tile there (ptxas -v: no spills); 64 and 192 fit as they are.
+// the keys per tile there (ptxas -v: no spills); 64 fits as it is. H100, fp16, B = 16, H = 16,
+// N = 2048: D = 129 runs 98 TFLOP/s here against 55 with the synchronous 16-bit copy
+// (docs/perf-notes.md).
 template <int kHeadDimBucket>
 struct StagedForwardConfig : ForwardConfig<kHeadDimBucket> {};
+// 192: the fixed 9-step walk (D = 129..144) with the stage spills 56-72 bytes at 64 keys, not
+// at 32 (4 passes of 4 registers); the 64-key general walk measured 72 TFLOP/s at D = 129, this
+// 98 (with the cheaper stage of the same run).
 template <>
-struct StagedForwardConfig<128> : ForwardTile<128, 64, 8, 1> {};
+struct StagedForwardConfig<192> : ForwardTile<192, 32, 8, 1, false, 9> {};
+template <>
+struct StagedForwardConfig<128> : ForwardTile<128, 64, 8, 1, false, 5, 6> {};
 template <>
 struct StagedForwardConfig<256> : ForwardTile<256, 32, 8, 1> {};
+
+// Head dims well below their bucket (at most the largest step class of this tile) run this tile
+// instead of the table's, where the table's cannot take a step class: at 128, adding a 5- or
+// 6-step walk to the 128-key kernel spills 4 bytes (sm_90a), the 64-key tile does not. H100,
+// fp16, B = 16, H = 16, N = 2048, general walk -> this: D = 72 153 -> 175, 80 176 -> 192,
+// 96 195 -> 215 TFLOP/s; and the 9-step class at 192: D = 136 172 -> 222 (PyTorch's flash 202).
+template <int kHeadDimBucket>
+struct NarrowForwardConfig : ForwardConfig<kHeadDimBucket> {};
+template <>
+struct NarrowForwardConfig<128> : ForwardTile<128, 64, 8, 1, false, 5, 6> {};
+
+// The largest step class of a list (0 for none).
+template <int... kSteps>
+constexpr int largest_step_class(StepClasses<kSteps...>) {
+  int largest = 0;
+  ((largest = kSteps > largest ? kSteps : largest), ...);
+  return largest;
+}
 
 // Backward: a CTA owns kBlockN keys of one KV head (all query heads of its GQA group, so dK and
 // dV are complete in registers and need no reduction) and walks Q/dO in tiles of kBlockM rows.

@@ -24,6 +24,7 @@ inline constexpr int kBytesPerElement = 2;
 inline constexpr int kWidest = 16;  // widest copy, bytes
 inline constexpr int kMiddle = 8;
 inline constexpr int kNarrow = 4;
+inline constexpr int kWarpSizeForShuffles = 32;
 
 __device__ __forceinline__ int clamp_count(int value, int high) {
   return value < 0 ? 0 : (value > high ? high : value);
@@ -140,10 +141,15 @@ __device__ __forceinline__ void load_tile(Element* tile, const Element* global,
 // back to eight synchronous 16-bit loads per chunk. This stager instead reads the ALIGNED
 // 16-byte words that cover each row (one LDG.128 per chunk), takes the neighbouring word from
 // the next lane (a shuffle: lanes of a row hold consecutive words), and realigns the pair in
-// registers (two selects and a funnel shift per 32-bit word) before one 16-byte shared store.
-// load() only issues the global loads into registers; store() realigns and writes the tile, so
-// a kernel can put its math between the two and keep the overlap that cp.async gives the
-// aligned case. The registers live across that math: kPasses × 4 per thread.
+// registers (selects and funnel shifts) before one 16-byte shared store. load() only issues the
+// global loads into registers; store() realigns and writes the tile, so a kernel can put its math
+// between the two and keep the overlap that cp.async gives the aligned case. The registers live
+// across that math: kPasses × 4 per thread.
+//
+// A thread's rows are kRowsPerPass apart, a multiple of 8 rows = 16·stride bytes, so all of them
+// sit at the same offset within their 16-byte words: the shift, the selects' conditions and the
+// head-dim mask are computed once per call, and a pass costs 4 shuffles, ~20 integer operations
+// and the store.
 //
 // Reads stay inside [extent.begin, extent.end), the bytes of the tensor: the first and last
 // word of a row reach past the row, which is harmless inside the tensor (the neighbouring row's
@@ -159,21 +165,26 @@ inline constexpr int kWordsPerChunk = kWordBytes / 4;
 inline constexpr std::uintptr_t kWordMask = kWordBytes - 1;
 
 // The aligned 16-byte word at `word`, of which only the bytes in [row_begin, row_end) are used.
-__device__ __forceinline__ uint4 load_row_word(const unsigned char* word, const unsigned char* row_begin,
+__device__ __forceinline__ uint4 load_row_word(const unsigned char* word,
+                                               const unsigned char* row_begin,
                                                const unsigned char* row_end,
                                                const TensorExtent& extent) {
   if (word >= extent.begin && word + kWordBytes <= extent.end) {
     return __ldg(reinterpret_cast<const uint4*>(word));
   }
+  // At an end of the tensor: the row's own elements, by byte offsets within the word.
+  const auto first = static_cast<int>(row_begin - word);  // may be negative
+  const auto last = static_cast<int>(row_end - word);     // may exceed 16
+  const auto* elements = reinterpret_cast<const std::uint16_t*>(word);
   std::uint32_t parts[kWordsPerChunk];
 #pragma unroll
   for (int w = 0; w < kWordsPerChunk; ++w) {
     std::uint32_t bits = 0;
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      const unsigned char* element = word + 4 * w + kBytesPerElement * half;
-      if (element >= row_begin && element < row_end) {
-        bits |= std::uint32_t{__ldg(reinterpret_cast<const std::uint16_t*>(element))} << (16 * half);
+      const int byte = 4 * w + kBytesPerElement * half;
+      if (byte >= first && byte < last) {
+        bits |= std::uint32_t{__ldg(elements + 2 * w + half)} << (16 * half);
       }
     }
     parts[w] = bits;
@@ -181,35 +192,44 @@ __device__ __forceinline__ uint4 load_row_word(const unsigned char* word, const 
   return make_uint4(parts[0], parts[1], parts[2], parts[3]);
 }
 
-// The 16 bytes at byte `offset` (even, < 16) of the 32-byte pair (low, high).
-__device__ __forceinline__ uint4 realign(const uint4& low, const uint4& high, int offset) {
-  const std::uint32_t words[2 * kWordsPerChunk] = {low.x,  low.y,  low.z,  low.w,
-                                                   high.x, high.y, high.z, high.w};
-  const bool by_two = (offset & 8) != 0;
-  const bool by_one = (offset & 4) != 0;
-  const unsigned bit_shift = static_cast<unsigned>(offset & 3) * 8;
-  std::uint32_t shifted_two[kWordsPerChunk + 2];
-#pragma unroll
-  for (int i = 0; i < kWordsPerChunk + 2; ++i) shifted_two[i] = by_two ? words[i + 2] : words[i];
-  std::uint32_t shifted[kWordsPerChunk + 1];
-#pragma unroll
-  for (int i = 0; i < kWordsPerChunk + 1; ++i) {
-    shifted[i] = by_one ? shifted_two[i + 1] : shifted_two[i];
-  }
-  return make_uint4(__funnelshift_r(shifted[0], shifted[1], bit_shift),
-                    __funnelshift_r(shifted[1], shifted[2], bit_shift),
-                    __funnelshift_r(shifted[2], shifted[3], bit_shift),
-                    __funnelshift_r(shifted[3], shifted[4], bit_shift));
-}
+// How a thread's chunks sit in the aligned words: the byte offset of its rows within a 16-byte
+// word, split into the realignment's steps, and which 16-bit elements of its chunk are columns
+// below head_dim.
+struct ChunkShift {
+  bool by_two_words, by_one_word;  // offset bits 3 and 2
+  unsigned bit_shift;              // (offset % 4)·8: 0 or 16
+  std::uint32_t keep[kWordsPerChunk];  // per 32-bit word: mask of the columns below head_dim
 
-// Zeroes the 16-bit elements at or past `valid` (0..8) of a chunk.
-__device__ __forceinline__ uint4 keep_first_elements(uint4 chunk, int valid) {
-  auto keep = [valid](std::uint32_t word, int first) -> std::uint32_t {
-    if (first + 1 < valid) return word;
-    return first < valid ? (word & 0xFFFFu) : 0u;
-  };
-  return make_uint4(keep(chunk.x, 0), keep(chunk.y, 2), keep(chunk.z, 4), keep(chunk.w, 6));
-}
+  __device__ __forceinline__ ChunkShift(int offset, int valid_columns) {
+    by_two_words = (offset & 8) != 0;
+    by_one_word = (offset & 4) != 0;
+    bit_shift = static_cast<unsigned>(offset & 3) * 8;
+#pragma unroll
+    for (int w = 0; w < kWordsPerChunk; ++w) {
+      keep[w] = 2 * w + 1 < valid_columns ? 0xFFFFFFFFu : (2 * w < valid_columns ? 0xFFFFu : 0u);
+    }
+  }
+
+  // The 16 bytes at the offset of the 32-byte pair (low, high), columns past head_dim zeroed.
+  __device__ __forceinline__ uint4 apply(const uint4& low, const uint4& high) const {
+    const std::uint32_t words[2 * kWordsPerChunk] = {low.x,  low.y,  low.z,  low.w,
+                                                     high.x, high.y, high.z, high.w};
+    std::uint32_t shifted_two[kWordsPerChunk + 2];
+#pragma unroll
+    for (int i = 0; i < kWordsPerChunk + 2; ++i) {
+      shifted_two[i] = by_two_words ? words[i + 2] : words[i];
+    }
+    std::uint32_t shifted[kWordsPerChunk + 1];
+#pragma unroll
+    for (int i = 0; i < kWordsPerChunk + 1; ++i) {
+      shifted[i] = by_one_word ? shifted_two[i + 1] : shifted_two[i];
+    }
+    return make_uint4(__funnelshift_r(shifted[0], shifted[1], bit_shift) & keep[0],
+                      __funnelshift_r(shifted[1], shifted[2], bit_shift) & keep[1],
+                      __funnelshift_r(shifted[2], shifted[3], bit_shift) & keep[2],
+                      __funnelshift_r(shifted[3], shifted[4], bit_shift) & keep[3]);
+  }
+};
 
 // Stages rows [0, kRows) of a tile whose row r is at `global + r·row_stride` (any 2-byte
 // alignment) into the same swizzled layout as load_tile: rows at or past `valid_rows` and columns
@@ -222,16 +242,18 @@ class UnalignedTileStage {
   template <class Element>
   __device__ __forceinline__ void load(const Element* global, std::int64_t row_stride,
                                        int valid_rows, int head_dim, const TensorExtent& extent) {
-    const Lane lane = this_lane();
+    const Lane lane = this_lane(global, row_stride);
+    const std::int64_t pass_bytes = kRowsPerPass * row_stride * kBytesPerElement;
+    const unsigned char* word = lane.first_row_begin - lane.offset + lane.chunk * kWordBytes;
+    const bool word_in_row = lane.chunk * kWordBytes < lane.offset + head_dim * kBytesPerElement;
 #pragma unroll
     for (int pass = 0; pass < kPasses; ++pass) {
       words_[pass] = make_uint4(0u, 0u, 0u, 0u);
       const int row = lane.first_row + pass * kRowsPerPass;
-      if ((kRows % kRowsPerPass == 0 || row < kRows) && row < valid_rows) {
-        const Row r = row_bytes(global, row, row_stride, head_dim);
-        if (lane.chunk * kWordBytes < r.offset + head_dim * kBytesPerElement) {
-          words_[pass] = load_row_word(r.aligned + lane.chunk * kWordBytes, r.begin, r.end, extent);
-        }
+      if ((kRows % kRowsPerPass == 0 || row < kRows) && row < valid_rows && word_in_row) {
+        const unsigned char* row_begin = lane.first_row_begin + pass * pass_bytes;
+        words_[pass] = load_row_word(word + pass * pass_bytes, row_begin,
+                                     row_begin + head_dim * kBytesPerElement, extent);
       }
     }
   }
@@ -240,13 +262,20 @@ class UnalignedTileStage {
   __device__ __forceinline__ void store(Element* tile, const Element* global,
                                         std::int64_t row_stride, int valid_rows, int head_dim,
                                         int chunks, const TensorExtent& extent) const {
-    const Lane lane = this_lane();
-    const int valid_columns = clamp_count(head_dim - lane.chunk * kChunkElements, kChunkElements);
+    const Lane lane = this_lane(global, row_stride);
+    const ChunkShift shift(lane.offset,
+                           clamp_count(head_dim - lane.chunk * kChunkElements, kChunkElements));
+    // Only when a row fills every lane (a head dim within 8 of a power-of-two bucket) is the word
+    // past the last lane needed; it is read here, synchronously.
+    const bool needs_tail = kLastLaneNeedsTail && lane.chunk == kLanesPerRow - 1 &&
+                            lane.offset != 0 &&
+                            kWordBytes * kLanesPerRow < lane.offset + head_dim * kBytesPerElement;
+    const std::int64_t pass_bytes = kRowsPerPass * row_stride * kBytesPerElement;
+    Element* destination = tile + swizzled_offset<kWidth>(lane.first_row, lane.chunk);
 #pragma unroll
     for (int pass = 0; pass < kPasses; ++pass) {
       const int row = lane.first_row + pass * kRowsPerPass;
       const bool in_tile = kRows % kRowsPerPass == 0 || row < kRows;
-      const bool valid_row = in_tile && row < valid_rows;
       // The next word of the row: the next lane's, except past the last lane of a row group.
       uint4 next;
       next.x = __shfl_down_sync(kFullWarp, words_[pass].x, 1, kLanesPerRow);
@@ -255,17 +284,16 @@ class UnalignedTileStage {
       next.w = __shfl_down_sync(kFullWarp, words_[pass].w, 1, kLanesPerRow);
       if (!in_tile || lane.chunk >= chunks) continue;
       uint4 chunk = make_uint4(0u, 0u, 0u, 0u);
-      if (valid_row) {
-        const Row r = row_bytes(global, row, row_stride, head_dim);
-        if (kLastLaneNeedsTail && lane.chunk == kLanesPerRow - 1 && r.offset != 0 &&
-            (lane.chunk + 1) * kWordBytes < r.offset + head_dim * kBytesPerElement) {
-          // Only when the row fills every lane (head dim within 8 of a power-of-two bucket):
-          // the word past the last lane is read here, synchronously.
-          next = load_row_word(r.aligned + (lane.chunk + 1) * kWordBytes, r.begin, r.end, extent);
+      if (row < valid_rows) {
+        if (needs_tail) {
+          const unsigned char* row_begin = lane.first_row_begin + pass * pass_bytes;
+          next = load_row_word(row_begin - lane.offset + kWordBytes * kLanesPerRow, row_begin,
+                               row_begin + head_dim * kBytesPerElement, extent);
         }
-        chunk = keep_first_elements(realign(words_[pass], next, r.offset), valid_columns);
+        chunk = shift.apply(words_[pass], next);
       }
-      *reinterpret_cast<uint4*>(tile + swizzled_offset<kWidth>(row, lane.chunk)) = chunk;
+      // Rows kRowsPerPass apart (a multiple of 8) share the swizzle phase.
+      *reinterpret_cast<uint4*>(destination + pass * kRowsPerPass * kWidth) = chunk;
     }
   }
 
@@ -275,28 +303,24 @@ class UnalignedTileStage {
   static constexpr int kPasses = (kRows + kRowsPerPass - 1) / kRowsPerPass;
   static constexpr bool kLastLaneNeedsTail = kWidth / kChunkElements == kLanesPerRow;
   static constexpr unsigned kFullWarp = 0xffffffffu;
-  static_assert(kLanesPerRow <= 32, "a row's lanes must share a warp (shuffles)");
+  static_assert(kLanesPerRow <= kWarpSizeForShuffles, "a row's lanes must share a warp (shuffles)");
+  static_assert(kRowsPerPass % kSwizzleChunks == 0,
+                "a thread's rows must share their offset within 16-byte words and the swizzle");
 
   struct Lane {
     int chunk, first_row;
-  };
-  static __device__ __forceinline__ Lane this_lane() {
-    return {static_cast<int>(threadIdx.x) % kLanesPerRow,
-            static_cast<int>(threadIdx.x) / kLanesPerRow};
-  }
-
-  struct Row {
-    const unsigned char* begin;    // the row's first byte
-    const unsigned char* end;      // one past its head_dim-th element
-    const unsigned char* aligned;  // begin rounded down to 16 bytes
-    int offset;                    // begin - aligned
+    const unsigned char* first_row_begin;  // the first row's first byte
+    int offset;  // of every row of this thread within its 16-byte word
   };
   template <class Element>
-  static __device__ __forceinline__ Row row_bytes(const Element* global, int row,
-                                                  std::int64_t row_stride, int head_dim) {
-    const auto* begin = reinterpret_cast<const unsigned char*>(global + row * row_stride);
-    const int offset = static_cast<int>(reinterpret_cast<std::uintptr_t>(begin) & kWordMask);
-    return {begin, begin + head_dim * kBytesPerElement, begin - offset, offset};
+  static __device__ __forceinline__ Lane this_lane(const Element* global,
+                                                   std::int64_t row_stride) {
+    Lane lane;
+    lane.chunk = static_cast<int>(threadIdx.x) % kLanesPerRow;
+    lane.first_row = static_cast<int>(threadIdx.x) / kLanesPerRow;
+    lane.first_row_begin = reinterpret_cast<const unsigned char*>(global + lane.first_row * row_stride);
+    lane.offset = static_cast<int>(reinterpret_cast<std::uintptr_t>(lane.first_row_begin) & kWordMask);
+    return lane;
   }
 
   uint4 words_[kPasses];

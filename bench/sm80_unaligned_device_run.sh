@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# One GPU-machine call for the sm80 forward on 2-byte-aligned rows (odd head dims in packed
+# tensors, misaligned views) and on odd head dims (step classes): one CMake build (sm80 only, library + GPU tests + Python
+# extension), then
+#   1. the GPU tests: tests/cuda/test_sm80_misaligned.cpp (2-byte rows, step classes) and the
+#      cuda_sm80 part of the shared matrix (forward and backward against the float64 reference);
+#   2. bench/compare.py's head-dim sweep (fp16, B=16, H=16, N=2048, forward) of cuda_sm80 beside
+#      PyTorch's flash and cuDNN in one process;
+#   3. compute-sanitizer memcheck and racecheck on D=129 cases;
+#   4. Nsight Compute on one D=129 and one D=136 launch;
+#   5. instruction counts of the kernels from the library's SASS (cuobjdump).
+# Every log goes to $OUT/unaligned-logs.tgz (the device tool returns only a few files) and a
+# summary to stdout. Run from the repository root on the GPU machine:
+#   source scripts/gpu-env.sh; bench/sm80_unaligned_device_run.sh [head dims of the sweep]
+set -u
+OUT="${OUT:?set OUT to the folder for the logs}"
+SWEEP_HEAD_DIMS="${1:-64,72,80,96,128,129,136,192,200,256}"
+BUILD=build-unaligned
+LOGS=/tmp/unaligned-logs  # packed into $OUT after every step, so a run cut short keeps its logs
+mkdir -p "$LOGS"
+TESTS="$BUILD/tests/cuda/fattn_cuda_tests"
+SANITIZER="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+step() {
+  tar -czf "$OUT/unaligned-logs.tgz" -C /tmp unaligned-logs
+  echo "== $(date +%T) [$SECONDS s] $*"
+}
+
+step configure
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFATTN_CUDA=ON \
+  -DFATTN_CUDA_FAMILIES=sm80 "-DFATTN_CUDA_HEAD_DIMS=64;128;192;256" \
+  "-DFATTN_CUDA_DTYPES=fp16;bf16" -DFATTN_CUDA_ARCHS=90a -DFATTN_CUDA_RESOURCE_USAGE=ON \
+  -DFATTN_BUILD_PYTHON=ON -DFATTN_BUILD_TOOLS=OFF > "$LOGS/configure.log" 2>&1 ||
+  { tail -20 "$LOGS/configure.log"; exit 1; }
+step build
+timeout 200 ninja -C "$BUILD" -j "$(nproc)" fattn_cuda_tests _fattn > "$LOGS/build.log" 2>&1 ||
+  { grep -B2 -A8 -m3 "error" "$LOGS/build.log"; tail -5 "$LOGS/build.log"; }
+grep -E "Compiling entry|registers|spill" "$LOGS/build.log" > "$LOGS/ptxas.log"
+echo "kernels with spills: $(grep -cE '[1-9][0-9]* bytes spill stores' "$LOGS/ptxas.log")"
+
+step tests
+timeout 40 "$TESTS" --gtest_filter='*/Sm80ForwardShapes.*' > "$LOGS/tests-misaligned.log" 2>&1
+echo "misaligned + step-class tests exit $?"
+grep -E "^\[  (FAILED|PASSED)|tests ran|Failure|error:|Expected|Which is" "$LOGS/tests-misaligned.log" | head -20
+timeout 45 "$TESTS" --gtest_filter='*cuda_sm80*' --gtest_brief=1 > "$LOGS/tests-matrix.log" 2>&1
+echo "cuda_sm80 matrix exit $?"
+grep -E "^\[  (FAILED|PASSED)|tests ran" "$LOGS/tests-matrix.log" | head -20
+
+step bench
+PACKAGE="$(mktemp -d)"
+cp -r python/fattn "$PACKAGE/" && cp "$BUILD"/python/_fattn*.so "$PACKAGE/fattn/"
+(cd "$LOGS" && PYTHONPATH="$PACKAGE" timeout 75 python3 "$OLDPWD/bench/compare.py" \
+  --sections head-dim --sweep-head-dims "$SWEEP_HEAD_DIMS" --fattn-backends cuda_sm80 \
+  --sdpa-backends flash,cudnn --no-plot --out "$LOGS/headdim") > "$LOGS/bench.log" 2>&1
+echo "bench exit $?"; tail -20 "$LOGS/bench.log"
+
+step memcheck
+timeout 30 "$SANITIZER" --tool memcheck --error-exitcode 1 --print-limit 20 "$TESTS" \
+  --gtest_filter='Misaligned/Sm80ForwardShapes.*:*cuda_sm80_small*D129*:StepClasses/*d72*:StepClasses/*d100*' \
+  > "$LOGS/memcheck.log" 2>&1
+echo "memcheck exit $?"; grep -E "ERROR SUMMARY|PASSED|FAILED" "$LOGS/memcheck.log" | head -5
+
+step racecheck
+timeout 30 "$SANITIZER" --tool racecheck --error-exitcode 1 --print-limit 20 "$TESTS" \
+  --gtest_filter='*cuda_sm80_small*D129*:Misaligned/*d33*:Misaligned/*d1_*:StepClasses/*d160*' \
+  > "$LOGS/racecheck.log" 2>&1
+echo "racecheck exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$LOGS/racecheck.log" | head -5
+
+step ncu
+# One launch each of D=129 (2-byte rows: the staged kernel) and D=136 (16-byte rows, the same
+# bucket and step class) at the sweep's shape: throughput, stall reasons, occupancy.
+cat > "$LOGS/ncu_driver.py" <<'PY'
+import torch
+import fattn
+for head_dim in (129, 136):
+    q, k, v = (torch.randn(16, 2048, 16, head_dim, device="cuda", dtype=torch.float16)
+               for _ in range(3))
+    fattn.attention(q, k, v, backend="cuda_sm80")
+    torch.cuda.synchronize()
+PY
+PYTHONPATH="$PACKAGE" timeout 60 ncu --kernel-name regex:forward_kernel --launch-count 2 \
+  --section SpeedOfLight --section WarpStateStats --section Occupancy --section SchedulerStats \
+  python3 "$LOGS/ncu_driver.py" > "$LOGS/ncu.log" 2>&1
+echo "ncu exit $?"
+grep -E "forward_kernel|Compute \(SM\) Throughput|Memory Throughput|Duration|Issued Warp|No Eligible|Stall" "$LOGS/ncu.log" | head -30
+
+step sass
+LIB="$(ls "$BUILD"/src/libfattn.so* | head -1)"
+cuobjdump -sass "$LIB" > "$LOGS/sass.txt" 2>&1
+awk '/Function : /{name=$3} /LDG|STS|SHFL|HMMA|LDSM|LDL|STL|LDGSTS|BAR/{
+       match($0, /(LDGSTS|LDG|STS|SHFL|HMMA|LDSM|LDL|STL|BAR)[.A-Z0-9_]*/);
+       if (RSTART) count[name" "substr($0, RSTART, RLENGTH)]++}
+     END{for (k in count) print count[k], k}' "$LOGS/sass.txt" | grep -i forward | sort -k2 \
+  > "$LOGS/sass-counts.txt"
+grep -i unaligned "$LOGS/sass-counts.txt" | grep -E "192.*6__half.*NoMask" | head -20
+gzip -f "$LOGS/sass.txt"
+
+step done
