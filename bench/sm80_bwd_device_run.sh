@@ -3,24 +3,29 @@
 # script's checks (every head dim of issue 5, fp16/bf16, masks, GQA, layouts, deterministic run
 # twice and compared bitwise), the backward tile variants, the sweep against SDPA flash/cuDNN,
 # and optionally the library's GPU tests.
-# Expects (carried): build-bwd/shim/libsm80shim.so (bench/sm80_build.sh build-bwd/shim 90a),
-# .deps; for the tests build-bwd/lib/{fattn_cuda_tests,libfattn.so*}.
-# Usage: [SM80_STEPS="check variants bench memcheck tests ncu" (run in that order)]
+# Expects (carried): build-bwd/shimlib/libsm80shim.so (bench/sm80_build.sh build-bwd/shim 90a),
+# .deps; for the tests build-bwd/testbin/{fattn_cuda_tests,libfattn.so.0} (a library build with
+# FATTN_CUDA_FAMILIES=sm80, FATTN_CUDA_ARCHS=90a).
+# Usage: [SM80_STEPS="check variants bench memcheck racecheck tests ncu" (in that order)]
 #        [SM80_BENCH_ARGS=...]
 #        bench/sm80_bwd_device_run.sh
 # Logs straight into $OUT as each step ends (a call cut off at its time limit still returns
-# what finished; at most 8 files come back): *.json and the logs of memcheck, check, bench, ncu,
-# gtest. A short summary on stdout, the sweep's table after it.
+# what finished; at most 8 files come back): *.json and the logs of memcheck, racecheck, check,
+# bench, ncu, gtest. A short summary on stdout, the sweep's table after it.
 set -o pipefail
 source scripts/gpu-env.sh
 export PYTHONUNBUFFERED=1
-LIB=build-bwd/shim/libsm80shim.so S=bench/sm80_vs_torch.py
+LIB=${SM80_LIB:-build-bwd/shimlib/libsm80shim.so} S=bench/sm80_vs_torch.py
 STEPS=${SM80_STEPS:-check variants bench memcheck}
+# Binaries built here travel packed (the carry limit): build-bwd/carry/bins.tgz holds shimlib/
+# and testbin/.
+[ -f build-bwd/carry/bins.tgz ] && tar -C build-bwd -xzf build-bwd/carry/bins.tgz
 LOGS=$OUT TMP=$(mktemp -d)
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
 step_tests() {
-  export LD_LIBRARY_PATH=$PWD/build-bwd/lib:$LD_LIBRARY_PATH
-  timeout 120 build-bwd/lib/fattn_cuda_tests --gtest_filter='*sm80*:*Sm80*' > $LOGS/gtest.log 2>&1
+  export LD_LIBRARY_PATH=$PWD/build-bwd/testbin:$LD_LIBRARY_PATH
+  timeout 100 build-bwd/testbin/fattn_cuda_tests --gtest_filter='*cuda_sm80*:*Sm80Backward*' \
+    > $LOGS/gtest.log 2>&1
   echo "gtest rc $?: $(grep -cE '^\[       OK' $LOGS/gtest.log) ok"
   grep -E "^\[  (PASSED|FAILED)|FAILED  \]|SKIPPED \]" $LOGS/gtest.log | head -12
 }
@@ -29,6 +34,13 @@ step_memcheck() {
     > $LOGS/memcheck.log 2>&1
   echo "memcheck rc $?: $(grep -E 'ERROR SUMMARY' $LOGS/memcheck.log | tail -1)" \
     "$(grep 'check:' $LOGS/memcheck.log)"
+}
+step_racecheck() {
+  # Shared-memory hazards (the main loop has two barriers per query tile, not three).
+  timeout 120 compute-sanitizer --tool racecheck python3 $S --lib $LIB --small \
+    > $LOGS/racecheck.log 2>&1
+  echo "racecheck rc $?: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' $LOGS/racecheck.log | tail -1)" \
+    "$(grep 'check:' $LOGS/racecheck.log)"
 }
 step_check() {
   timeout 100 python3 $S --lib $LIB --check --json $OUT/check.json > $LOGS/check.log 2>&1
@@ -39,7 +51,7 @@ step_variants() {
   echo "variants rc $?"; cut -c1-150 $TMP/variants.log
 }
 step_bench() {
-  timeout 150 python3 $S --lib $LIB --bench --no-odd ${SM80_BENCH_ARGS:-} --json $OUT/bench.json \
+  timeout 150 python3 $S --lib $LIB --bench ${SM80_BENCH_ARGS:---no-odd} --json $OUT/bench.json \
     > $LOGS/bench.log 2>&1
   echo "bench rc $?"; grep -v '^{' $LOGS/bench.log | grep -v '^|---'
 }
