@@ -10,7 +10,7 @@
 #        [SM80_BENCH_ARGS=...]
 #        bench/sm80_bwd_device_run.sh
 # Logs straight into $OUT as each step ends (a call cut off at its time limit still returns
-# what finished; at most 8 files come back): *.json and the logs of memcheck, racecheck, check,
+# what finished; at most 8 files come back): variants/bench .json and the logs of memcheck, racecheck, check,
 # bench, ncu, gtest. A short summary on stdout, the sweep's table after it.
 set -o pipefail
 source scripts/gpu-env.sh
@@ -43,7 +43,7 @@ step_racecheck() {
     "$(grep 'check:' $LOGS/racecheck.log)"
 }
 step_check() {
-  timeout 100 python3 $S --lib $LIB --check --json $OUT/check.json > $LOGS/check.log 2>&1
+  timeout 100 python3 $S --lib $LIB --check > $LOGS/check.log 2>&1
   echo "check rc $?: $(grep -E 'check:' $LOGS/check.log)"; grep FAIL $LOGS/check.log | head -5
 }
 step_variants() {
