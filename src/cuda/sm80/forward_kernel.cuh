@@ -227,12 +227,11 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     constexpr int kSteps = kFull ? kFixed : kMaxSteps;  // bound of the unrolled step loops
     for (int n_block = n_first; n_block < n_last; ++n_block) {
       const int key0 = n_block * kBlockN;
-      const Element* k_rows = k_global + key0 * params.k_strides.row;
       const Element* v_rows = v_global + key0 * params.v_strides.row;
       if constexpr (kStaged) {
         // k_tile is free: every warp finished S_{j-1} before the mid-tile barrier.
-        kv_stage.store(k_tile, k_rows, params.k_strides.row, params.seqlen_k - key0, head_dim,
-                       chunks, k_extent);
+        kv_stage.store(k_tile, k_global + key0 * params.k_strides.row, params.k_strides.row,
+                       params.seqlen_k - key0, head_dim, chunks, k_extent);
         __syncthreads();  // K_j stored; every warp is done with V_{j-1}
         // Issued after the barrier, which would otherwise wait for them: in flight during Q·Kᵀ.
         kv_stage.load(v_rows, params.v_strides.row, params.seqlen_k - key0, head_dim, v_extent);
