@@ -9,9 +9,11 @@
 // and at the end O /= l, LSE = ln2·(m + log2 l). The loads are pipelined FA2-style: V_j is in
 // flight while S_j is computed, K_{j+1} while the softmax and P·V_j run, one buffer each.
 // Head dims below the bucket skip the 16-wide k-steps and output columns past
-// round_up(head_dim, 16) with one uniform branch each; a head dim that fills the bucket runs a
-// second copy of the walk without those tests (1.4x faster at D = 128 on the H100: the P·V
-// accumulators are then all independent; docs/perf-notes.md).
+// round_up(head_dim, 16) with one uniform branch each; a head dim that fills the bucket, or fits
+// a step class of the tile (tile_config.hpp), runs a copy of the walk without those tests (1.4x
+// faster at D = 128 on the H100: the P·V accumulators are then all independent;
+// docs/perf-notes.md). Rows only 2-byte aligned run forward_kernel_unaligned_rows, whose K/V
+// tiles go through registers (UnalignedTileStage) instead of cp.async.
 #pragma once
 
 #include <cstdint>

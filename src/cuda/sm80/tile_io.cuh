@@ -12,6 +12,8 @@
 // the copy width follows Problem::alignment_bytes: 16-byte copies for the common case, 8- or
 // 4-byte cp.async for narrower strides, and for 2-byte-aligned rows (an odd head dim in a packed
 // tensor) predicated 16-bit loads through registers, still written as one 16-byte shared store.
+// The forward replaces that last, synchronous path with UnalignedTileStage (below): aligned
+// 16-byte loads realigned in registers, issued a tile ahead.
 #pragma once
 
 #include <cstdint>
