@@ -169,19 +169,23 @@ struct BackwardConfig;
 // and sends the dQ atomics once for 128 keys, half the L2 traffic per FLOP of 64-key CTAs
 // (64 keys at 128 measured L2-bound: L2 77 %, tensor pipe 21 %). Phase A as 4 key groups x 2
 // query groups (32 x 32 per warp: each K/V and Q/dO fragment feeds two mma's), phase B as 4 key
-// groups x 2 head-dim halves. 64: dK + dV = 64 registers, 97 KB of shared memory.
+// groups x 2 head-dim halves. Measured on the H100 (bf16, N = 4096, fwd+bwd TFLOP/s non-causal /
+// causal, bench/sm80_vs_torch.py --bwd-variants; docs/perf-notes.md "Backward v2"):
+// 64: 206 / 161 (16 keys per warp in both phases: 194 / 157). dK + dV = 64 registers, 97 KB.
 template <>
 struct BackwardConfig<64> : BackwardTile<64, 64, 128, 8, 2, 2, 2> {};
-// 128: dK + dV = 128 registers; phase A in 2 query passes (S^T + dP^T = 32 live registers
-// instead of 64), without which it spills 12-28 bytes on sm_80. 161 KB of shared memory (fits
-// sm_80's 163 KB), one CTA of 8 warps per SM.
+// 128: 239 / 188 (64 keys: 189 / 165; one query warp in phase A: 235 / 186). dK + dV = 128
+// registers; phase A in 2 query passes (S^T + dP^T = 32 live registers instead of 64), without
+// which it spills 12-28 bytes on sm_80. 161 KB of shared memory (fits sm_80's 163 KB), one CTA
+// of 8 warps per SM.
 template <>
 struct BackwardConfig<128> : BackwardTile<128, 64, 128, 8, 2, 2, 2, 2> {};
 // 192: two Q/dO buffers take 161 KB, just inside sm_80's 163 KB per block. 256: one buffer
 // (145 KB), so the next Q/dO load waits for the step before it (the price of fitting sm_80;
-// two stages on Hopper's 227 KB measured only 0-3 % faster). dK + dV = 96 / 128 registers per
-// thread with the head dim split over 2 warps; at 256 the full-width kernel spills 4-8 bytes
-// (also with 2 query passes), so 256 runs the general kernel for every head dim.
+// two stages on Hopper's 227 KB: 0-3 % faster with the general kernel). dK + dV = 96 / 128
+// registers per thread with the head dim split over 2 warps. 256 runs the general kernel for
+// every head dim (177 / 157): the full-width kernel measured 188 / 165, and 199 / 167 with two
+// stages on Hopper, but spills 4-8 bytes (also with 2 query passes).
 template <>
 struct BackwardConfig<192> : BackwardTile<192, 64, 64, 8, 2, 2, 2> {};
 template <>
