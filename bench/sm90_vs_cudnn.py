@@ -147,7 +147,9 @@ def gemm_ceiling():
     return common.gemm_ceiling(time_ms, reps=20)
 
 
-def bench(libs, dims, seqlens):
+def bench(libs, dims, seqlens, dtype="bf16", shape=None, causals=(False, True), layout="bshd"):
+    """The sweep: B·N = 16384 and H·D = 2048 (TARGETS.md), or a fixed (B, H) from `shape` (the
+    odd-head-dim comparison: every D at the same B, H, N)."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     import torch.nn.functional as F
     results = []
@@ -156,20 +158,20 @@ def bench(libs, dims, seqlens):
     names = list(libs)
     for D in dims:
         for N in seqlens:
-            for causal in (False, True):
-                B, H = 16384 // N, 2048 // D
+            for causal in causals:
+                B, H = shape if shape else (16384 // N, 2048 // D)
                 gen = torch.Generator(device="cuda")
                 gen.manual_seed(N + D)
-                q, k, v = make_qkv("bf16", B, N, N, H, H, D, "bshd", gen)
-                out = torch.empty_like(q)
+                q, k, v = make_qkv(dtype, B, N, N, H, H, D, layout, gen)
+                out = torch.empty(B, N, H, D, device="cuda", dtype=q.dtype)
                 lse = torch.empty(B, H, N, device="cuda", dtype=torch.float32)
                 scale = 1.0 / math.sqrt(D)
                 qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v))
                 flops = 4 * B * H * N * N * D / (2 if causal else 1)
-                row = dict(D=D, N=N, B=B, H=H, causal=causal)
+                row = dict(D=D, N=N, B=B, H=H, causal=causal, dtype=dtype, layout=layout)
 
                 def ours(lib):
-                    return lambda: lib.forward(q, k, v, out, lse, "bf16", scale, causal)
+                    return lambda: lib.forward(q, k, v, out, lse, dtype, scale, causal)
 
                 def sdpa():
                     F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal)
@@ -224,6 +226,11 @@ def main():
     p.add_argument("--small", action="store_true")
     p.add_argument("--dims", default="64,128,256")
     p.add_argument("--seqlens", default="512,1024,2048,4096,8192,16384")
+    p.add_argument("--dtype", default="bf16", choices=sorted(DTYPES))
+    p.add_argument("--shape", help="B,H: fixed batch and heads instead of B*N=16k, H*D=2048")
+    p.add_argument("--causal", default="0,1", help="which of non-causal (0) / causal (1) to time")
+    p.add_argument("--layout", default="bshd", choices=("bshd", "pad"),
+                   help="q, k, v packed or with padded rows (kernel_bench_common.make)")
     p.add_argument("--json")
     p.add_argument("--profile", help="D,N,causal: run the first --lib 3 times on that sweep point "
                    "(for ncu), nothing else")
@@ -252,7 +259,9 @@ def main():
             failures += f
     if a.bench:
         report["bench"] = bench(libs, [int(x) for x in a.dims.split(",")],
-                                [int(x) for x in a.seqlens.split(",")])
+                                [int(x) for x in a.seqlens.split(",")], a.dtype,
+                                tuple(int(x) for x in a.shape.split(",")) if a.shape else None,
+                                tuple(bool(int(x)) for x in a.causal.split(",")), a.layout)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(report, f, indent=1)

@@ -211,6 +211,33 @@ INSTANTIATE_TEST_SUITE_P(
         Sm90Case{"one_key_tile_many_tiles", DType::bfloat16, 2, 1024, 100, 16, 16, 128, false,
                  kNoWindow, 0},
         Sm90Case{"masked_tiles_between", DType::float16, 2, 3000, 200, 8, 4, 64, true, kNoWindow,
+                 0},
+        // Work widths narrower than the bucket (tile_config.hpp): 72, 80 -> 80; 96; 136 -> 144;
+        // 200 -> 208; 65 -> 80 and 255 -> 256 with odd D (rows padded to 16-byte strides for TMA).
+        Sm90Case{"width80_d72_causal_gqa", DType::float16, 2, 700, 900, 6, 2, 72, true, kNoWindow,
+                 0},
+        Sm90Case{"width80_d80", DType::bfloat16, 1, 1013, 1013, 4, 4, 80, false, kNoWindow, 0},
+        Sm90Case{"width96_d96_window", DType::float16, 2, 600, 800, 4, 2, 96, false,
+                 Window{100, 50}, 0},
+        Sm90Case{"width144_d136_causal_gqa", DType::bfloat16, 2, 1013, 1013, 4, 1, 136, true,
+                 kNoWindow, 0},
+        Sm90Case{"width208_d200_causal", DType::float16, 1, 700, 1100, 3, 3, 200, true, kNoWindow,
+                 0},
+        Sm90Case{"width80_d65_odd", DType::bfloat16, 1, 517, 517, 2, 2, 65, true, kNoWindow, 7},
+        Sm90Case{"width256_d255_odd", DType::float16, 1, 300, 450, 4, 2, 255, false, kNoWindow,
+                 1},
+        // The other widths: 112, 160, 176, 224 (masked ping-pong), 240.
+        Sm90Case{"width112_d104_causal", DType::bfloat16, 1, 600, 600, 4, 2, 104, true, kNoWindow,
+                 0},
+        Sm90Case{"width160_d152_window", DType::float16, 1, 700, 500, 2, 2, 152, false,
+                 Window{64, 200}, 0},
+        Sm90Case{"width176_d168_gqa", DType::bfloat16, 2, 333, 777, 6, 3, 168, false, kNoWindow,
+                 0},
+        Sm90Case{"width224_d216_causal", DType::bfloat16, 1, 500, 900, 4, 1, 216, true,
+                 kNoWindow, 0},
+        Sm90Case{"width224_d224_window", DType::float16, 1, 600, 600, 2, 2, 224, false,
+                 Window{150, 0}, 0},
+        Sm90Case{"width240_d232_causal", DType::float16, 1, 400, 300, 2, 2, 232, true, kNoWindow,
                  0}),
     [](const ::testing::TestParamInfo<Sm90Case>& info) { return std::string(info.param.name); });
 
