@@ -288,20 +288,25 @@ VARIANTS = {64: {1: "64x128 w4 mt2"},
             192: {1: "192x64 w8 mt1 no full-width path"}}
 
 
-def variants(sm80):
+def sweep_variants(sm80, table_by_dim, select_variant, column, result_key):
+    """Times every compiled tile alternative (0 = the table) at bf16 N=4096, causal and not."""
     rows = []
-    for D, table in VARIANTS.items():
+    for D, table in table_by_dim.items():
         for causal in (False, True):
             N, B, H = 4096, 4, 2048 // D
             for variant in [0] + list(table):
-                sm80.lib.fattn_sm80_set_forward_variant(variant)
+                select_variant(variant)
                 r = measure(sm80, "bf16", B, N, H, D, causal, torch_backends=False)
                 row = dict(D=D, N=N, causal=causal, variant=variant,
-                           config=table.get(variant, "table"), fwd=r["ours_fwd"])
+                           config=table.get(variant, "table"), **{column: r[result_key]})
                 rows.append(row)
                 print(json.dumps(row), flush=True)
-    sm80.lib.fattn_sm80_set_forward_variant(0)
+    select_variant(0)
     return rows
+
+
+def variants(sm80):
+    return sweep_variants(sm80, VARIANTS, sm80.lib.fattn_sm80_set_forward_variant, "fwd", "ours_fwd")
 
 
 # Backward tile alternatives compiled into bench/sm80_bwd_variants.cu: BackwardTile<width, query
@@ -313,19 +318,8 @@ BWD_VARIANTS = {64: {1: "64,64,128,8,1,1,2", 2: "64,64,128,8,2,2,2"},
 
 
 def bwd_variants(sm80):
-    rows = []
-    for D, table in BWD_VARIANTS.items():
-        for causal in (False, True):
-            N, B, H = 4096, 4, 2048 // D
-            for variant in [0] + list(table):
-                sm80.lib.fattn_sm80_set_backward_variant(variant)
-                r = measure(sm80, "bf16", B, N, H, D, causal, torch_backends=False)
-                row = dict(D=D, N=N, causal=causal, variant=variant,
-                           config=table.get(variant, "table"), fwdbwd=r["ours_fwdbwd"])
-                rows.append(row)
-                print(json.dumps(row), flush=True)
-    sm80.lib.fattn_sm80_set_backward_variant(0)
-    return rows
+    return sweep_variants(sm80, BWD_VARIANTS, sm80.lib.fattn_sm80_set_backward_variant, "fwdbwd",
+                          "ours_fwdbwd")
 
 
 def profile(sm80):
