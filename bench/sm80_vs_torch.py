@@ -306,7 +306,8 @@ def sweep_variants(sm80, table_by_dim, select_variant, column, result_key):
 
 
 def variants(sm80):
-    return sweep_variants(sm80, VARIANTS, sm80.lib.fattn_sm80_set_forward_variant, "fwd", "ours_fwd")
+    return sweep_variants(sm80, VARIANTS, sm80.lib.fattn_sm80_set_forward_variant, "fwd",
+                          "ours_fwd")
 
 
 # Backward tile alternatives compiled into bench/sm80_bwd_variants.cu: BackwardTile<width, query
