@@ -22,7 +22,8 @@ timeout 60 compute-sanitizer --tool memcheck $R/fattn_cuda_tests \
 echo "memcheck rc $?: $(grep -E 'ERROR SUMMARY' $LOGS/memcheck.log | tail -1) $(grep -E '^\[  PASSED' $LOGS/memcheck.log)"
 timeout 60 python3 $S --lib new=$R/new/libsm90shim.so --check > $LOGS/check.log 2>&1
 echo "check rc $?: $(grep -E 'check:' $LOGS/check.log)"; grep FAIL $LOGS/check.log | head -5
-# SASS per kernel: a bucket-width kernel (forward_kernel<B, B, ...>) must equal main's <B, ...>.
+# SASS per kernel: a bucket-width kernel (forward_kernel<B, B, ...>) must equal main's <B, ...>
+# (matched by bucket, dtype and mask: the mangled names differ in more than the width).
 for v in new old; do cuobjdump -sass $R/$v/libsm90shim.so > $LOGS/sass_$v.txt; done
 echo "LDL/STL in new: $(grep -cE '\b(LDL|STL)\b' $LOGS/sass_new.txt)"
 python3 - $LOGS <<'EOF'
@@ -38,15 +39,14 @@ def kernels(path):
             body.append(re.sub(r"/\*[0-9a-f]{4}\*/", "", line).split(";")[0] + "\n")
     if name: out[name] = hashlib.md5("".join(body).encode()).hexdigest()
     return out
-new, old = kernels(sys.argv[1] + "/sass_new.txt"), kernels(sys.argv[1] + "/sass_old.txt")
-same = differ = 0
-for n, h in old.items():
-    m = re.match(r"(.*forward_kernelILi)(\d+)(E.*)", n)
-    if not m: continue
-    twin = f"{m.group(1)}{m.group(2)}ELi{m.group(2)}{m.group(3)}"
-    if new.get(twin) == h: same += 1
-    else: differ += 1; print("SASS differs:", n[:90])
-print(f"bucket-width kernels: {same} SASS-identical to main, {differ} differ; new has {len(new)} kernels")
+def key(name):  # (bucket, width, dtype, mask); main's kernels have no width argument
+    m = re.search(r"forward_kernelILi(\d+)E(?:Li(\d+)E)?(\d+__\w+?)NS0_(\d+\w+?Mask)E", name)
+    return (m.group(1), m.group(2) or m.group(1), m.group(3), m.group(4))
+new, old = ({key(n): h for n, h in kernels(f"{sys.argv[1]}/sass_{v}.txt").items()
+             if "forward_kernel" in n} for v in ("new", "old"))
+same = [k for k in old if new.get(k) == old[k]]
+print(f"bucket-width kernels: {len(same)} of {len(old)} SASS-identical to main "
+      f"(differ: {[k for k in old if k not in same]}); new has {len(new)} kernels")
 EOF
 odd="64,72,80,96,104,128,136,152,192,200,216,256"
 for order in "new old" "old new"; do

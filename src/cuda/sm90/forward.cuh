@@ -1,4 +1,5 @@
-// Host-side launch of the Hopper forward kernel for one (head-dim bucket, element type). The
+// Host-side launch of the Hopper forward kernel for one (head-dim bucket, element type); it picks
+// the kernel's work width from D at run time (tile_config.hpp, "Work widths"). The
 // generated files src/cuda/instantiations/sm90_fwd_d<D>_<dtype>.cu include this header and
 // instantiate launch_forward explicitly; the instance registry (cuda/common/instances.hpp)
 // picks the instantiation for a problem.
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "api/attention_args.hpp"
 #include "cuda/common/cuda_check.hpp"
@@ -83,11 +85,29 @@ Status launch_forward(const AttentionArgs& args) {
   const dim3 grid(static_cast<unsigned>(std::min<std::int64_t>(total_tiles, sm_count)));
   const dim3 block(Traits::kThreads);
 
-  return with_mask(args, [&](auto mask) -> Status {
-    return launch_with_shared_memory(&forward_kernel<kHeadDim, Element, decltype(mask)>,
-                                     "sm90::forward_kernel", grid, block, Traits::kSmemBytes,
-                                     args, tma_q, tma_k, tma_v, mask, params);
-  });
+  // The narrowest compiled work width that covers D (the bucket's list ends with the bucket).
+  const int needed_width = work_width(problem.head_dim);
+  auto launch_width = [&]<int kWidth>(std::integer_sequence<int, kWidth>) -> Status {
+    using WidthTraits = ForwardTraits<kHeadDim, Element, kWidth>;
+    static_assert(WidthTraits::kSmemBytes == Traits::kSmemBytes &&
+                      WidthTraits::kBlockM == Traits::kBlockM &&
+                      WidthTraits::kBlockN == Traits::kBlockN,
+                  "a work width keeps its bucket's shared-memory layout and TMA boxes");
+    return with_mask(args, [&](auto mask) -> Status {
+      return launch_with_shared_memory(&forward_kernel<kHeadDim, kWidth, Element, decltype(mask)>,
+                                       "sm90::forward_kernel", grid, block, Traits::kSmemBytes,
+                                       args, tma_q, tma_k, tma_v, mask, params);
+    });
+  };
+  Status status = Status::Ok();
+  bool launched = false;
+  [&]<int... kWidths>(std::integer_sequence<int, kWidths...>) {
+    ((!launched && needed_width <= kWidths
+          ? (status = launch_width(std::integer_sequence<int, kWidths>{}), launched = true)
+          : false),
+     ...);
+  }(typename WorkWidths<kHeadDim>::List{});
+  return status;
 }
 
 }  // namespace fattn::detail::sm90

@@ -67,9 +67,12 @@ constexpr int kTwoWarpgroups = 2 * kWarpgroupThreads;
 constexpr int kProducerRegisters = 24;
 constexpr int kConsumerRegisters = 240;
 
-template <int kHeadDim, class Element>
+// kHeadDim: the bucket (shared-memory layout, TMA boxes, tile shape); kWidth: the columns the
+// GEMMs and the epilogue work on (tile_config.hpp, "Work widths").
+template <int kHeadDim, class Element, int kWidthColumns = kHeadDim>
 struct ForwardTraits {
-  static constexpr TileShape kShape = TileConfig<kHeadDim>::kShape;
+  static constexpr TileShape kShape = WidthTileConfig<kHeadDim, kWidthColumns>::kShape;
+  static constexpr int kWidth = kWidthColumns;
   static constexpr int kBlockM = kShape.block_m;
   static constexpr int kBlockN = kShape.block_n;
   static constexpr int kStages = kShape.stages;
@@ -97,6 +100,8 @@ struct ForwardTraits {
   static_assert(!(kShape.ping_pong || kShape.ping_pong_masked) || kConsumerWarpgroups == 2,
                 "ping-pong alternates two warpgroups");
   static_assert(kHeadDim % kTmaColumns == 0, "head-dim buckets are multiples of 64");
+  static_assert(kWidth % kWgmmaK == 0 && kWidth <= kHeadDim && kWidth > kHeadDim - kTmaColumns,
+                "a work width is a 16-multiple inside its bucket");
   static_assert(kBlockN % kWgmmaK == 0 && kBlockN % 8 == 0, "key tile must be a wgmma k-multiple");
   static_assert(kQColumnBlockBytes % kAlignment == 0 && kKvColumnBlockBytes % kAlignment == 0,
                 "every tile must start on a swizzle atom");
@@ -164,9 +169,9 @@ FATTN_DEVICE TileWork decode_tile(const TileScheduler& scheduler, const Mask& ma
 template <class Traits, class Element>
 struct Consumer {
   static constexpr int kBlockN = Traits::kBlockN;
-  static constexpr int kHeadDim = Traits::kColumnBlocks * kTmaColumns;
+  static constexpr int kWidth = Traits::kWidth;
   static constexpr int kScoreRegs = kBlockN / 2;
-  static constexpr int kOutRegs = kHeadDim / 2;
+  static constexpr int kOutRegs = kWidth / 2;
   static constexpr int kPChunks = kBlockN / kWgmmaK;
 
   // S = Q·Kᵀ for this warpgroup's 64 rows. `q_base`: shared address of the warpgroup's rows in
@@ -179,7 +184,7 @@ struct Consumer {
     for (int i = 0; i < kScoreRegs; ++i) fence_operand(s[i]);
     wgmma_fence();
 #pragma unroll
-    for (int step = 0; step < kHeadDim / kWgmmaK; ++step) {
+    for (int step = 0; step < kWidth / kWgmmaK; ++step) {
       const int block = step / kStepsPerColumnBlock;
       const std::uint32_t within = (step % kStepsPerColumnBlock) * kStepBytes;
       const std::uint64_t desc_q =
@@ -193,6 +198,8 @@ struct Consumer {
 
   // O += P·V with P in registers. V's tile is read MN-major: 64-column blocks are
   // kKvColumnBlockBytes apart (the descriptor's leading offset), 8-key groups 1024 bytes apart.
+  // A work width that is not a multiple of 64 (n = 80, 144, ...) ends inside a column block:
+  // the wgmma reads only the first n - 64·k columns of the last block.
   static FATTN_DEVICE void issue_pv(float (&o)[kOutRegs], const std::uint32_t (&p)[kPChunks][4],
                                     std::uint32_t v_base) {
     constexpr std::uint32_t kKeyStepBytes = kWgmmaK * kSwizzleRowBytes;
@@ -203,7 +210,7 @@ struct Consumer {
     for (int chunk = 0; chunk < kPChunks; ++chunk) {
       const std::uint64_t desc_v =
           make_smem_descriptor(v_base + chunk * kKeyStepBytes, Traits::kKvColumnBlockBytes);
-      wgmma_rs<kHeadDim, Element>(o, p[chunk], desc_v, 1);
+      wgmma_rs<kWidth, Element>(o, p[chunk], desc_v, 1);
     }
     wgmma_commit();
   }
@@ -293,13 +300,13 @@ struct Consumer {
 // boundaries — it loads the next tile's Q as soon as both consumers are done with the current
 // Q, and its K/V ring never drains — so a tile's prologue (first loads) hides under the previous
 // tile's last P·V and epilogue.
-template <int kHeadDim, class Element, class Mask>
-__global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element>::kThreads, 1)
+template <int kHeadDim, int kWidth, class Element, class Mask>
+__global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThreads, 1)
     forward_kernel(const __grid_constant__ CUtensorMap tma_q,
                    const __grid_constant__ CUtensorMap tma_k,
                    const __grid_constant__ CUtensorMap tma_v, const Mask mask,
                    const ForwardParams params) {
-  using Traits = ForwardTraits<kHeadDim, Element>;
+  using Traits = ForwardTraits<kHeadDim, Element, kWidth>;
   using Math = Consumer<Traits, Element>;
   constexpr int kBlockM = Traits::kBlockM;
   constexpr int kBlockN = Traits::kBlockN;

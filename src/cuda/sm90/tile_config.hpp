@@ -7,7 +7,7 @@
 // - kBlockM = 128: two consumer warpgroups of 64 query rows each (wgmma's M is 64 per warpgroup).
 //   One CTA per SM; the producer warpgroup gives its registers to the consumers (setmaxnreg).
 // - kBlockN, the key tile: as wide as shared memory and the consumers' registers allow. The
-//   consumers hold O (bucket/2 fp32 per thread), S (kBlockN/2) and P (kBlockN/4 32-bit words).
+//   consumers hold O (width/2 fp32 per thread), S (kBlockN/2) and P (kBlockN/4 32-bit words).
 //   D = 256: 128 + 40 + 20 registers at kBlockN = 80, and Q (64 KB) + 2 stages × (K + V)
 //   (2 × 80 KB) = 224 KB fills shared memory. D = 192: kBlockN = 96 keeps 2 stages in 192 KB.
 //   D <= 128: kBlockN = 128 (the widest P·V k-loop per barrier round trip that still fits).
@@ -16,7 +16,26 @@
 //   32–68 bytes), so they run without it.
 // - kStages: K/V ring depth. Two stages already cover the TMA latency when each stage holds a
 //   full 128-key tile; D = 64 tiles are small (16 KB each), so a third stage is nearly free.
+//
+// Work widths. A bucket's shared-memory layout and TMA boxes are the bucket's, but the kernel is
+// also compiled for narrower *work widths* W = round_up(D, 16) < bucket: Q·Kᵀ runs W/16 wgmma
+// k-steps instead of bucket/16, P·V is one wgmma with n = W, O holds W/2 fp32 per thread and the
+// epilogue walks W columns. The columns W..bucket-1 TMA still zero-fills and nothing reads. The
+// host (forward.cuh) picks the narrowest compiled width >= round_up(D, 16), so the generator, the
+// instance registry and the selector see one launch per (bucket, dtype) as before.
+// Which widths: every multiple of 16 above the bucket below (D = 65..80 -> 80, 81..96 -> 96,
+// ..., 241..256 -> 256), so no D pays for more than 15 padded columns. Bucket 64 keeps its one
+// width (D <= 64 is not in the odd-head-dim target, and it is the cheapest bucket to pad).
+// Compile time (nvcc 13, sm_90a, one TU at a time on the 2-core build host, 2026-11-22): a bucket
+// TU with its 4 widths takes 10.7 s (D = 128 fp16) and 12.3 s (D = 256 fp16) where the 1-width
+// TU took 4.9 s and 5.4 s: ~2 s per extra width and dtype, ~36 s more CPU time for the sm90
+// family (9 extra widths x 2 dtypes). Measured on an H100 (docs/perf-notes.md, "Work widths"):
+// width 80 runs D = 80 13-18 % faster than the 128-wide kernel, width 96 D = 96 11 % faster.
+// Dims whose packed rows are an odd multiple of 16 bytes (D = 72, 104, 136, 152, 200, 216) gain
+// nothing: their TMA loads, not the GEMMs, bound them (same notes).
 #pragma once
+
+#include <utility>
 
 namespace fattn::detail::sm90 {
 
@@ -50,6 +69,49 @@ template <>
 struct TileConfig<256> {
   static constexpr TileShape kShape{128, 80, 2, true, false};
 };
+
+// Work widths compiled per bucket, narrowest first, the bucket itself last (any D of the bucket
+// falls back to it); a D whose width is not listed would run at the next listed one.
+template <int kHeadDimBucket>
+struct WorkWidths {
+  using List = std::integer_sequence<int, kHeadDimBucket>;
+};
+template <>
+struct WorkWidths<128> {
+  using List = std::integer_sequence<int, 80, 96, 112, 128>;
+};
+template <>
+struct WorkWidths<192> {
+  using List = std::integer_sequence<int, 144, 160, 176, 192>;
+};
+template <>
+struct WorkWidths<256> {
+  using List = std::integer_sequence<int, 208, 224, 240, 256>;
+};
+
+// The tile shape of one (bucket, work width): the bucket's, except where a narrower width frees
+// registers that a bucket kernel lacks.
+template <int kHeadDimBucket, int kWidth>
+struct WidthTileConfig {
+  static constexpr TileShape kShape = TileConfig<kHeadDimBucket>::kShape;
+};
+// Widths 208 and 224 (D = 193..224): O takes 104 / 112 registers instead of 128, and the masked
+// kernels fit ping-pong (ptxas: 0 spills at 240 registers), which the D = 256 masked kernels
+// cannot. Width 240 cannot either (ptxas: 40 bytes spilled in the windowed kernels).
+template <>
+struct WidthTileConfig<256, 208> {
+  static constexpr TileShape kShape{128, 80, 2, true, true};
+};
+template <>
+struct WidthTileConfig<256, 224> {
+  static constexpr TileShape kShape{128, 80, 2, true, true};
+};
+
+// The work width of a head dim: wgmma's k-step is 16 columns.
+inline constexpr int kWorkWidthStep = 16;
+constexpr int work_width(long long head_dim) {
+  return static_cast<int>((head_dim + kWorkWidthStep - 1) / kWorkWidthStep * kWorkWidthStep);
+}
 
 // The buckets in increasing order: a head dim runs in the first bucket that holds it.
 inline constexpr int kHeadDimBuckets[] = {64, 128, 192, 256};
