@@ -6,6 +6,8 @@ Sections (each can be switched off):
   sweep     D × N × causal × {fwd, fwd+bwd}, bf16, batch·seqlen = 16384, heads·head_dim = 2048
             (TARGETS.md's conventions); fattn's CUDA backends vs SDPA flash/efficient/cudnn/math
   head-dim  the alignment trap: D 64..256 including 72, 80, 96, 129, 136, 200 at a fixed N
+  simt      fp32 on CUDA cores: fattn's cuda_simt and cuda_standard vs SDPA efficient/math, D 64/128,
+            with cuda_simt's share of the fp32 FMA peak (SMs × max SM clock × lanes × 2, via NVML)
   cpu       fattn's CPU flash vs PyTorch's CPU SDPA, fp32, B=1, H=16, D=128, at 2 and 16 threads
 
 TFLOP/s follow FlashAttention's convention: forward = 4·B·H·Nq·Nk·D (halved for causal),
@@ -62,6 +64,15 @@ CPU_SHAPE = {"batch": 1, "heads": 16, "head_dim": 128}
 CPU_CASES = [(1024, False), (1024, True), (4096, False), (4096, True)]
 QUICK_CPU_CASES = [(1024, False), (4096, False), (4096, True)]
 CPU_THREADS = [2, 16]
+# Issue #4's table: the CUDA-core kernel in fp32 beside the standard path and PyTorch's fp32
+# backends (flash and cuDNN take 16-bit only), D 64/128, the sweep's shapes, causal and not.
+SIMT_HEAD_DIMS = [64, 128]
+SIMT_SEQLENS = [1024, 4096, 16384]
+SIMT_IMPLS = {"fattn": ["cuda_simt", "cuda_standard"], "sdpa": ["efficient", "math"]}
+# fp32 FMA lanes per SM by compute capability (CUDA C Programming Guide, arithmetic throughput
+# table): the peak is SMs × max SM clock × lanes × 2 FLOPs.
+FP32_LANES_PER_SM = {(7, 0): 64, (8, 0): 64, (8, 6): 128, (8, 7): 128, (8, 9): 128, (9, 0): 128,
+                     (10, 0): 128, (12, 0): 128}
 
 FORWARD_FLOPS_PER_MAC = 4  # two GEMMs (QKᵀ and PV), 2 FLOPs per multiply-add each
 FWD_BWD_FLOP_FACTOR = 3.5  # backward = 2.5 × forward (FlashAttention's convention)
@@ -361,6 +372,50 @@ def head_dim_sweep(args, timer, device) -> List[Result]:
     return results
 
 
+def fp32_fma_peak_tflops(device) -> tuple:
+    """(peak TFLOP/s, how it was obtained) or (None, why not): SMs × max SM clock × lanes × 2."""
+    props = torch.cuda.get_device_properties(device)
+    lanes = FP32_LANES_PER_SM.get((props.major, props.minor))
+    if lanes is None:
+        return None, f"fp32 lanes per SM unknown for sm_{props.major}{props.minor}"
+    try:
+        import pynvml  # nvidia-ml-py: the maximum SM clock (torch exposes only the current one)
+        pynvml.nvmlInit()
+        handle = pynvml.nvmlDeviceGetHandleByIndex(device.index or 0)
+        mhz = pynvml.nvmlDeviceGetMaxClockInfo(handle, pynvml.NVML_CLOCK_SM)
+    except Exception as error:  # no NVML: say so rather than guess a clock
+        return None, f"max SM clock unavailable ({first_line(error)})"
+    peak = props.multi_processor_count * mhz * 1e6 * lanes * 2 / 1e12
+    return peak, f"{props.multi_processor_count} SMs × {mhz} MHz × {lanes} lanes × 2"
+
+
+def simt_comparison(args, timer, device) -> List[Result]:
+    impls = {f"fattn:{b}": ("fattn", fattn_runner(b)) for b in SIMT_IMPLS["fattn"]}
+    impls.update({f"sdpa:{b}": ("sdpa", sdpa_runner(SDPA_BACKENDS[b])) for b in SIMT_IMPLS["sdpa"]})
+    results = []
+    for head_dim in SIMT_HEAD_DIMS:
+        for seqlen in SIMT_SEQLENS:
+            for causal in (False, True):
+                shape = Shape(batch=max(1, args.tokens // seqlen), seqlen=seqlen,
+                              heads=max(1, args.width // head_dim), head_dim=head_dim,
+                              causal=causal, dtype="fp32")
+                problem = run_problem(shape, impls, ["fwd"], timer, device, seed=seqlen)
+                _progress(problem)
+                results += problem
+    return results
+
+
+def simt_peak_lines(results: List[Result], peak, how) -> List[str]:
+    if peak is None:
+        return [f"fp32 FMA peak: not known ({how}), so no share of it is given.", ""]
+    lines = [f"cuda_simt share of the fp32 FMA peak ({peak:.1f} TFLOP/s = {how}):", ""]
+    for r in results:
+        if r.impl == "fattn:cuda_simt" and r.status == "ok":
+            lines.append(f"- D={r.head_dim} N={r.seqlen}{' causal' if r.causal else ''}: "
+                         f"{r.tflops:.1f} TFLOP/s = {100 * r.tflops / peak:.1f} %")
+    return lines + [""]
+
+
 def cpu_comparison(args) -> List[Result]:
     timer = Timer(torch.device("cpu"), 0, 0, cpu_reps=args.cpu_reps)
     results = []
@@ -564,8 +619,9 @@ def parse_args(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true",
                         help="N in {1024, 4096, 16384}, short timing windows, fewer CPU points")
-    parser.add_argument("--sections", type=names, default=["ceilings", "sweep", "head-dim", "cpu"],
-                        help="comma-separated: ceilings, sweep, head-dim, cpu")
+    parser.add_argument("--sections", type=names,
+                        default=["ceilings", "sweep", "head-dim", "simt", "cpu"],
+                        help="comma-separated: ceilings, sweep, head-dim, simt, cpu")
     parser.add_argument("--out", type=Path, help="path prefix of the JSON/markdown/PNG outputs")
     parser.add_argument("--out-dir", type=Path, default=RESULTS_DIR,
                         help="folder for the default prefix compare-<device>-<date>[-quick]")
@@ -683,6 +739,14 @@ def main(argv=None) -> int:
             plot_bars(sweep, Path(f"{prefix}-headdim.png"),
                       f"{description}: head-dim sweep, {args.sweep_dtype} fwd", ("head_dim",),
                       1.0, "TFLOP/s")
+    if "simt" in args.sections and gpu:
+        simt = simt_comparison(args, timer, device)
+        peak, how = fp32_fma_peak_tflops(device)
+        report["simt"] = [asdict(r) for r in simt]
+        report["fp32_fma_peak_TFLOPs"] = peak
+        emit([table(simt, ("head_dim", "seqlen", "causal"),
+                    f"fp32 fwd (CUDA cores), B·N={args.tokens}, H·D={args.width}")]
+             + simt_peak_lines(simt, peak, how))
     print(f"wrote {prefix}.json, {prefix}.md" + ("" if args.no_plot else " and PNG plots"),
           file=sys.stderr)
     return 0
