@@ -117,9 +117,7 @@ Status run_selected(Backend backend, const AttentionArgs& args) {
     case Backend::cuda_sm80: return fwd ? cuda_sm80_forward(args) : cuda_sm80_backward(args);
 #endif
 #if FATTN_HAS_SM90
-    case Backend::cuda_sm90:
-      if (fwd) return cuda_sm90_forward(args);
-      break;
+    case Backend::cuda_sm90: return fwd ? cuda_sm90_forward(args) : cuda_sm90_backward(args);
 #endif
     default: break;
   }

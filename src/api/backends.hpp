@@ -27,6 +27,7 @@ Status cuda_sm80_backward(const AttentionArgs& args);
 #endif
 #if FATTN_HAS_SM90
 Status cuda_sm90_forward(const AttentionArgs& args);
+Status cuda_sm90_backward(const AttentionArgs& args);
 #endif
 
 }  // namespace fattn::detail

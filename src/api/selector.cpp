@@ -84,8 +84,16 @@ static std::optional<std::string> why_backend_rules_refuse(Backend backend, cons
       if (!is_half_precision(problem.dtype)) {
         return name(backend) + " takes float16 or bfloat16, got " + to_string(problem.dtype);
       }
-      if (problem.direction != Direction::forward) {
-        return name(backend) + " has no backward pass yet";
+      // The backward accumulates dQ with fp32 atomics in no fixed order; cuda_sm80 has the
+      // ordered (deterministic) variant. Its grid is (key tiles, KV heads, batch).
+      if (problem.direction == Direction::backward && problem.options.deterministic) {
+        return name(backend) + " has no deterministic backward yet (cuda_sm80 has one)";
+      }
+      if (problem.direction == Direction::backward &&
+          (problem.heads_kv > kMaxGridYZ || problem.batch > kMaxGridYZ)) {
+        return name(backend) + " runs its backward with one grid row per KV head and batch entry, "
+               "at most " + std::to_string(kMaxGridYZ) + " each; got heads_kv " +
+               std::to_string(problem.heads_kv) + ", batch " + std::to_string(problem.batch);
       }
       // TMA descriptors need 16-byte-aligned base pointers and row/head/batch strides (an odd
       // head dim in a packed layout breaks this); such inputs fall back to cuda_sm80.

@@ -81,11 +81,14 @@ FAMILIES = {
         "namespace": "fattn::detail::sm90",
         "declarations": "cuda/sm90/launch.hpp",
         "definitions": {"fwd": "cuda/sm90/forward.cuh", "bwd": "cuda/sm90/backward.cuh"},
-        "directions": ["fwd"],
+        "directions": ["fwd", "bwd"],
         # Buckets are multiples of 64: TMA boxes are 64 columns (one 128-byte swizzle row), and
         # the tensor map's inner extent is the real head dim, so columns past it read as zeros
         # (tile shapes and why: src/cuda/sm90/tile_config.hpp).
         "head_dims": [64, 128, 192, 256],
+        # The backward exists for buckets 64 and 128 only (src/cuda/sm90/backward_tile_config.hpp);
+        # larger head dims find no sm90 backward instance and the selector picks cuda_sm80.
+        "head_dims_by_direction": {"bwd": [64, 128]},
         "dtypes": ["fp16", "bf16"],
         "archs": ["90a"],
     },
@@ -98,7 +101,8 @@ def instances():
     """Every (family, direction, head_dim, dtype) combination, in a stable order."""
     for family, spec in FAMILIES.items():
         for direction in spec["directions"]:
-            for head_dim in spec["head_dims"]:
+            head_dims = spec.get("head_dims_by_direction", {}).get(direction, spec["head_dims"])
+            for head_dim in head_dims:
                 for dtype in spec["dtypes"]:
                     yield family, direction, head_dim, dtype
 

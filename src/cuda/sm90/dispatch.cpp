@@ -11,4 +11,9 @@ Status cuda_sm90_forward(const AttentionArgs& args) {
   return launch_instance(KernelFamily::sm90, args);
 }
 
+Status cuda_sm90_backward(const AttentionArgs& args) {
+  ScopedDevice device(args.problem.device.index);
+  return launch_instance(KernelFamily::sm90, args);
+}
+
 }  // namespace fattn::detail

@@ -1,5 +1,5 @@
 // The sm90 family's launch template, one explicit instantiation per (head-dim bucket, element)
-// in src/cuda/instantiations/sm90_fwd_*.cu. Host-compilable: the instance registry includes it.
+// in src/cuda/instantiations/sm90_{fwd,bwd}_*.cu. Host-compilable: the instance registry includes it.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -13,5 +13,10 @@ namespace fattn::detail::sm90 {
 // being zero-padded in shared memory by TMA. Element is __half or __nv_bfloat16.
 template <int kHeadDim, class Element>
 Status launch_forward(const AttentionArgs& args);
+
+// The backward (backward.cuh): buckets 64 and 128 only so far (tools/codegen lists them); larger
+// head dims have no sm90 backward instance, so the selector falls back to cuda_sm80.
+template <int kHeadDim, class Element>
+Status launch_backward(const AttentionArgs& args);
 
 }  // namespace fattn::detail::sm90

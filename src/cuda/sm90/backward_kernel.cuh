@@ -1,0 +1,560 @@
+// The Hopper (sm_90a) attention backward kernel: FlashAttention-2's backward algorithm with
+// FlashAttention-3's machinery (TMA, wgmma, warp specialization), in our own code.
+//
+// UNVERIFIED: written without a GPU; compiled and audited only. docs/design/sm90-backward.md
+// holds the design, the counted floors and the questions the first GPU run must answer.
+//
+// One CTA per (key tile of kBlockN keys, KV head, batch); K and V of the tile stay in shared
+// memory, dK and dV in fp32 registers, and the CTA walks every query tile of every query head of
+// its GQA group (so dK/dV need no cross-CTA reduction, as in the sm80 backward):
+//   warpgroup 0   producer: one thread loads K and V once (TMA), then per step the Q and dO
+//                 tiles (TMA) and the step's LSE·log2e and D_i vectors (1-D bulk copies) into a
+//                 ring of stages guarded by full/empty mbarriers;
+//   warpgroups 1, 2  consumers: 64 keys each. Per query tile of kBlockM rows:
+//                 Sᵀ  = K·Qᵀ, dPᵀ = V·dOᵀ           wgmma, both operands in shared memory
+//                 Pᵀ  = 2^(Sᵀ·scale·log2e − LSE·log2e)   registers (0 where masked)
+//                 dSᵀ = Pᵀ∘(dPᵀ − D_i)               registers
+//                 dV += Pᵀ·dO, dK += dSᵀ·Q           wgmma, A from registers, B MN-major
+//                 dSᵀ -> shared memory (16-bit, 128-byte swizzle)
+//                 dQ_part = dS·K                     wgmma, A and B MN-major in shared memory
+//                 dQ_part -> fp32 red.global.add.v2 into the dQ accumulator
+// The preprocess (D_i = rowsum(dO∘O), LSE·log2e with +inf for fully masked rows, accumulator
+// zeroed) and the postprocess (dQ = scale·accumulator) are the sm80 family's kernels, run by
+// backward.cuh around this one.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "common/mask.hpp"
+#include "cuda/common/ptx_sm90.cuh"
+#include "cuda/sm90/backward_ptx.cuh"
+#include "cuda/sm90/backward_tile_config.hpp"
+
+namespace fattn::detail::sm90 {
+
+// Everything the kernel needs besides the four TMA descriptors and the mask.
+struct BackwardParams {
+  void* dk = nullptr;
+  void* dv = nullptr;
+  std::int64_t dk_stride_batch = 0, dk_stride_seq = 0, dk_stride_head = 0;  // elements
+  std::int64_t dv_stride_batch = 0, dv_stride_seq = 0, dv_stride_head = 0;
+  float* dq_accum = nullptr;        // (batch, heads_q, seqlen_q, dq_accum_stride), fp32, zeroed
+  int dq_accum_stride = 0;          // round_up(head_dim, 16) (the sm80 preprocess's layout)
+  const float* lse_log2 = nullptr;  // (batch, heads_q, rows_rounded): LSE·log2e, +inf if masked
+  const float* delta = nullptr;     // (batch, heads_q, rows_rounded): rowsum(dO∘O)
+  int rows_rounded = 0;             // seqlen_q rounded up to kBlockM
+  int seqlen_q = 0, seqlen_k = 0, heads_q = 0, group_size = 1, head_dim = 0;
+  float scale_log2 = 0.0f;  // signed softmax scale · log2e
+  float scale = 0.0f;       // signed softmax scale, applied to dK here (dQ: postprocess)
+};
+
+namespace backward {
+
+constexpr int kWarpgroupThreads = 128;
+constexpr int kWarpSize = 32;
+constexpr int kTmaColumns = 64;  // one 128-byte swizzle row of 16-bit elements
+constexpr int kWgmmaK = 16;
+constexpr int kWgmmaM = 64;
+// The dQ product's output width per consumer warpgroup (both dQ splits give 64; see
+// backward_tile_config.hpp): the one transposed-operand wgmma width backward_ptx.cuh wraps.
+constexpr int kDqColumns = 64;
+// Named barrier ids (0 is __syncthreads): the dS exchange before the dQ product. With the
+// head-dim split both consumers meet on one id; with the key split each has its own.
+constexpr int kDsReadyBarrier = 1;
+// 24·128 + 2·240·128 = 64,512 <= 65,536 registers per SM (as in the forward).
+constexpr int kProducerRegisters = 24;
+constexpr int kConsumerRegisters = 240;
+
+}  // namespace backward
+
+template <int kHeadDim, class Element>
+struct BackwardTraits {
+  static constexpr BackwardTileShape kShape = BackwardTileConfig<kHeadDim>::kShape;
+  static constexpr int kBlockM = kShape.block_m;
+  static constexpr int kBlockN = kShape.block_n;
+  static constexpr int kStages = kShape.stages;
+  static constexpr bool kDqSplitKeys = kShape.dq_split == DqSplit::keys;
+  static constexpr int kConsumerWarpgroups = kBlockN / backward::kWgmmaM;
+  static constexpr int kConsumerWarps =
+      kConsumerWarpgroups * backward::kWarpgroupThreads / backward::kWarpSize;
+  static constexpr int kThreads = backward::kWarpgroupThreads * (1 + kConsumerWarpgroups);
+  static constexpr int kColumnBlocks = kHeadDim / backward::kTmaColumns;
+  static constexpr int kElementBytes = static_cast<int>(sizeof(Element));
+
+  // Tiles are kColumnBlocks blocks of (rows × 128 bytes), 128-byte swizzled (TMA's layout).
+  static constexpr int kKvTileBytes = kBlockN * kHeadDim * kElementBytes;
+  static constexpr int kKvColumnBlockBytes = kBlockN * static_cast<int>(kSwizzleRowBytes);
+  static constexpr int kQTileBytes = kBlockM * kHeadDim * kElementBytes;
+  static constexpr int kQColumnBlockBytes = kBlockM * static_cast<int>(kSwizzleRowBytes);
+  static constexpr int kStatBytes = kBlockM * static_cast<int>(sizeof(float));
+  // dSᵀ: kBlockN key rows × kBlockM query columns; kBlockM = 64 makes a row exactly one
+  // 128-byte swizzle row, so the tile has TMA's layout and wgmma reads it with a descriptor.
+  static constexpr int kDsBytes = kBlockN * kBlockM * kElementBytes;
+  static constexpr int kDsBuffers = 2;  // the other warpgroup may still read the previous dS
+
+  static constexpr int kKOffset = 0;
+  static constexpr int kVOffset = kKOffset + kKvTileBytes;
+  static constexpr int kQOffset = kVOffset + kKvTileBytes;
+  static constexpr int kDoOffset = kQOffset + kStages * kQTileBytes;
+  static constexpr int kDsOffset = kDoOffset + kStages * kQTileBytes;
+  static constexpr int kLseOffset = kDsOffset + kDsBuffers * kDsBytes;
+  static constexpr int kDeltaOffset = kLseOffset + kStages * kStatBytes;
+  static constexpr int kBarrierOffset = kDeltaOffset + kStages * kStatBytes;
+  static constexpr int kBarrierCount = 1 + 2 * kStages;  // K/V full, per stage full and empty
+  static constexpr int kAlignment = static_cast<int>(kSwizzleAtomBytes);
+  static constexpr int kSmemBytes =
+      kBarrierOffset + kBarrierCount * static_cast<int>(sizeof(std::uint64_t)) + kAlignment;
+  // Bytes one stage's full barrier waits for: Q, dO, LSE and D_i.
+  static constexpr int kStageTransactionBytes = 2 * kQTileBytes + 2 * kStatBytes;
+
+  // The dQ product of one consumer: over its own 64 keys and every head-dim column (key split),
+  // or over all the CTA's keys and its 64 of the head-dim columns (head-dim split).
+  static constexpr int kDqKeys = kDqSplitKeys ? backward::kWgmmaM : kBlockN;
+  static constexpr int kDqBarrierThreads =
+      kDqSplitKeys ? backward::kWarpgroupThreads : kConsumerWarpgroups * backward::kWarpgroupThreads;
+
+  static_assert(kBlockM == backward::kTmaColumns,
+                "a dSᵀ row (kBlockM queries) must be exactly one 128-byte swizzle row");
+  static_assert(kBlockN % backward::kWgmmaM == 0, "each consumer warpgroup owns 64 keys");
+  static_assert(kHeadDim % backward::kTmaColumns == 0, "head-dim buckets are multiples of 64");
+  static_assert((kDqSplitKeys ? kHeadDim : kHeadDim / kConsumerWarpgroups) == backward::kDqColumns,
+                "the dQ product is one m64n64 wgmma chain per consumer");
+  static_assert(kQColumnBlockBytes % kAlignment == 0 && kKvColumnBlockBytes % kAlignment == 0 &&
+                    kDsBytes % kAlignment == 0 && kDsOffset % kAlignment == 0,
+                "every tile must start on a swizzle atom");
+  static_assert(kSmemBytes <= 227 * 1024, "shared memory per block on sm_90");
+};
+
+template <int kStages>
+struct BackwardBarriers {
+  std::uint64_t kv_full;
+  std::uint64_t full[kStages];
+  std::uint64_t empty[kStages];
+};
+
+// The query tiles [first, end) whose visible keys meet keys [key0, key0 + block_n): a
+// contiguous range for every mask (same rule as the sm80 backward).
+template <int kBlockM, class Mask>
+FATTN_DEVICE void query_tile_range(const Mask& mask, int seqlen_q, int key0, int block_n,
+                                   int* first, int* end) {
+  const int m_blocks = (seqlen_q + kBlockM - 1) / kBlockM;
+  auto touches = [&](int m) {
+    const int r0 = m * kBlockM;
+    const int r1 = min(r0 + kBlockM, seqlen_q);
+    const int kb = mask.key_begin(r0);
+    const int ke = mask.key_end(r1);
+    return ke > kb && kb < key0 + block_n && ke > key0;
+  };
+  int m = 0;
+  while (m < m_blocks && !touches(m)) ++m;
+  *first = m;
+  while (m < m_blocks && touches(m)) ++m;
+  *end = m;
+}
+
+FATTN_DEVICE std::uint32_t pack_pair_of(float lo, float hi, __nv_bfloat16*) {
+  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<std::uint32_t*>(&v);
+}
+FATTN_DEVICE std::uint32_t pack_pair_of(float lo, float hi, __half*) {
+  __half2 v = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<std::uint32_t*>(&v);
+}
+
+// The consumer's GEMMs and element-wise steps. Accumulator layout of a m64nN wgmma: register
+// 4j + 2h + e holds row (warp·16 + lane/4 + 8h), column (8j + 2·(lane%4) + e). Rows of Sᵀ are
+// keys, columns queries.
+template <class Traits, class Element>
+struct BackwardConsumer {
+  static constexpr int kBlockM = Traits::kBlockM;
+  static constexpr int kScoreRegs = kBlockM / 2;  // one 64 × kBlockM fp32 accumulator
+  static constexpr int kGradRegs = Traits::kColumnBlocks * backward::kTmaColumns / 2;
+  static constexpr int kDqRegs = backward::kDqColumns / 2;
+  static constexpr int kChunks = kBlockM / backward::kWgmmaK;  // k-chunks of the RS products
+  static constexpr int kHeadDim = Traits::kColumnBlocks * backward::kTmaColumns;
+
+  // acc (64 keys × kBlockM queries) = A·Bᵀ with A = this warpgroup's 64 rows of K or V
+  // (`a_base`: its rows in column block 0) and B = the Q or dO stage, both K-major.
+  static FATTN_DEVICE void issue_transposed_scores(float (&acc)[kScoreRegs], std::uint32_t a_base,
+                                                   std::uint32_t b_base) {
+    constexpr int kStepsPerColumnBlock = backward::kTmaColumns / backward::kWgmmaK;
+    constexpr std::uint32_t kStepBytes = backward::kWgmmaK * sizeof(Element);
+#pragma unroll
+    for (int i = 0; i < kScoreRegs; ++i) fence_operand(acc[i]);
+    wgmma_fence();
+#pragma unroll
+    for (int step = 0; step < kHeadDim / backward::kWgmmaK; ++step) {
+      const int block = step / kStepsPerColumnBlock;
+      const std::uint32_t within = (step % kStepsPerColumnBlock) * kStepBytes;
+      const std::uint64_t desc_a =
+          make_smem_descriptor(a_base + block * Traits::kKvColumnBlockBytes + within, 0);
+      const std::uint64_t desc_b =
+          make_smem_descriptor(b_base + block * Traits::kQColumnBlockBytes + within, 0);
+      wgmma_ss<kBlockM, Element>(acc, desc_a, desc_b, step > 0);
+    }
+    wgmma_commit();
+  }
+
+  // grad (64 keys × D) += A·B with A (64 keys × kBlockM queries) from registers and B the Q or
+  // dO stage read MN-major (query rows are the k dimension; 64-column blocks
+  // kQColumnBlockBytes apart), as the forward's O += P·V reads V.
+  static FATTN_DEVICE void issue_gradient(float (&grad)[kGradRegs],
+                                          const std::uint32_t (&a)[kChunks][4],
+                                          std::uint32_t b_base) {
+    constexpr std::uint32_t kRowStepBytes = backward::kWgmmaK * kSwizzleRowBytes;
+#pragma unroll
+    for (int chunk = 0; chunk < kChunks; ++chunk) {
+      const std::uint64_t desc_b =
+          make_smem_descriptor(b_base + chunk * kRowStepBytes, Traits::kQColumnBlockBytes);
+      wgmma_rs<kHeadDim, Element>(grad, a[chunk], desc_b, 1);
+    }
+  }
+
+  // dq (kBlockM queries × 64 columns) = dS·K over kDqKeys keys: A = dSᵀ (key rows, query
+  // columns: MN-major for A), B = K (key rows, head-dim columns: MN-major for B).
+  // `ds_base`/`k_base`: the first key row of the product; `k_base` also at its column block.
+  static FATTN_DEVICE void issue_dq(float (&dq)[kDqRegs], std::uint32_t ds_base,
+                                    std::uint32_t k_base) {
+    constexpr std::uint32_t kRowStepBytes = backward::kWgmmaK * kSwizzleRowBytes;
+#pragma unroll
+    for (int i = 0; i < kDqRegs; ++i) fence_operand(dq[i]);
+    wgmma_fence();
+#pragma unroll
+    for (int step = 0; step < Traits::kDqKeys / backward::kWgmmaK; ++step) {
+      const std::uint64_t desc_a =
+          make_smem_descriptor(ds_base + step * kRowStepBytes, Traits::kDsBytes);
+      const std::uint64_t desc_b =
+          make_smem_descriptor(k_base + step * kRowStepBytes, Traits::kKvColumnBlockBytes);
+      wgmma_ss_transposed_n64<Element>(dq, desc_a, desc_b, step > 0);
+    }
+    wgmma_commit();
+  }
+
+  // Pᵀ = 2^(Sᵀ·scale·log2e − LSE·log2e) in place, 0 where masked (after the exponential, so a
+  // negative scale cannot turn a masked −inf into +inf). Padding query rows have LSE = +inf
+  // (preprocess), so their probabilities are 0 without a test, never NaN.
+  // `masked(key_reg_row, query_col)` with the thread's local coordinates, or nullptr-like
+  // `kNeedsMask` = false for tiles fully inside the mask.
+  template <bool kNeedsMask, class Mask>
+  static FATTN_DEVICE void probabilities(float (&s)[kScoreRegs], const float* lse_stage,
+                                         float scale_log2, const Mask& mask, int key_row0,
+                                         int query_col0, int seqlen_k) {
+    const int lane = threadIdx.x % backward::kWarpSize;
+#pragma unroll
+    for (int j = 0; j < kBlockM / 8; ++j) {
+      const float2 lse = *reinterpret_cast<const float2*>(lse_stage + 8 * j + 2 * (lane % 4));
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          float& v = s[4 * j + 2 * h + e];
+          v = fast_exp2(fmaf(v, scale_log2, -(e == 0 ? lse.x : lse.y)));
+          if constexpr (kNeedsMask) {
+            const int key = key_row0 + 8 * h;
+            const int query = query_col0 + 8 * j + 2 * (lane % 4) + e;
+            if (key >= seqlen_k || mask.is_masked(query, key)) v = 0.0f;
+          }
+        }
+      }
+    }
+  }
+
+  // dSᵀ = Pᵀ∘(dPᵀ − D_i) in place of dPᵀ.
+  static FATTN_DEVICE void score_gradients(float (&dp)[kScoreRegs], const float (&p)[kScoreRegs],
+                                           const float* delta_stage) {
+    const int lane = threadIdx.x % backward::kWarpSize;
+#pragma unroll
+    for (int j = 0; j < kBlockM / 8; ++j) {
+      const float2 delta = *reinterpret_cast<const float2*>(delta_stage + 8 * j + 2 * (lane % 4));
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        dp[4 * j + 2 * h] = p[4 * j + 2 * h] * (dp[4 * j + 2 * h] - delta.x);
+        dp[4 * j + 2 * h + 1] = p[4 * j + 2 * h + 1] * (dp[4 * j + 2 * h + 1] - delta.y);
+      }
+    }
+  }
+
+  // The accumulator of keys × 16 queries (chunk c) is, in order, the A fragment of k-chunk c.
+  static FATTN_DEVICE void to_fragments(const float (&acc)[kScoreRegs],
+                                        std::uint32_t (&frag)[kChunks][4]) {
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        frag[c][r] = pack_pair_of(acc[8 * c + 2 * r], acc[8 * c + 2 * r + 1],
+                                  static_cast<Element*>(nullptr));
+      }
+    }
+  }
+
+  // Writes this thread's dSᵀ words into the 128-byte-swizzled tile (TMA's layout: 16-byte chunk
+  // q of row r at chunk q ^ (r % 8)). `tile_rows` points at the warpgroup's first key row.
+  // Word r of chunk c holds row (warp·16 + lane/4 + 8·(r%2)), query columns 16c + 8·(r/2) +
+  // 2·(lane%4) + {0,1}. One store instruction covers 8 rows × 4 words: 32 distinct banks.
+  static FATTN_DEVICE void store_ds(std::uint8_t* tile_rows, const std::uint32_t (&ds)[kChunks][4]) {
+    const int lane = threadIdx.x % backward::kWarpSize;
+    const int warp = (threadIdx.x % backward::kWarpgroupThreads) / backward::kWarpSize;
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const int row = warp * 16 + lane / 4 + 8 * (r % 2);
+        const int chunk = 2 * c + r / 2;
+        const int swizzled = chunk ^ (row % 8);
+        *reinterpret_cast<std::uint32_t*>(tile_rows + row * kSwizzleRowBytes + swizzled * 16 +
+                                          (lane % 4) * 4) = ds[c][r];
+      }
+    }
+  }
+};
+
+template <int kHeadDim, class Element, class Mask>
+__global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element>::kThreads, 1)
+    backward_kernel(const __grid_constant__ CUtensorMap tma_q,
+                    const __grid_constant__ CUtensorMap tma_k,
+                    const __grid_constant__ CUtensorMap tma_v,
+                    const __grid_constant__ CUtensorMap tma_dout, const Mask mask,
+                    const BackwardParams params) {
+  using Traits = BackwardTraits<kHeadDim, Element>;
+  using Math = BackwardConsumer<Traits, Element>;
+  using namespace backward;
+  constexpr int kBlockM = Traits::kBlockM;
+  constexpr int kBlockN = Traits::kBlockN;
+  constexpr int kStages = Traits::kStages;
+
+  extern __shared__ std::uint8_t smem_unaligned[];
+  std::uint8_t* smem = reinterpret_cast<std::uint8_t*>(
+      (reinterpret_cast<std::uintptr_t>(smem_unaligned) + Traits::kAlignment - 1) &
+      ~static_cast<std::uintptr_t>(Traits::kAlignment - 1));
+  auto* bars = reinterpret_cast<BackwardBarriers<kStages>*>(smem + Traits::kBarrierOffset);
+
+  const int n_block = static_cast<int>(blockIdx.x);
+  const int kv_head = static_cast<int>(blockIdx.y);
+  const int batch = static_cast<int>(blockIdx.z);
+  const int key0 = n_block * kBlockN;
+  const int warpgroup = threadIdx.x / kWarpgroupThreads;
+  const int lane = threadIdx.x % kWarpSize;
+
+  int m_first = 0;
+  int m_end = 0;
+  query_tile_range<kBlockM>(mask, params.seqlen_q, key0, kBlockN, &m_first, &m_end);
+  const int m_count = m_end - m_first;
+  const int steps = m_count * params.group_size;  // (query head, query tile), tiles innermost
+
+  if (threadIdx.x == 0) {
+    mbarrier_init(&bars->kv_full, 1);
+    for (int s = 0; s < kStages; ++s) {
+      mbarrier_init(&bars->full[s], 1);
+      mbarrier_init(&bars->empty[s], Traits::kConsumerWarps);
+    }
+    fence_barrier_init();
+  }
+  __syncthreads();
+
+  if (warpgroup == 0) {
+    // ---------------- producer ----------------
+    release_registers<kProducerRegisters>();
+    if (threadIdx.x != 0 || steps == 0) return;
+    prefetch_tensor_map(&tma_q);
+    prefetch_tensor_map(&tma_k);
+    prefetch_tensor_map(&tma_v);
+    prefetch_tensor_map(&tma_dout);
+    mbarrier_arrive_expect_tx(&bars->kv_full, 2 * Traits::kKvTileBytes);
+#pragma unroll
+    for (int b = 0; b < Traits::kColumnBlocks; ++b) {
+      tma_load_4d(&tma_k, &bars->kv_full,
+                  smem + Traits::kKOffset + b * Traits::kKvColumnBlockBytes, b * kTmaColumns, key0,
+                  kv_head, batch);
+      tma_load_4d(&tma_v, &bars->kv_full,
+                  smem + Traits::kVOffset + b * Traits::kKvColumnBlockBytes, b * kTmaColumns, key0,
+                  kv_head, batch);
+    }
+    for (int step = 0; step < steps; ++step) {
+      const int stage = step % kStages;
+      const std::uint32_t phase = (step / kStages) & 1;
+      const int head = kv_head * params.group_size + step / m_count;
+      const int row0 = (m_first + step % m_count) * kBlockM;
+      // A fresh barrier counts as having completed the phase before phase 0.
+      mbarrier_wait(&bars->empty[stage], phase ^ 1);
+      mbarrier_arrive_expect_tx(&bars->full[stage], Traits::kStageTransactionBytes);
+      std::uint8_t* q_dst = smem + Traits::kQOffset + stage * Traits::kQTileBytes;
+      std::uint8_t* do_dst = smem + Traits::kDoOffset + stage * Traits::kQTileBytes;
+#pragma unroll
+      for (int b = 0; b < Traits::kColumnBlocks; ++b) {
+        tma_load_4d(&tma_q, &bars->full[stage], q_dst + b * Traits::kQColumnBlockBytes,
+                    b * kTmaColumns, row0, head, batch);
+        tma_load_4d(&tma_dout, &bars->full[stage], do_dst + b * Traits::kQColumnBlockBytes,
+                    b * kTmaColumns, row0, head, batch);
+      }
+      const std::int64_t stats =
+          (static_cast<std::int64_t>(batch) * params.heads_q + head) * params.rows_rounded + row0;
+      bulk_load(smem + Traits::kLseOffset + stage * Traits::kStatBytes, params.lse_log2 + stats,
+                Traits::kStatBytes, &bars->full[stage]);
+      bulk_load(smem + Traits::kDeltaOffset + stage * Traits::kStatBytes, params.delta + stats,
+                Traits::kStatBytes, &bars->full[stage]);
+    }
+    return;
+  }
+
+  // ---------------- consumers ----------------
+  claim_registers<kConsumerRegisters>();
+  const int consumer = warpgroup - 1;
+  const int warp_in_group = (threadIdx.x % kWarpgroupThreads) / kWarpSize;
+  // This thread's two key rows (r and r + 8) of the warpgroup's 64, as global key indices.
+  const int group_key0 = key0 + consumer * kWgmmaM;
+  const int key_row0 = group_key0 + warp_in_group * 16 + lane / 4;
+  const std::uint32_t k_rows = smem_address(smem + Traits::kKOffset) + consumer * kWgmmaM * kSwizzleRowBytes;
+  const std::uint32_t v_rows = smem_address(smem + Traits::kVOffset) + consumer * kWgmmaM * kSwizzleRowBytes;
+  // The dQ product's first key row and, for the head-dim split, its column block.
+  const int dq_key_row = Traits::kDqSplitKeys ? consumer * kWgmmaM : 0;
+  const int dq_column0 = Traits::kDqSplitKeys ? 0 : consumer * kDqColumns;
+  const std::uint32_t dq_k_base = smem_address(smem + Traits::kKOffset) +
+                                  dq_key_row * kSwizzleRowBytes +
+                                  (dq_column0 / kTmaColumns) * Traits::kKvColumnBlockBytes;
+  const int dq_barrier = Traits::kDqSplitKeys ? kDsReadyBarrier + consumer : kDsReadyBarrier;
+
+  float dk[Math::kGradRegs];
+  float dv[Math::kGradRegs];
+#pragma unroll
+  for (int i = 0; i < Math::kGradRegs; ++i) {
+    dk[i] = 0.0f;
+    dv[i] = 0.0f;
+  }
+  const bool keys_ragged = group_key0 + kWgmmaM > params.seqlen_k;
+
+  if (steps > 0) mbarrier_wait(&bars->kv_full, 0);
+  for (int step = 0; step < steps; ++step) {
+    const int stage = step % kStages;
+    const std::uint32_t phase = (step / kStages) & 1;
+    const int head = kv_head * params.group_size + step / m_count;
+    const int row0 = (m_first + step % m_count) * kBlockM;
+    const std::uint32_t q_stage = smem_address(smem + Traits::kQOffset + stage * Traits::kQTileBytes);
+    const std::uint32_t do_stage =
+        smem_address(smem + Traits::kDoOffset + stage * Traits::kQTileBytes);
+    const auto* lse_stage =
+        reinterpret_cast<const float*>(smem + Traits::kLseOffset + stage * Traits::kStatBytes);
+    const auto* delta_stage =
+        reinterpret_cast<const float*>(smem + Traits::kDeltaOffset + stage * Traits::kStatBytes);
+
+    mbarrier_wait(&bars->full[stage], phase);
+    float s[Math::kScoreRegs];
+    float dp[Math::kScoreRegs];
+    Math::issue_transposed_scores(s, k_rows, q_stage);
+    Math::issue_transposed_scores(dp, v_rows, do_stage);
+    wgmma_wait<1>();  // Sᵀ is ready; dPᵀ may still run
+#pragma unroll
+    for (int i = 0; i < Math::kScoreRegs; ++i) fence_operand(s[i]);
+    const int query_col0 = row0;
+    const int row_end = min(row0 + kBlockM, params.seqlen_q);
+    const bool needs_mask =
+        keys_ragged || !mask.tile_is_unmasked(row0, row_end, group_key0, group_key0 + kWgmmaM);
+    if (needs_mask) {
+      Math::template probabilities<true>(s, lse_stage, params.scale_log2, mask, key_row0,
+                                         query_col0, params.seqlen_k);
+    } else {
+      Math::template probabilities<false>(s, lse_stage, params.scale_log2, mask, key_row0,
+                                          query_col0, params.seqlen_k);
+    }
+    wgmma_wait<0>();
+#pragma unroll
+    for (int i = 0; i < Math::kScoreRegs; ++i) fence_operand(dp[i]);
+    Math::score_gradients(dp, s, delta_stage);
+
+    std::uint32_t p_frag[Math::kChunks][4];
+    std::uint32_t ds_frag[Math::kChunks][4];
+    Math::to_fragments(s, p_frag);
+    Math::to_fragments(dp, ds_frag);
+
+#pragma unroll
+    for (int i = 0; i < Math::kGradRegs; ++i) {
+      fence_operand(dv[i]);
+      fence_operand(dk[i]);
+    }
+    wgmma_fence();
+    Math::issue_gradient(dv, p_frag, do_stage);
+    Math::issue_gradient(dk, ds_frag, q_stage);
+    wgmma_commit();
+
+    // dSᵀ to shared memory for the dQ product: this warpgroup's 64 key rows of buffer
+    // step % 2. The other buffer may still be read by the other warpgroup's dQ of the previous
+    // step; this one was last read two steps ago, before both passed the previous barrier.
+    const int ds_buffer = step % Traits::kDsBuffers;
+    std::uint8_t* ds_tile = smem + Traits::kDsOffset + ds_buffer * Traits::kDsBytes;
+    Math::store_ds(ds_tile + consumer * kWgmmaM * kSwizzleRowBytes, ds_frag);
+    fence_view_async_shared();
+    named_barrier_sync(dq_barrier, Traits::kDqBarrierThreads);
+
+    float dq[Math::kDqRegs];
+    Math::issue_dq(dq, smem_address(ds_tile) + dq_key_row * kSwizzleRowBytes, dq_k_base);
+    wgmma_wait<0>();
+#pragma unroll
+    for (int i = 0; i < Math::kDqRegs; ++i) fence_operand(dq[i]);
+#pragma unroll
+    for (int i = 0; i < Math::kGradRegs; ++i) {
+      fence_operand(dv[i]);
+      fence_operand(dk[i]);
+    }
+    // Every wgmma that read this stage's Q and dO is done, and so are the LSE / D_i reads.
+    __syncwarp();
+    if (lane == 0) mbarrier_arrive(&bars->empty[stage]);
+
+    // dQ partial (kBlockM queries × 64 columns) into the fp32 accumulator.
+    const std::int64_t head_index = static_cast<std::int64_t>(batch) * params.heads_q + head;
+    float* accumulator = params.dq_accum + head_index * params.seqlen_q * params.dq_accum_stride;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int query = row0 + warp_in_group * 16 + lane / 4 + 8 * h;
+      if (query >= params.seqlen_q) continue;
+      float* row = accumulator + static_cast<std::int64_t>(query) * params.dq_accum_stride;
+#pragma unroll
+      for (int j = 0; j < kDqColumns / 8; ++j) {
+        const int col = dq_column0 + 8 * j + 2 * (lane % 4);
+        if (col < params.dq_accum_stride) {
+          reduce_add_pair_global(row + col, dq[4 * j + 2 * h], dq[4 * j + 2 * h + 1]);
+        }
+      }
+    }
+  }
+
+  // ---------------- epilogue: dK = scale · Σ dSᵀ·Q, dV = Σ Pᵀ·dO ----------------
+  auto* dk_out = static_cast<Element*>(params.dk) + batch * params.dk_stride_batch +
+                 kv_head * params.dk_stride_head;
+  auto* dv_out = static_cast<Element*>(params.dv) + batch * params.dv_stride_batch +
+                 kv_head * params.dv_stride_head;
+  const bool pairs_aligned = params.head_dim % 2 == 0;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int key = key_row0 + 8 * h;
+    if (key >= params.seqlen_k) continue;
+    Element* dk_row = dk_out + key * params.dk_stride_seq;
+    Element* dv_row = dv_out + key * params.dv_stride_seq;
+#pragma unroll
+    for (int j = 0; j < Math::kGradRegs / 4; ++j) {
+      const int col = 8 * j + 2 * (lane % 4);
+      const float k0 = dk[4 * j + 2 * h] * params.scale;
+      const float k1 = dk[4 * j + 2 * h + 1] * params.scale;
+      const float v0 = dv[4 * j + 2 * h];
+      const float v1 = dv[4 * j + 2 * h + 1];
+      if (pairs_aligned) {
+        if (col < params.head_dim) {
+          *reinterpret_cast<std::uint32_t*>(dk_row + col) =
+              pack_pair_of(k0, k1, static_cast<Element*>(nullptr));
+          *reinterpret_cast<std::uint32_t*>(dv_row + col) =
+              pack_pair_of(v0, v1, static_cast<Element*>(nullptr));
+        }
+      } else {
+        if (col < params.head_dim) {
+          dk_row[col] = static_cast<Element>(k0);
+          dv_row[col] = static_cast<Element>(v0);
+        }
+        if (col + 1 < params.head_dim) {
+          dk_row[col + 1] = static_cast<Element>(k1);
+          dv_row[col + 1] = static_cast<Element>(v1);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace fattn::detail::sm90

@@ -1,0 +1,59 @@
+// PTX wrappers that only the Hopper backward needs, beside the shared ones of ptx_sm90.cuh:
+// a 1-D bulk copy (the per-row LSE and D_i vectors have no tensor map), the generic-to-async
+// proxy fence (dS is written by ordinary stores and read by wgmma), a fp32 pair reduction into
+// global memory (the dQ accumulator) and the wgmma form with both operands "MN-major" in shared
+// memory (dQ = dS·K reads dSᵀ and K as they lie).
+//
+// UNVERIFIED on a GPU (docs/design/sm90-backward.md, "Open questions"): compiled for sm_90a only.
+#pragma once
+
+#include <cstdint>
+
+#include "cuda/common/ptx_sm90.cuh"
+
+namespace fattn::detail::sm90 {
+
+// Copies `bytes` (a multiple of 16; both addresses 16-byte aligned) from global to shared
+// memory; completion is counted on `barrier` as transaction bytes, like a TMA tile.
+FATTN_DEVICE void bulk_load(void* smem_dst, const void* global_src, std::uint32_t bytes,
+                            std::uint64_t* barrier) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+          smem_address(smem_dst)),
+      "l"(reinterpret_cast<std::uint64_t>(global_src)), "r"(bytes), "r"(smem_address(barrier))
+      : "memory");
+}
+
+// Makes this thread's shared-memory stores visible to the async proxy (wgmma operand reads).
+FATTN_DEVICE void fence_view_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+// accumulator[0..1] += (lo, hi) in one L2 request (PTX ISA 8.1, sm_90). 8-byte aligned.
+FATTN_DEVICE void reduce_add_pair_global(float* accumulator, float lo, float hi) {
+  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(accumulator), "f"(lo), "f"(hi)
+               : "memory");
+}
+
+// D[64 x 64] (+)= A[64 x 16] · B[16 x 64] with A and B both MN-major ("transposed") in shared
+// memory: imm-trans-a = imm-trans-b = 1. Operand numbering follows the generated m64n64k16
+// macros (32 accumulators, then desc_a %32, desc_b %33, accumulate %34). Only N = 64 exists: it
+// is the one width the backward's dQ product uses (backward_kernel.cuh, "dQ split").
+template <class Element>
+FATTN_DEVICE void wgmma_ss_transposed_n64(float (&d)[32], std::uint64_t desc_a,
+                                          std::uint64_t desc_b, int accumulate) {
+#define FATTN_WGMMA_SS_TT_64(TYPE)                                                          \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                 \
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE " " FATTN_WGMMA_REGS_64 \
+               ", %32, %33, p, 1, 1, 1, 1;\n}\n"                                             \
+               : FATTN_WGMMA_ACC_64                                                         \
+               : "l"(desc_a), "l"(desc_b), "r"(accumulate))
+  if constexpr (kIsBf16<Element>) {
+    FATTN_WGMMA_SS_TT_64("bf16");
+  } else {
+    FATTN_WGMMA_SS_TT_64("f16");
+  }
+#undef FATTN_WGMMA_SS_TT_64
+}
+
+}  // namespace fattn::detail::sm90
