@@ -1,0 +1,59 @@
+#!/bin/bash
+# One call on the GPU machine for the Hopper backward (docs/design/sm90-backward.md; the kernel
+# was written without a GPU): build pruned to sm80+sm90, D 64/128, fp16/bf16, sm_90a; the sm90
+# backward GPU tests and the shared suite's cuda_sm90 cases; memcheck and racecheck on small
+# cases; then fwd+bwd TFLOP/s of cuda_sm90 / cuda_sm80 beside SDPA cuDNN and flash.
+# Budget: < 300 s on an H100 (build ~120 s on 16 cores, tests ~40 s, sanitizers ~60 s, bench ~60 s).
+# Usage (device call, carry [".deps"]):
+#   bench/sm90_bwd_device_run.sh                 # every step
+#   SM90_BWD_STEPS="build tests" bench/sm90_bwd_device_run.sh
+# Logs land in $OUT as each step ends (a call cut off at its limit still returns what finished).
+set -o pipefail
+source scripts/gpu-env.sh
+export PYTHONUNBUFFERED=1
+OUT=${OUT:-$PWD/sm90-bwd-out}
+mkdir -p "$OUT"
+BUILD=${SM90_BWD_BUILD:-build-bwd90-gpu}
+STEPS=${SM90_BWD_STEPS:-build tests memcheck racecheck bench}
+TESTS=$BUILD/tests/cuda/fattn_cuda_tests
+# Small cases for the sanitizers: one key tile (both dQ splits), GQA, fully masked rows.
+SMALL='Sm90/Sm90Backward.*one_key_tile*:Sm90/Sm90Backward.*causal_nq_gt_nk_d64*:Sm90/Sm90Backward.*gqa_d64*'
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader
+step_build() {
+  local start=$SECONDS
+  cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release -DFATTN_CUDA=ON \
+    -DFATTN_CUDA_FAMILIES="sm80;sm90" -DFATTN_CUDA_HEAD_DIMS="64;128" \
+    -DFATTN_CUDA_DTYPES="fp16;bf16" -DFATTN_CUDA_ARCHS=90a > $OUT/cmake.log 2>&1 &&
+    ninja -C $BUILD -j16 fattn_cuda_tests fattn_cuda_bench fattn > $OUT/build.log 2>&1
+  local rc=$?
+  echo "build rc $rc in $((SECONDS - start)) s"
+  grep -E "error|spill|C75[0-9][0-9]" $OUT/build.log | head -10
+  [ $rc -eq 0 ] || exit 1
+}
+step_tests() {
+  # The targeted cases, the selector checks, and the shared suite's cuda_sm90 rows (forward and
+  # backward of every case the selector lets cuda_sm90 take).
+  timeout 150 $TESTS --gtest_filter='*Sm90Backward*:*cuda_sm90*' > $OUT/gtest.log 2>&1
+  echo "gtest rc $?: $(grep -cE '^\[       OK' $OUT/gtest.log) ok," \
+    "$(grep -cE '^\[  FAILED  \]' $OUT/gtest.log) failed lines"
+  grep -E "^\[  (PASSED|FAILED)|FAILED  \]|Failure|relative error|dq|dk|dv" $OUT/gtest.log | head -30
+}
+step_memcheck() {
+  timeout 90 compute-sanitizer --tool memcheck $TESTS --gtest_filter="$SMALL" \
+    > $OUT/memcheck.log 2>&1
+  echo "memcheck rc $?: $(grep -E 'ERROR SUMMARY' $OUT/memcheck.log | tail -1)"
+  grep -m5 -E "Invalid|out of bounds|Address" $OUT/memcheck.log
+}
+step_racecheck() {
+  # The dS exchange between the consumer warpgroups and the stage ring are the hazards to watch.
+  timeout 90 compute-sanitizer --tool racecheck $TESTS --gtest_filter="$SMALL" \
+    > $OUT/racecheck.log 2>&1
+  echo "racecheck rc $?: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' $OUT/racecheck.log | tail -1)"
+  grep -m5 -E "hazard|Race" $OUT/racecheck.log
+}
+step_bench() {
+  timeout 150 python3 bench/sm90_bwd_vs_cudnn.py --bench-binary $BUILD/tests/cuda/fattn_cuda_bench \
+    --json $OUT/bench.json 2>&1 | tee $OUT/bench.log
+  echo "bench rc $?"
+}
+for step in $STEPS; do "step_$step"; done
