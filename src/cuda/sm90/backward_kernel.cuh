@@ -65,6 +65,7 @@ constexpr int kDsReadyBarrier = 1;
 // 24·128 + 2·240·128 = 64,512 <= 65,536 registers per SM (as in the forward).
 constexpr int kProducerRegisters = 24;
 constexpr int kConsumerRegisters = 240;
+constexpr int kMaxSharedBytesPerBlock = 227 * 1024;  // sm_90's opt-in limit per block
 
 }  // namespace backward
 
@@ -90,7 +91,10 @@ struct BackwardTraits {
   static constexpr int kStatBytes = kBlockM * static_cast<int>(sizeof(float));
   // dSᵀ: kBlockN key rows × kBlockM query columns; kBlockM = 64 makes a row exactly one
   // 128-byte swizzle row, so the tile has TMA's layout and wgmma reads it with a descriptor.
+  // (DsLayout::query_rows instead: kBlockM query rows × kBlockN keys in 64-key column blocks.)
   static constexpr int kDsBytes = kBlockN * kBlockM * kElementBytes;
+  static constexpr bool kDsKeyRows = kShape.ds_layout == DsLayout::key_rows;
+  static constexpr int kDsColumnBlockBytes = kBlockM * static_cast<int>(kSwizzleRowBytes);
   static constexpr int kDsBuffers = 2;  // the other warpgroup may still read the previous dS
 
   static constexpr int kKOffset = 0;
@@ -123,7 +127,7 @@ struct BackwardTraits {
   static_assert(kQColumnBlockBytes % kAlignment == 0 && kKvColumnBlockBytes % kAlignment == 0 &&
                     kDsBytes % kAlignment == 0 && kDsOffset % kAlignment == 0,
                 "every tile must start on a swizzle atom");
-  static_assert(kSmemBytes <= 227 * 1024, "shared memory per block on sm_90");
+  static_assert(kSmemBytes <= backward::kMaxSharedBytesPerBlock, "shared memory per block");
 };
 
 template <int kStages>
@@ -211,22 +215,33 @@ struct BackwardConsumer {
     }
   }
 
-  // dq (kBlockM queries × 64 columns) = dS·K over kDqKeys keys: A = dSᵀ (key rows, query
-  // columns: MN-major for A), B = K (key rows, head-dim columns: MN-major for B).
-  // `ds_base`/`k_base`: the first key row of the product; `k_base` also at its column block.
-  static FATTN_DEVICE void issue_dq(float (&dq)[kDqRegs], std::uint32_t ds_base,
+  // dq (kBlockM queries × 64 columns) = dS·K over keys [key0, key0 + kDqKeys) of the CTA.
+  // B = K (key rows, head-dim columns: MN-major for B); `k_base` is at key0's row and the
+  // product's column block. A = dS from `ds_tile`: with key rows (dSᵀ) it is MN-major for A,
+  // 16 keys = 16 rows per k-step; with query rows it is K-major, the forward's Q walk.
+  static FATTN_DEVICE void issue_dq(float (&dq)[kDqRegs], std::uint32_t ds_tile, int key0,
                                     std::uint32_t k_base) {
     constexpr std::uint32_t kRowStepBytes = backward::kWgmmaK * kSwizzleRowBytes;
+    constexpr int kKeysPerColumnBlock = backward::kTmaColumns;
 #pragma unroll
     for (int i = 0; i < kDqRegs; ++i) fence_operand(dq[i]);
     wgmma_fence();
 #pragma unroll
     for (int step = 0; step < Traits::kDqKeys / backward::kWgmmaK; ++step) {
-      const std::uint64_t desc_a =
-          make_smem_descriptor(ds_base + step * kRowStepBytes, Traits::kDsBytes);
       const std::uint64_t desc_b =
           make_smem_descriptor(k_base + step * kRowStepBytes, Traits::kKvColumnBlockBytes);
-      wgmma_ss_transposed_n64<Element>(dq, desc_a, desc_b, step > 0);
+      const int key = key0 + step * backward::kWgmmaK;
+      if constexpr (Traits::kDsKeyRows) {
+        const std::uint64_t desc_a =
+            make_smem_descriptor(ds_tile + key * kSwizzleRowBytes, Traits::kDsBytes);
+        wgmma_ss_transposed_n64<Element>(dq, desc_a, desc_b, step > 0);
+      } else {
+        const std::uint32_t column_block = key / kKeysPerColumnBlock;
+        const std::uint32_t within = (key % kKeysPerColumnBlock) * sizeof(Element);
+        const std::uint64_t desc_a =
+            make_smem_descriptor(ds_tile + column_block * Traits::kDsColumnBlockBytes + within, 0);
+        wgmma_ss_b_transposed_n64<Element>(dq, desc_a, desc_b, step > 0);
+      }
     }
     wgmma_commit();
   }
@@ -234,8 +249,8 @@ struct BackwardConsumer {
   // Pᵀ = 2^(Sᵀ·scale·log2e − LSE·log2e) in place, 0 where masked (after the exponential, so a
   // negative scale cannot turn a masked −inf into +inf). Padding query rows have LSE = +inf
   // (preprocess), so their probabilities are 0 without a test, never NaN.
-  // `masked(key_reg_row, query_col)` with the thread's local coordinates, or nullptr-like
-  // `kNeedsMask` = false for tiles fully inside the mask.
+  // kNeedsMask = false for tiles wholly inside the mask and the keys (no per-element test).
+  // `key_row0`: the thread's first key (global index); `query_col0`: the tile's first query.
   template <bool kNeedsMask, class Mask>
   static FATTN_DEVICE void probabilities(float (&s)[kScoreRegs], const float* lse_stage,
                                          float scale_log2, const Mask& mask, int key_row0,
@@ -288,22 +303,44 @@ struct BackwardConsumer {
     }
   }
 
-  // Writes this thread's dSᵀ words into the 128-byte-swizzled tile (TMA's layout: 16-byte chunk
-  // q of row r at chunk q ^ (r % 8)). `tile_rows` points at the warpgroup's first key row.
-  // Word r of chunk c holds row (warp·16 + lane/4 + 8·(r%2)), query columns 16c + 8·(r/2) +
-  // 2·(lane%4) + {0,1}. One store instruction covers 8 rows × 4 words: 32 distinct banks.
-  static FATTN_DEVICE void store_ds(std::uint8_t* tile_rows, const std::uint32_t (&ds)[kChunks][4]) {
+  // Writes this thread's dS values into the 128-byte-swizzled tile (TMA's layout: 16-byte
+  // chunk q of row r at chunk q ^ (r % 8)); `first_key`: the warpgroup's first key in the CTA.
+  // Word r of chunk c holds key (warp·16 + lane/4 + 8·(r%2)), queries 16c + 8·(r/2) +
+  // 2·(lane%4) + {0,1}.
+  // key_rows: one 32-bit store per word; a store instruction covers 8 rows × 4 words, 32
+  // distinct banks. query_rows: two 16-bit stores per word, into query rows of 64-key blocks.
+  static FATTN_DEVICE void store_ds(std::uint8_t* tile, int first_key,
+                                    const std::uint32_t (&ds)[kChunks][4]) {
+    constexpr int kChunkBytes = 16;
+    constexpr int kRowsPerSwizzle = 8;
+    constexpr int kHalfBits = 16;
     const int lane = threadIdx.x % backward::kWarpSize;
     const int warp = (threadIdx.x % backward::kWarpgroupThreads) / backward::kWarpSize;
 #pragma unroll
     for (int c = 0; c < kChunks; ++c) {
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
-        const int row = warp * 16 + lane / 4 + 8 * (r % 2);
-        const int chunk = 2 * c + r / 2;
-        const int swizzled = chunk ^ (row % 8);
-        *reinterpret_cast<std::uint32_t*>(tile_rows + row * kSwizzleRowBytes + swizzled * 16 +
-                                          (lane % 4) * 4) = ds[c][r];
+        const int key = first_key + warp * 16 + lane / 4 + 8 * (r % 2);
+        const int query = 16 * c + 8 * (r / 2) + 2 * (lane % 4);
+        if constexpr (Traits::kDsKeyRows) {
+          const int swizzled = (query / 8) ^ (key % kRowsPerSwizzle);
+          *reinterpret_cast<std::uint32_t*>(tile + key * kSwizzleRowBytes + swizzled * kChunkBytes +
+                                            (query % 8) * static_cast<int>(sizeof(Element))) =
+              ds[c][r];
+        } else {
+          const int column_block = key / backward::kTmaColumns;
+          const int chunk = (key % backward::kTmaColumns) / 8;
+          const int within = (key % 8) * static_cast<int>(sizeof(Element));
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int row = query + e;
+            const int swizzled = chunk ^ (row % kRowsPerSwizzle);
+            *reinterpret_cast<std::uint16_t*>(tile + column_block * Traits::kDsColumnBlockBytes +
+                                              row * kSwizzleRowBytes + swizzled * kChunkBytes +
+                                              within) =
+                static_cast<std::uint16_t>(ds[c][r] >> (kHalfBits * e));
+          }
+        }
       }
     }
   }
@@ -481,12 +518,12 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element>::kThreads, 1
     // step; this one was last read two steps ago, before both passed the previous barrier.
     const int ds_buffer = step % Traits::kDsBuffers;
     std::uint8_t* ds_tile = smem + Traits::kDsOffset + ds_buffer * Traits::kDsBytes;
-    Math::store_ds(ds_tile + consumer * kWgmmaM * kSwizzleRowBytes, ds_frag);
+    Math::store_ds(ds_tile, consumer * kWgmmaM, ds_frag);
     fence_view_async_shared();
     named_barrier_sync(dq_barrier, Traits::kDqBarrierThreads);
 
     float dq[Math::kDqRegs];
-    Math::issue_dq(dq, smem_address(ds_tile) + dq_key_row * kSwizzleRowBytes, dq_k_base);
+    Math::issue_dq(dq, smem_address(ds_tile), dq_key_row, dq_k_base);
     wgmma_wait<0>();
 #pragma unroll
     for (int i = 0; i < Math::kDqRegs; ++i) fence_operand(dq[i]);

@@ -56,4 +56,23 @@ FATTN_DEVICE void wgmma_ss_transposed_n64(float (&d)[32], std::uint64_t desc_a,
 #undef FATTN_WGMMA_SS_TT_64
 }
 
+// The same with A K-major (imm-trans-a = 0) and B MN-major: dQ = dS·K when dS is stored with
+// query rows (DsLayout::query_rows, backward_tile_config.hpp).
+template <class Element>
+FATTN_DEVICE void wgmma_ss_b_transposed_n64(float (&d)[32], std::uint64_t desc_a,
+                                            std::uint64_t desc_b, int accumulate) {
+#define FATTN_WGMMA_SS_NT_64(TYPE)                                                          \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                 \
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE " " FATTN_WGMMA_REGS_64 \
+               ", %32, %33, p, 1, 1, 0, 1;\n}\n"                                             \
+               : FATTN_WGMMA_ACC_64                                                         \
+               : "l"(desc_a), "l"(desc_b), "r"(accumulate))
+  if constexpr (kIsBf16<Element>) {
+    FATTN_WGMMA_SS_NT_64("bf16");
+  } else {
+    FATTN_WGMMA_SS_NT_64("f16");
+  }
+#undef FATTN_WGMMA_SS_NT_64
+}
+
 }  // namespace fattn::detail::sm90

@@ -18,17 +18,27 @@
 //   D = 64: each takes all 64 columns over its own 64 keys (no cross-warpgroup wait, but twice
 //   the atomics), because a 32-column half would start mid swizzle row of the K tile, a
 //   descriptor offset this design does not rely on without a GPU to check it.
+// - dS layout in shared memory (for dQ = dS·K):
+//   key_rows    dSᵀ as the registers hold it (key rows, 64 query columns = one swizzle row),
+//               32-bit stores, read by wgmma as an MN-major A ("tnspA");
+//   query_rows  dS (query rows, keys in 64-column blocks, the forward's Q layout), 16-bit
+//               stores (twice the store instructions), read as the usual K-major A.
+//   key_rows is the default; query_rows exists because tnspA from a hand-written tile is the
+//   least certain PTX use of this kernel (docs/design/sm90-backward.md, question 1): if dQ
+//   alone is wrong on the GPU, flip this and rerun before anything else.
 #pragma once
 
 namespace fattn::detail::sm90 {
 
 enum class DqSplit { keys, head_dim };
+enum class DsLayout { key_rows, query_rows };
 
 struct BackwardTileShape {
   int block_m;
   int block_n;
   int stages;
   DqSplit dq_split;
+  DsLayout ds_layout;
 };
 
 template <int kHeadDimBucket>
@@ -36,11 +46,11 @@ struct BackwardTileConfig;
 
 template <>
 struct BackwardTileConfig<64> {
-  static constexpr BackwardTileShape kShape{64, 128, 2, DqSplit::keys};
+  static constexpr BackwardTileShape kShape{64, 128, 2, DqSplit::keys, DsLayout::key_rows};
 };
 template <>
 struct BackwardTileConfig<128> {
-  static constexpr BackwardTileShape kShape{64, 128, 2, DqSplit::head_dim};
+  static constexpr BackwardTileShape kShape{64, 128, 2, DqSplit::head_dim, DsLayout::key_rows};
 };
 
 }  // namespace fattn::detail::sm90
