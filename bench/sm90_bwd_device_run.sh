@@ -7,6 +7,8 @@
 # Usage (device call, carry [".deps"]):
 #   bench/sm90_bwd_device_run.sh                 # every step
 #   SM90_BWD_STEPS="build tests" bench/sm90_bwd_device_run.sh
+#   SM90_BWD_DS_LAYOUT=query_rows bench/sm90_bwd_device_run.sh   # the dQ fallback (no tnspA),
+#       edited into this machine's copy of backward_tile_config.hpp before the build
 # Logs land in $OUT as each step ends (a call cut off at its limit still returns what finished).
 set -o pipefail
 source scripts/gpu-env.sh
@@ -21,6 +23,10 @@ SMALL='Sm90/Sm90Backward.*one_key_tile*:Sm90/Sm90Backward.*causal_nq_gt_nk_d64*:
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader
 step_build() {
   local start=$SECONDS
+  if [ "${SM90_BWD_DS_LAYOUT:-key_rows}" = query_rows ]; then
+    sed -i 's/DsLayout::key_rows}/DsLayout::query_rows}/' src/cuda/sm90/backward_tile_config.hpp
+    echo "dS layout: query_rows ($(grep -c 'DsLayout::query_rows}' src/cuda/sm90/backward_tile_config.hpp) buckets)"
+  fi
   cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release -DFATTN_CUDA=ON \
     -DFATTN_CUDA_FAMILIES="sm80;sm90" -DFATTN_CUDA_HEAD_DIMS="64;128" \
     -DFATTN_CUDA_DTYPES="fp16;bf16" -DFATTN_CUDA_ARCHS=90a > $OUT/cmake.log 2>&1 &&
