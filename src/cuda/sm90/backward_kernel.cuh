@@ -441,8 +441,9 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element>::kThreads, 1
   // This thread's two key rows (r and r + 8) of the warpgroup's 64, as global key indices.
   const int group_key0 = key0 + consumer * kWgmmaM;
   const int key_row0 = group_key0 + warp_in_group * 16 + lane / 4;
-  const std::uint32_t k_rows = smem_address(smem + Traits::kKOffset) + consumer * kWgmmaM * kSwizzleRowBytes;
-  const std::uint32_t v_rows = smem_address(smem + Traits::kVOffset) + consumer * kWgmmaM * kSwizzleRowBytes;
+  const std::uint32_t group_rows_offset = consumer * kWgmmaM * kSwizzleRowBytes;
+  const std::uint32_t k_rows = smem_address(smem + Traits::kKOffset) + group_rows_offset;
+  const std::uint32_t v_rows = smem_address(smem + Traits::kVOffset) + group_rows_offset;
   // The dQ product's first key row and, for the head-dim split, its column block.
   const int dq_key_row = Traits::kDqSplitKeys ? consumer * kWgmmaM : 0;
   const int dq_column0 = Traits::kDqSplitKeys ? 0 : consumer * kDqColumns;
