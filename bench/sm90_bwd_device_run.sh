@@ -7,6 +7,7 @@
 # Usage (device call, carry [".deps"]):
 #   bench/sm90_bwd_device_run.sh                 # every step
 #   SM90_BWD_STEPS="build tests" bench/sm90_bwd_device_run.sh
+#   SM90_BWD_STEPS="build ncu" bench/sm90_bwd_device_run.sh      # profile one backward (tuning)
 #   SM90_BWD_DS_LAYOUT=query_rows bench/sm90_bwd_device_run.sh   # the dQ fallback (no tnspA),
 #       edited into this machine's copy of backward_tile_config.hpp before the build
 # Logs land in $OUT as each step ends (a call cut off at its limit still returns what finished).
@@ -71,5 +72,16 @@ step_bench() {
   timeout 120 python3 bench/sm90_bwd_vs_cudnn.py --bench-binary $BUILD/tests/cuda/fattn_cuda_bench \
     --json $OUT/bench.json 2>&1 | tee $OUT/bench.log
   echo "bench rc $?"
+}
+step_ncu() {
+  # Not in the default steps (tuning, once the tests pass): stall reasons, throughputs and the L2
+  # reduction traffic of one sm90 backward (bf16, D = 128, N = 4096, B = 4, H = 16).
+  timeout 120 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+    --section LaunchStats --metrics lts__t_sectors_op_red.sum,lts__t_sectors_op_red.sum.per_second \
+    -k regex:sm90.*backward_kernel -c 1 \
+    $BUILD/tests/cuda/fattn_cuda_bench --backends cuda_sm90 --dtype bf16 --batch 4 --heads 16 \
+    --seqlen 4096 --head-dim 128 --direction bwd --repeats 1 > $OUT/ncu.log 2>&1
+  echo "ncu rc $?"
+  grep -E "Throughput|Stall|Warp Cycles|Registers|Duration|lts__t_sectors_op_red" $OUT/ncu.log | head -40
 }
 for step in $STEPS; do "step_$step"; done
