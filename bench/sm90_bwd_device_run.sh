@@ -78,7 +78,7 @@ step_ncu() {
   # reduction traffic of one sm90 backward (bf16, D = 128, N = 4096, B = 4, H = 16).
   timeout 120 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
     --section LaunchStats --metrics lts__t_sectors_op_red.sum,lts__t_sectors_op_red.sum.per_second \
-    -k regex:sm90.*backward_kernel -c 1 \
+    -k regex:backward_kernel -c 1 \
     $BUILD/tests/cuda/fattn_cuda_bench --backends cuda_sm90 --dtype bf16 --batch 4 --heads 16 \
     --seqlen 4096 --head-dim 128 --direction bwd --repeats 1 > $OUT/ncu.log 2>&1
   echo "ncu rc $?"
