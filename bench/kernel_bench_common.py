@@ -23,6 +23,11 @@ FORWARD_ARGTYPES = ([ctypes.c_void_p] * 5 + [ctypes.c_int] + [ctypes.c_int64] * 
                      ctypes.c_char_p, ctypes.c_int])
 
 
+def int_list(text):
+    """'1024,4096' -> [1024, 4096] (the scripts' comma-separated options)."""
+    return [int(x) for x in text.split(",") if x]
+
+
 def strides3(t):
     s = t.stride()
     return [s[0], s[1], s[2]]

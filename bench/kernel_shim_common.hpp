@@ -84,6 +84,28 @@ inline void describe(AttentionArgs& args, DType type, std::int64_t batch, std::i
   args.context.cuda_stream = stream;
 }
 
+// The arguments of a forward call as the shims' C entry points receive them: dtype 0 = float16,
+// 1 = bfloat16; strides in elements for (batch, seq, head); lse (B, Hq, Nq) float32.
+inline AttentionArgs forward_args(void* q, void* k, void* v, void* out, void* lse, int dtype,
+                                  std::int64_t batch, std::int64_t seqlen_q, std::int64_t seqlen_k,
+                                  std::int64_t heads_q, std::int64_t heads_kv,
+                                  std::int64_t head_dim, const std::int64_t* q_strides,
+                                  const std::int64_t* k_strides, const std::int64_t* v_strides,
+                                  const std::int64_t* out_strides, float scale, int causal,
+                                  int window_left, int window_right, void* stream) {
+  const DType type = dtype == 1 ? DType::bfloat16 : DType::float16;
+  AttentionArgs args;
+  describe(args, type, batch, seqlen_q, seqlen_k, heads_q, heads_kv, head_dim, scale, causal,
+           window_left, window_right, stream);
+  args.q = view4(q, type, batch, seqlen_q, heads_q, head_dim, q_strides);
+  args.k = view4(k, type, batch, seqlen_k, heads_kv, head_dim, k_strides);
+  args.v = view4(v, type, batch, seqlen_k, heads_kv, head_dim, v_strides);
+  args.out = view4(out, type, batch, seqlen_q, heads_q, head_dim, out_strides);
+  args.lse = lse_view(lse, batch, heads_q, seqlen_q);
+  args.problem.alignment_bytes = alignment_of({&args.q, &args.k, &args.v, &args.out});
+  return args;
+}
+
 // The C return convention: 0 on success, else 1 with the message copied into `error`.
 inline int finish(const fattn::Status& status, char* error, int error_bytes) {
   if (status.ok()) return 0;

@@ -8,14 +8,8 @@ cd "$(dirname "$0")/.."
 out="${1:?usage: bench/sm80_build.sh <dir> [arch] [jobs]}"
 arch="${2:-90a}"
 jobs="${3:-$(nproc)}"
-mkdir -p "$out"
+source bench/shim_build_common.sh
 flags=(-std=c++20 -O3 -lineinfo -Isrc -Iinclude --expt-relaxed-constexpr -Xcompiler -fPIC
        "-gencode=arch=compute_${arch},code=sm_${arch}" -Xptxas -v)
-sources=(bench/sm80_variants.cu bench/sm80_bwd_variants.cu src/cuda/instantiations/sm80_*.cu
-         bench/sm80_shim.cu)
-printf '%s\n' "${sources[@]}" | xargs -P "$jobs" -I{} sh -c \
-  'f={}; o='"$out"'/$(basename "$f" .cu).o; /usr/bin/time -f "$f %e s" nvcc '"${flags[*]}"' -c "$f" -o "$o" 2>"$o.log" || { cat "$o.log"; exit 1; }'
-cat "$out"/*.o.log > "$out/ptxas.log"
-grep ' s$' "$out/ptxas.log" || true
-nvcc -shared -o "$out/libsm80shim.so" "$out"/*.o -lcudart
-echo "built $out/libsm80shim.so"
+build_shim "$out" "$jobs" libsm80shim.so "${flags[*]}" bench/sm80_variants.cu \
+  bench/sm80_bwd_variants.cu src/cuda/instantiations/sm80_*.cu bench/sm80_shim.cu

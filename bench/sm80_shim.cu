@@ -75,18 +75,12 @@ extern "C" int fattn_sm80_forward(void* q, void* k, void* v, void* out, void* ls
                                   const std::int64_t* v_strides, const std::int64_t* out_strides,
                                   float scale, int causal, int window_left, int window_right,
                                   void* stream, char* error, int error_bytes) {
-  const DType type = dtype == 1 ? DType::bfloat16 : DType::float16;
-  AttentionArgs args;
-  describe(args, type, batch, seqlen_q, seqlen_k, heads_q, heads_kv, head_dim, scale, causal,
-           window_left, window_right, stream);
-  args.q = view4(q, type, batch, seqlen_q, heads_q, head_dim, q_strides);
-  args.k = view4(k, type, batch, seqlen_k, heads_kv, head_dim, k_strides);
-  args.v = view4(v, type, batch, seqlen_k, heads_kv, head_dim, v_strides);
-  args.out = view4(out, type, batch, seqlen_q, heads_q, head_dim, out_strides);
-  args.lse = lse_view(lse, batch, heads_q, seqlen_q);
-  args.problem.alignment_bytes = alignment_of({&args.q, &args.k, &args.v, &args.out});
-  const fattn::Status status = type == DType::bfloat16 ? run<__nv_bfloat16>(args, false)
-                                                       : run<__half>(args, false);
+  const AttentionArgs args = forward_args(q, k, v, out, lse, dtype, batch, seqlen_q, seqlen_k,
+                                          heads_q, heads_kv, head_dim, q_strides, k_strides,
+                                          v_strides, out_strides, scale, causal, window_left,
+                                          window_right, stream);
+  const bool bf16 = args.problem.dtype == DType::bfloat16;
+  const fattn::Status status = bf16 ? run<__nv_bfloat16>(args, false) : run<__half>(args, false);
   return finish(status, error, error_bytes);
 }
 

@@ -30,7 +30,7 @@ import torch
 
 import kernel_bench_common as common
 from kernel_bench_common import (DTYPES, ERROR_BYTES, FORWARD_ARGTYPES, LSE_TOLERANCE, TOLERANCE,
-                                 make, mask_name, mask_of, strides3)
+                                 int_list, make, mask_name, mask_of, strides3)
 
 GRAD_TOLERANCE = {"fp16": 1e-2, "bf16": 4e-2}
 # Fewer, shorter repetitions than sm90_vs_cudnn.py: this sweep also times forward+backward and
@@ -361,8 +361,8 @@ def main():
     if a.bwd_variants:
         report["bwd_variants"] = bwd_variants(sm80)
     if a.bench:
-        report["bench"] = bench(sm80, [int(x) for x in a.dims.split(",")],
-                                [int(x) for x in a.seqlens.split(",")], not a.no_odd)
+        report["bench"] = bench(sm80, int_list(a.dims),
+                                int_list(a.seqlens), not a.no_odd)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(report, f, indent=1)

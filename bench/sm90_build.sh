@@ -10,15 +10,9 @@ cd "$(dirname "$0")/.."
 out="${1:?usage: bench/sm90_build.sh <dir> [jobs]}"
 jobs="${2:-$(nproc)}"
 root="${SM90_SOURCE_ROOT:-$PWD}"
-mkdir -p "$out"
+source bench/shim_build_common.sh
 flags=(-std=c++20 -O3 -lineinfo "-I$root/src" "-I$root/include" -Ibench --expt-relaxed-constexpr
        -Xcompiler -fPIC "-gencode=arch=compute_90a,code=sm_90a" -Xptxas -v)
 # types.cpp: size_of and TensorView::shape_string, which the launch code calls.
-sources=("$root"/src/cuda/instantiations/sm90_*.cu "$root/src/cuda/sm90/tensor_map.cu"
-         "$root/src/api/types.cpp" bench/sm90_shim.cu)
-printf '%s\n' "${sources[@]}" | xargs -P "$jobs" -I{} sh -c \
-  'f={}; o='"$out"'/$(basename "$f" | sed "s/\.\(cu\|cpp\)$//").o; /usr/bin/time -f "$f %e s" nvcc '"${flags[*]}"' -c "$f" -o "$o" 2>"$o.log" || { cat "$o.log"; exit 1; }'
-cat "$out"/*.o.log > "$out/ptxas.log"
-grep ' s$' "$out/ptxas.log" || true
-nvcc -shared -o "$out/libsm90shim.so" "$out"/*.o -lcudart
-echo "built $out/libsm90shim.so"
+build_shim "$out" "$jobs" libsm90shim.so "${flags[*]}" "$root"/src/cuda/instantiations/sm90_*.cu \
+  "$root/src/cuda/sm90/tensor_map.cu" "$root/src/api/types.cpp" bench/sm90_shim.cu

@@ -30,7 +30,7 @@ import torch
 
 import kernel_bench_common as common
 from kernel_bench_common import (DTYPES, ERROR_BYTES, FORWARD_ARGTYPES, LSE_TOLERANCE, TOLERANCE,
-                                 make, mask_name, mask_of)
+                                 int_list, make, mask_name, mask_of)
 
 time_ms = functools.partial(common.time_ms, reps=10, inner=10, warmup=3)
 
@@ -240,7 +240,7 @@ def main():
         name, _, path = spec.rpartition("=")
         libs[name or f"ours{i}"] = Sm90(path)
     if a.profile:
-        D, N, causal = (int(x) for x in a.profile.split(","))
+        D, N, causal = int_list(a.profile)
         lib = next(iter(libs.values()))
         B, H = 16384 // N, 2048 // D
         q, k, v = make_qkv("bf16", B, N, N, H, H, D, "bshd", torch.Generator(device="cuda"))
@@ -258,9 +258,9 @@ def main():
             f, report["check"][name] = check(lib, SMALL_CASES if a.small else CHECK_CASES)
             failures += f
     if a.bench:
-        report["bench"] = bench(libs, [int(x) for x in a.dims.split(",")],
-                                [int(x) for x in a.seqlens.split(",")], a.dtype,
-                                tuple(int(x) for x in a.shape.split(",")) if a.shape else None,
+        report["bench"] = bench(libs, int_list(a.dims),
+                                int_list(a.seqlens), a.dtype,
+                                tuple(int_list(a.shape)) if a.shape else None,
                                 tuple(bool(int(x)) for x in a.causal.split(",")), a.layout)
     if a.json:
         with open(a.json, "w") as f:

@@ -46,8 +46,8 @@ bool backend_compiled(Backend backend) {
     case Backend::cpu_reference:
     case Backend::cpu_standard:
     case Backend::cpu_flash: return true;
-    case Backend::cuda_standard:
-    case Backend::cuda_simt: return FATTN_HAS_CUDA != 0;
+    case Backend::cuda_standard: return FATTN_HAS_CUDA != 0;
+    case Backend::cuda_simt: return FATTN_HAS_SIMT != 0;
     case Backend::cuda_sm80: return FATTN_HAS_SM80 != 0;
     case Backend::cuda_sm90: return FATTN_HAS_SM90 != 0;
     case Backend::automatic: return true;

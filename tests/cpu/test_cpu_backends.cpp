@@ -52,14 +52,6 @@ Options options_for(const Case& c, Backend backend) {
   return o;
 }
 
-HostTensor like(const HostTensor& t, std::int64_t row_padding) {
-  const auto& s = t.view.shape;
-  HostTensor copy = t.view.rank == 4 ? make_tensor(t.view.dtype, {s[0], s[1], s[2], s[3]}, row_padding)
-                                     : make_tensor(t.view.dtype, {s[0], s[1], s[2]});
-  poison(copy);
-  return copy;
-}
-
 struct Gradients {
   HostTensor dq, dk, dv;
 };
@@ -69,7 +61,7 @@ class CaseRun {
  public:
   CaseRun(const Case& c, std::uint64_t seed)
       : c_(c), t_(c.dtype, c.batch, c.seqlen_q, c.seqlen_k, c.heads_q, c.heads_kv, c.head_dim, seed, c.row_padding),
-        dout_(like(t_.q, c.row_padding)) {
+        dout_(poisoned_like(t_.q, c.row_padding)) {
     std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ull);
     fill_random(dout_, rng);
   }
@@ -89,7 +81,8 @@ class CaseRun {
 
   // The backend's own forward output feeds its backward, as it would for a user.
   Gradients backward_of(Backend backend, const HostTensor& out, const HostTensor& lse) {
-    Gradients g{like(t_.q, c_.row_padding), like(t_.k, c_.row_padding), like(t_.v, c_.row_padding)};
+    Gradients g{poisoned_like(t_.q, c_.row_padding), poisoned_like(t_.k, c_.row_padding),
+                poisoned_like(t_.v, c_.row_padding)};
     const Status s = backward(t_.q.view, t_.k.view, t_.v.view, out.view, dout_.view, lse.view, g.dq.view, g.dk.view,
                               g.dv.view, options_for(c_, backend), context());
     EXPECT_TRUE(s.ok()) << to_string(backend) << ": " << s.message();
@@ -98,9 +91,9 @@ class CaseRun {
 
   void check_against_reference(Backend backend, bool with_backward) {
     SCOPED_TRACE(std::string(to_string(backend)) + " " + describe(c_));
-    HostTensor ref_out = like(t_.out, c_.row_padding), ref_lse = like(t_.lse, 0);
+    HostTensor ref_out = poisoned_like(t_.out, c_.row_padding), ref_lse = poisoned_like(t_.lse, 0);
     forward_into(Backend::cpu_reference, ref_out, ref_lse);
-    HostTensor out = like(t_.out, c_.row_padding), lse = like(t_.lse, 0);
+    HostTensor out = poisoned_like(t_.out, c_.row_padding), lse = poisoned_like(t_.lse, 0);
     forward_into(backend, out, lse);
     EXPECT_LE(relative_error(out, ref_out), tolerance_for(c_.dtype)) << "out";
     EXPECT_LE(relative_error(lse, ref_lse), kLseTolerance) << "lse";
@@ -242,7 +235,7 @@ TEST(CpuBackendsEdge, FullyMaskedRowsGiveZerosAndNoNaNGradients) {
       if (window) c.window = {3, -1};
       CaseRun run(c, 7 + window);
       run.check_against_reference(backend, true);
-      HostTensor out = like(run.tensors().out, 0), lse = like(run.tensors().lse, 0);
+      HostTensor out = poisoned_like(run.tensors().out, 0), lse = poisoned_like(run.tensors().lse, 0);
       run.forward_into(backend, out, lse);
       for (std::int64_t h = 0; h < c.heads_q; ++h) {
         for (std::int64_t i = 0; i < c.seqlen_q - c.seqlen_k; ++i) {
@@ -263,7 +256,7 @@ TEST(CpuBackendsEdge, NoKeysGiveZeroOutputMinusInfinityLseAndZeroDq) {
     Case c;
     c.seqlen_q = 9, c.seqlen_k = 0, c.head_dim = 16;
     CaseRun run(c, 21);
-    HostTensor out = like(run.tensors().out, 0), lse = like(run.tensors().lse, 0);
+    HostTensor out = poisoned_like(run.tensors().out, 0), lse = poisoned_like(run.tensors().lse, 0);
     run.forward_into(backend, out, lse);
     for (std::int64_t i = 0; i < out.numel(); ++i) ASSERT_EQ(out.at(i), 0.0f) << to_string(backend);
     for (std::int64_t i = 0; i < lse.numel(); ++i) ASSERT_TRUE(is_minus_infinity(lse.at(i))) << to_string(backend);
@@ -277,7 +270,7 @@ TEST(CpuBackendsEdge, NoQueriesGiveZeroKeyAndValueGradients) {
     Case c;
     c.seqlen_q = 0, c.seqlen_k = 33, c.head_dim = 16;
     CaseRun run(c, 22);
-    HostTensor out = like(run.tensors().out, 0), lse = like(run.tensors().lse, 0);
+    HostTensor out = poisoned_like(run.tensors().out, 0), lse = poisoned_like(run.tensors().lse, 0);
     const Gradients g = run.backward_of(backend, out, lse);
     for (std::int64_t i = 0; i < g.dk.numel(); ++i) ASSERT_EQ(g.dk.at(i), 0.0f) << to_string(backend);
     for (std::int64_t i = 0; i < g.dv.numel(); ++i) ASSERT_EQ(g.dv.at(i), 0.0f) << to_string(backend);
@@ -298,7 +291,7 @@ TEST(CpuBackendsEdge, BackwardIsBitwiseDeterministic) {
       c.batch = 2, c.seqlen_q = 300, c.seqlen_k = 260, c.heads_q = 4, c.heads_kv = 1, c.head_dim = 64;
       c.causal = true, c.threads = threads, c.deterministic = true;
       CaseRun run(c, 31);
-      HostTensor out = like(run.tensors().out, 0), lse = like(run.tensors().lse, 0);
+      HostTensor out = poisoned_like(run.tensors().out, 0), lse = poisoned_like(run.tensors().lse, 0);
       run.forward_into(backend, out, lse);
       const Gradients first = run.backward_of(backend, out, lse);
       const Gradients second = run.backward_of(backend, out, lse);

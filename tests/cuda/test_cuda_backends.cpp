@@ -68,14 +68,6 @@ Options options_for(const Case& c, Backend backend) {
   return o;
 }
 
-HostTensor like(const HostTensor& t, std::int64_t row_padding) {
-  const auto& s = t.view.shape;
-  HostTensor copy = t.view.rank == 4 ? make_tensor(t.view.dtype, {s[0], s[1], s[2], s[3]}, row_padding)
-                                     : make_tensor(t.view.dtype, {s[0], s[1], s[2]});
-  poison(copy);
-  return copy;
-}
-
 // Largest |x − ref| / (abs·rms(ref) + rel·|ref|) over all logical elements (> 1 fails);
 // matching infinities count as equal, a NaN anywhere is +inf.
 double element_violation(const HostTensor& got, const HostTensor& ref, double tolerance) {
@@ -149,7 +141,7 @@ TEST_P(CudaBackends, MatchesReference) {
   const auto& [backend, c] = GetParam();
   AttentionTensors t(c.dtype, c.batch, c.seqlen_q, c.seqlen_k, c.heads_q, c.heads_kv, c.head_dim, seed_of(c),
                      c.row_padding);
-  HostTensor dout = like(t.q, c.row_padding);
+  HostTensor dout = poisoned_like(t.q, c.row_padding);
   std::mt19937_64 rng(seed_of(c) ^ 0x9e3779b97f4a7c15ull);
   fill_random(dout, rng);
 
@@ -163,8 +155,8 @@ TEST_P(CudaBackends, MatchesReference) {
   ReferenceResults& ref = reference_for(c);
   const Options ref_options = options_for(c, Backend::cpu_reference);
   if (!ref.forward_done) {
-    ref.out = like(t.out, c.row_padding);
-    ref.lse = like(t.lse, 0);
+    ref.out = poisoned_like(t.out, c.row_padding);
+    ref.lse = poisoned_like(t.lse, 0);
     ASSERT_TRUE(forward(t.q.view, t.k.view, t.v.view, ref.out.view, ref.lse.view, ref_options).ok());
     ref.forward_done = true;
   }
@@ -183,9 +175,9 @@ TEST_P(CudaBackends, MatchesReference) {
 
   if (!supported(backend, c, Direction::backward, t, q.view, k.view)) return;
   if (!ref.backward_done) {
-    ref.dq = like(t.q, c.row_padding);
-    ref.dk = like(t.k, c.row_padding);
-    ref.dv = like(t.v, c.row_padding);
+    ref.dq = poisoned_like(t.q, c.row_padding);
+    ref.dk = poisoned_like(t.k, c.row_padding);
+    ref.dv = poisoned_like(t.v, c.row_padding);
     ASSERT_TRUE(backward(t.q.view, t.k.view, t.v.view, ref_out.view, dout.view, ref_lse.view, ref.dq.view,
                          ref.dk.view, ref.dv.view, ref_options).ok());
     ref.backward_done = true;

@@ -18,4 +18,12 @@ AttentionTensors::AttentionTensors(DType dtype, std::int64_t batch, std::int64_t
   poison(lse);
 }
 
+HostTensor poisoned_like(const HostTensor& t, std::int64_t row_padding) {
+  const auto& s = t.view.shape;
+  HostTensor copy = t.view.rank == 4 ? make_tensor(t.view.dtype, {s[0], s[1], s[2], s[3]}, row_padding)
+                                     : make_tensor(t.view.dtype, {s[0], s[1], s[2]});
+  poison(copy);
+  return copy;
+}
+
 }  // namespace fattn::testing

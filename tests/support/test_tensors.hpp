@@ -29,4 +29,8 @@ struct AttentionTensors {
                    std::uint64_t seed, std::int64_t row_padding = 0);
 };
 
+// A NaN-poisoned output of t's shape and dtype (4-D tensors with `row_padding` elements after
+// each row), so that an element the backend fails to write cannot pass.
+HostTensor poisoned_like(const HostTensor& t, std::int64_t row_padding);
+
 }  // namespace fattn::testing

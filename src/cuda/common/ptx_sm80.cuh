@@ -58,6 +58,19 @@ struct ElementTraits<__nv_bfloat16> {
   }
 };
 
+// One 16-column B block (an ldmatrix_x4: b[0..1] and b[2..3] are its two 8-column halves)
+// against each of kTiles A fragments: acc[t][2·pair] and acc[t][2·pair + 1] += a[t] · B.
+template <class Element, int kTiles, int kColumnTiles>
+__device__ __forceinline__ void mma_column_pair(float (&acc)[kTiles][kColumnTiles][4],
+                                                const std::uint32_t (&a)[kTiles][4],
+                                                const std::uint32_t (&b)[4], int pair) {
+#pragma unroll
+  for (int t = 0; t < kTiles; ++t) {
+    ElementTraits<Element>::mma(acc[t][2 * pair], a[t], b[0], b[1]);
+    ElementTraits<Element>::mma(acc[t][2 * pair + 1], a[t], b[2], b[3]);
+  }
+}
+
 // ---- shared memory addressing --------------------------------------------------------------
 __device__ __forceinline__ std::uint32_t smem_address(const void* pointer) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(pointer));

@@ -137,6 +137,12 @@ FATTN_DEVICE void fence_operand(float& value) { asm volatile("" : "+f"(value)::"
 FATTN_DEVICE void fence_operand(std::uint32_t& value) {
   asm volatile("" : "+r"(value)::"memory");
 }
+// fence_operand over a whole accumulator or fragment array (after a wgmma_wait, before use).
+template <class Register, int kCount>
+FATTN_DEVICE void fence_operands(Register (&values)[kCount]) {
+#pragma unroll
+  for (int i = 0; i < kCount; ++i) fence_operand(values[i]);
+}
 
 FATTN_DEVICE void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 FATTN_DEVICE void wgmma_commit() {

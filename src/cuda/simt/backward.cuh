@@ -154,8 +154,7 @@ __global__ void __launch_bounds__(kThreads, 1) dkdv_kernel(const BackwardParams<
   const int key_end = min(key0 + T::kBlockKeys, p.seqlen_k);
   int query_begin, query_end;
   query_range(p.mask, key0, key_end, query_begin, query_end);
-  const int first_tile = query_begin / T::kBlockQueries;
-  const int end_tile = query_end > query_begin ? (query_end + T::kBlockQueries - 1) / T::kBlockQueries : first_tile;
+  const auto [first_tile, end_tile] = tiles_covering(query_begin, query_end, T::kBlockQueries);
   const int tiles_per_head = end_tile - first_tile;
   const int total_steps = tiles_per_head * p.group_size;
 
@@ -255,8 +254,7 @@ __global__ void __launch_bounds__(kThreads, 1) dq_kernel(const BackwardParams<El
   const int row_end = min(row0 + T::kBlockRows, p.seqlen_q);
   const int key_begin = p.mask.key_begin(row0);
   const int key_end = p.mask.key_end(row_end);
-  const int first_tile = key_begin / T::kBlockCols;
-  const int end_tile = key_end > key_begin ? (key_end + T::kBlockCols - 1) / T::kBlockCols : first_tile;
+  const auto [first_tile, end_tile] = tiles_covering(key_begin, key_end, T::kBlockCols);
 
   zero_padding_columns<kHeadDim>(q_tile, 2 * T::kBlockRows, p.head_dim);  // Q and dO are adjacent
   zero_padding_columns<kHeadDim>(k_tiles, 2 * T::kStages * T::kBlockCols, p.head_dim);

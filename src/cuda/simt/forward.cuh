@@ -69,8 +69,7 @@ __global__ void __launch_bounds__(kThreads, ForwardTiles<kHeadDim>::kBlocksPerSm
   const int row_end = min(row0 + T::kBlockRows, p.seqlen_q);
   const int key_begin = p.mask.key_begin(row0);
   const int key_end = p.mask.key_end(row_end);
-  const int first_tile = key_begin / T::kBlockCols;
-  const int end_tile = key_end > key_begin ? (key_end + T::kBlockCols - 1) / T::kBlockCols : first_tile;
+  const auto [first_tile, end_tile] = tiles_covering(key_begin, key_end, T::kBlockCols);
 
   zero_padding_columns<kHeadDim>(q_tile, T::kBlockRows, p.head_dim);
   for (int s = 0; s < 2 * T::kStages; ++s) {
@@ -91,13 +90,7 @@ __global__ void __launch_bounds__(kThreads, ForwardTiles<kHeadDim>::kBlocksPerSm
 
   float o[kRows][kOut];
   float m[kRows], l[kRows];
-#pragma unroll
-  for (int i = 0; i < kRows; ++i) {
-    m[i] = -INFINITY;
-    l[i] = 0.0f;
-#pragma unroll
-    for (int c = 0; c < kOut; ++c) o[i][c] = 0.0f;
-  }
+  start_online_softmax(o, m, l);
 
   for (int tile = first_tile; tile < end_tile; ++tile) {
     const int stage = (tile - first_tile) & 1;

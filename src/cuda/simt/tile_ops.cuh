@@ -170,6 +170,30 @@ __device__ __forceinline__ void zero_padding_columns(float* tile, int rows, int 
   }
 }
 
+// The tiles of `tile_size` elements that cover [begin, end): [first, end); none when the range
+// is empty (a fully masked block).
+struct TileSpan {
+  int first;
+  int end;
+};
+__device__ __forceinline__ TileSpan tiles_covering(int begin, int end, int tile_size) {
+  const int first = begin / tile_size;
+  return {first, end > begin ? (end + tile_size - 1) / tile_size : first};
+}
+
+// The online softmax's starting state: running max -inf, running sum 0, output accumulator 0.
+template <int kRows, int kOut>
+__device__ __forceinline__ void start_online_softmax(float (&o)[kRows][kOut], float (&m)[kRows],
+                                                     float (&l)[kRows]) {
+#pragma unroll
+  for (int i = 0; i < kRows; ++i) {
+    m[i] = -INFINITY;
+    l[i] = 0.0f;
+#pragma unroll
+    for (int c = 0; c < kOut; ++c) o[i][c] = 0.0f;
+  }
+}
+
 // acc[i][j] += sum_d a[i*kStrideA + d] * b[j*16*kStrideB + d], d in [0, kDepth).
 // `a` points at this thread's first row (ty*kRows), `b` at its first column row (tx).
 // Per 4-deep step: kRows + kCols 16-byte loads feed 4*kRows*kCols FMAs.

@@ -32,32 +32,17 @@ Status launch_backward_with(const AttentionArgs& args) {
   ScopedDevice device(problem.device.index);
 
   BackwardParams params;
-  params.q = args.q.data;
-  params.k = args.k.data;
-  params.v = args.v.data;
-  params.out = args.out.data;
+  fill_shared_params(params, args);
   params.dout = args.dout.data;
   params.lse = static_cast<const float*>(args.lse.data);
   params.dq = args.dq.data;
   params.dk = args.dk.data;
   params.dv = args.dv.data;
-  params.q_strides = strides_of(args.q);
-  params.k_strides = strides_of(args.k);
-  params.v_strides = strides_of(args.v);
-  params.out_strides = strides_of(args.out);
   params.dout_strides = strides_of(args.dout);
   params.dq_strides = strides_of(args.dq);
   params.dk_strides = strides_of(args.dk);
   params.dv_strides = strides_of(args.dv);
-  params.seqlen_q = static_cast<int>(problem.seqlen_q);
-  params.seqlen_k = static_cast<int>(problem.seqlen_k);
-  params.heads_q = static_cast<int>(problem.heads_q);
-  params.group_size = args.group_size();
-  params.head_dim = static_cast<int>(problem.head_dim);
-  params.scale_log2 = std::fabs(args.scale) * kLog2e;
-  params.sign_flip = args.scale < 0.0f ? kNegatePair : 0u;
   params.scale = args.scale;
-  params.alignment = static_cast<int>(problem.alignment_bytes);
   params.dq_accum_stride = (params.head_dim + kMmaK - 1) / kMmaK * kMmaK;
 
   const std::int64_t batch = problem.batch;

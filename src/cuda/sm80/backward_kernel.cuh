@@ -380,11 +380,7 @@ __global__ void __launch_bounds__(Config::kThreads)
           for (int np = 0; np < kQueryTilesA / 2; ++np) {
             std::uint32_t b[4];
             ldmatrix_x4(b, q_as_b.at(step, np * 16));
-#pragma unroll
-            for (int kt = 0; kt < kKeyTilesA; ++kt) {
-              Traits::mma(s[kt][2 * np], ka[kt], b[0], b[1]);
-              Traits::mma(s[kt][2 * np + 1], ka[kt], b[2], b[3]);
-            }
+            mma_column_pair<Element>(s, ka, b, np);
           }
         }
       }
@@ -400,11 +396,7 @@ __global__ void __launch_bounds__(Config::kThreads)
           for (int np = 0; np < kQueryTilesA / 2; ++np) {
             std::uint32_t b[4];
             ldmatrix_x4(b, q_as_b.at(step, np * 16) + kDoFromQ);
-#pragma unroll
-            for (int kt = 0; kt < kKeyTilesA; ++kt) {
-              Traits::mma(dp[kt][2 * np], va[kt], b[0], b[1]);
-              Traits::mma(dp[kt][2 * np + 1], va[kt], b[2], b[3]);
-            }
+            mma_column_pair<Element>(dp, va, b, np);
           }
         }
       }
@@ -465,17 +457,9 @@ __global__ void __launch_bounds__(Config::kThreads)
           if (dim_step_b + dstep < head_dim_steps) {
             std::uint32_t b[4];
             ldmatrix_x4_trans(b, q_as_b.at(dstep, qstep * kMmaK) + kDoFromQ);
-#pragma unroll
-            for (int kt = 0; kt < kKeyTilesB; ++kt) {
-              Traits::mma(dv_acc[kt][2 * dstep], pa[kt], b[0], b[1]);
-              Traits::mma(dv_acc[kt][2 * dstep + 1], pa[kt], b[2], b[3]);
-            }
+            mma_column_pair<Element>(dv_acc, pa, b, dstep);
             ldmatrix_x4_trans(b, q_as_b.at(dstep, qstep * kMmaK));
-#pragma unroll
-            for (int kt = 0; kt < kKeyTilesB; ++kt) {
-              Traits::mma(dk_acc[kt][2 * dstep], dsa[kt], b[0], b[1]);
-              Traits::mma(dk_acc[kt][2 * dstep + 1], dsa[kt], b[2], b[3]);
-            }
+            mma_column_pair<Element>(dk_acc, dsa, b, dstep);
           }
         }
       }

@@ -33,6 +33,29 @@ const void* end_of(const TensorView& view) {
 
 inline constexpr float kLog2e = 1.4426950408889634f;
 
+// The fields ForwardParams and BackwardParams share (q/k/v/out views, sizes, scale, alignment),
+// filled once for both launches.
+template <class Params>
+void fill_shared_params(Params& params, const AttentionArgs& args) {
+  const Problem& problem = args.problem;
+  params.q = args.q.data;
+  params.k = args.k.data;
+  params.v = args.v.data;
+  params.out = args.out.data;
+  params.q_strides = strides_of(args.q);
+  params.k_strides = strides_of(args.k);
+  params.v_strides = strides_of(args.v);
+  params.out_strides = strides_of(args.out);
+  params.seqlen_q = static_cast<int>(problem.seqlen_q);
+  params.seqlen_k = static_cast<int>(problem.seqlen_k);
+  params.heads_q = static_cast<int>(problem.heads_q);
+  params.group_size = args.group_size();
+  params.head_dim = static_cast<int>(problem.head_dim);
+  params.scale_log2 = std::fabs(args.scale) * kLog2e;
+  params.sign_flip = args.scale < 0.0f ? kNegatePair : 0u;
+  params.alignment = static_cast<int>(problem.alignment_bytes);
+}
+
 template <class Config>
 dim3 forward_grid(const ForwardParams& params, const Problem& problem) {
   return dim3((params.seqlen_q + Config::kBlockM - 1) / Config::kBlockM,
@@ -49,23 +72,8 @@ Status launch_forward_with(const AttentionArgs& args) {
   ScopedDevice device(problem.device.index);
 
   ForwardParams params;
-  params.q = args.q.data;
-  params.k = args.k.data;
-  params.v = args.v.data;
-  params.out = args.out.data;
+  fill_shared_params(params, args);
   params.lse = static_cast<float*>(args.lse.data);
-  params.q_strides = strides_of(args.q);
-  params.k_strides = strides_of(args.k);
-  params.v_strides = strides_of(args.v);
-  params.out_strides = strides_of(args.out);
-  params.seqlen_q = static_cast<int>(problem.seqlen_q);
-  params.seqlen_k = static_cast<int>(problem.seqlen_k);
-  params.heads_q = static_cast<int>(problem.heads_q);
-  params.group_size = args.group_size();
-  params.head_dim = static_cast<int>(problem.head_dim);
-  params.scale_log2 = std::fabs(args.scale) * kLog2e;
-  params.sign_flip = args.scale < 0.0f ? kNegatePair : 0u;
-  params.alignment = static_cast<int>(problem.alignment_bytes);
   params.q_end = end_of<Element>(args.q);
   params.k_end = end_of<Element>(args.k);
   params.v_end = end_of<Element>(args.v);

@@ -268,11 +268,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
           for (int np = 0; np < kKeyTiles / 2; ++np) {
             std::uint32_t b[4];
             ldmatrix_x4(b, k_fragment.at(step, np * 16));
-#pragma unroll
-            for (int mt = 0; mt < kRowTiles; ++mt) {
-              Traits::mma(s[mt][2 * np], a[mt], b[0], b[1]);
-              Traits::mma(s[mt][2 * np + 1], a[mt], b[2], b[3]);
-            }
+            mma_column_pair<Element>(s, a, b, np);
           }
         }
       }
@@ -380,11 +376,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
           for (int dp = 0; dp < kFixed; ++dp) {
             std::uint32_t b[4];
             ldmatrix_x4_trans(b, v_fragment.at(dp, kstep * 16));
-#pragma unroll
-            for (int mt = 0; mt < kRowTiles; ++mt) {
-              Traits::mma(o_acc[mt][2 * dp], p_frag[kstep][mt], b[0], b[1]);
-              Traits::mma(o_acc[mt][2 * dp + 1], p_frag[kstep][mt], b[2], b[3]);
-            }
+            mma_column_pair<Element>(o_acc, p_frag[kstep], b, dp);
           }
       } else {
 #pragma unroll
@@ -394,11 +386,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
             for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
               std::uint32_t b[4];
               ldmatrix_x4_trans(b, v_fragment.at(dp, kstep * 16));
-#pragma unroll
-              for (int mt = 0; mt < kRowTiles; ++mt) {
-                Traits::mma(o_acc[mt][2 * dp], p_frag[kstep][mt], b[0], b[1]);
-                Traits::mma(o_acc[mt][2 * dp + 1], p_frag[kstep][mt], b[2], b[3]);
-              }
+              mma_column_pair<Element>(o_acc, p_frag[kstep], b, dp);
             }
           }
         }

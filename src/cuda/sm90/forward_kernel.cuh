@@ -180,8 +180,7 @@ struct Consumer {
                                         std::uint32_t k_base) {
     constexpr int kStepsPerColumnBlock = kTmaColumns / kWgmmaK;
     constexpr std::uint32_t kStepBytes = kWgmmaK * sizeof(Element);
-#pragma unroll
-    for (int i = 0; i < kScoreRegs; ++i) fence_operand(s[i]);
+    fence_operands(s);
     wgmma_fence();
 #pragma unroll
     for (int step = 0; step < kWidth / kWgmmaK; ++step) {
@@ -203,8 +202,7 @@ struct Consumer {
   static FATTN_DEVICE void issue_pv(float (&o)[kOutRegs], const std::uint32_t (&p)[kPChunks][4],
                                     std::uint32_t v_base) {
     constexpr std::uint32_t kKeyStepBytes = kWgmmaK * kSwizzleRowBytes;
-#pragma unroll
-    for (int i = 0; i < kOutRegs; ++i) fence_operand(o[i]);
+    fence_operands(o);
     wgmma_fence();
 #pragma unroll
     for (int chunk = 0; chunk < kPChunks; ++chunk) {
@@ -454,8 +452,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         Math::issue_scores(s, q_base, k_base + slot.stage * Traits::kKvTileBytes);
         pass_turn();
         wgmma_wait<0>();
-#pragma unroll
-        for (int i = 0; i < Math::kScoreRegs; ++i) fence_operand(s[i]);
+        fence_operands(s);
         release(&bars->k_empty[slot.stage]);
         if (num_tiles == 1) release(&bars->q_empty);
         mask_if_needed(last_tile - 1);
@@ -472,16 +469,14 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         Math::issue_pv(o, p, v_base + prev.stage * Traits::kKvTileBytes);
         pass_turn();
         wgmma_wait<1>();  // the scores are ready; P·V of the previous tile still runs
-#pragma unroll
-        for (int r = 0; r < Math::kScoreRegs; ++r) fence_operand(s[r]);
+        fence_operands(s);
         release(&bars->k_empty[slot.stage]);
         // The last Q·Kᵀ of this tile is done: the producer may load the next tile's Q.
         if (i == num_tiles - 1) release(&bars->q_empty);
         mask_if_needed(last_tile - 1 - i);
         Math::online_softmax(s, row_max, row_sum, correction, params.scale_log2);
         wgmma_wait<0>();
-#pragma unroll
-        for (int r = 0; r < Math::kOutRegs; ++r) fence_operand(o[r]);
+        fence_operands(o);
         release(&bars->v_empty[prev.stage]);
         Math::rescale(o, correction);
         Math::convert_p(s, p);
@@ -492,8 +487,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       Math::issue_pv(o, p, v_base + slot.stage * Traits::kKvTileBytes);
       pass_turn();
       wgmma_wait<0>();
-#pragma unroll
-      for (int r = 0; r < Math::kOutRegs; ++r) fence_operand(o[r]);
+      fence_operands(o);
       release(&bars->v_empty[slot.stage]);
       kv_iteration += num_tiles;
     }
