@@ -77,8 +77,7 @@ struct BackwardTraits {
   static constexpr int kStages = kShape.stages;
   static constexpr bool kDqSplitKeys = kShape.dq_split == DqSplit::keys;
   static constexpr int kConsumerWarpgroups = kBlockN / backward::kWgmmaM;
-  static constexpr int kConsumerWarps =
-      kConsumerWarpgroups * backward::kWarpgroupThreads / backward::kWarpSize;
+  static constexpr int kConsumerThreads = kConsumerWarpgroups * backward::kWarpgroupThreads;
   static constexpr int kThreads = backward::kWarpgroupThreads * (1 + kConsumerWarpgroups);
   static constexpr int kColumnBlocks = kHeadDim / backward::kTmaColumns;
   static constexpr int kElementBytes = static_cast<int>(sizeof(Element));
@@ -383,7 +382,7 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element>::kThreads, 1
     mbarrier_init(&bars->kv_full, 1);
     for (int s = 0; s < kStages; ++s) {
       mbarrier_init(&bars->full[s], 1);
-      mbarrier_init(&bars->empty[s], Traits::kConsumerWarps);
+      mbarrier_init(&bars->empty[s], Traits::kConsumerThreads);
     }
     fence_barrier_init();
   }
@@ -533,9 +532,11 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element>::kThreads, 1
       fence_operand(dv[i]);
       fence_operand(dk[i]);
     }
-    // Every wgmma that read this stage's Q and dO is done, and so are the LSE / D_i reads.
-    __syncwarp();
-    if (lane == 0) mbarrier_arrive(&bars->empty[stage]);
+    // Every wgmma that read this stage's Q and dO is done, and so are this thread's LSE / D_i
+    // reads. Each consumer thread arrives for its own ordinary loads (not one lane per warp
+    // after __syncwarp): the bulk copy that refills the stage is then ordered after every read
+    // by the barrier alone, which is also what compute-sanitizer's racecheck can follow.
+    mbarrier_arrive(&bars->empty[stage]);
 
     // dQ partial (kBlockM queries × 64 columns) into the fp32 accumulator.
     const std::int64_t head_index = static_cast<std::int64_t>(batch) * params.heads_q + head;
