@@ -36,9 +36,12 @@ inline std::size_t backward_aligned_bytes(std::size_t bytes) {
          kBackwardWorkspaceAlignment;
 }
 
-template <int kHeadDim, class Element>
-Status launch_backward(const AttentionArgs& args) {
-  using Traits = BackwardTraits<kHeadDim, Element>;
+// The backward with the tile shape TileConfig::kShape (any row backward_tile_config.hpp could
+// hold): the library calls it with the bucket's row (launch_backward below),
+// bench/sm90_bwd_variants.cu with alternatives, to time them side by side.
+template <int kHeadDim, class Element, class TileConfig>
+Status launch_backward_with(const AttentionArgs& args) {
+  using Traits = BackwardTraits<kHeadDim, Element, TileConfig>;
   const Problem& problem = args.problem;
   const cudaStream_t stream = stream_of(args);
   const std::int64_t batch = problem.batch;
@@ -128,7 +131,7 @@ Status launch_backward(const AttentionArgs& args) {
     const dim3 grid(static_cast<unsigned>(n_blocks), static_cast<unsigned>(problem.heads_kv),
                     static_cast<unsigned>(batch));
     FATTN_RETURN_IF_ERROR(with_mask(args, [&](auto mask) -> Status {
-      return launch_with_shared_memory(&backward_kernel<kHeadDim, Element, decltype(mask)>,
+      return launch_with_shared_memory(&backward_kernel<kHeadDim, Element, decltype(mask), TileConfig>,
                                        "sm90::backward_kernel", grid, dim3(Traits::kThreads),
                                        Traits::kSmemBytes, args, tma_q, tma_k, tma_v, tma_dout,
                                        mask, params);
@@ -145,6 +148,11 @@ Status launch_backward(const AttentionArgs& args) {
     count_launches(args);
   }
   return Status::Ok();
+}
+
+template <int kHeadDim, class Element>
+Status launch_backward(const AttentionArgs& args) {
+  return launch_backward_with<kHeadDim, Element, BackwardTileConfig<kHeadDim>>(args);
 }
 
 }  // namespace fattn::detail::sm90

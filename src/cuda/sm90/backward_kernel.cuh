@@ -69,13 +69,17 @@ constexpr int kMaxSharedBytesPerBlock = 227 * 1024;  // sm_90's opt-in limit per
 
 }  // namespace backward
 
-template <int kHeadDim, class Element>
+// TileConfig: a type with a `static constexpr BackwardTileShape kShape`; the bucket's
+// BackwardTileConfig by default, another one in a bench. (A type rather than the shape itself:
+// nvcc's host stubs cannot spell a kernel whose template argument is a class-type value.)
+template <int kHeadDim, class Element, class TileConfig = BackwardTileConfig<kHeadDim>>
 struct BackwardTraits {
-  static constexpr BackwardTileShape kShape = BackwardTileConfig<kHeadDim>::kShape;
+  static constexpr BackwardTileShape kShape = TileConfig::kShape;
   static constexpr int kBlockM = kShape.block_m;
   static constexpr int kBlockN = kShape.block_n;
   static constexpr int kStages = kShape.stages;
   static constexpr bool kDqSplitKeys = kShape.dq_split == DqSplit::keys;
+  static constexpr bool kDqSplitQueries = kShape.dq_split == DqSplit::queries;
   static constexpr int kConsumerWarpgroups = kBlockN / backward::kWgmmaM;
   static constexpr int kConsumerThreads = kConsumerWarpgroups * backward::kWarpgroupThreads;
   static constexpr int kThreads = backward::kWarpgroupThreads * (1 + kConsumerWarpgroups);
@@ -88,12 +92,14 @@ struct BackwardTraits {
   static constexpr int kQTileBytes = kBlockM * kHeadDim * kElementBytes;
   static constexpr int kQColumnBlockBytes = kBlockM * static_cast<int>(kSwizzleRowBytes);
   static constexpr int kStatBytes = kBlockM * static_cast<int>(sizeof(float));
-  // dSᵀ: kBlockN key rows × kBlockM query columns; kBlockM = 64 makes a row exactly one
-  // 128-byte swizzle row, so the tile has TMA's layout and wgmma reads it with a descriptor.
-  // (DsLayout::query_rows instead: kBlockM query rows × kBlockN keys in 64-key column blocks.)
+  // dSᵀ: kBlockN key rows × kBlockM query columns in 64-query column blocks, each row of a
+  // block exactly one 128-byte swizzle row, so the tile has TMA's layout and wgmma reads it with
+  // a descriptor. (DsLayout::query_rows instead: kBlockM query rows × kBlockN keys in 64-key
+  // column blocks.)
   static constexpr int kDsBytes = kBlockN * kBlockM * kElementBytes;
   static constexpr bool kDsKeyRows = kShape.ds_layout == DsLayout::key_rows;
-  static constexpr int kDsColumnBlockBytes = kBlockM * static_cast<int>(kSwizzleRowBytes);
+  static constexpr int kDsColumnBlockBytes =
+      (kDsKeyRows ? kBlockN : kBlockM) * static_cast<int>(kSwizzleRowBytes);
   static constexpr int kDsBuffers = 2;  // the other warpgroup may still read the previous dS
 
   static constexpr int kKOffset = 0;
@@ -113,15 +119,19 @@ struct BackwardTraits {
 
   // The dQ product of one consumer: over its own 64 keys and every head-dim column (key split),
   // or over all the CTA's keys and its 64 of the head-dim columns (head-dim split).
+  // Query split: over all keys, every column, the consumer's 64 of the kBlockM queries.
   static constexpr int kDqKeys = kDqSplitKeys ? backward::kWgmmaM : kBlockN;
+  static constexpr int kDqQueries = kDqSplitQueries ? kBlockM / kConsumerWarpgroups : kBlockM;
+  static constexpr int kDqColumnsPerConsumer =
+      kShape.dq_split == DqSplit::head_dim ? kHeadDim / kConsumerWarpgroups : kHeadDim;
   static constexpr int kDqBarrierThreads =
       kDqSplitKeys ? backward::kWarpgroupThreads : kConsumerWarpgroups * backward::kWarpgroupThreads;
 
-  static_assert(kBlockM == backward::kTmaColumns,
-                "a dSᵀ row (kBlockM queries) must be exactly one 128-byte swizzle row");
+  static_assert(kBlockM % backward::kTmaColumns == 0,
+                "dSᵀ rows are whole 128-byte swizzle rows (64-query column blocks)");
   static_assert(kBlockN % backward::kWgmmaM == 0, "each consumer warpgroup owns 64 keys");
   static_assert(kHeadDim % backward::kTmaColumns == 0, "head-dim buckets are multiples of 64");
-  static_assert((kDqSplitKeys ? kHeadDim : kHeadDim / kConsumerWarpgroups) == backward::kDqColumns,
+  static_assert(kDqColumnsPerConsumer == backward::kDqColumns && kDqQueries == backward::kWgmmaM,
                 "the dQ product is one m64n64 wgmma chain per consumer");
   static_assert(kQColumnBlockBytes % kAlignment == 0 && kKvColumnBlockBytes % kAlignment == 0 &&
                     kDsBytes % kAlignment == 0 && kDsOffset % kAlignment == 0,
@@ -214,10 +224,11 @@ struct BackwardConsumer {
     }
   }
 
-  // dq (kBlockM queries × 64 columns) = dS·K over keys [key0, key0 + kDqKeys) of the CTA.
+  // dq (64 queries × 64 columns) = dS·K over keys [key0, key0 + kDqKeys) of the CTA.
   // B = K (key rows, head-dim columns: MN-major for B); `k_base` is at key0's row and the
-  // product's column block. A = dS from `ds_tile`: with key rows (dSᵀ) it is MN-major for A,
-  // 16 keys = 16 rows per k-step; with query rows it is K-major, the forward's Q walk.
+  // product's column block. A = dS from `ds_tile` (already at the product's first query): with
+  // key rows (dSᵀ) it is MN-major for A, 16 keys = 16 rows per k-step; with query rows it is
+  // K-major, the forward's Q walk.
   static FATTN_DEVICE void issue_dq(float (&dq)[kDqRegs], std::uint32_t ds_tile, int key0,
                                     std::uint32_t k_base) {
     constexpr std::uint32_t kRowStepBytes = backward::kWgmmaK * kSwizzleRowBytes;
@@ -322,9 +333,12 @@ struct BackwardConsumer {
         const int key = first_key + warp * 16 + lane / 4 + 8 * (r % 2);
         const int query = 16 * c + 8 * (r / 2) + 2 * (lane % 4);
         if constexpr (Traits::kDsKeyRows) {
-          const int swizzled = (query / 8) ^ (key % kRowsPerSwizzle);
-          *reinterpret_cast<std::uint32_t*>(tile + key * kSwizzleRowBytes + swizzled * kChunkBytes +
-                                            (query % 8) * static_cast<int>(sizeof(Element))) =
+          const int column_block = query / backward::kTmaColumns;
+          const int column = query % backward::kTmaColumns;
+          const int swizzled = (column / 8) ^ (key % kRowsPerSwizzle);
+          *reinterpret_cast<std::uint32_t*>(tile + column_block * Traits::kDsColumnBlockBytes +
+                                            key * kSwizzleRowBytes + swizzled * kChunkBytes +
+                                            (column % 8) * static_cast<int>(sizeof(Element))) =
               ds[c][r];
         } else {
           const int column_block = key / backward::kTmaColumns;
@@ -345,14 +359,15 @@ struct BackwardConsumer {
   }
 };
 
-template <int kHeadDim, class Element, class Mask>
-__global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element>::kThreads, 1)
+template <int kHeadDim, class Element, class Mask, class TileConfig>
+__global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element, TileConfig>::kThreads, 1)
     backward_kernel(const __grid_constant__ CUtensorMap tma_q,
                     const __grid_constant__ CUtensorMap tma_k,
                     const __grid_constant__ CUtensorMap tma_v,
                     const __grid_constant__ CUtensorMap tma_dout, const Mask mask,
                     const BackwardParams params) {
-  using Traits = BackwardTraits<kHeadDim, Element>;
+  using Traits = BackwardTraits<kHeadDim, Element, TileConfig>;
+  constexpr BackwardTileShape kShape = Traits::kShape;
   using Math = BackwardConsumer<Traits, Element>;
   using namespace backward;
   constexpr int kBlockM = Traits::kBlockM;
@@ -443,12 +458,18 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element>::kThreads, 1
   const std::uint32_t group_rows_offset = consumer * kWgmmaM * kSwizzleRowBytes;
   const std::uint32_t k_rows = smem_address(smem + Traits::kKOffset) + group_rows_offset;
   const std::uint32_t v_rows = smem_address(smem + Traits::kVOffset) + group_rows_offset;
-  // The dQ product's first key row and, for the head-dim split, its column block.
+  // The dQ product's first key row, first query of the step's tile and first head-dim column
+  // (backward_tile_config.hpp, "dQ split").
   const int dq_key_row = Traits::kDqSplitKeys ? consumer * kWgmmaM : 0;
-  const int dq_column0 = Traits::kDqSplitKeys ? 0 : consumer * kDqColumns;
+  const int dq_query0 = Traits::kDqSplitQueries ? consumer * kWgmmaM : 0;
+  const int dq_column0 = kShape.dq_split == DqSplit::head_dim ? consumer * kDqColumns : 0;
   const std::uint32_t dq_k_base = smem_address(smem + Traits::kKOffset) +
                                   dq_key_row * kSwizzleRowBytes +
                                   (dq_column0 / kTmaColumns) * Traits::kKvColumnBlockBytes;
+  // Where the product's first query lies in a dS tile: a column block of dSᵀ, or a row of dS.
+  const std::uint32_t ds_query_offset =
+      Traits::kDsKeyRows ? (dq_query0 / kTmaColumns) * Traits::kDsColumnBlockBytes
+                         : dq_query0 * kSwizzleRowBytes;
   const int dq_barrier = Traits::kDqSplitKeys ? kDsReadyBarrier + consumer : kDsReadyBarrier;
 
   float dk[Math::kGradRegs];
@@ -460,11 +481,41 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element>::kThreads, 1
   }
   const bool keys_ragged = group_key0 + kWgmmaM > params.seqlen_k;
 
+  // Once the dQ product of `step` is complete: release its stage (every wgmma that read its Q
+  // and dO is done, and so are this thread's LSE / D_i reads; each consumer thread arrives for
+  // its own ordinary loads, not one lane per warp after __syncwarp, so the bulk copy refilling
+  // the stage is ordered after every read by the barrier alone, which is also what
+  // compute-sanitizer's racecheck follows), then add the 64 × 64 dQ partial into the fp32
+  // accumulator.
+  float dq[Math::kDqRegs];
+  auto finish_dq = [&](int step) {
+    fence_operands(dq);
+    fence_operands(dv);
+    fence_operands(dk);
+    mbarrier_arrive(&bars->empty[step % kStages]);
+    const int head = kv_head * params.group_size + step / m_count;
+    const int row0 = (m_first + step % m_count) * kBlockM;
+    const std::int64_t head_index = static_cast<std::int64_t>(batch) * params.heads_q + head;
+    float* accumulator = params.dq_accum + head_index * params.seqlen_q * params.dq_accum_stride;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int query = row0 + dq_query0 + warp_in_group * 16 + lane / 4 + 8 * h;
+      if (query >= params.seqlen_q) continue;
+      float* row = accumulator + static_cast<std::int64_t>(query) * params.dq_accum_stride;
+#pragma unroll
+      for (int j = 0; j < kDqColumns / 8; ++j) {
+        const int col = dq_column0 + 8 * j + 2 * (lane % 4);
+        if (col < params.dq_accum_stride) {
+          reduce_add_pair_global(row + col, dq[4 * j + 2 * h], dq[4 * j + 2 * h + 1]);
+        }
+      }
+    }
+  };
+
   if (steps > 0) mbarrier_wait(&bars->kv_full, 0);
   for (int step = 0; step < steps; ++step) {
     const int stage = step % kStages;
     const std::uint32_t phase = (step / kStages) & 1;
-    const int head = kv_head * params.group_size + step / m_count;
     const int row0 = (m_first + step % m_count) * kBlockM;
     const std::uint32_t q_stage = smem_address(smem + Traits::kQOffset + stage * Traits::kQTileBytes);
     const std::uint32_t do_stage =
@@ -480,8 +531,7 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element>::kThreads, 1
     Math::issue_transposed_scores(s, k_rows, q_stage);
     Math::issue_transposed_scores(dp, v_rows, do_stage);
     wgmma_wait<1>();  // Sᵀ is ready; dPᵀ may still run
-#pragma unroll
-    for (int i = 0; i < Math::kScoreRegs; ++i) fence_operand(s[i]);
+    fence_operands(s);
     const int query_col0 = row0;
     const int row_end = min(row0 + kBlockM, params.seqlen_q);
     const bool needs_mask =
@@ -494,8 +544,7 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element>::kThreads, 1
                                           query_col0, params.seqlen_k);
     }
     wgmma_wait<0>();
-#pragma unroll
-    for (int i = 0; i < Math::kScoreRegs; ++i) fence_operand(dp[i]);
+    fence_operands(dp);
     Math::score_gradients(dp, s, delta_stage);
 
     std::uint32_t p_frag[Math::kChunks][4];
@@ -503,11 +552,8 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element>::kThreads, 1
     Math::to_fragments(s, p_frag);
     Math::to_fragments(dp, ds_frag);
 
-#pragma unroll
-    for (int i = 0; i < Math::kGradRegs; ++i) {
-      fence_operand(dv[i]);
-      fence_operand(dk[i]);
-    }
+    fence_operands(dv);
+    fence_operands(dk);
     wgmma_fence();
     Math::issue_gradient(dv, p_frag, do_stage);
     Math::issue_gradient(dk, ds_frag, q_stage);
@@ -522,38 +568,9 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element>::kThreads, 1
     fence_view_async_shared();
     named_barrier_sync(dq_barrier, Traits::kDqBarrierThreads);
 
-    float dq[Math::kDqRegs];
-    Math::issue_dq(dq, smem_address(ds_tile), dq_key_row, dq_k_base);
+    Math::issue_dq(dq, smem_address(ds_tile) + ds_query_offset, dq_key_row, dq_k_base);
     wgmma_wait<0>();
-#pragma unroll
-    for (int i = 0; i < Math::kDqRegs; ++i) fence_operand(dq[i]);
-#pragma unroll
-    for (int i = 0; i < Math::kGradRegs; ++i) {
-      fence_operand(dv[i]);
-      fence_operand(dk[i]);
-    }
-    // Every wgmma that read this stage's Q and dO is done, and so are this thread's LSE / D_i
-    // reads. Each consumer thread arrives for its own ordinary loads (not one lane per warp
-    // after __syncwarp): the bulk copy that refills the stage is then ordered after every read
-    // by the barrier alone, which is also what compute-sanitizer's racecheck can follow.
-    mbarrier_arrive(&bars->empty[stage]);
-
-    // dQ partial (kBlockM queries × 64 columns) into the fp32 accumulator.
-    const std::int64_t head_index = static_cast<std::int64_t>(batch) * params.heads_q + head;
-    float* accumulator = params.dq_accum + head_index * params.seqlen_q * params.dq_accum_stride;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int query = row0 + warp_in_group * 16 + lane / 4 + 8 * h;
-      if (query >= params.seqlen_q) continue;
-      float* row = accumulator + static_cast<std::int64_t>(query) * params.dq_accum_stride;
-#pragma unroll
-      for (int j = 0; j < kDqColumns / 8; ++j) {
-        const int col = dq_column0 + 8 * j + 2 * (lane % 4);
-        if (col < params.dq_accum_stride) {
-          reduce_add_pair_global(row + col, dq[4 * j + 2 * h], dq[4 * j + 2 * h + 1]);
-        }
-      }
-    }
+    finish_dq(step);
   }
 
   // ---------------- epilogue: dK = scale · Σ dSᵀ·Q, dV = Σ Pᵀ·dO ----------------

@@ -26,13 +26,20 @@
 //   key_rows is the default; query_rows exists because tnspA from a hand-written tile is the
 //   least certain PTX use of this kernel (docs/design/sm90-backward.md, question 1): if dQ
 //   alone is wrong on the GPU, flip this and rerun before anything else.
+// - kBlockM = 128 (two 64-query column blocks of dSᵀ) goes with DqSplit::queries: consumer c
+//   computes dQ of queries [64c, 64c + 64) over all kBlockN keys and every head-dim column
+//   (D = 64), so each dQ element gets one reduction per CTA step for twice the FLOPs of a
+//   kBlockM = 64 step: 320 FLOP per reduced byte instead of the key split's 160.
 #pragma once
 
 namespace fattn::detail::sm90 {
 
-enum class DqSplit { keys, head_dim };
+enum class DqSplit { keys, head_dim, queries };
 enum class DsLayout { key_rows, query_rows };
 
+// One row of the table; the kernel takes the type holding it (BackwardTileConfig<D>, or a
+// bench's own type, so that several shapes of one bucket build side by side:
+// bench/sm90_bwd_variants.cu).
 struct BackwardTileShape {
   int block_m;
   int block_n;

@@ -1,0 +1,111 @@
+// Alternative tile shapes of the Hopper backward (src/cuda/sm90/backward_tile_config.hpp), bf16,
+// built into one ctypes shim so that bench/sm90_bwd_variants.py can check and time them side by
+// side with the committed shape, cuDNN and flash in one device call. Not part of the library.
+//
+// Built by bench/sm90_bwd_variants_build.sh: this file once per variant with
+// -DFATTN_BWD_VARIANT=<index> (one kernel set per nvcc process, compiled in parallel), and once
+// without it for the table and the C entry points.
+#include <cuda_bf16.h>
+
+#include <cstdint>
+#include <utility>
+
+#include "kernel_shim_common.hpp"
+#include "cuda/sm90/backward.cuh"
+
+namespace fattn_sm90_bwd_bench {
+
+using fattn::detail::AttentionArgs;
+using fattn::detail::sm90::BackwardTileShape;
+using fattn::detail::sm90::DqSplit;
+using fattn::detail::sm90::DsLayout;
+
+struct Variant {
+  const char* name;
+  int bucket;
+  BackwardTileShape shape;
+};
+
+// Index 0 of each bucket is the committed shape. The rest are the tuning candidates of
+// docs/design/sm90-backward.md ("Tuning"): kBlockM = 128 with the query split of dQ (half the
+// reductions per FLOP, N = 128 for Sᵀ/dPᵀ) and a third Q/dO stage.
+constexpr Variant kVariants[] = {
+    {"d64 m64 keys s2 (committed)", 64, {64, 128, 2, DqSplit::keys, DsLayout::key_rows}},
+    {"d64 m64 keys s3", 64, {64, 128, 3, DqSplit::keys, DsLayout::key_rows}},
+    {"d64 m128 queries s2", 64, {128, 128, 2, DqSplit::queries, DsLayout::key_rows}},
+    {"d64 m128 queries s3", 64, {128, 128, 3, DqSplit::queries, DsLayout::key_rows}},
+    {"d128 m64 head_dim s2 (committed)", 128,
+     {64, 128, 2, DqSplit::head_dim, DsLayout::key_rows}},
+    {"d128 m64 head_dim s3", 128, {64, 128, 3, DqSplit::head_dim, DsLayout::key_rows}},
+};
+
+// The tile configuration type the kernel template takes (a namespace-scope type: a kernel's
+// template argument may not be a local class).
+template <int kIndex>
+struct VariantConfig {
+  static constexpr BackwardTileShape kShape = kVariants[kIndex].shape;
+};
+
+// Defined (and explicitly instantiated) only in the per-variant compilations; the entry points'
+// compilation sees the declaration and links against them.
+template <int kIndex>
+fattn::Status launch_variant(const AttentionArgs& args)
+#ifdef FATTN_BWD_VARIANT
+{
+  return fattn::detail::sm90::launch_backward_with<kVariants[kIndex].bucket, __nv_bfloat16,
+                                                   VariantConfig<kIndex>>(args);
+}
+template fattn::Status launch_variant<FATTN_BWD_VARIANT>(const AttentionArgs& args);
+#else
+;
+
+constexpr int kVariantCount = sizeof(kVariants) / sizeof(kVariants[0]);
+
+template <int... kIndex>
+fattn::Status launch_by_index(int index, const AttentionArgs& args,
+                              std::integer_sequence<int, kIndex...>) {
+  fattn::Status status = fattn::Status::Unsupported("no such backward variant");
+  ((index == kIndex ? (status = launch_variant<kIndex>(args), true) : false) || ...);
+  return status;
+}
+#endif
+
+}  // namespace fattn_sm90_bwd_bench
+
+#ifndef FATTN_BWD_VARIANT
+using namespace fattn_sm90_bwd_bench;
+
+extern "C" int fattn_sm90_bwd_variant_count() { return kVariantCount; }
+extern "C" const char* fattn_sm90_bwd_variant_name(int index) { return kVariants[index].name; }
+extern "C" int fattn_sm90_bwd_variant_bucket(int index) { return kVariants[index].bucket; }
+
+// The backward of one variant, bf16. Strides in elements for (batch, seq, head) of q/k/v/out/dout
+// and of dq/dk/dv (same shapes as q/k/v); lse (B, Hq, Nq) float32, natural log. Returns 0 on
+// success, else 1 with the message in `error`.
+extern "C" int fattn_sm90_bwd_variant_run(
+    int index, void* q, void* k, void* v, void* out, void* dout, void* lse, void* dq, void* dk,
+    void* dv, std::int64_t batch, std::int64_t seqlen_q, std::int64_t seqlen_k,
+    std::int64_t heads_q, std::int64_t heads_kv, std::int64_t head_dim,
+    const std::int64_t* q_strides, const std::int64_t* k_strides, const std::int64_t* v_strides,
+    const std::int64_t* out_strides, const std::int64_t* dout_strides,
+    const std::int64_t* dq_strides, const std::int64_t* dk_strides,
+    const std::int64_t* dv_strides, float scale, int causal, void* stream, char* error,
+    int error_bytes) {
+  constexpr int kBf16 = 1;
+  constexpr int kUnbounded = -1;
+  AttentionArgs args = fattn_shim::forward_args(
+      q, k, v, out, lse, kBf16, batch, seqlen_q, seqlen_k, heads_q, heads_kv, head_dim, q_strides,
+      k_strides, v_strides, out_strides, scale, causal, kUnbounded, kUnbounded, stream);
+  const fattn::DType type = fattn::DType::bfloat16;
+  args.dout = fattn_shim::view4(dout, type, batch, seqlen_q, heads_q, head_dim, dout_strides);
+  args.dq = fattn_shim::view4(dq, type, batch, seqlen_q, heads_q, head_dim, dq_strides);
+  args.dk = fattn_shim::view4(dk, type, batch, seqlen_k, heads_kv, head_dim, dk_strides);
+  args.dv = fattn_shim::view4(dv, type, batch, seqlen_k, heads_kv, head_dim, dv_strides);
+  args.problem.direction = fattn::Direction::backward;
+  const fattn::Status status =
+      index >= 0 && index < kVariantCount && kVariants[index].bucket >= head_dim
+          ? launch_by_index(index, args, std::make_integer_sequence<int, kVariantCount>{})
+          : fattn::Status::Unsupported("no such variant for this head dim");
+  return fattn_shim::finish(status, error, error_bytes);
+}
+#endif
