@@ -10,6 +10,9 @@
 #   SM90_BWD_STEPS="build ncu" bench/sm90_bwd_device_run.sh      # profile one backward (tuning)
 #   SM90_BWD_DS_LAYOUT=query_rows bench/sm90_bwd_device_run.sh   # the dQ fallback (no tnspA),
 #       edited into this machine's copy of backward_tile_config.hpp before the build
+#   SM90_BWD_STEPS="... variants" SM90_BWD_AB="before/lib.so:0,3,4 variants/lib.so:0,2,3,4"
+#       bench/sm90_bwd_device_run.sh   # bench/sm90_bwd_variants.py --bench on each carried shim
+#       (e.g. one built from the previous commit beside the working tree's: an A/B in one call)
 # Logs land in $OUT as each step ends (a call cut off at its limit still returns what finished).
 set -o pipefail
 source scripts/gpu-env.sh
@@ -72,6 +75,16 @@ step_bench() {
   timeout 120 python3 bench/sm90_bwd_vs_cudnn.py --bench-binary $BUILD/tests/cuda/fattn_cuda_bench \
     --json $OUT/bench.json 2>&1 | tee $OUT/bench.log
   echo "bench rc $?"
+}
+step_variants() {
+  local i=0
+  for entry in $SM90_BWD_AB; do
+    local lib=${entry%%:*} variants=${entry#*:}
+    i=$((i + 1))
+    timeout 100 python3 bench/sm90_bwd_variants.py --lib $lib --variants $variants --bench \
+      --json $OUT/variants-$i.json > $OUT/variants-$i.log 2>&1
+    echo "variants $i ($lib) rc $?"; grep -v '^|---' $OUT/variants-$i.log
+  done
 }
 step_ncu() {
   # Not in the default steps (tuning, once the tests pass): stall reasons, throughputs and the L2

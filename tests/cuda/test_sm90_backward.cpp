@@ -1,15 +1,17 @@
 // cuda_sm90 backward checks, beside the shared matrix in test_cuda_backends.cpp (which runs
-// cuda_sm90's backward on every case the selector lets it take). The kernel was written
-// without a GPU (docs/design/sm90-backward.md): these cases aim at its structural edges.
-// - selector (no GPU needed): the backward is taken for buckets 64 and 128 on Hopper, refused
-//   with a reason for deterministic mode and for head dims without an instance, and
-//   automatic selection then falls back to cuda_sm80;
+// cuda_sm90's backward on every case the selector lets it take); these cases aim at the
+// kernel's structural edges (docs/design/sm90-backward.md).
+// - selector (no GPU needed): the backward is taken for every head dim up to 128 (buckets 64
+//   and 128, the columns past D zero-filled by TMA) on Hopper, refused with a reason for
+//   deterministic mode and for head dims without an instance (129 and up), and automatic
+//   selection then falls back to cuda_sm80;
 // - on the GPU, against the float64 reference, with poisoned outputs:
 //   one key tile (a single CTA per head, ragged keys), several query heads per KV head (GQA:
 //   dK/dV summed over the group inside one CTA), causal with Nq < Nk and Nq > Nk (the latter
 //   has fully masked rows: zero dQ, no NaN), a sliding window, ragged query tiles, head dims
-//   padded inside each bucket (TMA zero-fill), both dQ splits (keys at D <= 64, head dim at
-//   D <= 128), fp16 and bf16.
+//   padded inside each bucket (TMA zero-fill; D = 72 is the odd one of the project's test
+//   shapes), both dQ splits of the default shapes (queries at D <= 64 with 128-query tiles, head
+//   dim at D <= 128), fp16 and bf16.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -59,7 +61,7 @@ bool sm90_backward_compiled(std::int64_t head_dim) {
 
 TEST(Sm90BackwardSelector, TakesBuckets64And128) {
   if (!backend_compiled(Backend::cuda_sm90)) GTEST_SKIP() << "cuda_sm90 is not compiled";
-  for (std::int64_t d : {64, 128, 40, 96}) {
+  for (std::int64_t d : {64, 128, 40, 72, 80, 96, 120}) {
     Problem p = hopper_backward(d);
     const Selection s = detail::select_backend(p, hopper_device());
     if (!sm90_backward_compiled(d)) continue;  // pruned from this build (reason tested below)
@@ -83,11 +85,24 @@ TEST(Sm90BackwardSelector, RefusesDeterministicWithAReason) {
 
 TEST(Sm90BackwardSelector, RefusesHeadDimsWithoutAnInstance) {
   if (!backend_compiled(Backend::cuda_sm90)) GTEST_SKIP() << "cuda_sm90 is not compiled";
-  Problem p = hopper_backward(256);
-  p.options.backend = Backend::cuda_sm90;
-  const Selection refused = detail::select_backend(p, hopper_device());
-  ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.reason.find("backward"), std::string::npos) << refused.reason;
+  for (std::int64_t d : {129, 192, 256}) {
+    Problem p = hopper_backward(d);
+    p.options.backend = Backend::cuda_sm90;
+    const Selection refused = detail::select_backend(p, hopper_device());
+    ASSERT_FALSE(refused.ok()) << "head_dim " << d;
+    EXPECT_NE(refused.reason.find("backward"), std::string::npos) << refused.reason;
+    // Automatic selection runs such a backward on cuda_sm80 when this build has its bucket.
+    p.options.backend = Backend::cuda_sm80;
+    const bool sm80_takes_it = detail::select_backend(p, hopper_device()).ok();
+    p.options.backend = Backend::automatic;
+    const Selection automatic = detail::select_backend(p, hopper_device());
+    if (sm80_takes_it) {
+      ASSERT_TRUE(automatic.ok()) << automatic.reason;
+      EXPECT_EQ(automatic.backend, Backend::cuda_sm80) << "head_dim " << d;
+    } else if (automatic.ok()) {
+      EXPECT_NE(automatic.backend, Backend::cuda_sm90) << "head_dim " << d;
+    }
+  }
 }
 
 // ---- GPU ---------------------------------------------------------------------------------
@@ -182,6 +197,8 @@ INSTANTIATE_TEST_SUITE_P(
         // Head dims padded inside their bucket (TMA zero-fill of the columns past D).
         Sm90BackwardCase{"padded_d40", DType::bfloat16, 1, 333, 333, 2, 2, 40, true, kNoWindow},
         Sm90BackwardCase{"padded_d96", DType::float16, 1, 200, 333, 4, 4, 96, false, kNoWindow},
+        Sm90BackwardCase{"padded_d72_gqa", DType::bfloat16, 2, 257, 390, 6, 2, 72, true,
+                         kNoWindow},
         // Several query tiles and key tiles per head, long enough for the stage ring to wrap.
         Sm90BackwardCase{"long_d128", DType::bfloat16, 1, 1013, 1013, 2, 2, 128, true,
                          kNoWindow}),

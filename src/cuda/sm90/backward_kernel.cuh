@@ -256,6 +256,14 @@ struct BackwardConsumer {
     wgmma_commit();
   }
 
+  // The LSE / D_i pairs are shared-memory loads the compiler would otherwise hoist all at once
+  // (kBlockM / 4 registers each); a compiler-only fence every kStatPairsInFlight pairs bounds
+  // that, which keeps the kBlockM = 128 causal kernel at 0 spills (it spilled 4 bytes without).
+  static constexpr int kStatPairsInFlight = 4;
+  static FATTN_DEVICE void bound_stat_prefetch(int pair) {
+    if (pair % kStatPairsInFlight == kStatPairsInFlight - 1) asm volatile("" ::: "memory");
+  }
+
   // Pᵀ = 2^(Sᵀ·scale·log2e − LSE·log2e) in place, 0 where masked (after the exponential, so a
   // negative scale cannot turn a masked −inf into +inf). Padding query rows have LSE = +inf
   // (preprocess), so their probabilities are 0 without a test, never NaN.
@@ -282,6 +290,7 @@ struct BackwardConsumer {
           }
         }
       }
+      bound_stat_prefetch(j);
     }
   }
 
@@ -297,6 +306,7 @@ struct BackwardConsumer {
         dp[4 * j + 2 * h] = p[4 * j + 2 * h] * (dp[4 * j + 2 * h] - delta.x);
         dp[4 * j + 2 * h + 1] = p[4 * j + 2 * h + 1] * (dp[4 * j + 2 * h + 1] - delta.y);
       }
+      bound_stat_prefetch(j);
     }
   }
 
@@ -375,9 +385,13 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element, TileConfig>:
   constexpr int kStages = Traits::kStages;
 
   extern __shared__ std::uint8_t smem_unaligned[];
-  std::uint8_t* smem = reinterpret_cast<std::uint8_t*>(
-      (reinterpret_cast<std::uintptr_t>(smem_unaligned) + Traits::kAlignment - 1) &
-      ~static_cast<std::uintptr_t>(Traits::kAlignment - 1));
+  // Aligned by pointer arithmetic on the shared array itself, not through an integer, so that the
+  // compiler keeps the shared state space: the LSE / D_i reads and the dS stores compile to
+  // ld/st.shared (LDS/STS) instead of generic ld/st, which ncu showed waiting behind the dQ
+  // reductions in L1TEX ("long scoreboard", 38 % of the warps' cycles; perf-notes).
+  const std::uint32_t misalignment = smem_address(smem_unaligned) % Traits::kAlignment;
+  std::uint8_t* smem =
+      smem_unaligned + (misalignment == 0 ? 0 : Traits::kAlignment - misalignment);
   auto* bars = reinterpret_cast<BackwardBarriers<kStages>*>(smem + Traits::kBarrierOffset);
 
   const int n_block = static_cast<int>(blockIdx.x);

@@ -1,35 +1,35 @@
 // Tile shapes of the Hopper backward kernel, one row per head-dim bucket (64 and 128 so far;
-// larger head dims run the sm80 backward). UNVERIFIED: chosen by register and shared-memory
-// counts, not yet by measurement (docs/design/sm90-backward.md, "Tile shapes").
+// larger head dims run the sm80 backward). Measured on an H100 (2026-11-22, bench/results/
+// sm90-bwd-h100-2026-11-22-variants/, docs/design/sm90-backward.md "Measured"): every row was
+// timed beside its neighbours in one binary (bench/sm90_bwd_variants.cu).
 //
 // Why these numbers (H100/H200: 227 KB shared memory per block, 64K registers, one CTA per SM):
 // - kBlockN = 128 keys per CTA: two consumer warpgroups of 64 keys (wgmma's M), each holding
 //   dK and dV of its keys in fp32: 2 · D/2 registers per thread (128 at D = 128), plus Sᵀ and
-//   dPᵀ of one query tile (2 · kBlockM/2 = 64) and their 16-bit fragments (2 · kBlockM/4 = 32)
+//   dPᵀ of one query tile (2 · kBlockM/2) and their 16-bit fragments (2 · kBlockM/4)
 //   in the 240 registers setmaxnreg gives a consumer.
-// - kBlockM = 64 queries per step: the k extent of dV += Pᵀ·dO and dK += dSᵀ·Q (4 wgmma k-steps)
-//   and the width of one dSᵀ row, which is then exactly one 128-byte swizzle row, so dSᵀ is
-//   stored in TMA's own layout and read back by wgmma through a descriptor.
-// - stages = 2 of (Q, dO, LSE, D_i): each stage is 2 · kBlockM · D · 2 bytes (32 KB at D = 128);
-//   K + V (64 KB) + 2 stages (64 KB) + 2 dS buffers (32 KB) = 160 KB at D = 128.
-// - dQ split: the dQ product dS·K runs per consumer warpgroup as one m64n64 wgmma chain.
-//   D = 128: each warpgroup takes 64 of the head-dim columns over all 128 keys (both
-//   warpgroups' dS needed: one 256-thread barrier per step; dQ atomics = kBlockM·D per step).
-//   D = 64: each takes all 64 columns over its own 64 keys (no cross-warpgroup wait, but twice
-//   the atomics), because a 32-column half would start mid swizzle row of the K tile, a
-//   descriptor offset this design does not rely on without a GPU to check it.
+// - D = 64: kBlockM = 128 queries per step with DqSplit::queries. Consumer c computes dQ of
+//   queries [64c, 64c + 64) over all 128 keys and all 64 columns, so each dQ element gets one
+//   fp32 reduction per CTA step for twice the FLOPs of a kBlockM = 64 step (320 FLOP per reduced
+//   byte instead of the key split's 160), Sᵀ/dPᵀ are m64n128 wgmmas and the fixed per-step costs
+//   (barrier waits, the serial wgmma chain) are paid half as often. Measured against kBlockM = 64
+//   with the key split: +13–35 % backward TFLOP/s (N = 16k: 279 → 356 non-causal, 235 → 330
+//   causal); ncu (N = 4096): L2 red sectors halved, L2 crossbar busy 72 % → 50 %, tensor pipe
+//   29 % → 36 % active. Registers: dK, dV 32 + 32, Sᵀ, dPᵀ 64 + 64, dQ 32: 0 spills.
+//   Three Q/dO stages (192 KB): equal or better than two in 5 of 6 shapes (N = 16k: 318 → 356).
+// - D = 128: kBlockM = 64 (kBlockM = 128 would double Sᵀ/dPᵀ to 128 registers next to dK/dV's
+//   128), DqSplit::head_dim: each warpgroup takes 64 of the head-dim columns over all 128 keys
+//   (both warpgroups' dS needed: one 256-thread barrier per step; one reduction per dQ element
+//   and CTA step). Two stages: a third measured within ±1 % (340 → 342, 392 → 393 TFLOP/s).
+// - DqSplit::keys (each warpgroup: all columns over its own 64 keys; no cross-warpgroup wait,
+//   twice the reductions) was the first D = 64 row; it stays available for kBlockM = 64 shapes.
 // - dS layout in shared memory (for dQ = dS·K):
-//   key_rows    dSᵀ as the registers hold it (key rows, 64 query columns = one swizzle row),
-//               32-bit stores, read by wgmma as an MN-major A ("tnspA");
+//   key_rows    dSᵀ as the registers hold it (key rows, 64-query column blocks whose rows are
+//               one 128-byte swizzle row each), 32-bit stores, read by wgmma as an MN-major A
+//               ("tnspA"; verified on the GPU);
 //   query_rows  dS (query rows, keys in 64-column blocks, the forward's Q layout), 16-bit
-//               stores (twice the store instructions), read as the usual K-major A.
-//   key_rows is the default; query_rows exists because tnspA from a hand-written tile is the
-//   least certain PTX use of this kernel (docs/design/sm90-backward.md, question 1): if dQ
-//   alone is wrong on the GPU, flip this and rerun before anything else.
-// - kBlockM = 128 (two 64-query column blocks of dSᵀ) goes with DqSplit::queries: consumer c
-//   computes dQ of queries [64c, 64c + 64) over all kBlockN keys and every head-dim column
-//   (D = 64), so each dQ element gets one reduction per CTA step for twice the FLOPs of a
-//   kBlockM = 64 step: 320 FLOP per reduced byte instead of the key split's 160.
+//               stores (twice the store instructions), read as the usual K-major A: the
+//               fallback written in case tnspA from a hand-written tile misbehaved. It did not.
 #pragma once
 
 namespace fattn::detail::sm90 {
@@ -53,7 +53,7 @@ struct BackwardTileConfig;
 
 template <>
 struct BackwardTileConfig<64> {
-  static constexpr BackwardTileShape kShape{64, 128, 2, DqSplit::keys, DsLayout::key_rows};
+  static constexpr BackwardTileShape kShape{128, 128, 3, DqSplit::queries, DsLayout::key_rows};
 };
 template <>
 struct BackwardTileConfig<128> {
