@@ -15,6 +15,10 @@ process on the GPU machine.
          events, median); the odd-head-dim table (fp16, B=16, H=16, N=2048) forward and
          backward; deterministic backward vs default; the bf16 GEMM ceiling in the same run.
 --small  a few tiny shapes only (for compute-sanitizer runs).
+--fwd-only     checks and times the forward only (no backward calls).
+--baseline LIB a second shim (e.g. built from the committed kernel) whose forward is timed beside
+               --lib's in the same rows ("base_fwd"), so a kernel change is measured side by
+               side with what it replaces, in one process.
 The kernels are called through bench/sm80_shim.cu (ctypes), i.e. exactly the launch templates
 the library's cuda_sm80 backend runs.
 """
@@ -22,6 +26,7 @@ the library's cuda_sm80 backend runs.
 import argparse
 import ctypes
 import functools
+import itertools
 import json
 import math
 import sys
@@ -137,7 +142,12 @@ def check_cases(small):
         return [("bf16", 64, (1, 70, 90, 2, 1, True, -1, -1, "bshd")),
                 ("fp16", 72, (1, 33, 130, 2, 2, False, 16, 4, "pad")),
                 ("bf16", 129, (1, 65, 65, 2, 2, False, -1, -1, "bshd")),
-                ("fp16", 256, (1, 80, 50, 2, 2, True, -1, -1, "bhsd"))]
+                ("fp16", 256, (1, 80, 50, 2, 2, True, -1, -1, "bhsd")),
+                # Nk past one K/V tile: whole tiles (the short copy) before the last one.
+                ("bf16", 128, (1, 130, 300, 2, 2, True, -1, -1, "bshd")),
+                ("fp16", 64, (1, 200, 333, 2, 1, False, -1, -1, "bshd")),
+                ("bf16", 192, (1, 64, 200, 2, 2, False, -1, -1, "bhsd")),
+                ("bf16", 256, (1, 100, 200, 2, 1, False, -1, -1, "bshd"))]
     cases = []
     i = 0
     for D in HEAD_DIMS:
@@ -148,7 +158,7 @@ def check_cases(small):
     return cases
 
 
-def check(sm80, small):
+def check(sm80, small, fwd_only=False):
     gen = torch.Generator(device="cuda")
     failures = 0
     rows = []
@@ -162,25 +172,33 @@ def check(sm80, small):
         scale = 1.0 / math.sqrt(D)
         out = poisoned_like(q, layout)
         lse = torch.full((B, Hq, Nq), float("nan"), device="cuda", dtype=torch.float32)
+        if fwd_only and n % 4 == 3:
+            scale = -scale  # a negative scale now and then (the forward negates Q for it)
         sm80.forward(q, k, v, out, lse, dtype, scale, causal, left, right)
         dq, dk, dv = poisoned_like(q, layout), poisoned_like(k, layout), poisoned_like(v, layout)
-        sm80.backward(q, k, v, out, dout, lse, dq, dk, dv, dtype, scale, causal, left, right)
         det = [tuple(poisoned_like(x, layout) for x in (q, k, v)) for _ in range(2)]
-        for grads in det:
-            sm80.backward(q, k, v, out, dout, lse, *grads, dtype, scale, causal, left, right,
-                          deterministic=True)
+        if not fwd_only:
+            sm80.backward(q, k, v, out, dout, lse, dq, dk, dv, dtype, scale, causal, left, right)
+            for grads in det:
+                sm80.backward(q, k, v, out, dout, lse, *grads, dtype, scale, causal, left, right,
+                              deterministic=True)
         torch.cuda.synchronize()
-        ref_out, ref_lse, ref_grads = reference(q, k, v, dout, scale, causal, left, right)
+        ref_out, ref_lse, ref_grads = reference(q, k, v, None if fwd_only else dout, scale,
+                                                causal, left, right)
         err = rel_err(out, ref_out)
         finite = torch.isfinite(ref_lse)
         lse_ok = bool((lse[~finite] == float("-inf")).all()) and not torch.isnan(lse).any()
         lse_err = rel_err(lse[finite], ref_lse[finite]) if finite.any() else 0.0
-        grad_errs = [rel_err(g, r) for g, r in zip((dq, dk, dv), ref_grads)]
-        det_errs = [rel_err(g, r) for g, r in zip(det[0], ref_grads)]
-        bitwise = all(torch.equal(a.view(torch.int16), b.view(torch.int16))
-                      for a, b in zip(det[0], det[1]))
+        if fwd_only:  # no backward ran: nothing to compare
+            grad_errs, det_errs, bitwise = [0.0] * 3, [0.0] * 3, True
+        else:
+            grad_errs = [rel_err(g, r) for g, r in zip((dq, dk, dv), ref_grads)]
+            det_errs = [rel_err(g, r) for g, r in zip(det[0], ref_grads)]
+            bitwise = all(torch.equal(a.view(torch.int16), b.view(torch.int16))
+                          for a, b in zip(det[0], det[1]))
         pad_ok = layout != "pad" or all(bool(torch.isnan(x._base[..., D:]).all())
-                                        for x in (out, dq, dk, dv) if x._base is not None)
+                                        for x in ((out,) if fwd_only else (out, dq, dk, dv))
+                                        if x._base is not None)
         ok = (err < TOLERANCE[dtype] and lse_ok and lse_err < LSE_TOLERANCE and pad_ok and bitwise
               and max(grad_errs + det_errs) < GRAD_TOLERANCE[dtype])
         failures += not ok
@@ -201,8 +219,10 @@ def gemm_ceiling():
     return common.gemm_ceiling(time_ms, reps=10)
 
 
-def measure(sm80, dtype, B, N, H, D, causal, torch_backends=True, deterministic=False):
-    """TFLOP/s of forward and forward+backward: ours, and SDPA flash / cudnn."""
+def measure(sm80, dtype, B, N, H, D, causal, torch_backends=True, deterministic=False,
+            fwd_only=False, baseline=None):
+    """TFLOP/s of forward and forward+backward: ours, and SDPA flash / cudnn; with a baseline
+    shim also its forward ("base_fwd"), timed right after ours on the same tensors."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     import torch.nn.functional as F
     gen = torch.Generator(device="cuda")
@@ -216,6 +236,22 @@ def measure(sm80, dtype, B, N, H, D, causal, torch_backends=True, deterministic=
     row = dict(D=D, N=N, B=B, H=H, causal=causal, dtype=dtype)
     row["ours_fwd"] = fwd_flops / time_ms(
         lambda: sm80.forward(q, k, v, out, lse, dtype, scale, causal)) / 1e9
+    if baseline is not None:
+        row["base_fwd"] = fwd_flops / time_ms(
+            lambda: baseline.forward(q, k, v, out, lse, dtype, scale, causal)) / 1e9
+    if fwd_only:
+        if torch_backends:
+            qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v))
+            for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
+                                  ("flash", SDPBackend.FLASH_ATTENTION)):
+                def sdpa():
+                    return F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal)
+                try:
+                    with sdpa_kernel(backend):
+                        row[f"{name}_fwd"] = fwd_flops / time_ms(sdpa) / 1e9
+                except RuntimeError:
+                    row[f"{name}_fwd"] = float("nan")
+        return row
 
     def ours_fwd_bwd(det):
         sm80.forward(q, k, v, out, lse, dtype, scale, causal)
@@ -243,16 +279,19 @@ def measure(sm80, dtype, B, N, H, D, causal, torch_backends=True, deterministic=
     return row
 
 
-def bench(sm80, dims, seqlens, odd):
+def bench(sm80, dims, seqlens, odd, fwd_only=False, baseline=None):
     results = {"gemm_tflops": gemm_ceiling(), "sweep": [], "odd": []}
     print(f"bf16 GEMM 8192^3: {results['gemm_tflops']:.0f} TFLOP/s", flush=True)
     for D in dims:
         for N in seqlens:
             for causal in (False, True):
                 row = measure(sm80, "bf16", 16384 // N, N, 2048 // D, D, causal,
-                              deterministic=(N == 4096))
+                              deterministic=(N == 4096), fwd_only=fwd_only, baseline=baseline)
                 results["sweep"].append(row)
                 print(json.dumps(row), flush=True)
+    if fwd_only:
+        print_forward_table(results["sweep"])
+        return results
     if odd:
         for D in (64, 72, 80, 96, 128, 129, 136, 192, 200, 256):
             row = measure(sm80, "fp16", 16, 2048, 16, D, False, torch_backends=D % 8 == 0)
@@ -281,22 +320,43 @@ def bench(sm80, dims, seqlens, odd):
     return results
 
 
+def print_forward_table(rows):
+    print("\n| D | N | causal | fwd ours | fwd base | ours/base | fwd flash | fwd cudnn | "
+          "ours/flash | base/flash |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    ratios = []
+    for r in rows:
+        base = r.get("base_fwd", float("nan"))
+        ratios.append((r["ours_fwd"] / r["flash_fwd"], base / r["flash_fwd"]))
+        print(f"| {r['D']} | {r['N']} | {'yes' if r['causal'] else 'no'} | {r['ours_fwd']:.0f} | "
+              f"{base:.0f} | {r['ours_fwd'] / base:.2f} | {r['flash_fwd']:.0f} | "
+              f"{r['cudnn_fwd']:.0f} | {ratios[-1][0]:.2f} | {ratios[-1][1]:.2f} |")
+    geo = [math.exp(sum(math.log(x[i]) for x in ratios) / len(ratios)) for i in range(2)]
+    print(f"geomean ours/flash {geo[0]:.3f}, base/flash {geo[1]:.3f}")
+
+
 # Forward tile alternatives compiled into bench/sm80_variants.cu: (width, keys/tile, warps, row
 # tiles per warp); variant 0 is the table of src/cuda/sm80/tile_config.hpp.
-VARIANTS = {64: {1: "64x128 w4 mt2"},
-            128: {1: "128x64 w8 mt1 full-width path", 4: "128x128 w8 mt1 no full-width path"},
-            192: {1: "192x64 w8 mt1 no full-width path"}}
+# "skip": O rescaled only when a row max of the warp changed.
+VARIANTS = {64: {2: "64x128 w8 mt1 full-width path", 3: "64x64 w4 mt2 full-width path, skip"},
+            128: {1: "128x128 w8 mt1 full-width path, skip"},
+            256: {3: "256x64 w8 mt1 full-width path, skip"}}
 
 
-def sweep_variants(sm80, table_by_dim, select_variant, column, result_key):
-    """Times every compiled tile alternative (0 = the table) at bf16 N=4096, causal and not."""
+def sweep_variants(sm80, table_by_dim, select_variant, column, result_key, seqlens=(4096,),
+                   fwd_only=False, dims=None):
+    """Times every compiled tile alternative (0 = the table) at bf16, B·N = 16384, H·D = 2048,
+    causal and not."""
     rows = []
     for D, table in table_by_dim.items():
-        for causal in (False, True):
-            N, B, H = 4096, 4, 2048 // D
+        if dims is not None and D not in dims:
+            continue
+        for N, causal in itertools.product(seqlens, (False, True)):
+            B, H = 16384 // N, 2048 // D
             for variant in [0] + list(table):
                 select_variant(variant)
-                r = measure(sm80, "bf16", B, N, H, D, causal, torch_backends=False)
+                r = measure(sm80, "bf16", B, N, H, D, causal, torch_backends=False,
+                            fwd_only=fwd_only)
                 row = dict(D=D, N=N, causal=causal, variant=variant,
                            config=table.get(variant, "table"), **{column: r[result_key]})
                 rows.append(row)
@@ -305,9 +365,9 @@ def sweep_variants(sm80, table_by_dim, select_variant, column, result_key):
     return rows
 
 
-def variants(sm80):
+def variants(sm80, seqlens, dims):
     return sweep_variants(sm80, VARIANTS, sm80.lib.fattn_sm80_set_forward_variant, "fwd",
-                          "ours_fwd")
+                          "ours_fwd", seqlens, fwd_only=True, dims=dims)
 
 
 # Backward tile alternatives compiled into bench/sm80_bwd_variants.cu: BackwardTile<width, query
@@ -323,15 +383,18 @@ def bwd_variants(sm80):
                           "ours_fwdbwd")
 
 
-def profile(sm80):
-    """One forward and one backward (bf16, D=128, N=4096, B=4, H=16) for ncu."""
+def profile(sm80, dims=(128,), fwd_only=False):
+    """One forward and one backward (bf16, N=4096, B=4, H=2048/D) per head dim, for ncu."""
     gen = torch.Generator(device="cuda")
     gen.manual_seed(7)
-    q, k, v, dout = (make("bf16", 4, 4096, 16, 128, "bshd", gen) for _ in range(4))
-    out, lse = torch.empty_like(q), torch.empty(4, 16, 4096, device="cuda")
-    dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
-    sm80.forward(q, k, v, out, lse, "bf16", 128 ** -0.5)
-    sm80.backward(q, k, v, out, dout, lse, dq, dk, dv, "bf16", 128 ** -0.5)
+    for D in dims:
+        H = 2048 // D
+        q, k, v, dout = (make("bf16", 4, 4096, H, D, "bshd", gen) for _ in range(4))
+        out, lse = torch.empty_like(q), torch.empty(4, H, 4096, device="cuda")
+        dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+        sm80.forward(q, k, v, out, lse, "bf16", D ** -0.5)
+        if not fwd_only:
+            sm80.backward(q, k, v, out, dout, lse, dq, dk, dv, "bf16", D ** -0.5)
     torch.cuda.synchronize()
 
 
@@ -347,22 +410,26 @@ def main():
     p.add_argument("--profile", action="store_true")
     p.add_argument("--dims", default="64,128,256")
     p.add_argument("--seqlens", default="512,1024,2048,4096,8192,16384")
+    p.add_argument("--variant-seqlens", default="4096")
+    p.add_argument("--profile-dims", default="128")
+    p.add_argument("--fwd-only", action="store_true")
+    p.add_argument("--baseline")
     p.add_argument("--json")
     a = p.parse_args()
     sm80 = Sm80(a.lib)
     report = {"device": torch.cuda.get_device_name()}
     failures = 0
     if a.check or a.small:
-        failures, report["check"] = check(sm80, a.small)
+        failures, report["check"] = check(sm80, a.small, a.fwd_only)
     if a.profile:
-        profile(sm80)
+        profile(sm80, int_list(a.profile_dims), a.fwd_only)
     if a.variants:
-        report["variants"] = variants(sm80)
+        report["variants"] = variants(sm80, int_list(a.variant_seqlens), int_list(a.dims))
     if a.bwd_variants:
         report["bwd_variants"] = bwd_variants(sm80)
     if a.bench:
-        report["bench"] = bench(sm80, int_list(a.dims),
-                                int_list(a.seqlens), not a.no_odd)
+        report["bench"] = bench(sm80, int_list(a.dims), int_list(a.seqlens), not a.no_odd,
+                                a.fwd_only, Sm80(a.baseline) if a.baseline else None)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(report, f, indent=1)

@@ -25,6 +25,11 @@
 
 namespace fattn::detail::sm80 {
 
+// Forward v4 (FATTN_SM80_FORWARD_V4, tile_config.hpp): whole K/V tiles copied without per-row
+// tests, a negative scale applied to the Q tile once instead of to every Q fragment, no k-step
+// tests in the fixed-step walks, and those walks on sm_8x too.
+inline constexpr bool kForwardV4 = FATTN_SM80_FORWARD_V4 != 0;
+
 inline constexpr float kLn2 = 0.693147180559945309f;
 inline constexpr std::uint32_t kNegatePair = 0x80008000u;  // sign bits of two 16-bit values
 
@@ -107,6 +112,71 @@ __device__ __forceinline__ void walk_step_class(Walk& walk, int chosen,
   }
 }
 
+// Copies a K/V tile whose kRows rows all lie below seqlen_k, rows 16-byte aligned: the copy
+// load_tile makes, without its per-row "past the sequence end" test and the selects that follow
+// it, so the chunk's source size and the address steps are the same for every pass and are
+// computed once per tile. In SASS this took the D = 64 tile copy (4 LDGSTS per thread) from ~70
+// instructions to ~20; the copies are a sixth of the loop's instructions at D = 64 otherwise.
+template <int kRows, int kWidth, int kThreads, class Element>
+__device__ __forceinline__ void load_whole_tile(Element* tile, const Element* global,
+                                                std::int64_t row_stride, int head_dim,
+                                                int chunks) {
+  constexpr int kLanesPerRow = next_power_of_two(kWidth / kChunkElements);
+  constexpr int kRowsPerPass = kThreads / kLanesPerRow;
+  constexpr bool kFixedPhase = kRowsPerPass % kSwizzleChunks == 0;
+  const int chunk = static_cast<int>(threadIdx.x) % kLanesPerRow;
+  const int first_row = static_cast<int>(threadIdx.x) / kLanesPerRow;
+  if (chunk >= chunks) return;
+  const int column = chunk * kChunkElements;
+  const int source_bytes = clamp_count(head_dim - column, kChunkElements) * kBytesPerElement;
+  const std::uint32_t destination = smem_address(tile + swizzled_offset<kWidth>(first_row, chunk));
+  // A chunk entirely past head_dim reads nothing (source size 0); point it at its row start.
+  const Element* source = global + first_row * row_stride + (source_bytes > 0 ? column : 0);
+#pragma unroll
+  for (int pass = 0; pass < (kRows + kRowsPerPass - 1) / kRowsPerPass; ++pass) {
+    const int row = first_row + pass * kRowsPerPass;
+    if (kRows % kRowsPerPass != 0 && row >= kRows) break;
+    const std::uint32_t to =
+        kFixedPhase ? destination + pass * kRowsPerPass * kWidth * kBytesPerElement
+                    : smem_address(tile + swizzled_offset<kWidth>(row, chunk));
+    cp_async_16(to, source + pass * kRowsPerPass * row_stride, source_bytes);
+  }
+}
+
+// Flips the sign of the first `chunks` chunks of every row of a tile in shared memory (the tile
+// must be complete and visible to the block; the caller's next barrier publishes the result).
+// A negative softmax scale is applied to Q once per CTA this way instead of on every Q fragment
+// of every K/V tile (32 LOP3 per tile at D = 64).
+template <int kRows, int kWidth, int kThreads, class Element>
+__device__ __forceinline__ void negate_tile(Element* tile, int chunks) {
+  constexpr int kChunksPerRow = kWidth / kChunkElements;
+  for (int index = static_cast<int>(threadIdx.x); index < kRows * kChunksPerRow;
+       index += kThreads) {
+    const int row = index / kChunksPerRow;
+    const int chunk = index % kChunksPerRow;
+    if (chunk < chunks) {
+      auto* word = reinterpret_cast<uint4*>(tile + swizzled_offset<kWidth>(row, chunk));
+      uint4 bits = *word;
+      bits.x ^= kNegatePair;
+      bits.y ^= kNegatePair;
+      bits.z ^= kNegatePair;
+      bits.w ^= kNegatePair;
+      *word = bits;
+    }
+  }
+}
+
+// A tile configuration may set kSkipUnchangedRescale: O is then rescaled only when some row
+// max of the warp changed (bench/sm80_variants.cu measures it; absent means false).
+template <class Config>
+constexpr bool skips_unchanged_rescale() {
+  if constexpr (requires { Config::kSkipUnchangedRescale; }) {
+    return Config::kSkipUnchangedRescale;
+  } else {
+    return false;
+  }
+}
+
 // The body of both forward kernels (one CTA). kStaged: the rows are only 2-byte aligned
 // (uses_staged_loads), so K/V tiles are loaded through registers by UnalignedTileStage: tile
 // j+1's global loads are issued before the math of tile j and written to shared memory after it,
@@ -122,6 +192,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   constexpr int kKeyTiles = kBlockN / kMmaN;       // 8-key column tiles of S
   constexpr int kDimTiles = kWidth / kMmaN;        // 8-wide column tiles of O
   constexpr int kMaxSteps = kWidth / kMmaK;        // 16-deep k-steps over the head dim
+  constexpr bool kSkipUnchangedRescale = skips_unchanged_rescale<Config>();
 
   extern __shared__ __align__(128) unsigned char shared_bytes[];
   Element* q_tile = reinterpret_cast<Element*>(shared_bytes);
@@ -143,7 +214,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
 
   const int head_dim = params.head_dim;
   const int steps = ceil_div(head_dim, kMmaK);   // k-steps (and 16-wide O column pairs) in use
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900 && !FATTN_SM80_FORWARD_V4
   // sm_8x machine code: ptxas allocates the full-width walk with spills at d128 (its -v report),
   // so only the narrower step classes are built there.
   using Classes = typename Config::NarrowStepClassList;
@@ -196,6 +267,12 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     }
     cp_async_commit();
   }
+  if (kForwardV4 && params.sign_flip != 0) {  // a negative scale: negate Q once (uniform branch)
+    cp_async_wait<0>();
+    __syncthreads();  // every thread's part of the Q tile has landed
+    negate_tile<kBlockM, kWidth, Config::kThreads>(q_tile, chunks);
+    // The walk's first barrier orders these stores before any Q fragment read.
+  }
 
   float o_acc[kRowTiles][kDimTiles][4];
 #pragma unroll
@@ -217,6 +294,22 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     }
 
   const int warp_row = warp * Config::kRowsPerWarp;
+  // A K/V tile from key `key` on: whole tiles of 16-byte-aligned rows take the short copy; the
+  // rest (the last tile of a sequence, narrower rows) the general one, out of line so that the
+  // loop's registers and code hold only the short copy.
+  const bool whole_tile_copies = alignment >= kWidest;
+  auto load_kv_tile = [&](Element* tile, const Element* rows, std::int64_t row_stride, int key) {
+    if (!kForwardV4) {
+      load_tile<kBlockN, kWidth, Config::kThreads>(tile, rows, row_stride, params.seqlen_k - key,
+                                                   head_dim, chunks, alignment);
+    } else if (whole_tile_copies && key + kBlockN <= params.seqlen_k) {
+      load_whole_tile<kBlockN, kWidth, Config::kThreads>(tile, rows, row_stride, head_dim, chunks);
+    } else {
+      load_tile_narrow<kBlockN, kWidth, Config::kThreads>(tile, rows, row_stride,
+                                                          params.seqlen_k - key, head_dim, chunks,
+                                                          alignment);
+    }
+  };
   const FragmentAddress<kWidth> q_fragment(q_tile, warp_row + lane % 16, lane / 16);
   const FragmentAddress<kWidth> k_fragment(k_tile, lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
   const FragmentAddress<kWidth> v_fragment(v_tile, lane % 16, lane / 16);
@@ -240,9 +333,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       } else {
         cp_async_wait<0>();
         __syncthreads();  // K_j landed; every warp is done with V_{j-1}
-        load_tile<kBlockN, kWidth, Config::kThreads>(v_tile, v_rows, params.v_strides.row,
-                                                     params.seqlen_k - key0, head_dim, chunks,
-                                                     alignment);
+        load_kv_tile(v_tile, v_rows, params.v_strides.row, key0);
         cp_async_commit();
       }
 
@@ -256,13 +347,15 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
           for (int e = 0; e < 4; ++e) s[mt][nt][e] = 0.0f;
 #pragma unroll
       for (int step = 0; step < kSteps; ++step) {
-        if (step < steps) {  // also when kFull: the branch bounds how far ldmatrix runs ahead (registers)
+        if ((kForwardV4 && kFull) || step < steps) {
           std::uint32_t a[kRowTiles][4];
 #pragma unroll
           for (int mt = 0; mt < kRowTiles; ++mt) {
             ldmatrix_x4(a[mt], q_fragment.at(step, mt * kMmaM));
+            if constexpr (!kForwardV4) {
 #pragma unroll
-            for (int r = 0; r < 4; ++r) a[mt][r] ^= params.sign_flip;
+              for (int r = 0; r < 4; ++r) a[mt][r] ^= params.sign_flip;
+            }
           }
 #pragma unroll
           for (int np = 0; np < kKeyTiles / 2; ++np) {
@@ -311,14 +404,13 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
         cp_async_wait<0>();
         __syncthreads();  // V_j landed; every warp is done with K_j
         if (n_block + 1 < n_last) {
-          load_tile<kBlockN, kWidth, Config::kThreads>(k_tile, k_global + next * params.k_strides.row,
-                                                       params.k_strides.row, params.seqlen_k - next,
-                                                       head_dim, chunks, alignment);
+          load_kv_tile(k_tile, k_global + next * params.k_strides.row, params.k_strides.row, next);
         }
         cp_async_commit();
       }
 
       // ---- online softmax: P = 2^(S·c - m'), O and l rescaled by 2^(m - m') ----
+      float corrections[kRowTiles][2];
 #pragma unroll
       for (int mt = 0; mt < kRowTiles; ++mt)
 #pragma unroll
@@ -334,11 +426,14 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
           const float correction = exp2_approx(row_max[mt][half] - usable_max);
           row_max[mt][half] = new_max;
           row_sum[mt][half] *= correction;
+          corrections[mt][half] = correction;
+          if constexpr (!kSkipUnchangedRescale) {
 #pragma unroll
-          for (int dt = 0; dt < 2 * kSteps; ++dt) {
-            if (kFull || dt < 2 * steps) {
-              o_acc[mt][dt][2 * half] *= correction;
-              o_acc[mt][dt][2 * half + 1] *= correction;
+            for (int dt = 0; dt < 2 * kSteps; ++dt) {
+              if (kFull || dt < 2 * steps) {
+                o_acc[mt][dt][2 * half] *= correction;
+                o_acc[mt][dt][2 * half + 1] *= correction;
+              }
             }
           }
           float sum = 0.0f;
@@ -352,6 +447,29 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
             }
           row_sum[mt][half] += sum;
         }
+      if constexpr (kSkipUnchangedRescale) {
+        // Once the running maxima settle, most tiles leave every row's max unchanged: the
+        // correction is then exactly 2^0 = 1 and multiplying O by it changes no bit. Skipped
+        // when that holds for every row of the warp (a uniform branch).
+        bool changed = false;
+#pragma unroll
+        for (int mt = 0; mt < kRowTiles; ++mt)
+#pragma unroll
+          for (int half = 0; half < 2; ++half) changed |= corrections[mt][half] != 1.0f;
+        if (__any_sync(0xffffffffu, changed)) {
+#pragma unroll
+          for (int mt = 0; mt < kRowTiles; ++mt)
+#pragma unroll
+            for (int half = 0; half < 2; ++half)
+#pragma unroll
+              for (int dt = 0; dt < 2 * kSteps; ++dt) {
+                if (kFull || dt < 2 * steps) {
+                  o_acc[mt][dt][2 * half] *= corrections[mt][half];
+                  o_acc[mt][dt][2 * half + 1] *= corrections[mt][half];
+                }
+              }
+        }
+      }
 
       // ---- O += P·V: P's accumulator layout is the A-operand layout of the next mma ----
       // P is converted to 16 bits once; then one block per 16 output columns runs every key step,

@@ -14,6 +14,13 @@
 
 #include <type_traits>
 
+// Forward v4 (forward_kernel.cuh; docs/perf-notes.md "Forward v4"): 1 builds the new key-tile
+// loop and the full-width walk at 64 and 256, 0 the committed kernel; kept switchable until the
+// two are measured side by side on the GPU.
+#ifndef FATTN_SM80_FORWARD_V4
+#define FATTN_SM80_FORWARD_V4 0
+#endif
+
 namespace fattn::detail::sm80 {
 
 inline constexpr int kWarpSize = 32;
@@ -62,8 +69,13 @@ struct ForwardConfig;
 // read from shared memory feed two mma's. 128 keys measured 266 / 237 but spill 24-36 bytes
 // (O = 64 + S = 128 registers leave too little), as does the full-width walk (4 bytes).
 // 48 KB of shared memory, two CTAs per SM.
+#if FATTN_SM80_FORWARD_V4
+template <>
+struct ForwardConfig<64> : ForwardTile<64, 64, 4, 2, true> {};
+#else
 template <>
 struct ForwardConfig<64> : ForwardTile<64, 64, 4, 2> {};
+#endif
 // 128: 128 keys x 8 warps x 1 row tile, with the full-width walk: 308 / 265 (without it 234 /
 // 209). 64 keys x 4 warps x 2 row tiles measured 262 / 221 without the full-width walk but
 // spills 88-132 bytes; 32 keys x 4 x 2 234 / 200; 64 keys x 8 x 1 with the walk 267 / 238.
@@ -78,8 +90,13 @@ struct ForwardConfig<128> : ForwardTile<128, 128, 8, 1, true> {};
 // at 256 it spills 150-200 bytes, so 256 runs the general walk.
 template <>
 struct ForwardConfig<192> : ForwardTile<192, 64, 8, 1, true, 9> {};
+#if FATTN_SM80_FORWARD_V4
+template <>
+struct ForwardConfig<256> : ForwardTile<256, 64, 8, 1, true> {};
+#else
 template <>
 struct ForwardConfig<256> : ForwardTile<256, 64, 8, 1> {};
+#endif
 
 // Rows only 2-byte aligned (odd head dims in packed 16-bit tensors) load K/V through registers
 // (UnalignedTileStage in tile_io.cuh): a K/V tile in flight costs kBlockN·kWidth/(2·kThreads)
