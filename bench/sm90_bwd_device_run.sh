@@ -81,10 +81,26 @@ step_variants() {
   for entry in $SM90_BWD_AB; do
     local lib=${entry%%:*} variants=${entry#*:}
     i=$((i + 1))
+    # The peers (SDPA cuDNN, flash) in the first run only.
     timeout 100 python3 bench/sm90_bwd_variants.py --lib $lib --variants $variants --bench \
-      --json $OUT/variants-$i.json > $OUT/variants-$i.log 2>&1
+      $([ $i -gt 1 ] && echo --no-sdpa) --json $OUT/variants-$i.json > $OUT/variants-$i.log 2>&1
     echo "variants $i ($lib) rc $?"; grep -v '^|---' $OUT/variants-$i.log
   done
+}
+step_ncu_variants() {
+  # ncu of carried shim variants (SM90_BWD_NCU="lib:D,N,causal:variants ..."), as in
+  # bench/sm90_bwd_tune_run.sh.
+  for entry in $SM90_BWD_NCU; do
+    local lib=${entry%%:*} rest=${entry#*:}
+    timeout 90 ncu --section SpeedOfLight --section ComputeWorkloadAnalysis \
+      --section MemoryWorkloadAnalysis --section WarpStateStats --print-details all \
+      --metrics lts__t_sectors_op_red.sum -k 'regex:(^|::)backward_kernel' \
+      python3 bench/sm90_bwd_variants.py --lib $lib --profile ${rest%%:*} \
+      --variants ${rest#*:} >> $OUT/ncu.log 2>&1
+    echo "ncu $entry rc $?"
+  done
+  grep -E "profile:|Duration|L2: Xbar2lts|Tensor \(All\)|Stall (Long|Wait|Barrier)|Warp Cycles Per Issued" \
+    $OUT/ncu.log | cut -c1-110 | head -40
 }
 step_ncu() {
   # Not in the default steps (tuning, once the tests pass): stall reasons, throughputs and the L2

@@ -162,13 +162,15 @@ def problem(B, N, H, D, causal):
     return q, k, v, out, dout, lse, grads, scale
 
 
-def bench(lib, variants, head_dims, seqlens, json_path):
+def bench(lib, variants, head_dims, seqlens, json_path, sdpa=True):
     rows = []
     print(f"{torch.cuda.get_device_name()}; bf16, B*N={TOKENS}, H*D={WIDTH}; backward TFLOP/s")
     for D in head_dims:
         mine = [(i, n) for i, n, b in variants if b == D]
-        print("| D | N | causal | " + " | ".join(n for _, n in mine) + " | cudnn | flash |")
-        print("|---" * (3 + len(mine) + 2) + "|")
+        peers = list(SDPA) if sdpa else []
+        print("| D | N | causal | " + " | ".join(n for _, n in mine + [(0, p) for p in peers]) +
+              " |")
+        print("|---" * (3 + len(mine) + len(peers)) + "|")
         for N in seqlens:
             for causal in (False, True):
                 B, H = TOKENS // N, WIDTH // D
@@ -183,12 +185,12 @@ def bench(lib, variants, head_dims, seqlens, json_path):
                     except RuntimeError as error:
                         row[name] = f"n/a ({error})"
                 del q, k, v, out, dout, lse, dq, dk, dv
-                for name in SDPA:
+                for name in peers:
                     ms = sdpa_backward_ms(name, B, N, H, D, causal)
                     row[name] = flops / (ms * 1e-3) / 1e12 if isinstance(ms, float) else ms
                 rows.append(row)
                 cells = [f"{row[n]:.0f}" if isinstance(row[n], float) else str(row[n])
-                         for n in [n for _, n in mine] + list(SDPA)]
+                         for n in [n for _, n in mine] + peers]
                 print(f"| {D} | {N} | {int(causal)} | " + " | ".join(cells) + " |", flush=True)
     if json_path:
         with open(json_path, "w") as f:
@@ -218,6 +220,7 @@ def main():
     parser.add_argument("--head-dims", default="64,128")
     parser.add_argument("--seqlens", default="1024,4096,16384")
     parser.add_argument("--json")
+    parser.add_argument("--no-sdpa", action="store_true", help="time fattn's variants only")
     args = parser.parse_args()
     torch.manual_seed(0)
     lib, variants = load(args.lib)
@@ -231,7 +234,7 @@ def main():
         failures += check(lib, variants, SMALL_CASES)
     if args.bench:
         bench(lib, variants, [int(x) for x in args.head_dims.split(",")],
-              [int(x) for x in args.seqlens.split(",")], args.json)
+              [int(x) for x in args.seqlens.split(",")], args.json, sdpa=not args.no_sdpa)
     if args.profile:
         profile(lib, variants, args.profile)
     return 1 if failures else 0
