@@ -114,6 +114,12 @@ template <>
 struct StagedForwardConfig<192> : ForwardTile<192, 32, 8, 1, false, 9> {};
 template <>
 struct StagedForwardConfig<128> : ForwardTile<128, 64, 8, 1, false, 5, 6> {};
+#if FATTN_SM80_FORWARD_V4
+// 64: the table's tile with the general walk (its full-width walk with the stage spills 20-64
+// bytes).
+template <>
+struct StagedForwardConfig<64> : ForwardTile<64, 64, 4, 2> {};
+#endif
 template <>
 struct StagedForwardConfig<256> : ForwardTile<256, 32, 8, 1> {};
 
