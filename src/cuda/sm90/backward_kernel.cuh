@@ -1,8 +1,8 @@
 // The Hopper (sm_90a) attention backward kernel: FlashAttention-2's backward algorithm with
 // FlashAttention-3's machinery (TMA, wgmma, warp specialization), in our own code.
 //
-// UNVERIFIED: written without a GPU; compiled and audited only. docs/design/sm90-backward.md
-// holds the design, the counted floors and the questions the first GPU run must answer.
+// docs/design/sm90-backward.md holds the design, the counted floors and what the H100 measured
+// (GPU tests, memcheck and racecheck clean; ncu stall and L2 reduction analysis).
 //
 // One CTA per (key tile of kBlockN keys, KV head, batch); K and V of the tile stay in shared
 // memory, dK and dV in fp32 registers, and the CTA walks every query tile of every query head of

@@ -13,7 +13,7 @@
 //   fp32 reduction per CTA step for twice the FLOPs of a kBlockM = 64 step (320 FLOP per reduced
 //   byte instead of the key split's 160), Sᵀ/dPᵀ are m64n128 wgmmas and the fixed per-step costs
 //   (barrier waits, the serial wgmma chain) are paid half as often. Measured against kBlockM = 64
-//   with the key split: +13–35 % backward TFLOP/s (N = 16k: 279 → 356 non-causal, 235 → 330
+//   with the key split: +22–40 % backward TFLOP/s (N = 16k: 279 → 356 non-causal, 235 → 330
 //   causal); ncu (N = 4096): L2 red sectors halved, L2 crossbar busy 72 % → 50 %, tensor pipe
 //   29 % → 36 % active. Registers: dK, dV 32 + 32, Sᵀ, dPᵀ 64 + 64, dQ 32: 0 spills.
 //   Three Q/dO stages (192 KB): equal or better than two in 5 of 6 shapes (N = 16k: 318 → 356).
