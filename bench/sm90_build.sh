@@ -14,5 +14,6 @@ source bench/shim_build_common.sh
 flags=(-std=c++20 -O3 -lineinfo "-I$root/src" "-I$root/include" -Ibench --expt-relaxed-constexpr
        -Xcompiler -fPIC "-gencode=arch=compute_90a,code=sm_90a" -Xptxas -v)
 # types.cpp: size_of and TensorView::shape_string, which the launch code calls.
-build_shim "$out" "$jobs" libsm90shim.so "${flags[*]}" "$root"/src/cuda/instantiations/sm90_*.cu \
+# Forward instances only: the shim has no backward entry point.
+build_shim "$out" "$jobs" libsm90shim.so "${flags[*]}" "$root"/src/cuda/instantiations/sm90_fwd_*.cu \
   "$root/src/cuda/sm90/tensor_map.cu" "$root/src/api/types.cpp" bench/sm90_shim.cu

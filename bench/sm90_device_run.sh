@@ -1,38 +1,62 @@
 #!/bin/bash
 # One call on the GPU machine for the sm90 family: library tests (fp64 reference) and sanitizers,
 # the bench script's own checks, the SDPA comparison, and ncu stall reasons at one sweep point.
-# Expects (carried): build-sm90run/{fattn_cuda_tests,libfattn.so*} built with
-# FATTN_CUDA_FAMILIES=sm90, build-sm90sa/<variant>/libsm90shim.so (bench/sm90_build.sh), .deps.
-# Usage: [SM90_RACECHECK=1] [SM90_NCU=1] [SM90_NCU_POINT=D,N,causal] [SM90_BENCH_ARGS=...]
+# Expects (carried): $SM90_RUN_DIR/{fattn_cuda_tests,libfattn.so*} built with
+# FATTN_CUDA_FAMILIES=sm90, $SM90_SHIM_DIR/<variant>/libsm90shim.so (bench/sm90_build.sh), .deps.
+# Usage: [SM90_RUN_DIR=build-sm90run] [SM90_SHIM_DIR=build-sm90sa] [SM90_RACECHECK=1]
+#        [SM90_NCU=1] [SM90_NCU_POINT=D,N,causal] [SM90_NCU_VARIANTS="a b"] [SM90_BENCH_ARGS=...]
+#        [SM90_BENCH_TWICE=1]
 #        bench/sm90_device_run.sh FINAL_VARIANT [OTHER_VARIANT...]
 # A variant named "old" is timed but not checked (the committed kernel, as a baseline).
-# ncu profiles FINAL_VARIANT and "old" (one launch each) at SM90_NCU_POINT (default 64,512,1).
-# Logs in $OUT, seven files at most (gtest, sanitizers, check, bench.log/json, ncu per variant):
-# a call gives back only eight, and whatever a time-out leaves there still comes back.
+# SM90_BENCH_TWICE=1 times the sweep a second time with the variants in reverse order (the
+# contestant timed first at a point runs faster: docs/perf-notes.md, v5), so that a ratio can be
+# read from the two runs' geometric mean.
+# ncu profiles FINAL_VARIANT and "old" (one launch each; SM90_NCU_VARIANTS names others) at
+# SM90_NCU_POINT (default 64,512,1). Racecheck and ncu run after the bench.
+# Logs: the bench tables in $OUT, everything else in $OUT/logs.tgz, refreshed after every step
+# (a call gives back only eight files, and whatever a time-out leaves there still comes back).
 # The sanitizers other than memcheck and ncu are opt-in (device time is scarce).
 set -o pipefail
 source scripts/gpu-env.sh
-export PYTHONUNBUFFERED=1 LD_LIBRARY_PATH=$PWD/build-sm90run:$LD_LIBRARY_PATH
-T=build-sm90run/fattn_cuda_tests S=bench/sm90_vs_cudnn.py L=build-sm90sa
+R=${SM90_RUN_DIR:-build-sm90run} L=${SM90_SHIM_DIR:-build-sm90sa} S=bench/sm90_vs_cudnn.py
+export PYTHONUNBUFFERED=1 LD_LIBRARY_PATH=$PWD/$R:$LD_LIBRARY_PATH
+T=$R/fattn_cuda_tests
 final=$1
-LOGS=$OUT
+LOGS=$(mktemp -d)
+save() { tar czf $OUT/logs.tgz -C $LOGS .; }
+nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 timeout 90 $T --gtest_filter='*cuda_sm90*:*Sm90*' > $LOGS/gtest.log 2>&1; echo "gtest rc $?"
-grep -E "^\[  (PASSED|FAILED)|FAILED  \]|tests ran" $LOGS/gtest.log | head -12
-tools=memcheck; [ "${SM90_RACECHECK:-0}" = 1 ] && tools="memcheck racecheck"
-for tool in $tools; do
-  timeout 60 compute-sanitizer --tool $tool $T \
-    --gtest_filter='*cuda_sm90_small*:*one_key_tile_many_tiles*' > $LOGS/$tool.log 2>&1
-  echo "$tool rc $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $LOGS/$tool.log | tail -1) $(grep -E '^\[  PASSED' $LOGS/$tool.log)"
+grep -E "^\[  (PASSED|FAILED)|FAILED  \]|tests ran" $LOGS/gtest.log | head -12; save
+sanitize() {  # <tool>
+  timeout 60 compute-sanitizer --tool $1 $T \
+    --gtest_filter='*cuda_sm90_small*:*one_key_tile_many_tiles*:*idle_consumer*' \
+    > $LOGS/$1.log 2>&1
+  echo "$1 rc $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $LOGS/$1.log | tail -1) $(grep -E '^\[  PASSED' $LOGS/$1.log)"
+  save
+}
+sanitize memcheck
+# LDL/STL (local memory: spills or indexed register arrays) in the forward kernels of each shim.
+for v in "$@"; do
+  echo "$v: LDL/STL $(cuobjdump -sass $L/$v/libsm90shim.so | grep -cE '\b(LDL|STL)\b')"
 done
 # The bench script's checks for every variant but "old" (the committed kernel, checked before).
 checked=""; for v in "$@"; do [ "$v" = old ] || checked="$checked --lib $v=$L/$v/libsm90shim.so"; done
 timeout 60 python3 $S $checked --check > $LOGS/check.log 2>&1
 echo "check rc $?: $(grep -E '^==|check:' $LOGS/check.log | paste -sd' ')"; grep FAIL $LOGS/check.log | head -5
-libs=""; for v in "$@"; do libs="$libs --lib $v=$L/$v/libsm90shim.so"; done
-timeout 130 python3 $S $libs --bench ${SM90_BENCH_ARGS:-} --json $OUT/bench.json > $LOGS/bench.log 2>&1
-echo "bench rc $?"; grep -v "^D=" $LOGS/bench.log | grep -v "^|---"
+save
+bench_run() {  # <log name> <variant>...
+  local name=$1 libs=""
+  shift
+  for v in "$@"; do libs="$libs --lib $v=$L/$v/libsm90shim.so"; done
+  timeout 150 python3 $S $libs --bench ${SM90_BENCH_ARGS:-} --json $OUT/$name.json > $OUT/$name.log 2>&1
+  echo "$name rc $?"; grep -v "^D=" $OUT/$name.log | grep -v "^|---"
+}
+bench_run bench "$@"
+[ "${SM90_BENCH_TWICE:-0}" = 1 ] && bench_run bench_reversed $(printf '%s\n' "$@" | tac)
+# The opt-in extras last, so that a call that runs out of time loses only those.
+[ "${SM90_RACECHECK:-0}" = 1 ] && sanitize racecheck
 if [ "${SM90_NCU:-0}" = 1 ]; then
-  for v in $final $(echo "$@" | tr ' ' '\n' | grep -x old); do
+  for v in ${SM90_NCU_VARIANTS:-$final $(echo "$@" | tr ' ' '\n' | grep -x old)}; do
     # The stall breakdown per issued instruction; if this ncu lacks a metric, the sections alone.
     ncu_run() {
       timeout 40 ncu --section WarpStateStats --section ComputeWorkloadAnalysis \
@@ -43,5 +67,6 @@ if [ "${SM90_NCU:-0}" = 1 ]; then
     echo "== ncu $v rc $?"
     grep -E "stalled|Issue Slot|Pipe|Warp Cycles|Active Warps|Eligible|No Eligible|One or More|Duration" \
       $LOGS/ncu_$v.log | awk '$NF+0 > 0.02 || !/stalled/' | head -40
+    save
   done
 fi

@@ -243,7 +243,26 @@ INSTANTIATE_TEST_SUITE_P(
         Sm90Case{"width224_d224_window", DType::float16, 1, 600, 600, 2, 2, 224, false,
                  Window{150, 0}, 0},
         Sm90Case{"width240_d232_causal", DType::float16, 1, 400, 300, 2, 2, 232, true, kNoWindow,
-                 0}),
+                 0},
+        // Consumers whose 64 rows all lie past seqlen_q (they compute on TMA's zero rows and
+        // store nothing): one of two (130 = 128 + 2 rows), two of three with 192-row tiles
+        // (1000 = 5 * 192 + 40; 193 = 192 + 1), over several tiles per CTA.
+        Sm90Case{"idle_consumer_d128_causal", DType::float16, 3, 130, 300, 4, 4, 128, true,
+                 kNoWindow, 0},
+        Sm90Case{"idle_consumers_d64_causal_gqa", DType::bfloat16, 2, 1000, 1000, 4, 2, 64, true,
+                 kNoWindow, 0},
+        Sm90Case{"idle_consumers_d64_one_row", DType::float16, 1, 193, 700, 3, 3, 64, false,
+                 kNoWindow, 0},
+        Sm90Case{"one_key_tile_many_tiles_d64", DType::bfloat16, 2, 1024, 100, 16, 16, 64, false,
+                 kNoWindow, 0},
+        // Ragged last key tiles (1013 keys) with GQA; masked D = 256 kernels (no ping-pong) with
+        // a window and with a causal mask over several key tiles.
+        Sm90Case{"ragged_keys_d128_gqa", DType::bfloat16, 2, 500, 1013, 6, 2, 128, false,
+                 kNoWindow, 0},
+        Sm90Case{"masked_keys_d256_window", DType::float16, 1, 500, 700, 2, 2, 256, false,
+                 Window{100, 30}, 0},
+        Sm90Case{"masked_keys_d256_causal_gqa", DType::bfloat16, 2, 700, 700, 4, 2, 256, true,
+                 kNoWindow, 0}),
     [](const ::testing::TestParamInfo<Sm90Case>& info) { return std::string(info.param.name); });
 
 }  // namespace

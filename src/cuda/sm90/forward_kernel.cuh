@@ -1,19 +1,19 @@
 // The Hopper (sm_90a) attention forward kernel: FlashAttention-3's structure in our own code.
 //
-// A persistent CTA (one per SM) computes 128-row query tiles of (batch, head) pairs in the
-// order of tile_scheduler.hpp, one after another:
+// A persistent CTA (one per SM) computes query tiles of kBlockM rows (128 or 192,
+// tile_config.hpp) of (batch, head) pairs in the order of tile_scheduler.hpp, one after another:
 //   warpgroup 0  producer: one thread issues TMA loads — each Q tile once, then K and V tiles
 //                into a ring of shared-memory stages, each stage guarded by "full" mbarriers
 //                (TMA transaction bytes) and "empty" mbarriers (consumer releases);
-//   warpgroups 1, 2  consumers: 64 query rows each. S = Q·Kᵀ by wgmma with both operands in
-//                shared memory, the online softmax in registers (exp2 with scale·log2e folded
+//   warpgroups 1 .. kBlockM/64  consumers: 64 query rows each. S = Q·Kᵀ by wgmma with both
+//                operands in shared memory, the online softmax in registers (exp2 with scale·log2e folded
 //                in), P converted to 16 bits in registers and used as the A operand of the
 //                O += P·V wgmma (V read "MN-major" straight from its TMA layout).
 // The producer gives registers to the consumers with setmaxnreg. Inside a consumer the softmax
 // of tile j runs while the tensor cores compute P(j-1)·V(j-1): the wgmma of the next tile is
 // issued before the softmax and waited for after it (FA3's intra-warpgroup overlap). Between
-// the consumers, ping-pong (tile_config.hpp) alternates their GEMM issue so that one's softmax
-// runs under the other's GEMMs.
+// the consumers, ping-pong (tile_config.hpp) passes the right to issue GEMMs round-robin from
+// one consumer to the next, so that one's softmax runs under the others' GEMMs.
 //
 // Key tiles are walked from the last to the first, so the tiles that need per-element masking
 // (the diagonal of a causal mask, the ragged end of the keys) come first and the rest run
@@ -58,14 +58,26 @@ constexpr int kTmaColumns = 64;  // one 128-byte swizzle row of 16-bit elements
 constexpr int kWgmmaK = 16;      // k extent of one 16-bit wgmma
 constexpr int kWgmmaM = 64;      // rows of one warpgroup's wgmma
 // Named barriers of the ping-pong schedule: consumer c waits on kSchedulerBarrier + c (id 0 is
-// __syncthreads).
+// __syncthreads; ids go up to 15). Each is met by two warpgroups: the consumer taking its turn
+// and the one before it passing the turn on.
 constexpr int kSchedulerBarrier = 1;
-constexpr int kTwoWarpgroups = 2 * kWarpgroupThreads;
+constexpr int kNamedBarrierIds = 16;
+constexpr int kTurnThreads = 2 * kWarpgroupThreads;
 
 // Register budgets after setmaxnreg: the producer needs only addresses and loop counters; the
-// consumers get the rest (24·128 + 2·240·128 = 64,512 <= 65,536 registers per SM).
+// consumers share the rest of the SM's 64K registers (one CTA per SM), in setmaxnreg's steps of
+// 8 and at most 240 (ptxas's ceiling for a thread is 255): 24·128 + 2·240·128 = 64,512 for two
+// consumers, 24·128 + 3·160·128 = 64,512 for three.
+constexpr int kRegistersPerSm = 64 * 1024;
 constexpr int kProducerRegisters = 24;
-constexpr int kConsumerRegisters = 240;
+constexpr int kMaxConsumerRegisters = 240;
+constexpr int kRegisterStep = 8;
+constexpr int consumer_registers(int consumer_warpgroups) {
+  const int share = (kRegistersPerSm - kProducerRegisters * kWarpgroupThreads) /
+                    (consumer_warpgroups * kWarpgroupThreads);
+  const int stepped = share / kRegisterStep * kRegisterStep;
+  return stepped < kMaxConsumerRegisters ? stepped : kMaxConsumerRegisters;
+}
 
 // kHeadDim: the bucket (shared-memory layout, TMA boxes, tile shape); kWidth: the columns the
 // GEMMs and the epilogue work on (tile_config.hpp, "Work widths").
@@ -79,6 +91,7 @@ struct ForwardTraits {
   static constexpr int kConsumerWarpgroups = kBlockM / kWgmmaM;
   static constexpr int kConsumerWarps = kConsumerWarpgroups * kWarpgroupThreads / kWarpSize;
   static constexpr int kThreads = kWarpgroupThreads * (1 + kConsumerWarpgroups);
+  static constexpr int kConsumerRegisters = consumer_registers(kConsumerWarpgroups);
   static constexpr int kColumnBlocks = kHeadDim / kTmaColumns;
 
   // Each tile is stored as kColumnBlocks blocks of (rows × 128 bytes), 128-byte swizzled by TMA.
@@ -97,8 +110,12 @@ struct ForwardTraits {
   static constexpr int kSmemBytes =
       kBarrierOffset + kBarrierCount * static_cast<int>(sizeof(std::uint64_t)) + kAlignment;
 
-  static_assert(!(kShape.ping_pong || kShape.ping_pong_masked) || kConsumerWarpgroups == 2,
-                "ping-pong alternates two warpgroups");
+  static_assert(kBlockM % kWgmmaM == 0 && kConsumerWarpgroups >= 1,
+                "a query tile is whole 64-row warpgroup slices");
+  static_assert(!(kShape.ping_pong || kShape.ping_pong_masked) ||
+                    (kConsumerWarpgroups >= 2 &&
+                     kSchedulerBarrier + kConsumerWarpgroups <= kNamedBarrierIds),
+                "ping-pong passes turns between two or more warpgroups, one named barrier each");
   static_assert(kHeadDim % kTmaColumns == 0, "head-dim buckets are multiples of 64");
   static_assert(kWidth % kWgmmaK == 0 && kWidth <= kHeadDim && kWidth > kHeadDim - kTmaColumns,
                 "a work width is a 16-multiple inside its bucket");
@@ -295,7 +312,7 @@ struct Consumer {
 // ---- the kernel ---------------------------------------------------------------------------
 
 // Persistent: each CTA walks its tiles (TileScheduler). The producer runs ahead across tile
-// boundaries — it loads the next tile's Q as soon as both consumers are done with the current
+// boundaries — it loads the next tile's Q as soon as every consumer is done with the current
 // Q, and its K/V ring never drains — so a tile's prologue (first loads) hides under the previous
 // tile's last P·V and epilogue.
 template <int kHeadDim, int kWidth, class Element, class Mask>
@@ -387,7 +404,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   }
 
   // ---------------- consumers ----------------
-  claim_registers<kConsumerRegisters>();
+  claim_registers<Traits::kConsumerRegisters>();
   const int consumer = warpgroup - 1;
   const int warp_in_group = (threadIdx.x % kWarpgroupThreads) / kWarpSize;
   const std::uint32_t q_base =
@@ -398,18 +415,20 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
     __syncwarp();
     if (lane == 0) mbarrier_arrive(barrier);
   };
-  // Ping-pong: a warpgroup issues its GEMMs only when the other has issued its own, then passes
-  // the turn. Both warpgroups take the same number of turns (one per GEMM issue round), consumer
-  // 0 going first.
+  // Ping-pong: a warpgroup issues its GEMMs only when the one before it (round-robin) has issued
+  // its own, then passes the turn to the next. Every consumer takes the same number of turns (one
+  // per GEMM issue round: all of a CTA's consumers walk the same key tiles), consumer 0 going
+  // first: the last consumer passes the very first turn.
+  constexpr int kConsumers = Traits::kConsumerWarpgroups;
   auto take_turn = [&] {
-    if constexpr (kPingPong) named_barrier_sync(kSchedulerBarrier + consumer, kTwoWarpgroups);
+    if constexpr (kPingPong) named_barrier_sync(kSchedulerBarrier + consumer, kTurnThreads);
   };
   auto pass_turn = [&] {
     if constexpr (kPingPong) {
-      named_barrier_arrive(kSchedulerBarrier + (1 - consumer), kTwoWarpgroups);
+      named_barrier_arrive(kSchedulerBarrier + (consumer + 1) % kConsumers, kTurnThreads);
     }
   };
-  if (consumer == 1) pass_turn();
+  if (consumer == kConsumers - 1) pass_turn();
 
   int kv_iteration = 0;
   int q_round = 0;
@@ -526,8 +545,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       }
     }
   }
-  // Consumer 1 passed the turn once more than consumer 0 took it; absorb that pass so that no
-  // named barrier is left half-arrived when the CTA exits.
+  // The last consumer passed the turn once more than consumer 0 took it; absorb that pass so that
+  // no named barrier is left half-arrived when the CTA exits.
   if (consumer == 0) take_turn();
 }
 

@@ -6,6 +6,16 @@
 // Why these numbers (H100/H200: 228 KB shared memory per SM, 227 KB per block, 64K registers):
 // - kBlockM = 128: two consumer warpgroups of 64 query rows each (wgmma's M is 64 per warpgroup).
 //   One CTA per SM; the producer warpgroup gives its registers to the consumers (setmaxnreg).
+//   D = 64: kBlockM = 192, three consumers of 160 registers each (O 32 + S 64 + P 32 fit; ptxas
+//   0 spills), as FlashAttention-3 does for D = 64. At D = 64 the softmax (as many exp2 on the
+//   MUFU as the GEMMs take cycles) is latency-bound with two consumers (ncu, D = 64 N = 1024
+//   causal: 0.61 eligible of 2.25 active warps per scheduler, "wait" the top stall); a third
+//   consumer warp per scheduler hides it. Measured on an H100 against 128 rows (two runs,
+//   geometric mean, docs/perf-notes.md "v7"): +17 % non-causal (1.06-1.22 per point), +8 %
+//   causal (+10-19 % at N >= 4096, 0.97-1.02 at N <= 2048, where the 192-row tiles leave a last
+//   tile partly empty: 576 rows for N = 512, 1152 for N = 1024). Three consumers without
+//   ping-pong gained only 5 % / -1 %. Larger D cannot fit O in 160 registers with a useful key
+//   tile.
 // - kBlockN, the key tile: as wide as shared memory and the consumers' registers allow. The
 //   consumers hold O (width/2 fp32 per thread), S (kBlockN/2) and P (kBlockN/4 32-bit words).
 //   D = 256: 128 + 40 + 20 registers at kBlockN = 80, and Q (64 KB) + 2 stages × (K + V)
@@ -40,12 +50,14 @@
 namespace fattn::detail::sm90 {
 
 struct TileShape {
+  // Query rows per CTA: 64 per consumer warpgroup (wgmma's M), so 128 = two consumers, 192 =
+  // three (the producer warpgroup comes on top; forward_kernel.cuh splits the registers).
   int block_m;
   int block_n;
   int stages;
-  // The two consumer warpgroups take turns issuing their GEMMs (named barriers), so one's
-  // softmax runs while the other's wgmmas keep the tensor cores busy. Separately for masked
-  // kernels, whose per-element mask code needs more registers.
+  // The consumer warpgroups take turns issuing their GEMMs (named barriers, round-robin), so
+  // one's softmax runs while the others' wgmmas keep the tensor cores busy. Separately for
+  // masked kernels, whose per-element mask code needs more registers.
   bool ping_pong;
   bool ping_pong_masked;
 };
@@ -55,7 +67,7 @@ struct TileConfig;
 
 template <>
 struct TileConfig<64> {
-  static constexpr TileShape kShape{128, 128, 3, true, true};
+  static constexpr TileShape kShape{192, 128, 3, true, true};
 };
 template <>
 struct TileConfig<128> {
