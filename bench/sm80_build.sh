@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Builds bench/sm80_shim.cu with the generated sm80 instances into <dir>/libsm80shim.so, for
 # bench/sm80_vs_torch.py, without configuring the whole library. One nvcc per instance, in
-# parallel; ptxas resource reports go to <dir>/ptxas.log. SM80_NVCC_FLAGS adds flags (e.g.
-# -DFATTN_SM80_FORWARD_V4=1 for a kernel change measured beside the committed code).
+# parallel; ptxas resource reports go to <dir>/ptxas.log. SM80_NVCC_FLAGS adds nvcc flags.
 #   bench/sm80_build.sh <dir> [arch (default 90a)] [jobs (default nproc)]
 set -euo pipefail
 cd "$(dirname "$0")/.."

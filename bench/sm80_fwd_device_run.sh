@@ -10,7 +10,13 @@
 #   variants  the tile alternatives of bench/sm80_variants.cu at the same points
 #   memcheck, racecheck   compute-sanitizer on --small (whole and partial K/V tiles, every bucket)
 #   ncu       (not by default) stall reasons of one new forward each at D = 64, 128, 256
-# Logs go to $OUT as each step ends (at most 8 files come back); a summary on stdout.
+#   odd       (not by default) the odd-head-dim table (fp16, B = 16, H = 16, N = 2048), new and
+#             committed side by side, and each vs the next multiple of 64
+#   lib       (not by default) builds the library's GPU tests (sm80 only, sm_90a) and runs the
+#             cuda_sm80 cases of the shared matrix, Sm80ForwardShapes (test_sm80_misaligned.cpp)
+#             and Sm80Backward, then memcheck and racecheck on the full-width forward cases
+# Logs go to $OUT/logs.tgz as each step ends (a call cut short keeps what finished); a summary
+# on stdout.
 #   source scripts/gpu-env.sh; bench/sm80_fwd_device_run.sh
 set -o pipefail
 export PYTHONUNBUFFERED=1
@@ -19,7 +25,9 @@ OLD=${SM80_OLD_LIB:-build-fwd80/shim-old/libsm80shim.so}
 S=bench/sm80_vs_torch.py
 SEQLENS=${SM80_FWD_SEQLENS:-1024,4096,16384}
 STEPS=${SM80_FWD_STEPS:-check bench variants memcheck racecheck}
-LOGS=${OUT:?set OUT to the folder for the logs}
+: "${OUT:?set OUT to the folder for the logs}"
+LOGS=/tmp/sm80-fwd-logs
+mkdir -p $LOGS
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
 step_check() {
   timeout 90 python3 $S --lib $NEW --check --fwd-only > $LOGS/check.log 2>&1
@@ -65,4 +73,33 @@ step_ncu() {
   grep -E "forward_kernel|Duration|Registers Per|Achieved Occupancy|Issued Warp|No Eligible|Warp Cycles Per Issued|Compute \(SM\)|Stall" \
     $LOGS/ncu.log | cut -c1-150 | head -45
 }
-for step in $STEPS; do echo "== $(date +%T) $step"; "step_$step"; done
+step_odd() {
+  timeout 100 python3 $S --lib $NEW --baseline $OLD --bench --fwd-only --dims 64 --seqlens 4096 \
+    --json $LOGS/odd.json > $LOGS/odd.log 2>&1
+  echo "odd rc $?"; sed -n '/^| D | fwd ours | fwd base/,$p' $LOGS/odd.log | grep -v '^|---'
+}
+step_lib() {
+  local build=build-sm80-fwd-device tests
+  tests=$build/tests/cuda/fattn_cuda_tests
+  cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DFATTN_CUDA=ON \
+    -DFATTN_CUDA_FAMILIES=sm80 "-DFATTN_CUDA_HEAD_DIMS=64;128;192;256" \
+    "-DFATTN_CUDA_DTYPES=fp16;bf16" -DFATTN_CUDA_ARCHS=90a -DFATTN_CUDA_RESOURCE_USAGE=ON \
+    -DFATTN_BUILD_TOOLS=OFF > $LOGS/lib-configure.log 2>&1 || { tail -20 $LOGS/lib-configure.log; return; }
+  timeout 240 ninja -C $build -j "$(nproc)" fattn_cuda_tests > $LOGS/lib-build.log 2>&1
+  echo "build rc $?; kernels with spills: $(grep -cE '[1-9][0-9]* bytes spill stores' $LOGS/lib-build.log)"
+  timeout 120 $tests --gtest_filter='*cuda_sm80*:*Sm80ForwardShapes*:*Sm80Backward*' \
+    > $LOGS/gtest.log 2>&1
+  echo "gtest rc $?: $(grep -cE '^\[       OK' $LOGS/gtest.log) ok"
+  grep -E "^\[  (PASSED|FAILED)|FAILED  \]|SKIPPED \]" $LOGS/gtest.log | head -12
+  timeout 90 compute-sanitizer --tool memcheck --error-exitcode 1 $tests \
+    --gtest_filter='FullWidth/*:StepClasses/*d100*:Misaligned/*d255*' > $LOGS/gtest-memcheck.log 2>&1
+  echo "memcheck rc $?: $(grep -E 'ERROR SUMMARY' $LOGS/gtest-memcheck.log | tail -1)"
+  timeout 90 compute-sanitizer --tool racecheck --error-exitcode 1 $tests \
+    --gtest_filter='FullWidth/*' > $LOGS/gtest-racecheck.log 2>&1
+  echo "racecheck rc $?: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' $LOGS/gtest-racecheck.log | tail -1)"
+}
+for step in $STEPS; do
+  echo "== $(date +%T) $step"
+  "step_$step"
+  tar -czf $OUT/logs.tgz -C /tmp sm80-fwd-logs
+done

@@ -11,21 +11,15 @@ using fattn::detail::AttentionArgs;
 using fattn::detail::sm80::ForwardTile;
 using fattn::detail::sm80::launch_forward_with;
 
-// A tile that rescales O only when a row max of the warp changed (kSkipUnchangedRescale).
-template <int kWidth, int kBlockN, int kWarps, int kRowTiles>
-struct SkipUnchangedRescale : ForwardTile<kWidth, kBlockN, kWarps, kRowTiles, true> {
-  static constexpr bool kSkipUnchangedRescale = true;
-};
-
 // (width, keys per tile, warps, 16-row tiles per warp, full-width walk); variant numbers as
 // listed by the script.
 fattn::Status forward_variant(const AttentionArgs& args, int bucket, int variant) {
   using E = __nv_bfloat16;
   switch (bucket * 10 + variant) {
+    case 641: return launch_forward_with<ForwardTile<64, 64, 4, 2>, E>(args);
     case 642: return launch_forward_with<ForwardTile<64, 128, 8, 1, true>, E>(args);
-    case 643: return launch_forward_with<SkipUnchangedRescale<64, 64, 4, 2>, E>(args);
-    case 1281: return launch_forward_with<SkipUnchangedRescale<128, 128, 8, 1>, E>(args);
-    case 2563: return launch_forward_with<SkipUnchangedRescale<256, 64, 8, 1>, E>(args);
+    case 1281: return launch_forward_with<ForwardTile<128, 128, 4, 1, true>, E>(args);
+    case 2561: return launch_forward_with<ForwardTile<256, 64, 8, 1>, E>(args);
     default: return fattn::Status::Unsupported("no such forward variant");
   }
 }

@@ -291,6 +291,13 @@ def bench(sm80, dims, seqlens, odd, fwd_only=False, baseline=None):
                 print(json.dumps(row), flush=True)
     if fwd_only:
         print_forward_table(results["sweep"])
+        if odd:
+            for D in (64, 72, 80, 96, 128, 129, 136, 192, 200, 256):
+                row = measure(sm80, "fp16", 16, 2048, 16, D, False, torch_backends=D % 8 == 0,
+                              fwd_only=True, baseline=baseline)
+                results["odd"].append(row)
+                print(json.dumps(row), flush=True)
+            print_odd_forward_table(results["odd"])
         return results
     if odd:
         for D in (64, 72, 80, 96, 128, 129, 136, 192, 200, 256):
@@ -335,12 +342,24 @@ def print_forward_table(rows):
     print(f"geomean ours/flash {geo[0]:.3f}, base/flash {geo[1]:.3f}")
 
 
+def print_odd_forward_table(rows):
+    base = {r["D"]: r for r in rows}
+    print("\n| D | fwd ours | fwd base | ours/base | fwd flash | ours vs next x64 | "
+          "base vs next x64 |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        nxt = base[min(d for d in (64, 128, 192, 256) if d >= r["D"])]
+        b = r.get("base_fwd", float("nan"))
+        print(f"| {r['D']} | {r['ours_fwd']:.0f} | {b:.0f} | {r['ours_fwd'] / b:.2f} | "
+              f"{r.get('flash_fwd', float('nan')):.0f} | {r['ours_fwd'] / nxt['ours_fwd']:.2f} | "
+              f"{b / nxt.get('base_fwd', float('nan')):.2f} |")
+
+
 # Forward tile alternatives compiled into bench/sm80_variants.cu: (width, keys/tile, warps, row
 # tiles per warp); variant 0 is the table of src/cuda/sm80/tile_config.hpp.
-# "skip": O rescaled only when a row max of the warp changed.
-VARIANTS = {64: {2: "64x128 w8 mt1 full-width path", 3: "64x64 w4 mt2 full-width path, skip"},
-            128: {1: "128x128 w8 mt1 full-width path, skip"},
-            256: {3: "256x64 w8 mt1 full-width path, skip"}}
+VARIANTS = {64: {1: "64x64 w4 mt2 general walk", 2: "64x128 w8 mt1 full-width path"},
+            128: {1: "128x128 w4 mt1 full-width path (64-row CTAs, 2 per SM)"},
+            256: {1: "256x64 w8 mt1 general walk"}}
 
 
 def sweep_variants(sm80, table_by_dim, select_variant, column, result_key, seqlens=(4096,),

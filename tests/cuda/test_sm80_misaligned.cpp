@@ -11,6 +11,9 @@
 // Step classes (tile_config.hpp): head dims that run a fixed-step walk, exactly (72 -> 5 steps,
 // 96 -> 6, 136 -> 9) or rounded up over zero-filled columns (100 -> the 128 bucket's 8 steps,
 // 160 -> the 192 bucket's 12), and on the tiles chosen for them (the 64-key narrow tile at 128).
+// Full-width walks of forward v4: every head dim of the 64 bucket and D = 193..256 run the
+// bucket's full width over zero-filled columns; whole K/V tiles take the short copy and the last
+// one the general copy; a negative softmax scale negates the Q tile in shared memory once.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -73,6 +76,7 @@ struct ForwardShapeCase {
   Window window;
   bool sliced;             // q, k, v are [..., 1:] views of tensors one element wider
   std::size_t lead_bytes;  // where the device copies start in their allocations
+  float scale = 0.0f;      // softmax scale; 0: the default 1/sqrt(head_dim)
 };
 
 class Sm80ForwardShapes : public ::testing::TestWithParam<ForwardShapeCase> {
@@ -97,6 +101,7 @@ TEST_P(Sm80ForwardShapes, ForwardMatchesReference) {
   Options options;
   options.causal = c.causal;
   options.window = c.window;
+  if (c.scale != 0.0f) options.softmax_scale = c.scale;
   options.backend = Backend::cpu_reference;
   HostTensor ref_out = clone(out), ref_lse = clone(lse);
   ASSERT_TRUE(forward(q.view, k.view, v.view, ref_out.view, ref_lse.view, options).ok());
@@ -156,6 +161,19 @@ INSTANTIATE_TEST_SUITE_P(
                        false, 0},
         ForwardShapeCase{"d130_rows4", DType::bfloat16, 1, 150, 170, 2, 2, 130, false, kNoWindow,
                        false, 0}),
+    [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
+
+INSTANTIATE_TEST_SUITE_P(
+    FullWidth, Sm80ForwardShapes,
+    ::testing::Values(
+        ForwardShapeCase{"d40_rounds_up_window", DType::bfloat16, 1, 300, 517, 2, 1, 40, false,
+                       Window{40, 9}, false, 0},
+        ForwardShapeCase{"d64_negative_scale_causal", DType::float16, 2, 257, 600, 4, 2, 64, true,
+                       kNoWindow, false, 0, -0.2f},
+        ForwardShapeCase{"d200_rounds_up_causal", DType::bfloat16, 1, 130, 700, 2, 2, 200, true,
+                       kNoWindow, false, 0},
+        ForwardShapeCase{"d256_negative_scale_window", DType::bfloat16, 1, 200, 333, 2, 1, 256,
+                       false, Window{100, 20}, false, 0, -0.07f}),
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
 }  // namespace

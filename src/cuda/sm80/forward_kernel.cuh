@@ -12,8 +12,10 @@
 // round_up(head_dim, 16) with one uniform branch each; a head dim that fills the bucket, or fits
 // a step class of the tile (tile_config.hpp), runs a copy of the walk without those tests (1.4x
 // faster at D = 128 on the H100: the P·V accumulators are then all independent;
-// docs/perf-notes.md). Rows only 2-byte aligned run forward_kernel_unaligned_rows, whose K/V
-// tiles go through registers (UnalignedTileStage) instead of cp.async.
+// docs/perf-notes.md). Whole K/V tiles of 16-byte-aligned rows take a copy without per-row tests
+// (load_whole_tile): with it the full-width walk fits the registers at D = 64 and 256 as well
+// (forward v4, 1.1-1.4x over v3). Rows only 2-byte aligned run forward_kernel_unaligned_rows,
+// whose K/V tiles go through registers (UnalignedTileStage) instead of cp.async.
 #pragma once
 
 #include <cstdint>
@@ -24,11 +26,6 @@
 #include "cuda/sm80/tile_io.cuh"
 
 namespace fattn::detail::sm80 {
-
-// Forward v4 (FATTN_SM80_FORWARD_V4, tile_config.hpp): whole K/V tiles copied without per-row
-// tests, a negative scale applied to the Q tile once instead of to every Q fragment, no k-step
-// tests in the fixed-step walks, and those walks on sm_8x too.
-inline constexpr bool kForwardV4 = FATTN_SM80_FORWARD_V4 != 0;
 
 inline constexpr float kLn2 = 0.693147180559945309f;
 inline constexpr std::uint32_t kNegatePair = 0x80008000u;  // sign bits of two 16-bit values
@@ -46,7 +43,8 @@ struct ForwardParams {
   float* lse = nullptr;  // (batch, heads_q, seqlen_q), contiguous
   Strides q_strides, k_strides, v_strides, out_strides;
   int seqlen_q = 0, seqlen_k = 0, heads_q = 0, group_size = 1, head_dim = 0;
-  // |scale|·log2(e); a negative scale is applied by negating Q's fragments (sign_flip).
+  // |scale|·log2(e); a negative scale is applied by negating the Q tile once (sign_flip: the
+  // sign bits of a 16-bit pair, XORed into its words in shared memory).
   float scale_log2 = 0.0f;
   std::uint32_t sign_flip = 0;
   int alignment = 16;  // bytes: the narrowest of every pointer and row stride
@@ -166,17 +164,6 @@ __device__ __forceinline__ void negate_tile(Element* tile, int chunks) {
   }
 }
 
-// A tile configuration may set kSkipUnchangedRescale: O is then rescaled only when some row
-// max of the warp changed (bench/sm80_variants.cu measures it; absent means false).
-template <class Config>
-constexpr bool skips_unchanged_rescale() {
-  if constexpr (requires { Config::kSkipUnchangedRescale; }) {
-    return Config::kSkipUnchangedRescale;
-  } else {
-    return false;
-  }
-}
-
 // The body of both forward kernels (one CTA). kStaged: the rows are only 2-byte aligned
 // (uses_staged_loads), so K/V tiles are loaded through registers by UnalignedTileStage: tile
 // j+1's global loads are issued before the math of tile j and written to shared memory after it,
@@ -192,7 +179,10 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   constexpr int kKeyTiles = kBlockN / kMmaN;       // 8-key column tiles of S
   constexpr int kDimTiles = kWidth / kMmaN;        // 8-wide column tiles of O
   constexpr int kMaxSteps = kWidth / kMmaK;        // 16-deep k-steps over the head dim
-  constexpr bool kSkipUnchangedRescale = skips_unchanged_rescale<Config>();
+  // A negative scale: the cp.async kernel negates the Q tile once per CTA; the 2-byte-row kernel
+  // XORs the sign into each Q fragment instead (its time goes to the staged loads), because
+  // without those instructions ptxas allocates its sm_80 code at D = 256 with 8 bytes of spills.
+  constexpr bool kNegateQTile = !kStaged;
 
   extern __shared__ __align__(128) unsigned char shared_bytes[];
   Element* q_tile = reinterpret_cast<Element*>(shared_bytes);
@@ -214,13 +204,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
 
   const int head_dim = params.head_dim;
   const int steps = ceil_div(head_dim, kMmaK);   // k-steps (and 16-wide O column pairs) in use
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900 && !FATTN_SM80_FORWARD_V4
-  // sm_8x machine code: ptxas allocates the full-width walk with spills at d128 (its -v report),
-  // so only the narrower step classes are built there.
-  using Classes = typename Config::NarrowStepClassList;
-#else
   using Classes = typename Config::StepClassList;
-#endif
   const int step_class = step_class_for(steps, Classes{});
   // A step class above the head dim's steps multiplies zero columns of V: loaded as zeros (the
   // loaders zero-fill the columns past head_dim up to 8·chunks).
@@ -267,7 +251,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     }
     cp_async_commit();
   }
-  if (kForwardV4 && params.sign_flip != 0) {  // a negative scale: negate Q once (uniform branch)
+  if (kNegateQTile && params.sign_flip != 0) {  // a negative scale: negate Q once
     cp_async_wait<0>();
     __syncthreads();  // every thread's part of the Q tile has landed
     negate_tile<kBlockM, kWidth, Config::kThreads>(q_tile, chunks);
@@ -295,14 +279,12 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
 
   const int warp_row = warp * Config::kRowsPerWarp;
   // A K/V tile from key `key` on: whole tiles of 16-byte-aligned rows take the short copy; the
-  // rest (the last tile of a sequence, narrower rows) the general one, out of line so that the
-  // loop's registers and code hold only the short copy.
+  // rest (the last tile of a sequence, narrower rows) the general one, out of line
+  // (load_tile_narrow takes every alignment) so that the loop's registers and code hold only the
+  // short copy: inlined, the two copies spilled 4-68 bytes at D = 64 and 256.
   const bool whole_tile_copies = alignment >= kWidest;
   auto load_kv_tile = [&](Element* tile, const Element* rows, std::int64_t row_stride, int key) {
-    if (!kForwardV4) {
-      load_tile<kBlockN, kWidth, Config::kThreads>(tile, rows, row_stride, params.seqlen_k - key,
-                                                   head_dim, chunks, alignment);
-    } else if (whole_tile_copies && key + kBlockN <= params.seqlen_k) {
+    if (whole_tile_copies && key + kBlockN <= params.seqlen_k) {
       load_whole_tile<kBlockN, kWidth, Config::kThreads>(tile, rows, row_stride, head_dim, chunks);
     } else {
       load_tile_narrow<kBlockN, kWidth, Config::kThreads>(tile, rows, row_stride,
@@ -347,12 +329,12 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
           for (int e = 0; e < 4; ++e) s[mt][nt][e] = 0.0f;
 #pragma unroll
       for (int step = 0; step < kSteps; ++step) {
-        if ((kForwardV4 && kFull) || step < steps) {
+        if (kFull || step < steps) {
           std::uint32_t a[kRowTiles][4];
 #pragma unroll
           for (int mt = 0; mt < kRowTiles; ++mt) {
             ldmatrix_x4(a[mt], q_fragment.at(step, mt * kMmaM));
-            if constexpr (!kForwardV4) {
+            if constexpr (!kNegateQTile) {
 #pragma unroll
               for (int r = 0; r < 4; ++r) a[mt][r] ^= params.sign_flip;
             }
@@ -410,7 +392,6 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       }
 
       // ---- online softmax: P = 2^(S·c - m'), O and l rescaled by 2^(m - m') ----
-      float corrections[kRowTiles][2];
 #pragma unroll
       for (int mt = 0; mt < kRowTiles; ++mt)
 #pragma unroll
@@ -426,14 +407,11 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
           const float correction = exp2_approx(row_max[mt][half] - usable_max);
           row_max[mt][half] = new_max;
           row_sum[mt][half] *= correction;
-          corrections[mt][half] = correction;
-          if constexpr (!kSkipUnchangedRescale) {
 #pragma unroll
-            for (int dt = 0; dt < 2 * kSteps; ++dt) {
-              if (kFull || dt < 2 * steps) {
-                o_acc[mt][dt][2 * half] *= correction;
-                o_acc[mt][dt][2 * half + 1] *= correction;
-              }
+          for (int dt = 0; dt < 2 * kSteps; ++dt) {
+            if (kFull || dt < 2 * steps) {
+              o_acc[mt][dt][2 * half] *= correction;
+              o_acc[mt][dt][2 * half + 1] *= correction;
             }
           }
           float sum = 0.0f;
@@ -447,29 +425,6 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
             }
           row_sum[mt][half] += sum;
         }
-      if constexpr (kSkipUnchangedRescale) {
-        // Once the running maxima settle, most tiles leave every row's max unchanged: the
-        // correction is then exactly 2^0 = 1 and multiplying O by it changes no bit. Skipped
-        // when that holds for every row of the warp (a uniform branch).
-        bool changed = false;
-#pragma unroll
-        for (int mt = 0; mt < kRowTiles; ++mt)
-#pragma unroll
-          for (int half = 0; half < 2; ++half) changed |= corrections[mt][half] != 1.0f;
-        if (__any_sync(0xffffffffu, changed)) {
-#pragma unroll
-          for (int mt = 0; mt < kRowTiles; ++mt)
-#pragma unroll
-            for (int half = 0; half < 2; ++half)
-#pragma unroll
-              for (int dt = 0; dt < 2 * kSteps; ++dt) {
-                if (kFull || dt < 2 * steps) {
-                  o_acc[mt][dt][2 * half] *= corrections[mt][half];
-                  o_acc[mt][dt][2 * half + 1] *= corrections[mt][half];
-                }
-              }
-        }
-      }
 
       // ---- O += P·V: P's accumulator layout is the A-operand layout of the next mma ----
       // P is converted to 16 bits once; then one block per 16 output columns runs every key step,

@@ -14,13 +14,6 @@
 
 #include <type_traits>
 
-// Forward v4 (forward_kernel.cuh; docs/perf-notes.md "Forward v4"): 1 builds the new key-tile
-// loop and the full-width walk at 64 and 256, 0 the committed kernel; kept switchable until the
-// two are measured side by side on the GPU.
-#ifndef FATTN_SM80_FORWARD_V4
-#define FATTN_SM80_FORWARD_V4 0
-#endif
-
 namespace fattn::detail::sm80 {
 
 inline constexpr int kWarpSize = 32;
@@ -65,20 +58,20 @@ struct ForwardConfig;
 // Measured on the H100 (bf16, N = 4096, B = 4, H = 2048/D, forward TFLOP/s non-causal / causal,
 // bench/sm80_vs_torch.py --variants; docs/perf-notes.md has the runs). A configuration that
 // spills (local memory in the hot loop, which the audit forbids) is not taken even when faster.
-// 64: 64 keys x 4 warps x 2 row tiles (227 / 209). Two row tiles per warp make each K/V fragment
-// read from shared memory feed two mma's. 128 keys measured 266 / 237 but spill 24-36 bytes
-// (O = 64 + S = 128 registers leave too little), as does the full-width walk (4 bytes).
-// 48 KB of shared memory, two CTAs per SM.
-#if FATTN_SM80_FORWARD_V4
+// 64: 64 keys x 4 warps x 2 row tiles with the full-width walk (every head dim <= 64 runs it,
+// columns past head_dim zero-filled): forward v4, B·N = 16384, N = 1k / 4k / 16k, non-causal
+// 268 / 319 / 325, causal 205 / 264 / 298, 1.26-1.41x the general walk of v3 (0.94-1.08x
+// PyTorch's flash). Two row tiles per warp make each K/V fragment read from shared memory feed
+// two mma's. 128 keys x 8 warps x 1 row tile (full width) measured 0.82-0.90x this; 128 keys
+// with 2 row tiles spills 48-124 bytes (O = 64 + S = 128 registers). 32 KB of shared memory,
+// 238 registers: two CTAs per SM.
 template <>
 struct ForwardConfig<64> : ForwardTile<64, 64, 4, 2, true> {};
-#else
-template <>
-struct ForwardConfig<64> : ForwardTile<64, 64, 4, 2> {};
-#endif
 // 128: 128 keys x 8 warps x 1 row tile, with the full-width walk: 308 / 265 (without it 234 /
-// 209). 64 keys x 4 warps x 2 row tiles measured 262 / 221 without the full-width walk but
-// spills 88-132 bytes; 32 keys x 4 x 2 234 / 200; 64 keys x 8 x 1 with the walk 267 / 238.
+// 209); with v4's tile copies 283 / 317 / 332 non-causal, 212 / 271 / 322 causal at N = 1k /
+// 4k / 16k (1.10-1.15x v3; 0.86-1.05x flash). 64 keys x 4 warps x 2 row tiles measured 262 /
+// 221 without the full-width walk but spills 88-132 bytes (with it 176-252, also after v4);
+// 32 keys x 4 x 2 234 / 200; 64 keys x 8 x 1 with the walk 267 / 238.
 // O = 64 and S = 64 registers; 96 KB of shared memory, one CTA of 8 warps per SM.
 template <>
 struct ForwardConfig<128> : ForwardTile<128, 128, 8, 1, true> {};
@@ -86,17 +79,14 @@ struct ForwardConfig<128> : ForwardTile<128, 128, 8, 1, true> {};
 // tile per warp and 8 warps keep the 128-row Q tile (K/V reuse across rows) at O = 96/128
 // registers. Shared memory 96 KB / 128 KB also fits sm_80's 163 KB per block. Measured: 64 keys
 // beat 32 keys at 256 (240 / 200 vs 199 / 177) and 4-warp 64-row tiles at 192 and 256 (175 /
-// 154 and 196 / 176: half the K/V reuse). The full-width walk: 276 / 246 vs 214 / 186 at 192;
-// at 256 it spills 150-200 bytes, so 256 runs the general walk.
+// 154 and 196 / 176: half the K/V reuse). The full-width walk: 276 / 246 vs 214 / 186 at 192.
+// At 256 it spilled 150-200 bytes until v4's tile copies freed the registers (247 / 250 now, no
+// spills): 276 / 312 / 322 non-causal, 207 / 251 / 325 causal at N = 1k / 4k / 16k, 1.28-1.34x
+// the general walk (0.86-1.14x flash). Head dims 193..255 run it too (zero-filled columns).
 template <>
 struct ForwardConfig<192> : ForwardTile<192, 64, 8, 1, true, 9> {};
-#if FATTN_SM80_FORWARD_V4
 template <>
 struct ForwardConfig<256> : ForwardTile<256, 64, 8, 1, true> {};
-#else
-template <>
-struct ForwardConfig<256> : ForwardTile<256, 64, 8, 1> {};
-#endif
 
 // Rows only 2-byte aligned (odd head dims in packed 16-bit tensors) load K/V through registers
 // (UnalignedTileStage in tile_io.cuh): a K/V tile in flight costs kBlockN·kWidth/(2·kThreads)
@@ -114,12 +104,10 @@ template <>
 struct StagedForwardConfig<192> : ForwardTile<192, 32, 8, 1, false, 9> {};
 template <>
 struct StagedForwardConfig<128> : ForwardTile<128, 64, 8, 1, false, 5, 6> {};
-#if FATTN_SM80_FORWARD_V4
 // 64: the table's tile with the general walk (its full-width walk with the stage spills 20-64
 // bytes).
 template <>
 struct StagedForwardConfig<64> : ForwardTile<64, 64, 4, 2> {};
-#endif
 template <>
 struct StagedForwardConfig<256> : ForwardTile<256, 32, 8, 1> {};
 
