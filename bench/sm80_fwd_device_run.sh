@@ -25,6 +25,8 @@ OLD=${SM80_OLD_LIB:-build-fwd80/shim-old/libsm80shim.so}
 S=bench/sm80_vs_torch.py
 SEQLENS=${SM80_FWD_SEQLENS:-1024,4096,16384}
 STEPS=${SM80_FWD_STEPS:-check bench variants memcheck racecheck}
+SANITIZER_SUMMARY='RACECHECK SUMMARY|ERROR SUMMARY'
+
 : "${OUT:?set OUT to the folder for the logs}"
 LOGS=/tmp/sm80-fwd-logs
 mkdir -p $LOGS
@@ -61,7 +63,7 @@ step_memcheck() {
 step_racecheck() {
   timeout 120 compute-sanitizer --tool racecheck python3 $S --lib $NEW --small --fwd-only \
     > $LOGS/racecheck.log 2>&1
-  echo "racecheck rc $?: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' $LOGS/racecheck.log | tail -1)" \
+  echo "racecheck rc $?: $(grep -E "$SANITIZER_SUMMARY" $LOGS/racecheck.log | tail -1)" \
     "$(grep 'check:' $LOGS/racecheck.log)"
 }
 step_ncu() {
@@ -70,8 +72,10 @@ step_ncu() {
     --section SchedulerStats --section LaunchStats -k regex:forward_kernel -c 3 \
     python3 $S --lib $NEW --profile --fwd-only --profile-dims 64,128,256 > $LOGS/ncu.log 2>&1
   echo "ncu rc $?"
-  grep -E "forward_kernel|Duration|Registers Per|Achieved Occupancy|Issued Warp|No Eligible|Warp Cycles Per Issued|Compute \(SM\)|Stall" \
+  grep -E "forward_kernel|Duration|Registers Per|Achieved Occupancy|Issued Warp|No Eligible" \
     $LOGS/ncu.log | cut -c1-150 | head -45
+  grep -E "Warp Cycles Per Issued|Compute \(SM\)|Throughput|Stall" $LOGS/ncu.log | cut -c1-150 |
+    head -30
 }
 step_odd() {
   timeout 100 python3 $S --lib $NEW --baseline $OLD --bench --fwd-only --dims 64 --seqlens 4096 \
@@ -84,19 +88,22 @@ step_lib() {
   cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DFATTN_CUDA=ON \
     -DFATTN_CUDA_FAMILIES=sm80 "-DFATTN_CUDA_HEAD_DIMS=64;128;192;256" \
     "-DFATTN_CUDA_DTYPES=fp16;bf16" -DFATTN_CUDA_ARCHS=90a -DFATTN_CUDA_RESOURCE_USAGE=ON \
-    -DFATTN_BUILD_TOOLS=OFF > $LOGS/lib-configure.log 2>&1 || { tail -20 $LOGS/lib-configure.log; return; }
+    -DFATTN_BUILD_TOOLS=OFF > $LOGS/lib-configure.log 2>&1 ||
+    { tail -20 $LOGS/lib-configure.log; return; }
   timeout 240 ninja -C $build -j "$(nproc)" fattn_cuda_tests > $LOGS/lib-build.log 2>&1
-  echo "build rc $?; kernels with spills: $(grep -cE '[1-9][0-9]* bytes spill stores' $LOGS/lib-build.log)"
+  echo "build rc $?; kernels with spills:" \
+    "$(grep -cE '[1-9][0-9]* bytes spill stores' $LOGS/lib-build.log)"
   timeout 120 $tests --gtest_filter='*cuda_sm80*:*Sm80ForwardShapes*:*Sm80Backward*' \
     > $LOGS/gtest.log 2>&1
   echo "gtest rc $?: $(grep -cE '^\[       OK' $LOGS/gtest.log) ok"
   grep -E "^\[  (PASSED|FAILED)|FAILED  \]|SKIPPED \]" $LOGS/gtest.log | head -12
   timeout 90 compute-sanitizer --tool memcheck --error-exitcode 1 $tests \
-    --gtest_filter='FullWidth/*:StepClasses/*d100*:Misaligned/*d255*' > $LOGS/gtest-memcheck.log 2>&1
+    --gtest_filter='FullWidth/*:StepClasses/*d100*:Misaligned/*d255*' \
+    > $LOGS/gtest-memcheck.log 2>&1
   echo "memcheck rc $?: $(grep -E 'ERROR SUMMARY' $LOGS/gtest-memcheck.log | tail -1)"
   timeout 90 compute-sanitizer --tool racecheck --error-exitcode 1 $tests \
     --gtest_filter='FullWidth/*' > $LOGS/gtest-racecheck.log 2>&1
-  echo "racecheck rc $?: $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' $LOGS/gtest-racecheck.log | tail -1)"
+  echo "racecheck rc $?: $(grep -E "$SANITIZER_SUMMARY" $LOGS/gtest-racecheck.log | tail -1)"
 }
 for step in $STEPS; do
   echo "== $(date +%T) $step"
