@@ -6,9 +6,9 @@
 //                into a ring of shared-memory stages, each stage guarded by "full" mbarriers
 //                (TMA transaction bytes) and "empty" mbarriers (consumer releases);
 //   warpgroups 1 .. kBlockM/64  consumers: 64 query rows each. S = Q·Kᵀ by wgmma with both
-//                operands in shared memory, the online softmax in registers (exp2 with scale·log2e folded
-//                in), P converted to 16 bits in registers and used as the A operand of the
-//                O += P·V wgmma (V read "MN-major" straight from its TMA layout).
+//                operands in shared memory, the online softmax in registers (exp2 with
+//                scale·log2e folded in), P converted to 16 bits in registers and used as the A
+//                operand of the O += P·V wgmma (V read "MN-major" straight from its TMA layout).
 // The producer gives registers to the consumers with setmaxnreg. Inside a consumer the softmax
 // of tile j runs while the tensor cores compute P(j-1)·V(j-1): the wgmma of the next tile is
 // issued before the softmax and waited for after it (FA3's intra-warpgroup overlap). Between
@@ -419,13 +419,17 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   // its own, then passes the turn to the next. Every consumer takes the same number of turns (one
   // per GEMM issue round: all of a CTA's consumers walk the same key tiles), consumer 0 going
   // first: the last consumer passes the very first turn.
+  // With two consumers the next one is "the other one", written as before three were possible:
+  // the two-consumer kernels compile to the same PTX as the version measured in
+  // docs/perf-notes.md (v4-v6, work widths).
   constexpr int kConsumers = Traits::kConsumerWarpgroups;
   auto take_turn = [&] {
     if constexpr (kPingPong) named_barrier_sync(kSchedulerBarrier + consumer, kTurnThreads);
   };
   auto pass_turn = [&] {
     if constexpr (kPingPong) {
-      named_barrier_arrive(kSchedulerBarrier + (consumer + 1) % kConsumers, kTurnThreads);
+      const int next = kConsumers == 2 ? 1 - consumer : (consumer + 1) % kConsumers;
+      named_barrier_arrive(kSchedulerBarrier + next, kTurnThreads);
     }
   };
   if (consumer == kConsumers - 1) pass_turn();

@@ -10,12 +10,14 @@
 //   0 spills), as FlashAttention-3 does for D = 64. At D = 64 the softmax (as many exp2 on the
 //   MUFU as the GEMMs take cycles) is latency-bound with two consumers (ncu, D = 64 N = 1024
 //   causal: 0.61 eligible of 2.25 active warps per scheduler, "wait" the top stall); a third
-//   consumer warp per scheduler hides it. Measured on an H100 against 128 rows (two runs,
-//   geometric mean, docs/perf-notes.md "v7"): +17 % non-causal (1.06-1.22 per point), +8 %
-//   causal (+10-19 % at N >= 4096, 0.97-1.02 at N <= 2048, where the 192-row tiles leave a last
-//   tile partly empty: 576 rows for N = 512, 1152 for N = 1024). Three consumers without
-//   ping-pong gained only 5 % / -1 %. Larger D cannot fit O in 160 registers with a useful key
-//   tile.
+//   consumer warp per scheduler hides part of it (same point with 192 rows: 0.95 eligible of
+//   3.24, issue slots 49 % busy instead of 41 %). Measured on an H100 against 128 rows (two
+//   calls of two runs each, docs/perf-notes.md "v7"): +17 % non-causal (1.10-1.20 per point),
+//   +8 % causal (+10-21 % at N >= 4096, 1.00-1.02 at N <= 2048, where the 192-row tiles leave
+//   a last tile partly empty: 576 rows for N = 512, 1152 for N = 1024). Three consumers without
+//   ping-pong gained only 5 % / -1 %. D = 128 fits three consumers only with 64-key tiles
+//   (O 64 + S 32 + P 16; 80 keys spilled in the windowed kernels): measured 5 % (non-causal) and
+//   11 % (causal) slower than 128 x 128; D >= 192 cannot hold O in 160 registers.
 // - kBlockN, the key tile: as wide as shared memory and the consumers' registers allow. The
 //   consumers hold O (width/2 fp32 per thread), S (kBlockN/2) and P (kBlockN/4 32-bit words).
 //   D = 256: 128 + 40 + 20 registers at kBlockN = 80, and Q (64 KB) + 2 stages × (K + V)
@@ -25,7 +27,12 @@
 //   D = 256 the masked kernels do not fit ping-pong's extra live registers in 240 (ptxas spilled
 //   32–68 bytes), so they run without it.
 // - kStages: K/V ring depth. Two stages already cover the TMA latency when each stage holds a
-//   full 128-key tile; D = 64 tiles are small (16 KB each), so a third stage is nearly free.
+//   full 128-key tile; D = 64 tiles are small (16 KB each), so a third stage is nearly free. A
+//   third D = 128 stage fits (Q 32 KB + 3 x 64 KB) but measured no faster (0.99 non-causal,
+//   0.985 causal against two stages, H100, v7).
+// - Also measured and rejected in v7 (docs/perf-notes.md): 176-key tiles for unmasked D = 128
+//   (FlashAttention-3's choice; 1.00x) and 64-key tiles with ping-pong for masked D = 256
+//   (0.955x causal, 0.80-0.93 at N >= 4096 where the diagonal is a small share of the work).
 //
 // Work widths. A bucket's shared-memory layout and TMA boxes are the bucket's, but the kernel is
 // also compiled for narrower *work widths* W = round_up(D, 16) < bucket: Q·Kᵀ runs W/16 wgmma
