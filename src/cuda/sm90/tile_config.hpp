@@ -12,8 +12,8 @@
 //   causal: 0.61 eligible of 2.25 active warps per scheduler, "wait" the top stall); a third
 //   consumer warp per scheduler hides part of it (same point with 192 rows: 0.95 eligible of
 //   3.24, issue slots 49 % busy instead of 41 %). Measured on an H100 against 128 rows (two
-//   calls of two runs each, docs/perf-notes.md "v7"): +17 % non-causal (1.10-1.20 per point),
-//   +8 % causal (+10-21 % at N >= 4096, 1.00-1.02 at N <= 2048, where the 192-row tiles leave
+//   calls of two runs each, docs/perf-notes.md "v7"): +17 % non-causal (1.12-1.20 per point),
+//   +8 % causal (1.10-1.21 at N >= 4096, 0.99-1.02 at N <= 2048, where the 192-row tiles leave
 //   a last tile partly empty: 576 rows for N = 512, 1152 for N = 1024). Three consumers without
 //   ping-pong gained only 5 % / -1 %. D = 128 fits three consumers only with 64-key tiles
 //   (O 64 + S 32 + P 16; 80 keys spilled in the windowed kernels): measured 5 % (non-causal) and
