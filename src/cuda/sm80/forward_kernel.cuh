@@ -179,10 +179,11 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   constexpr int kKeyTiles = kBlockN / kMmaN;       // 8-key column tiles of S
   constexpr int kDimTiles = kWidth / kMmaN;        // 8-wide column tiles of O
   constexpr int kMaxSteps = kWidth / kMmaK;        // 16-deep k-steps over the head dim
-  // A negative scale: the cp.async kernel negates the Q tile once per CTA; the 2-byte-row kernel
-  // XORs the sign into each Q fragment instead (its time goes to the staged loads), because
-  // without those instructions ptxas allocates its sm_80 code at D = 256 with 8 bytes of spills.
-  constexpr bool kNegateQTile = !kStaged;
+  // A negative scale: the kernels negate the Q tile once per CTA, except the 2-byte-row kernel
+  // at 256, which XORs the sign into each Q fragment (its time goes to the staged loads):
+  // ptxas -v, sm_80, that kernel spills 8 bytes with the tile negation, and the 128 one 4 bytes
+  // with the XOR; each as chosen here, 0 on sm_80 and sm_90a.
+  constexpr bool kNegateQTile = !kStaged || kWidth != 256;
 
   extern __shared__ __align__(128) unsigned char shared_bytes[];
   Element* q_tile = reinterpret_cast<Element*>(shared_bytes);
