@@ -5,7 +5,7 @@
 # FATTN_CUDA_FAMILIES=sm90, $SM90_SHIM_DIR/<variant>/libsm90shim.so (bench/sm90_build.sh), .deps.
 # Usage: [SM90_RUN_DIR=build-sm90run] [SM90_SHIM_DIR=build-sm90sa] [SM90_RACECHECK=1]
 #        [SM90_NCU=1] [SM90_NCU_POINT=D,N,causal] [SM90_NCU_VARIANTS="a b"] [SM90_BENCH_ARGS=...]
-#        [SM90_BENCH_TWICE=1]
+#        [SM90_BENCH_TWICE=1] [SM90_NCU_SOURCE=1]
 #        bench/sm90_device_run.sh FINAL_VARIANT [OTHER_VARIANT...]
 # A variant named "old" is timed but not checked (the committed kernel, as a baseline).
 # SM90_BENCH_TWICE=1 times the sweep a second time with the variants in reverse order (the
@@ -58,13 +58,29 @@ bench_run bench "$@"
 if [ "${SM90_NCU:-0}" = 1 ]; then
   for v in ${SM90_NCU_VARIANTS:-$final $(echo "$@" | tr ' ' '\n' | grep -x old)}; do
     # The stall breakdown per issued instruction; if this ncu lacks a metric, the sections alone.
+    # SM90_NCU_SOURCE=1 also samples stalls per SASS instruction (SourceCounters) into a report
+    # and exports its source page as CSV (ncu_source_<variant>.csv).
     ncu_run() {
-      timeout 40 ncu --section WarpStateStats --section ComputeWorkloadAnalysis \
-        --section SchedulerStats "$@" -k regex:forward_kernel -s 1 -c 1 python3 $S \
-        --lib $L/$v/libsm90shim.so --profile ${SM90_NCU_POINT:-64,512,1} > $LOGS/ncu_$v.log 2>&1
+      if [ "${SM90_NCU_SOURCE:-0}" = 1 ]; then
+        timeout 60 ncu --section WarpStateStats --section ComputeWorkloadAnalysis \
+          --section SchedulerStats --section SourceCounters "$@" -k regex:forward_kernel -s 1 -c 1 \
+          -f -o $LOGS/ncu_$v python3 $S --lib $L/$v/libsm90shim.so \
+          --profile ${SM90_NCU_POINT:-64,512,1} > $LOGS/ncu_run_$v.log 2>&1 &&
+          ncu -i $LOGS/ncu_$v.ncu-rep --page details > $LOGS/ncu_$v.log 2>&1
+      else
+        timeout 40 ncu --section WarpStateStats --section ComputeWorkloadAnalysis \
+          --section SchedulerStats "$@" -k regex:forward_kernel -s 1 -c 1 python3 $S \
+          --lib $L/$v/libsm90shim.so --profile ${SM90_NCU_POINT:-64,512,1} > $LOGS/ncu_$v.log 2>&1
+      fi
     }
     ncu_run --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' || ncu_run
     echo "== ncu $v rc $?"
+    if [ "${SM90_NCU_SOURCE:-0}" = 1 ]; then
+      ncu -i $LOGS/ncu_$v.ncu-rep --page source --csv --print-source sass > $OUT/ncu_source_$v.csv \
+        2> $LOGS/ncu_source_$v.err || ncu -i $LOGS/ncu_$v.ncu-rep --page source --csv \
+        > $OUT/ncu_source_$v.csv 2>> $LOGS/ncu_source_$v.err
+      echo "source page rc $?: $(wc -l < $OUT/ncu_source_$v.csv) lines"
+    fi
     grep -E "stalled|Issue Slot|Pipe|Warp Cycles|Active Warps|Eligible|No Eligible|One or More|Duration" \
       $LOGS/ncu_$v.log | awk '$NF+0 > 0.02 || !/stalled/' | head -40
     save

@@ -17,7 +17,7 @@
 //   a last tile partly empty: 576 rows for N = 512, 1152 for N = 1024). Three consumers without
 //   ping-pong gained only 5 % / -1 %. D = 128 fits three consumers only with 64-key tiles
 //   (O 64 + S 32 + P 16; 80 keys spilled in the windowed kernels): measured 5 % (non-causal) and
-//   11 % (causal) slower than 128 x 128; D >= 192 cannot hold O in 160 registers.
+//   8 % (causal) slower than 128 x 128; D >= 192 cannot hold O in 160 registers.
 // - kBlockN, the key tile: as wide as shared memory and the consumers' registers allow. The
 //   consumers hold O (width/2 fp32 per thread), S (kBlockN/2) and P (kBlockN/4 32-bit words).
 //   D = 256: 128 + 40 + 20 registers at kBlockN = 80, and Q (64 KB) + 2 stages × (K + V)
