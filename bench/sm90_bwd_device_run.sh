@@ -10,6 +10,9 @@
 #   SM90_BWD_STEPS="build ncu" bench/sm90_bwd_device_run.sh      # profile one backward (tuning)
 #   SM90_BWD_DS_LAYOUT=query_rows bench/sm90_bwd_device_run.sh   # the dQ fallback (no tnspA),
 #       edited into this machine's copy of backward_tile_config.hpp before the build
+#   SM90_BWD_DQ_REDUCE=bulk_tensor bench/sm90_bwd_device_run.sh   # both buckets' rows switched
+#       to TMA reductions of dQ (D = 64 with 2 stages: the staging tiles take the third's room),
+#       edited into this machine's copy of backward_tile_config.hpp before the build
 #   SM90_BWD_STEPS="... variants" SM90_BWD_AB="before/lib.so:0,3,4 variants/lib.so:0,2,3,4"
 #       bench/sm90_bwd_device_run.sh   # bench/sm90_bwd_variants.py --bench on each carried shim
 #       (e.g. one built from the previous commit beside the working tree's: an A/B in one call)
@@ -30,6 +33,12 @@ step_build() {
   if [ "${SM90_BWD_DS_LAYOUT:-key_rows}" = query_rows ]; then
     sed -i 's/DsLayout::key_rows}/DsLayout::query_rows}/' src/cuda/sm90/backward_tile_config.hpp
     echo "dS layout: query_rows ($(grep -c 'DsLayout::query_rows}' src/cuda/sm90/backward_tile_config.hpp) buckets)"
+  fi
+  if [ "${SM90_BWD_DQ_REDUCE:-atomics}" = bulk_tensor ]; then
+    local config=src/cuda/sm90/backward_tile_config.hpp
+    sed -i '/struct BackwardTileConfig<64>/,/^};/ s/128, 128, 3,/128, 128, 2,/' $config
+    sed -i '/struct BackwardTileConfig<\(64\|128\)>/,/^};/ s/DqReduce::atomics/DqReduce::bulk_tensor/' $config
+    echo "dQ reduce: bulk_tensor"; grep -A2 'struct BackwardTileConfig<' $config | grep -v '^--'
   fi
   cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release -DFATTN_CUDA=ON \
     -DFATTN_CUDA_FAMILIES="sm80;sm90" -DFATTN_CUDA_HEAD_DIMS="64;128" \
@@ -75,6 +84,24 @@ step_bench() {
   timeout 120 python3 bench/sm90_bwd_vs_cudnn.py --bench-binary $BUILD/tests/cuda/fattn_cuda_bench \
     --json $OUT/bench.json 2>&1 | tee $OUT/bench.log
   echo "bench rc $?"
+}
+step_variants_check() {
+  # The fp32-reference checks (odd shapes) of the carried shims' variants, then racecheck and
+  # memcheck on their small cases (SM90_BWD_CHECK="lib:variants ...").
+  for entry in $SM90_BWD_CHECK; do
+    local lib=${entry%%:*} variants=${entry#*:}
+    timeout 90 python3 bench/sm90_bwd_variants.py --lib $lib --variants $variants --check \
+      >> $OUT/variants-check.log 2>&1
+    echo "variants check $variants rc $?"
+    timeout 100 compute-sanitizer --tool racecheck python3 bench/sm90_bwd_variants.py --lib $lib \
+      --variants $variants --small >> $OUT/variants-racecheck.log 2>&1
+    echo "variants racecheck rc $?: $(grep -E 'RACECHECK SUMMARY' $OUT/variants-racecheck.log | tail -1)"
+    timeout 60 compute-sanitizer --tool memcheck python3 bench/sm90_bwd_variants.py --lib $lib \
+      --variants $variants --small >> $OUT/variants-memcheck.log 2>&1
+    echo "variants memcheck rc $?: $(grep -E 'ERROR SUMMARY' $OUT/variants-memcheck.log | tail -1)"
+  done
+  grep -hE "check:|FAIL" $OUT/variants-check.log $OUT/variants-racecheck.log | sort | uniq -c | head -20
+  grep -m5 -E "hazard|Invalid" $OUT/variants-racecheck.log $OUT/variants-memcheck.log
 }
 step_variants() {
   local i=0

@@ -18,7 +18,11 @@ namespace fattn_sm90_bwd_bench {
 using fattn::detail::AttentionArgs;
 using fattn::detail::sm90::BackwardTileShape;
 using fattn::detail::sm90::DqSplit;
+using fattn::detail::sm90::DqReduce;
 using fattn::detail::sm90::DsLayout;
+
+constexpr DqReduce kAtomics = DqReduce::atomics;
+constexpr DqReduce kBulk = DqReduce::bulk_tensor;
 
 struct Variant {
   const char* name;
@@ -26,17 +30,20 @@ struct Variant {
   BackwardTileShape shape;
 };
 
-// Index 0 of each bucket is the committed shape. The rest are the tuning candidates of
-// docs/design/sm90-backward.md ("Tuning"): kBlockM = 128 with the query split of dQ (half the
-// reductions per FLOP, N = 128 for Sᵀ/dPᵀ) and a third Q/dO stage.
+// The defaults of backward_tile_config.hpp, the first version's D = 64 shape, and the
+// candidates of docs/design/sm90-backward.md ("Tuning"): dQ added by TMA reductions from a
+// shared tile (DqReduce::bulk_tensor) instead of 16 red.global.add.v2.f32 per thread. (Call 1 of
+// 2026-11-22 compared kBlockM = 128 with the query split and a third stage.)
 constexpr Variant kVariants[] = {
-    {"d64 m64 keys s2 (committed)", 64, {64, 128, 2, DqSplit::keys, DsLayout::key_rows}},
-    {"d64 m64 keys s3", 64, {64, 128, 3, DqSplit::keys, DsLayout::key_rows}},
-    {"d64 m128 queries s2", 64, {128, 128, 2, DqSplit::queries, DsLayout::key_rows}},
-    {"d64 m128 queries s3", 64, {128, 128, 3, DqSplit::queries, DsLayout::key_rows}},
-    {"d128 m64 head_dim s2 (committed)", 128,
-     {64, 128, 2, DqSplit::head_dim, DsLayout::key_rows}},
-    {"d128 m64 head_dim s3", 128, {64, 128, 3, DqSplit::head_dim, DsLayout::key_rows}},
+    {"d64 m64 keys s2 (first)", 64, {64, 128, 2, DqSplit::keys, DsLayout::key_rows, kAtomics}},
+    {"d64 m128 queries s3 (default)", 64,
+     {128, 128, 3, DqSplit::queries, DsLayout::key_rows, kAtomics}},
+    {"d64 m128 queries s2", 64, {128, 128, 2, DqSplit::queries, DsLayout::key_rows, kAtomics}},
+    {"d64 m128 queries s2 bulk", 64, {128, 128, 2, DqSplit::queries, DsLayout::key_rows, kBulk}},
+    {"d128 m64 head_dim s2 (default)", 128,
+     {64, 128, 2, DqSplit::head_dim, DsLayout::key_rows, kAtomics}},
+    {"d128 m64 head_dim s2 bulk", 128,
+     {64, 128, 2, DqSplit::head_dim, DsLayout::key_rows, kBulk}},
 };
 
 // The tile configuration type the kernel template takes (a namespace-scope type: a kernel's

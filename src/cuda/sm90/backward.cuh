@@ -105,6 +105,16 @@ Status launch_backward_with(const AttentionArgs& args) {
       tma_q = tma_k;
       tma_dout = tma_k;
     }
+    // The dQ accumulator as TMA reductions see it (DqReduce::bulk_tensor only; otherwise unused).
+    CUtensorMap tma_dq_accum = tma_k;
+    if (Traits::kDqBulk && problem.seqlen_q > 0) {
+      if (Status s = make_fp32_rows_tensor_map(&tma_dq_accum, rows.dq_accum, rows.dq_accum_stride,
+                                               problem.seqlen_q, heads_q, batch,
+                                               backward::kDqBoxColumns, backward::kWgmmaM);
+          !s.ok()) {
+        return s;
+      }
+    }
 
     BackwardParams params;
     params.dk = args.dk.data;
@@ -131,10 +141,10 @@ Status launch_backward_with(const AttentionArgs& args) {
     const dim3 grid(static_cast<unsigned>(n_blocks), static_cast<unsigned>(problem.heads_kv),
                     static_cast<unsigned>(batch));
     FATTN_RETURN_IF_ERROR(with_mask(args, [&](auto mask) -> Status {
-      return launch_with_shared_memory(&backward_kernel<kHeadDim, Element, decltype(mask), TileConfig>,
-                                       "sm90::backward_kernel", grid, dim3(Traits::kThreads),
-                                       Traits::kSmemBytes, args, tma_q, tma_k, tma_v, tma_dout,
-                                       mask, params);
+      return launch_with_shared_memory(
+          &backward_kernel<kHeadDim, Element, decltype(mask), TileConfig>, "sm90::backward_kernel",
+          grid, dim3(Traits::kThreads), Traits::kSmemBytes, args, tma_q, tma_k, tma_v, tma_dout,
+          tma_dq_accum, mask, params);
     }));
   }
 

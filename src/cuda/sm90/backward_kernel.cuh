@@ -62,6 +62,10 @@ constexpr int kDqColumns = 64;
 // Named barrier ids (0 is __syncthreads): the dS exchange before the dQ product. With the
 // head-dim split both consumers meet on one id; with the key split each has its own.
 constexpr int kDsReadyBarrier = 1;
+// DqReduce::bulk_tensor: a consumer's dQ partial is in its shared tile (ids 3 and 4).
+constexpr int kDqStagedBarrier = 3;
+// The fp32 dQ staging box: 32 columns = one 128-byte swizzle row, 64 rows.
+constexpr int kDqBoxColumns = 32;
 // 24·128 + 2·240·128 = 64,512 <= 65,536 registers per SM (as in the forward).
 constexpr int kProducerRegisters = 24;
 constexpr int kConsumerRegisters = 240;
@@ -80,6 +84,7 @@ struct BackwardTraits {
   static constexpr int kStages = kShape.stages;
   static constexpr bool kDqSplitKeys = kShape.dq_split == DqSplit::keys;
   static constexpr bool kDqSplitQueries = kShape.dq_split == DqSplit::queries;
+  static constexpr bool kDqBulk = kShape.dq_reduce == DqReduce::bulk_tensor;
   static constexpr int kConsumerWarpgroups = kBlockN / backward::kWgmmaM;
   static constexpr int kConsumerThreads = kConsumerWarpgroups * backward::kWarpgroupThreads;
   static constexpr int kThreads = backward::kWarpgroupThreads * (1 + kConsumerWarpgroups);
@@ -107,7 +112,15 @@ struct BackwardTraits {
   static constexpr int kQOffset = kVOffset + kKvTileBytes;
   static constexpr int kDoOffset = kQOffset + kStages * kQTileBytes;
   static constexpr int kDsOffset = kDoOffset + kStages * kQTileBytes;
-  static constexpr int kLseOffset = kDsOffset + kDsBuffers * kDsBytes;
+  // DqReduce::bulk_tensor: per consumer, its 64 × 64 fp32 dQ partial as two 128-byte-swizzled
+  // boxes of 64 rows × 32 columns (the accumulator tensor map's box).
+  static constexpr int kDqBoxBytes =
+      backward::kWgmmaM * backward::kDqBoxColumns * static_cast<int>(sizeof(float));
+  static constexpr int kDqStageTileBytes =
+      backward::kDqColumns / backward::kDqBoxColumns * kDqBoxBytes;
+  static constexpr int kDqStageOffset = kDsOffset + kDsBuffers * kDsBytes;
+  static constexpr int kDqStageBytes = kDqBulk ? kConsumerWarpgroups * kDqStageTileBytes : 0;
+  static constexpr int kLseOffset = kDqStageOffset + kDqStageBytes;
   static constexpr int kDeltaOffset = kLseOffset + kStages * kStatBytes;
   static constexpr int kBarrierOffset = kDeltaOffset + kStages * kStatBytes;
   static constexpr int kBarrierCount = 1 + 2 * kStages;  // K/V full, per stage full and empty
@@ -367,6 +380,35 @@ struct BackwardConsumer {
       }
     }
   }
+
+  // DqReduce::bulk_tensor: the dQ accumulator (64 queries × 64 columns, the m64n64 layout) into
+  // `tile` as two boxes of 32 columns, 128-byte swizzled (16-byte chunk q of row r at q ^ r % 8),
+  // the accumulator tensor map's layout. One 8-byte store per register pair; a store
+  // instruction covers 8 rows × 2 chunks whose swizzled positions cover all 32 banks twice (two
+  // wavefronts, the minimum for 256 bytes).
+  static FATTN_DEVICE void store_dq(std::uint8_t* tile, const float (&dq)[kDqRegs]) {
+    constexpr int kChunkBytes = 16;
+    constexpr int kRowsPerSwizzle = 8;
+    constexpr int kFloatsPerChunk = kChunkBytes / static_cast<int>(sizeof(float));
+    constexpr int kBoxRowBytes = backward::kDqBoxColumns * static_cast<int>(sizeof(float));
+    const int lane = threadIdx.x % backward::kWarpSize;
+    const int warp = (threadIdx.x % backward::kWarpgroupThreads) / backward::kWarpSize;
+#pragma unroll
+    for (int j = 0; j < backward::kDqColumns / 8; ++j) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = warp * 16 + lane / 4 + 8 * h;
+        const int column = 8 * j + 2 * (lane % 4);
+        const int box = column / backward::kDqBoxColumns;
+        const int in_box = column % backward::kDqBoxColumns;
+        const int chunk = (in_box / kFloatsPerChunk) ^ (row % kRowsPerSwizzle);
+        *reinterpret_cast<float2*>(tile + box * Traits::kDqBoxBytes + row * kBoxRowBytes +
+                                   chunk * kChunkBytes +
+                                   (in_box % kFloatsPerChunk) * static_cast<int>(sizeof(float))) =
+            make_float2(dq[4 * j + 2 * h], dq[4 * j + 2 * h + 1]);
+      }
+    }
+  }
 };
 
 template <int kHeadDim, class Element, class Mask, class TileConfig>
@@ -374,7 +416,8 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element, TileConfig>:
     backward_kernel(const __grid_constant__ CUtensorMap tma_q,
                     const __grid_constant__ CUtensorMap tma_k,
                     const __grid_constant__ CUtensorMap tma_v,
-                    const __grid_constant__ CUtensorMap tma_dout, const Mask mask,
+                    const __grid_constant__ CUtensorMap tma_dout,
+                    const __grid_constant__ CUtensorMap tma_dq_accum, const Mask mask,
                     const BackwardParams params) {
   using Traits = BackwardTraits<kHeadDim, Element, TileConfig>;
   constexpr BackwardTileShape kShape = Traits::kShape;
@@ -502,6 +545,11 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element, TileConfig>:
   // compute-sanitizer's racecheck follows), then add the 64 × 64 dQ partial into the fp32
   // accumulator.
   float dq[Math::kDqRegs];
+  // DqReduce::bulk_tensor: this consumer's staging tile and the thread that issues its TMA
+  // reductions (the first of the warpgroup).
+  std::uint8_t* dq_stage_tile =
+      smem + Traits::kDqStageOffset + consumer * Traits::kDqStageTileBytes;
+  const bool dq_reduce_leader = threadIdx.x % kWarpgroupThreads == 0;
   auto finish_dq = [&](int step) {
     fence_operands(dq);
     fence_operands(dv);
@@ -509,6 +557,22 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element, TileConfig>:
     mbarrier_arrive(&bars->empty[step % kStages]);
     const int head = kv_head * params.group_size + step / m_count;
     const int row0 = (m_first + step % m_count) * kBlockM;
+    if constexpr (Traits::kDqBulk) {
+      // The leader waited for the previous reduction to finish reading this tile before the
+      // step's dS barrier, which every thread passed before its dQ product.
+      Math::store_dq(dq_stage_tile, dq);
+      fence_view_async_shared();
+      named_barrier_sync(kDqStagedBarrier + consumer, kWarpgroupThreads);
+      if (dq_reduce_leader) {
+#pragma unroll
+        for (int box = 0; box < kDqColumns / kDqBoxColumns; ++box) {
+          tma_reduce_add_4d(&tma_dq_accum, dq_stage_tile + box * Traits::kDqBoxBytes,
+                            dq_column0 + box * kDqBoxColumns, row0 + dq_query0, head, batch);
+        }
+        bulk_commit_group();
+      }
+      return;
+    }
     const std::int64_t head_index = static_cast<std::int64_t>(batch) * params.heads_q + head;
     float* accumulator = params.dq_accum + head_index * params.seqlen_q * params.dq_accum_stride;
 #pragma unroll
@@ -580,11 +644,17 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element, TileConfig>:
     std::uint8_t* ds_tile = smem + Traits::kDsOffset + ds_buffer * Traits::kDsBytes;
     Math::store_ds(ds_tile, consumer * kWgmmaM, ds_frag);
     fence_view_async_shared();
+    if constexpr (Traits::kDqBulk) {
+      if (dq_reduce_leader) bulk_wait_group_read<0>();  // the dQ staging tile is free again
+    }
     named_barrier_sync(dq_barrier, Traits::kDqBarrierThreads);
 
     Math::issue_dq(dq, smem_address(ds_tile) + ds_query_offset, dq_key_row, dq_k_base);
     wgmma_wait<0>();
     finish_dq(step);
+  }
+  if constexpr (Traits::kDqBulk) {
+    if (dq_reduce_leader) bulk_wait_group<0>();  // the reductions complete before the CTA exits
   }
 
   // ---------------- epilogue: dK = scale · Σ dSᵀ·Q, dV = Σ Pᵀ·dO ----------------

@@ -29,6 +29,32 @@ FATTN_DEVICE void fence_view_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
+// Adds a box of shared memory into global memory through `map` (TMA's reduction; element type,
+// box and swizzle come from the map; elements outside the tensor are skipped). Tracked by the
+// issuing thread's bulk group: bulk_commit_group, then bulk_wait_group_read before the shared
+// memory is written again and bulk_wait_group before the CTA exits.
+FATTN_DEVICE void tma_reduce_add_4d(const CUtensorMap* map, const void* smem_src, int c0, int c1,
+                                    int c2, int c3) {
+  asm volatile(
+      "cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group"
+      " [%0, {%2, %3, %4, %5}], [%1];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)),
+      "r"(smem_address(smem_src)), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+      : "memory");
+}
+FATTN_DEVICE void bulk_commit_group() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+// Waits until at most kPending of this thread's bulk groups still read their shared memory.
+template <int kPending>
+FATTN_DEVICE void bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(kPending) : "memory");
+}
+// Waits until at most kPending of this thread's bulk groups are still incomplete.
+template <int kPending>
+FATTN_DEVICE void bulk_wait_group() {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
 // accumulator[0..1] += (lo, hi) in one L2 request (PTX ISA 8.1, sm_90). 8-byte aligned.
 FATTN_DEVICE void reduce_add_pair_global(float* accumulator, float lo, float hi) {
   asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(accumulator), "f"(lo), "f"(hi)

@@ -11,16 +11,23 @@
 // - D = 64: kBlockM = 128 queries per step with DqSplit::queries. Consumer c computes dQ of
 //   queries [64c, 64c + 64) over all 128 keys and all 64 columns, so each dQ element gets one
 //   fp32 reduction per CTA step for twice the FLOPs of a kBlockM = 64 step (320 FLOP per reduced
-//   byte instead of the key split's 160), Sᵀ/dPᵀ are m64n128 wgmmas and the fixed per-step costs
-//   (barrier waits, the serial wgmma chain) are paid half as often. Measured against kBlockM = 64
-//   with the key split: +22–40 % backward TFLOP/s (N = 16k: 279 → 356 non-causal, 235 → 330
-//   causal); ncu (N = 4096): L2 red sectors halved, L2 crossbar busy 72 % → 50 %, tensor pipe
+//   byte instead of the key split's 160), Sᵀ/dPᵀ are m64n128 wgmmas and the fixed per-step
+//   costs (barrier waits, the serial wgmma chain) are paid half as often. Measured against
+//   kBlockM = 64 with the key split: +22–40 % backward TFLOP/s (N = 16k: 279 → 356 non-causal,
+//   235 → 330 causal); ncu (N = 4096): L2 red sectors halved, L2 crossbar busy 72 % → 50 %, tensor pipe
 //   29 % → 36 % active. Registers: dK, dV 32 + 32, Sᵀ, dPᵀ 64 + 64, dQ 32: 0 spills.
-//   Three Q/dO stages (192 KB): equal or better than two in 5 of 6 shapes (N = 16k: 318 → 356).
+//   Two Q/dO stages: a third was worth 0–4 % with atomics, but the dQ staging tiles of
+//   DqReduce::bulk_tensor leave no room for it (196 + 32 > 227 KB), and those win far more.
 // - D = 128: kBlockM = 64 (kBlockM = 128 would double Sᵀ/dPᵀ to 128 registers next to dK/dV's
 //   128), DqSplit::head_dim: each warpgroup takes 64 of the head-dim columns over all 128 keys
 //   (both warpgroups' dS needed: one 256-thread barrier per step; one reduction per dQ element
 //   and CTA step). Two stages: a third measured within ±1 % (340 → 342, 392 → 393 TFLOP/s).
+// - dQ reduction, both buckets: DqReduce::bulk_tensor (a swizzled shared tile per consumer and
+//   TMA reductions) instead of 16 red.global.add.v2.f32 per thread and step. Measured in one run
+//   (bench/results/sm90-bwd-h100-2026-11-22-bulk/): D = 64 +7–14 % over the atomics default
+//   (N = 16k: 377 → 430 non-causal), D = 128 +11–26 % (N = 16k: 403 → 487, 380 → 447); ncu
+//   (N = 4096): 4.53 → 3.86 ms and 4.04 → 3.38 ms, L2 crossbar 51 → 41 % and 58 → 46 %, tensor
+//   pipe 39 → 45 % and 42 → 52 %, long-scoreboard stalls 2.1 → 1.4 and 2.4 → 1.5 per issue.
 // - DqSplit::keys (each warpgroup: all columns over its own 64 keys; no cross-warpgroup wait,
 //   twice the reductions) was the first D = 64 row; it stays available for kBlockM = 64 shapes.
 // - dS layout in shared memory (for dQ = dS·K):
@@ -36,6 +43,12 @@ namespace fattn::detail::sm90 {
 
 enum class DqSplit { keys, head_dim, queries };
 enum class DsLayout { key_rows, query_rows };
+// How a consumer adds its 64 × 64 fp32 dQ partial into the accumulator: atomics = 16
+// red.global.add.v2.f32 per thread from the registers (through the LSU); bulk_tensor = stored to
+// a 128-byte-swizzled shared tile, then one thread issues TMA reductions
+// (cp.reduce.async.bulk.tensor ... add) of two 64-row × 32-column boxes (16 KB more shared
+// memory per consumer).
+enum class DqReduce { atomics, bulk_tensor };
 
 // One row of the table; the kernel takes the type holding it (BackwardTileConfig<D>, or a
 // bench's own type, so that several shapes of one bucket build side by side:
@@ -46,6 +59,7 @@ struct BackwardTileShape {
   int stages;
   DqSplit dq_split;
   DsLayout ds_layout;
+  DqReduce dq_reduce;
 };
 
 template <int kHeadDimBucket>
@@ -53,11 +67,13 @@ struct BackwardTileConfig;
 
 template <>
 struct BackwardTileConfig<64> {
-  static constexpr BackwardTileShape kShape{128, 128, 3, DqSplit::queries, DsLayout::key_rows};
+  static constexpr BackwardTileShape kShape{128, 128, 2, DqSplit::queries, DsLayout::key_rows,
+                                            DqReduce::bulk_tensor};
 };
 template <>
 struct BackwardTileConfig<128> {
-  static constexpr BackwardTileShape kShape{64, 128, 2, DqSplit::head_dim, DsLayout::key_rows};
+  static constexpr BackwardTileShape kShape{64, 128, 2, DqSplit::head_dim, DsLayout::key_rows,
+                                            DqReduce::bulk_tensor};
 };
 
 }  // namespace fattn::detail::sm90

@@ -78,4 +78,43 @@ Status make_attention_tensor_map(CUtensorMap* map, const TensorView& tensor, int
   return Status::Ok();
 }
 
+Status make_fp32_rows_tensor_map(CUtensorMap* map, float* data, std::int64_t columns,
+                                 std::int64_t rows, std::int64_t heads, std::int64_t batch,
+                                 int box_columns, int box_rows) {
+  const PFN_cuTensorMapEncodeTiled_v12000 encode = encode_function();
+  if (encode == nullptr) {
+    return Status::DeviceError(
+        "cuda_sm90: the CUDA driver does not provide cuTensorMapEncodeTiled (driver too old?)");
+  }
+  const cuuint64_t dims[kRank] = {
+      static_cast<cuuint64_t>(std::max<std::int64_t>(columns, 1)),
+      static_cast<cuuint64_t>(std::max<std::int64_t>(rows, 1)),
+      static_cast<cuuint64_t>(std::max<std::int64_t>(heads, 1)),
+      static_cast<cuuint64_t>(std::max<std::int64_t>(batch, 1))};
+  cuuint64_t strides[kRank - 1];
+  std::uint64_t stride = sizeof(float);
+  for (int i = 1; i < kRank; ++i) {
+    stride *= dims[i - 1];
+    if (stride % kStrideAlignment != 0) {
+      return Status::Internal("cuda_sm90: an fp32 row of " + std::to_string(columns) +
+                              " columns is not a multiple of 16 bytes (TMA)");
+    }
+    strides[i - 1] = stride;
+  }
+  const cuuint32_t box[kRank] = {static_cast<cuuint32_t>(box_columns),
+                                 static_cast<cuuint32_t>(box_rows), 1, 1};
+  const cuuint32_t element_strides[kRank] = {1, 1, 1, 1};
+  const CUresult result =
+      encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, kRank, data, dims, strides, box,
+             element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS) {
+    return Status::Internal("cuda_sm90: cuTensorMapEncodeTiled rejected an fp32 array of " +
+                            std::to_string(batch) + " x " + std::to_string(heads) + " x " +
+                            std::to_string(rows) + " x " + std::to_string(columns) +
+                            " (CUresult " + std::to_string(static_cast<int>(result)) + ")");
+  }
+  return Status::Ok();
+}
+
 }  // namespace fattn::detail::sm90

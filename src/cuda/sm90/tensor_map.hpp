@@ -17,4 +17,11 @@ namespace fattn::detail::sm90 {
 // the selector guarantees it). `box_rows` <= 256.
 Status make_attention_tensor_map(CUtensorMap* map, const TensorView& tensor, int box_rows);
 
+// Fills `map` for a contiguous fp32 (batch, heads, rows, columns) array, dimensions innermost
+// first, boxes of `box_columns` × `box_rows` with 128-byte swizzle (box_columns · 4 <= 128):
+// the sm90 backward's dQ accumulator, which it adds into by TMA reductions.
+Status make_fp32_rows_tensor_map(CUtensorMap* map, float* data, std::int64_t columns,
+                                 std::int64_t rows, std::int64_t heads, std::int64_t batch,
+                                 int box_columns, int box_rows);
+
 }  // namespace fattn::detail::sm90
