@@ -16,7 +16,7 @@ mkdir -p "$OUT"
 LIB=build-bwd90/variants/libsm90bwdvariants.so
 S=bench/sm90_bwd_variants.py
 STEPS=${SM90_TUNE_STEPS:-check bench ncu racecheck memcheck}
-NCU_RUNS=${SM90_TUNE_NCU:-64,4096,0:0,2 128,4096,0:4}
+NCU_RUNS=${SM90_TUNE_NCU:-64,4096,0:2,3 128,4096,0:4,5}
 NCU_KERNEL='regex:(^|::)backward_kernel'
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader
 ls -d /usr/include/gtest /usr/lib/x86_64-linux-gnu/cmake/GTest 2>&1 | tr '\n' ' '; echo

@@ -30,19 +30,18 @@ struct Variant {
   BackwardTileShape shape;
 };
 
-// The defaults of backward_tile_config.hpp, the first version's D = 64 shape, and the
-// candidates of docs/design/sm90-backward.md ("Tuning"): dQ added by TMA reductions from a
-// shared tile (DqReduce::bulk_tensor) instead of 16 red.global.add.v2.f32 per thread. (Call 1 of
-// 2026-11-22 compared kBlockM = 128 with the query split and a third stage.)
+// The defaults of backward_tile_config.hpp (dQ by TMA reductions, DqReduce::bulk_tensor), the
+// atomics defaults they replaced (call 2 of 2026-11-22), and the first version's D = 64 shape.
+// (Call 1 compared kBlockM = 128 with the query split and a third stage.)
 constexpr Variant kVariants[] = {
     {"d64 m64 keys s2 (first)", 64, {64, 128, 2, DqSplit::keys, DsLayout::key_rows, kAtomics}},
-    {"d64 m128 queries s3 (default)", 64,
+    {"d64 m128 queries s3 (call-2 default)", 64,
      {128, 128, 3, DqSplit::queries, DsLayout::key_rows, kAtomics}},
     {"d64 m128 queries s2", 64, {128, 128, 2, DqSplit::queries, DsLayout::key_rows, kAtomics}},
-    {"d64 m128 queries s2 bulk", 64, {128, 128, 2, DqSplit::queries, DsLayout::key_rows, kBulk}},
-    {"d128 m64 head_dim s2 (default)", 128,
+    {"d64 m128 queries s2 bulk (default)", 64, {128, 128, 2, DqSplit::queries, DsLayout::key_rows, kBulk}},
+    {"d128 m64 head_dim s2 (call-2 default)", 128,
      {64, 128, 2, DqSplit::head_dim, DsLayout::key_rows, kAtomics}},
-    {"d128 m64 head_dim s2 bulk", 128,
+    {"d128 m64 head_dim s2 bulk (default)", 128,
      {64, 128, 2, DqSplit::head_dim, DsLayout::key_rows, kBulk}},
 };
 
