@@ -16,10 +16,8 @@ using fattn::detail::sm80::launch_forward_with;
 fattn::Status forward_variant(const AttentionArgs& args, int bucket, int variant) {
   using E = __nv_bfloat16;
   switch (bucket * 10 + variant) {
-    case 641: return launch_forward_with<ForwardTile<64, 64, 4, 2>, E>(args);
-    case 642: return launch_forward_with<ForwardTile<64, 128, 8, 1, true>, E>(args);
+    case 641: return launch_forward_with<ForwardTile<64, 64, 4, 2, true>, E>(args);
     case 1281: return launch_forward_with<ForwardTile<128, 128, 4, 1, true>, E>(args);
-    case 2561: return launch_forward_with<ForwardTile<256, 64, 8, 1>, E>(args);
     default: return fattn::Status::Unsupported("no such forward variant");
   }
 }

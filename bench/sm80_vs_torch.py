@@ -357,9 +357,8 @@ def print_odd_forward_table(rows):
 
 # Forward tile alternatives compiled into bench/sm80_variants.cu: (width, keys/tile, warps, row
 # tiles per warp); variant 0 is the table of src/cuda/sm80/tile_config.hpp.
-VARIANTS = {64: {1: "64x64 w4 mt2 general walk", 2: "64x128 w8 mt1 full-width path"},
-            128: {1: "128x128 w4 mt1 full-width path (64-row CTAs, 2 per SM)"},
-            256: {1: "256x64 w8 mt1 general walk"}}
+VARIANTS = {64: {1: "64x64 w4 mt2 full-width path (v4's table)"},
+            128: {1: "128x128 w4 mt1 full-width path (64-row CTAs, 2 per SM)"}}
 
 
 def sweep_variants(sm80, table_by_dim, select_variant, column, result_key, seqlens=(4096,),

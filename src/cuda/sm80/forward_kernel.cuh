@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "common/mask.hpp"
 #include "cuda/common/ptx_sm80.cuh"
@@ -109,6 +110,69 @@ __device__ __forceinline__ void walk_step_class(Walk& walk, int chosen,
     walk_step_class(walk, chosen, StepClasses<kRest...>{});
   }
 }
+
+// As walk_step_class, for a class list whose last class covers every head dim of the bucket:
+// that class is taken without a test and the general walk is not compiled.
+template <class Walk, int kOnly>
+__device__ __forceinline__ void walk_step_class_covering(Walk& walk, int, StepClasses<kOnly>) {
+  walk(FixedSteps<kOnly>{});
+}
+template <class Walk, int kFirst, int kSecond, int... kRest>
+__device__ __forceinline__ void walk_step_class_covering(Walk& walk, int chosen,
+                                                         StepClasses<kFirst, kSecond, kRest...>) {
+  if (chosen == kFirst) {
+    walk(FixedSteps<kFirst>{});
+  } else {
+    walk_step_class_covering(walk, chosen, StepClasses<kSecond, kRest...>{});
+  }
+}
+
+// The running row max and sum of the online softmax, per (row tile, 8-row half): in registers,
+// or, for a tile with kRowStatsInSharedMemory (RowStatsInSharedMemory in tile_config.hpp), in
+// shared memory past the K/V tiles, one word per thread and value (consecutive threads,
+// consecutive words: no bank conflicts). They are touched once per K/V tile, so the registers
+// they free are worth more to the walk than the shared-memory round trips cost.
+template <class Config, bool kInShared = row_stats_in_shared_memory<Config>()>
+struct RowStatistics {
+  float max_[Config::kRowTiles][2];
+  float sum_[Config::kRowTiles][2];
+  __device__ __forceinline__ explicit RowStatistics(unsigned char*) {}
+  __device__ __forceinline__ float& max(int mt, int half) { return max_[mt][half]; }
+  __device__ __forceinline__ float& sum(int mt, int half) { return sum_[mt][half]; }
+};
+template <class Config>
+struct RowStatistics<Config, true> {
+  float* own;  // this thread's first word
+  __device__ __forceinline__ explicit RowStatistics(unsigned char* shared)
+      : own(reinterpret_cast<float*>(shared + Config::kRowStatsOffset) + threadIdx.x) {}
+  __device__ __forceinline__ float& max(int mt, int half) {
+    return own[(2 * mt + half) * Config::kThreads];
+  }
+  __device__ __forceinline__ float& sum(int mt, int half) {
+    return own[(2 * Config::kRowTiles + 2 * mt + half) * Config::kThreads];
+  }
+};
+
+// ldmatrix row addresses of a swizzled tile in ONE register (FragmentAddress holds four): the 4
+// chunk phases of a 128-byte group differ from phase 0 by an XOR with 32·phase (the swizzle
+// permutes chunk pairs) and rows start 128-byte aligned, so phase p's address is first ^ 32p, one
+// LOP3 per ldmatrix of a phase other than 0.
+template <int kWidth>
+struct XorFragmentAddress {
+  std::uint32_t first;
+  template <class Element>
+  __device__ __forceinline__ XorFragmentAddress(const Element* tile, int row, int chunk_in_step) {
+    first = smem_address(tile + swizzled_offset<kWidth>(row, chunk_in_step));
+  }
+  // `step` and `rows` must be compile-time constants after unrolling; rows % 8 == 0.
+  __device__ __forceinline__ std::uint32_t at(int step, int rows) const {
+    constexpr int kRowBytes = kWidth * kBytesPerElement;
+    constexpr int kPhaseBytes = 2 * kChunkElements * kBytesPerElement;
+    constexpr int kGroupBytes = kSwizzleChunks * kChunkElements * kBytesPerElement;
+    return (first ^ static_cast<std::uint32_t>((step % 4) * kPhaseBytes)) + rows * kRowBytes +
+           (step / 4) * kGroupBytes;
+  }
+};
 
 // Copies a K/V tile whose kRows rows all lie below seqlen_k, rows 16-byte aligned: the copy
 // load_tile makes, without its per-row "past the sequence end" test and the selects that follow
@@ -268,14 +332,13 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       for (int e = 0; e < 4; ++e) o_acc[mt][dt][e] = 0.0f;
   // Row statistics per (row tile, upper/lower 8-row half): running max in the scaled log2
   // domain and this lane's partial row sum (reduced over the quad only at the end).
-  float row_max[kRowTiles][2];
-  float row_sum[kRowTiles][2];
+  RowStatistics<Config> stats(shared_bytes);
 #pragma unroll
   for (int mt = 0; mt < kRowTiles; ++mt)
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      row_max[mt][half] = kNegativeInfinity;
-      row_sum[mt][half] = 0.0f;
+      stats.max(mt, half) = kNegativeInfinity;
+      stats.sum(mt, half) = 0.0f;
     }
 
   const int warp_row = warp * Config::kRowsPerWarp;
@@ -293,9 +356,18 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
                                                           alignment);
     }
   };
-  const FragmentAddress<kWidth> q_fragment(q_tile, warp_row + lane % 16, lane / 16);
-  const FragmentAddress<kWidth> k_fragment(k_tile, lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
-  const FragmentAddress<kWidth> v_fragment(v_tile, lane % 16, lane / 16);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  // sm_80 machine code of the register-lean tiles: one address register per fragment instead
+  // of four is what fits them without spills there (ptxas -v); sm_90a fits them as they are.
+  constexpr bool kXorAddresses = row_stats_in_shared_memory<Config>();
+#else
+  constexpr bool kXorAddresses = false;
+#endif
+  using Address =
+      std::conditional_t<kXorAddresses, XorFragmentAddress<kWidth>, FragmentAddress<kWidth>>;
+  const Address q_fragment(q_tile, warp_row + lane % 16, lane / 16);
+  const Address k_fragment(k_tile, lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
+  const Address v_fragment(v_tile, lane % 16, lane / 16);
   // The walk over K/V tiles, compiled once per step class (kFixed k-steps: no run-time column
   // tests in P·V, loops ordered for the most independent accumulators) and in the general form
   // that skips the 16-wide steps past round_up(head_dim, 16). The choice is made once per CTA.
@@ -401,13 +473,13 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
 #pragma unroll
           for (int nt = 0; nt < kKeyTiles; ++nt)
             tile_max = fmaxf(tile_max, fmaxf(s[mt][nt][2 * half], s[mt][nt][2 * half + 1]));
-          const float new_max = fmaxf(row_max[mt][half], quad_max(tile_max) * params.scale_log2);
+          const float new_max = fmaxf(stats.max(mt, half), quad_max(tile_max) * params.scale_log2);
           // A row with nothing visible yet keeps max -inf; subtract 0 instead so that
           // (-inf) - (-inf) never makes a NaN. Its P is 2^-inf = 0.
           const float usable_max = new_max == kNegativeInfinity ? 0.0f : new_max;
-          const float correction = exp2_approx(row_max[mt][half] - usable_max);
-          row_max[mt][half] = new_max;
-          row_sum[mt][half] *= correction;
+          const float correction = exp2_approx(stats.max(mt, half) - usable_max);
+          stats.max(mt, half) = new_max;
+          stats.sum(mt, half) *= correction;
 #pragma unroll
           for (int dt = 0; dt < 2 * kSteps; ++dt) {
             if (kFull || dt < 2 * steps) {
@@ -424,7 +496,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
               s[mt][nt][e] = p;
               sum += p;
             }
-          row_sum[mt][half] += sum;
+          stats.sum(mt, half) += sum;
         }
 
       // ---- O += P·V: P's accumulator layout is the A-operand layout of the next mma ----
@@ -467,7 +539,14 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       }
     }
   };
-  walk_step_class(walk_key_tiles, step_class, Classes{});
+  if constexpr (row_stats_in_shared_memory<Config>() &&
+                largest_step_class(Classes{}) == kMaxSteps) {
+    // Every head dim of the bucket has a class: the general walk would be dead code, and
+    // compiled it costs registers (ptxas allocates the kernel as a whole).
+    walk_step_class_covering(walk_key_tiles, step_class, Classes{});
+  } else {
+    walk_step_class(walk_key_tiles, step_class, Classes{});
+  }
   cp_async_wait<0>();  // nothing may stay in flight into a retiring CTA's shared memory
 
   // ---- epilogue: O /= l, LSE = ln2·(m + log2 l); fully masked rows give 0 and -inf ----
@@ -479,7 +558,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   for (int mt = 0; mt < kRowTiles; ++mt)
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      const float total = quad_sum(row_sum[mt][half]);
+      const float total = quad_sum(stats.sum(mt, half));
       const float inverse = total > 0.0f ? 1.0f / total : 0.0f;
       const int row = row_begin + warp_row + mt * kMmaM + group + 8 * half;
       if (row < params.seqlen_q) {
@@ -493,7 +572,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
           }
         }
         if (quad_lane == 0) {
-          lse_base[row] = total > 0.0f ? (row_max[mt][half] + __log2f(total)) * kLn2
+          lse_base[row] = total > 0.0f ? (stats.max(mt, half) + __log2f(total)) * kLn2
                                        : kNegativeInfinity;
         }
       }

@@ -52,21 +52,46 @@ struct ForwardTile {
   static constexpr int kSharedBytes = (kBlockM + 2 * kBlockN) * kWidth * 2;
 };
 
+inline constexpr int kBytesPerFloat = 4;
+
+// A register-lean forward tile: the running row max and sum live in shared memory after the
+// K/V tiles (2·2·kRowTiles floats per thread) instead of registers, the general walk is not
+// compiled where the step classes cover the bucket (dead code that ptxas still allocated
+// registers for), and on sm_80 the fragment addresses take one register each. This is what
+// fits two row tiles per warp with 128 keys (D = 64) without spills (forward_kernel.cuh).
+template <class Tile>
+struct RowStatsInSharedMemory : Tile {
+  static constexpr bool kRowStatsInSharedMemory = true;
+  static constexpr int kRowStatsOffset = Tile::kSharedBytes;
+  static constexpr int kSharedBytes =
+      Tile::kSharedBytes + 2 * 2 * Tile::kRowTiles * Tile::kThreads * kBytesPerFloat;
+};
+
+template <class Config>
+constexpr bool row_stats_in_shared_memory() {
+  if constexpr (requires { Config::kRowStatsInSharedMemory; }) {
+    return Config::kRowStatsInSharedMemory;
+  } else {
+    return false;
+  }
+}
+
 template <int kHeadDimBucket>
 struct ForwardConfig;
 
 // Measured on the H100 (bf16, N = 4096, B = 4, H = 2048/D, forward TFLOP/s non-causal / causal,
 // bench/sm80_vs_torch.py --variants; docs/perf-notes.md has the runs). A configuration that
 // spills (local memory in the hot loop, which the audit forbids) is not taken even when faster.
-// 64: 64 keys x 4 warps x 2 row tiles with the full-width walk (every head dim <= 64 runs it,
-// columns past head_dim zero-filled): forward v4, B·N = 16384, N = 1k / 4k / 16k, non-causal
-// 268 / 319 / 325, causal 205 / 264 / 298, 1.26-1.41x the general walk of v3 (0.94-1.08x
-// PyTorch's flash). Two row tiles per warp make each K/V fragment read from shared memory feed
-// two mma's. 128 keys x 8 warps x 1 row tile (full width) measured 0.82-0.90x this; 128 keys
-// with 2 row tiles spills 48-124 bytes (O = 64 + S = 128 registers). 32 KB of shared memory,
-// 238 registers: two CTAs per SM.
+// 64: FA2's tile, 128 keys x 4 warps x 2 row tiles with the full-width walk (every head dim
+// <= 64 runs it, columns past head_dim zero-filled), the row max/sum in shared memory so that it
+// fits the registers (0 spills on sm_80 and sm_90a, 255 registers; 52 KB of shared memory, two
+// CTAs per SM). v4.1, B·N = 16384, N = 1k / 4k / 16k: non-causal 269 / 317 / 327, causal 214 /
+// 285 / 320 (0.95-1.08x PyTorch's flash); the same run's 64-key tile of v4 (2 row tiles, full
+// width, row statistics in registers) measured 0.94-1.00x this, and v3's general walk 0.69-0.77x.
+// 128 keys x 8 warps x 1 row tile measured 0.82-0.90x v4's 64-key tile (twice the ldmatrix per
+// HMMA).
 template <>
-struct ForwardConfig<64> : ForwardTile<64, 64, 4, 2, true> {};
+struct ForwardConfig<64> : RowStatsInSharedMemory<ForwardTile<64, 128, 4, 2, true>> {};
 // 128: 128 keys x 8 warps x 1 row tile, with the full-width walk: 308 / 265 (without it 234 /
 // 209); with v4's tile copies 283 / 317 / 332 non-causal, 212 / 271 / 322 causal at N = 1k /
 // 4k / 16k (1.10-1.15x v3; 0.86-1.05x flash). 64 keys x 4 warps x 2 row tiles measured 262 /
