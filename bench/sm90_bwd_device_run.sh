@@ -31,8 +31,8 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
 step_build() {
   local start=$SECONDS
   if [ "${SM90_BWD_DS_LAYOUT:-key_rows}" = query_rows ]; then
-    sed -i 's/DsLayout::key_rows}/DsLayout::query_rows}/' src/cuda/sm90/backward_tile_config.hpp
-    echo "dS layout: query_rows ($(grep -c 'DsLayout::query_rows}' src/cuda/sm90/backward_tile_config.hpp) buckets)"
+    sed -i 's/DsLayout::key_rows,/DsLayout::query_rows,/' src/cuda/sm90/backward_tile_config.hpp
+    echo "dS layout: query_rows ($(grep -c 'DsLayout::query_rows,' src/cuda/sm90/backward_tile_config.hpp) buckets)"
   fi
   if [ "${SM90_BWD_DQ_REDUCE:-atomics}" = bulk_tensor ]; then
     local config=src/cuda/sm90/backward_tile_config.hpp

@@ -20,6 +20,7 @@
 
 #include "api/selector.hpp"
 #include "device_buffer.hpp"
+#include "support/simulated_device.hpp"
 #include "support/test_tensors.hpp"
 
 namespace fattn::testing {
@@ -45,18 +46,10 @@ Problem hopper_backward(std::int64_t head_dim) {
   return p;
 }
 
-detail::DeviceInfo hopper_device() {
-  detail::DeviceInfo d;
-  d.present = true;
-  d.compute_capability = 90;
-  d.name = "Hopper (simulated)";
-  return d;
-}
-
 bool sm90_backward_compiled(std::int64_t head_dim) {
   Problem p = hopper_backward(head_dim);
   p.options.backend = Backend::cuda_sm90;
-  return detail::select_backend(p, hopper_device()).ok();
+  return detail::select_backend(p, simulated_hopper()).ok();
 }
 
 TEST(Sm90BackwardSelector, TakesBuckets64And128) {
@@ -65,7 +58,7 @@ TEST(Sm90BackwardSelector, TakesBuckets64And128) {
   // rows) is refused by the TMA alignment rule instead (Sm90Selector's unaligned-stride test).
   for (std::int64_t d : {64, 128, 40, 72, 80, 96, 100, 120}) {
     Problem p = hopper_backward(d);
-    const Selection s = detail::select_backend(p, hopper_device());
+    const Selection s = detail::select_backend(p, simulated_hopper());
     if (!sm90_backward_compiled(d)) continue;  // pruned from this build (reason tested below)
     ASSERT_TRUE(s.ok()) << s.reason;
     EXPECT_EQ(s.backend, Backend::cuda_sm90) << "head_dim " << d;
@@ -77,11 +70,11 @@ TEST(Sm90BackwardSelector, RefusesDeterministicWithAReason) {
   Problem p = hopper_backward(128);
   p.options.deterministic = true;
   p.options.backend = Backend::cuda_sm90;
-  const Selection refused = detail::select_backend(p, hopper_device());
+  const Selection refused = detail::select_backend(p, simulated_hopper());
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.reason.find("deterministic"), std::string::npos) << refused.reason;
   p.options.backend = Backend::automatic;
-  const Selection automatic = detail::select_backend(p, hopper_device());
+  const Selection automatic = detail::select_backend(p, simulated_hopper());
   if (automatic.ok()) EXPECT_NE(automatic.backend, Backend::cuda_sm90);
 }
 
@@ -90,14 +83,14 @@ TEST(Sm90BackwardSelector, RefusesHeadDimsWithoutAnInstance) {
   for (std::int64_t d : {129, 192, 256}) {
     Problem p = hopper_backward(d);
     p.options.backend = Backend::cuda_sm90;
-    const Selection refused = detail::select_backend(p, hopper_device());
+    const Selection refused = detail::select_backend(p, simulated_hopper());
     ASSERT_FALSE(refused.ok()) << "head_dim " << d;
     EXPECT_NE(refused.reason.find("backward"), std::string::npos) << refused.reason;
     // Automatic selection runs such a backward on cuda_sm80 when this build has its bucket.
     p.options.backend = Backend::cuda_sm80;
-    const bool sm80_takes_it = detail::select_backend(p, hopper_device()).ok();
+    const bool sm80_takes_it = detail::select_backend(p, simulated_hopper()).ok();
     p.options.backend = Backend::automatic;
-    const Selection automatic = detail::select_backend(p, hopper_device());
+    const Selection automatic = detail::select_backend(p, simulated_hopper());
     if (sm80_takes_it) {
       ASSERT_TRUE(automatic.ok()) << automatic.reason;
       EXPECT_EQ(automatic.backend, Backend::cuda_sm80) << "head_dim " << d;

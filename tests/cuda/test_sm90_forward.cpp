@@ -21,6 +21,7 @@
 #include "cuda/common/instances.hpp"
 #include "cuda/sm90/tile_scheduler.hpp"
 #include "device_buffer.hpp"
+#include "support/simulated_device.hpp"
 #include "support/test_tensors.hpp"
 
 namespace fattn::testing {
@@ -43,14 +44,6 @@ Problem hopper_problem(std::int64_t head_dim, std::size_t alignment_bytes) {
   return p;
 }
 
-detail::DeviceInfo hopper_device() {
-  detail::DeviceInfo d;
-  d.present = true;
-  d.compute_capability = 90;
-  d.name = "Hopper (simulated)";
-  return d;
-}
-
 TEST(Sm90Selector, UnalignedStridesFallBackWithAReason) {
   if (!backend_compiled(Backend::cuda_sm90)) GTEST_SKIP() << "cuda_sm90 is not compiled";
   // D = 129 packed: rows are 258 bytes apart, only 2-byte aligned.
@@ -60,12 +53,12 @@ TEST(Sm90Selector, UnalignedStridesFallBackWithAReason) {
     GTEST_SKIP() << *why;
   }
   packed_odd.options.backend = Backend::cuda_sm90;
-  const Selection refused = detail::select_backend(packed_odd, hopper_device());
+  const Selection refused = detail::select_backend(packed_odd, simulated_hopper());
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.reason.find("16-byte"), std::string::npos) << refused.reason;
 
   packed_odd.options.backend = Backend::automatic;
-  const Selection fallback = detail::select_backend(packed_odd, hopper_device());
+  const Selection fallback = detail::select_backend(packed_odd, simulated_hopper());
   if (!detail::why_no_compiled_instance(Backend::cuda_sm80, packed_odd)) {
     ASSERT_TRUE(fallback.ok()) << fallback.reason;
     EXPECT_EQ(*fallback.backend, Backend::cuda_sm80);
@@ -74,7 +67,7 @@ TEST(Sm90Selector, UnalignedStridesFallBackWithAReason) {
   // The same head dim with rows padded to a 16-byte multiple is taken.
   Problem padded = hopper_problem(129, 16);
   padded.options.backend = Backend::cuda_sm90;
-  const Selection taken = detail::select_backend(padded, hopper_device());
+  const Selection taken = detail::select_backend(padded, simulated_hopper());
   EXPECT_TRUE(taken.ok()) << taken.reason;
 }
 

@@ -257,13 +257,13 @@ struct BackwardConsumer {
       if constexpr (Traits::kDsKeyRows) {
         const std::uint64_t desc_a =
             make_smem_descriptor(ds_tile + key * kSwizzleRowBytes, Traits::kDsBytes);
-        wgmma_ss_transposed_n64<Element>(dq, desc_a, desc_b, step > 0);
+        wgmma_ss_b_mn_major_n64<true, Element>(dq, desc_a, desc_b, step > 0);
       } else {
         const std::uint32_t column_block = key / kKeysPerColumnBlock;
         const std::uint32_t within = (key % kKeysPerColumnBlock) * sizeof(Element);
         const std::uint64_t desc_a =
             make_smem_descriptor(ds_tile + column_block * Traits::kDsColumnBlockBytes + within, 0);
-        wgmma_ss_b_transposed_n64<Element>(dq, desc_a, desc_b, step > 0);
+        wgmma_ss_b_mn_major_n64<false, Element>(dq, desc_a, desc_b, step > 0);
       }
     }
     wgmma_commit();
