@@ -23,15 +23,16 @@ inline std::size_t aligned_bytes(std::size_t bytes) {
   return (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
 }
 
-// Any tile configuration; launch_backward uses the table's. bench/sm80_variants.cu also runs
-// alternatives through this to measure the table's choices against them.
-template <class Config, class Element>
-Status launch_backward_with(const AttentionArgs& args) {
+// The parts of a backward around its main kernel, shared with the Hopper backward (which runs
+// these same pre- and postprocess kernels around its wgmma main kernel): the parameter block,
+// the workspace (fp32 dQ accumulator, LSE·log2e and D_i per row padded to `block_m`, and the
+// deterministic mode's semaphores) and the preprocess launch. `workspace` must outlive every
+// kernel that reads it (the caller's scope).
+template <class Element>
+Status start_backward(const AttentionArgs& args, int block_m, Workspace& workspace,
+                      BackwardParams& params) {
   const Problem& problem = args.problem;
   const cudaStream_t stream = stream_of(args);
-  ScopedDevice device(problem.device.index);
-
-  BackwardParams params;
   fill_shared_params(params, args);
   params.dout = args.dout.data;
   params.lse = static_cast<const float*>(args.lse.data);
@@ -47,9 +48,8 @@ Status launch_backward_with(const AttentionArgs& args) {
 
   const std::int64_t batch = problem.batch;
   const std::int64_t heads_q = problem.heads_q;
-  const int m_blocks = (params.seqlen_q + Config::kBlockM - 1) / Config::kBlockM;
-  const int n_blocks = (params.seqlen_k + Config::kBlockN - 1) / Config::kBlockN;
-  params.rows_rounded = m_blocks * Config::kBlockM;
+  const int m_blocks = (params.seqlen_q + block_m - 1) / block_m;
+  params.rows_rounded = m_blocks * block_m;
   const bool deterministic = problem.options.deterministic;
 
   const std::size_t accum_bytes =
@@ -57,7 +57,6 @@ Status launch_backward_with(const AttentionArgs& args) {
   const std::size_t stat_bytes = aligned_bytes(sizeof(float) * batch * heads_q * params.rows_rounded);
   const std::size_t semaphore_bytes =
       deterministic ? aligned_bytes(sizeof(int) * batch * heads_q * m_blocks) : 0;
-  Workspace workspace(args);
   FATTN_RETURN_IF_ERROR(workspace.allocate(accum_bytes + 2 * stat_bytes + semaphore_bytes));
   auto* base = workspace.as<unsigned char>();
   params.dq_accum = reinterpret_cast<float*>(base);
@@ -75,10 +74,37 @@ Status launch_backward_with(const AttentionArgs& args) {
     FATTN_CUDA_TRY_LAUNCH("sm80::backward_preprocess_kernel");
     count_launches(args);
   }
+  return Status::Ok();
+}
 
+// dQ = scale · accumulator, converted to the storage type (after the main kernel).
+template <class Element>
+Status finish_backward(const AttentionArgs& args, const BackwardParams& params) {
+  if (params.seqlen_q == 0) return Status::Ok();
+  const int row_blocks = (params.seqlen_q + kPostprocessRows - 1) / kPostprocessRows;
+  const dim3 grid(static_cast<unsigned>(row_blocks), static_cast<unsigned>(args.problem.heads_q),
+                  static_cast<unsigned>(args.problem.batch));
+  backward_postprocess_kernel<Element><<<grid, kPostprocessThreads, 0, stream_of(args)>>>(params);
+  FATTN_CUDA_TRY_LAUNCH("sm80::backward_postprocess_kernel");
+  count_launches(args);
+  return Status::Ok();
+}
+
+// Any tile configuration; launch_backward uses the table's. bench/sm80_variants.cu also runs
+// alternatives through this to measure the table's choices against them.
+template <class Config, class Element>
+Status launch_backward_with(const AttentionArgs& args) {
+  const Problem& problem = args.problem;
+  ScopedDevice device(problem.device.index);
+
+  BackwardParams params;
+  Workspace workspace(args);
+  FATTN_RETURN_IF_ERROR(start_backward<Element>(args, Config::kBlockM, workspace, params));
+
+  const int n_blocks = (params.seqlen_k + Config::kBlockN - 1) / Config::kBlockN;
   if (n_blocks > 0) {
     const dim3 grid(static_cast<unsigned>(n_blocks), static_cast<unsigned>(problem.heads_kv),
-                    static_cast<unsigned>(batch));
+                    static_cast<unsigned>(problem.batch));
     const bool full_width = (params.head_dim + kMmaK - 1) / kMmaK * kMmaK == Config::kWidth;
     FATTN_RETURN_IF_ERROR(with_kernel_mask(args, [&](auto mask) -> Status {
       using Mask = decltype(mask);
@@ -90,16 +116,7 @@ Status launch_backward_with(const AttentionArgs& args) {
                                        Config::kSharedBytes, args, params, mask);
     }));
   }
-
-  if (m_blocks > 0) {
-    const int row_blocks = (params.seqlen_q + kPostprocessRows - 1) / kPostprocessRows;
-    const dim3 grid(static_cast<unsigned>(row_blocks), static_cast<unsigned>(heads_q),
-                    static_cast<unsigned>(batch));
-    backward_postprocess_kernel<Element><<<grid, kPostprocessThreads, 0, stream>>>(params);
-    FATTN_CUDA_TRY_LAUNCH("sm80::backward_postprocess_kernel");
-    count_launches(args);
-  }
-  return Status::Ok();
+  return finish_backward<Element>(args, params);
 }
 
 template <int kHeadDim, class Element>

@@ -19,22 +19,13 @@
 #include "cuda/common/launch_kernel.cuh"
 #include "cuda/common/stream.hpp"
 #include "cuda/common/workspace.hpp"
-#include "cuda/sm80/backward_kernel.cuh"
+#include "cuda/sm80/backward.cuh"
 #include "cuda/sm80/forward.cuh"
 #include "cuda/sm90/backward_kernel.cuh"
 #include "cuda/sm90/launch.hpp"
 #include "cuda/sm90/tensor_map.hpp"
 
 namespace fattn::detail::sm90 {
-
-inline constexpr float kBackwardLog2e = 1.4426950408889634f;
-inline constexpr std::size_t kBackwardWorkspaceAlignment = 256;  // bulk copies need 16 bytes
-inline constexpr int kDqAccumulatorColumnStep = 16;              // the sm80 preprocess's layout
-
-inline std::size_t backward_aligned_bytes(std::size_t bytes) {
-  return (bytes + kBackwardWorkspaceAlignment - 1) / kBackwardWorkspaceAlignment *
-         kBackwardWorkspaceAlignment;
-}
 
 // The backward with the tile shape TileConfig::kShape (any row backward_tile_config.hpp could
 // hold): the library calls it with the bucket's row (launch_backward below),
@@ -43,50 +34,15 @@ template <int kHeadDim, class Element, class TileConfig>
 Status launch_backward_with(const AttentionArgs& args) {
   using Traits = BackwardTraits<kHeadDim, Element, TileConfig>;
   const Problem& problem = args.problem;
-  const cudaStream_t stream = stream_of(args);
   const std::int64_t batch = problem.batch;
   const std::int64_t heads_q = problem.heads_q;
 
-  // The preprocess and postprocess are the sm80 family's, on its parameter block.
+  // The parameter block, workspace, preprocess and postprocess are the sm80 family's.
   sm80::BackwardParams rows;
-  rows.out = args.out.data;
-  rows.dout = args.dout.data;
-  rows.lse = static_cast<const float*>(args.lse.data);
-  rows.dq = args.dq.data;
-  rows.out_strides = sm80::strides_of(args.out);
-  rows.dout_strides = sm80::strides_of(args.dout);
-  rows.dq_strides = sm80::strides_of(args.dq);
-  rows.seqlen_q = static_cast<int>(problem.seqlen_q);
-  rows.seqlen_k = static_cast<int>(problem.seqlen_k);
-  rows.heads_q = static_cast<int>(heads_q);
-  rows.group_size = args.group_size();
-  rows.head_dim = static_cast<int>(problem.head_dim);
-  rows.scale = args.scale;
-  rows.dq_accum_stride = (rows.head_dim + kDqAccumulatorColumnStep - 1) /
-                         kDqAccumulatorColumnStep * kDqAccumulatorColumnStep;
-  const int m_blocks = (rows.seqlen_q + Traits::kBlockM - 1) / Traits::kBlockM;
-  const int n_blocks = (rows.seqlen_k + Traits::kBlockN - 1) / Traits::kBlockN;
-  rows.rows_rounded = m_blocks * Traits::kBlockM;
-
-  const std::size_t accum_bytes = backward_aligned_bytes(sizeof(float) * batch * heads_q *
-                                                         problem.seqlen_q * rows.dq_accum_stride);
-  const std::size_t stat_bytes =
-      backward_aligned_bytes(sizeof(float) * batch * heads_q * rows.rows_rounded);
   Workspace workspace(args);
-  FATTN_RETURN_IF_ERROR(workspace.allocate(accum_bytes + 2 * stat_bytes));
-  auto* base = workspace.as<unsigned char>();
-  rows.dq_accum = reinterpret_cast<float*>(base);
-  rows.lse_log2 = reinterpret_cast<float*>(base + accum_bytes);
-  rows.delta = reinterpret_cast<float*>(base + accum_bytes + stat_bytes);
-
-  if (m_blocks > 0) {
-    const dim3 grid((rows.rows_rounded + sm80::kPreprocessWarps - 1) / sm80::kPreprocessWarps,
-                    static_cast<unsigned>(heads_q), static_cast<unsigned>(batch));
-    sm80::backward_preprocess_kernel<Element>
-        <<<grid, sm80::kPreprocessWarps * sm80::kWarpSize, 0, stream>>>(rows);
-    FATTN_CUDA_TRY_LAUNCH("sm80::backward_preprocess_kernel (for sm90::backward_kernel)");
-    count_launches(args);
-  }
+  FATTN_RETURN_IF_ERROR(
+      sm80::start_backward<Element>(args, Traits::kBlockM, workspace, rows));
+  const int n_blocks = (rows.seqlen_k + Traits::kBlockN - 1) / Traits::kBlockN;
 
   if (n_blocks > 0) {
     CUtensorMap tma_q{};
@@ -136,7 +92,7 @@ Status launch_backward_with(const AttentionArgs& args) {
     params.group_size = rows.group_size;
     params.head_dim = rows.head_dim;
     params.scale = args.scale;
-    params.scale_log2 = args.scale * kBackwardLog2e;
+    params.scale_log2 = args.scale * sm80::kLog2e;
 
     const dim3 grid(static_cast<unsigned>(n_blocks), static_cast<unsigned>(problem.heads_kv),
                     static_cast<unsigned>(batch));
@@ -148,16 +104,7 @@ Status launch_backward_with(const AttentionArgs& args) {
     }));
   }
 
-  if (m_blocks > 0) {
-    const int row_blocks =
-        (rows.seqlen_q + sm80::kPostprocessRows - 1) / sm80::kPostprocessRows;
-    const dim3 grid(static_cast<unsigned>(row_blocks), static_cast<unsigned>(heads_q),
-                    static_cast<unsigned>(batch));
-    sm80::backward_postprocess_kernel<Element><<<grid, sm80::kPostprocessThreads, 0, stream>>>(rows);
-    FATTN_CUDA_TRY_LAUNCH("sm80::backward_postprocess_kernel (for sm90::backward_kernel)");
-    count_launches(args);
-  }
-  return Status::Ok();
+  return sm80::finish_backward<Element>(args, rows);
 }
 
 template <int kHeadDim, class Element>

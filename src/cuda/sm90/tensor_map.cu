@@ -32,14 +32,31 @@ std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
 
-}  // namespace
-
-Status make_attention_tensor_map(CUtensorMap* map, const TensorView& tensor, int box_rows) {
+// The encoding every fattn map shares: rank 4, 128-byte swizzle (the wgmma operand layout),
+// 256-byte L2 promotion, zero fill out of bounds. `what` names the array in the error.
+Status encode_rank4(CUtensorMap* map, CUtensorMapDataType type, void* data,
+                    const cuuint64_t (&dims)[kRank], const cuuint64_t (&strides)[kRank - 1],
+                    const cuuint32_t (&box)[kRank], const std::string& what) {
   const PFN_cuTensorMapEncodeTiled_v12000 encode = encode_function();
   if (encode == nullptr) {
     return Status::DeviceError(
         "cuda_sm90: the CUDA driver does not provide cuTensorMapEncodeTiled (driver too old?)");
   }
+  const cuuint32_t element_strides[kRank] = {1, 1, 1, 1};
+  const CUresult result =
+      encode(map, type, kRank, data, dims, strides, box, element_strides,
+             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS) {
+    return Status::Internal("cuda_sm90: cuTensorMapEncodeTiled rejected " + what + " (CUresult " +
+                            std::to_string(static_cast<int>(result)) + ")");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status make_attention_tensor_map(CUtensorMap* map, const TensorView& tensor, int box_rows) {
   const std::uint64_t element_bytes = size_of(tensor.dtype);
   // Tensor-map dimensions innermost first: (head_dim, seqlen, heads, batch), i.e. view
   // dimensions 3, 1, 2, 0, so that a box of rows walks the sequence of one head.
@@ -62,30 +79,16 @@ Status make_attention_tensor_map(CUtensorMap* map, const TensorView& tensor, int
     strides[i - 1] = usable ? stride_bytes[i] : unused_stride;
   }
   const cuuint32_t box[kRank] = {kBoxColumns, static_cast<cuuint32_t>(box_rows), 1, 1};
-  const cuuint32_t element_strides[kRank] = {1, 1, 1, 1};
   const CUtensorMapDataType type = tensor.dtype == DType::bfloat16
                                        ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                        : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  const CUresult result =
-      encode(map, type, kRank, tensor.data, dims, strides, box, element_strides,
-             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (result != CUDA_SUCCESS) {
-    return Status::Internal("cuda_sm90: cuTensorMapEncodeTiled rejected the tensor " +
-                            tensor.shape_string() + " (CUresult " +
-                            std::to_string(static_cast<int>(result)) + ")");
-  }
-  return Status::Ok();
+  return encode_rank4(map, type, tensor.data, dims, strides, box,
+                      "the tensor " + tensor.shape_string());
 }
 
 Status make_fp32_rows_tensor_map(CUtensorMap* map, float* data, std::int64_t columns,
                                  std::int64_t rows, std::int64_t heads, std::int64_t batch,
                                  int box_columns, int box_rows) {
-  const PFN_cuTensorMapEncodeTiled_v12000 encode = encode_function();
-  if (encode == nullptr) {
-    return Status::DeviceError(
-        "cuda_sm90: the CUDA driver does not provide cuTensorMapEncodeTiled (driver too old?)");
-  }
   const cuuint64_t dims[kRank] = {
       static_cast<cuuint64_t>(std::max<std::int64_t>(columns, 1)),
       static_cast<cuuint64_t>(std::max<std::int64_t>(rows, 1)),
@@ -103,18 +106,10 @@ Status make_fp32_rows_tensor_map(CUtensorMap* map, float* data, std::int64_t col
   }
   const cuuint32_t box[kRank] = {static_cast<cuuint32_t>(box_columns),
                                  static_cast<cuuint32_t>(box_rows), 1, 1};
-  const cuuint32_t element_strides[kRank] = {1, 1, 1, 1};
-  const CUresult result =
-      encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, kRank, data, dims, strides, box,
-             element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (result != CUDA_SUCCESS) {
-    return Status::Internal("cuda_sm90: cuTensorMapEncodeTiled rejected an fp32 array of " +
-                            std::to_string(batch) + " x " + std::to_string(heads) + " x " +
-                            std::to_string(rows) + " x " + std::to_string(columns) +
-                            " (CUresult " + std::to_string(static_cast<int>(result)) + ")");
-  }
-  return Status::Ok();
+  return encode_rank4(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, data, dims, strides, box,
+                      "an fp32 array of " + std::to_string(batch) + " x " +
+                          std::to_string(heads) + " x " + std::to_string(rows) + " x " +
+                          std::to_string(columns));
 }
 
 }  // namespace fattn::detail::sm90
