@@ -20,6 +20,7 @@
 
 #include "api/selector.hpp"
 #include "device_buffer.hpp"
+#include "support/pruning.hpp"
 #include "support/simulated_device.hpp"
 #include "support/test_tensors.hpp"
 
@@ -147,11 +148,9 @@ TEST_P(Sm90Backward, MatchesReference) {
   g_dk.poison();
   g_dv.poison();
   options.backend = Backend::cuda_sm90;
-  const Selection selection =
-      supports(Problem::describe(q.view, k.view, options, Direction::backward));
-  if (!selection.ok() && selection.reason.find("left out of this build") != std::string::npos) {
-    GTEST_SKIP() << selection.reason;
-  }
+  const Problem problem = Problem::describe(q.view, k.view, options, Direction::backward);
+  if (auto pruned = pruned_from_build(Backend::cuda_sm90, problem)) GTEST_SKIP() << *pruned;
+  const Selection selection = supports(problem);
   ASSERT_TRUE(selection.ok()) << selection.reason;
   const Status s = backward(q.view, k.view, v.view, d_out_buffer.view, d_dout.view, d_lse.view,
                             g_dq.view, g_dk.view, g_dv.view, options);

@@ -144,8 +144,8 @@ std::optional<std::string> why_no_compiled_instance(Backend backend, const Probl
   const std::string what = describe(*family, direction, problem.head_dim, problem.dtype);
   if (smallest_fitting(known_configurations(), *family, direction, problem.head_dim,
                        problem.dtype)) {
-    return "the " + what + " was left out of this build by its pruning options (" +
-           kPruningOptions + "); reconfigure with that configuration kept";
+    return "the " + what + " " + kPrunedFromBuild + " (" + kPruningOptions +
+           "); reconfigure with that configuration kept";
   }
   return "fattn has no " + what;
 }

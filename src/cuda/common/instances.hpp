@@ -36,6 +36,11 @@ const KernelInstance* find_instance(KernelFamily family, Direction direction,
 // (cuda_standard).
 std::optional<std::string> why_no_compiled_instance(Backend backend, const Problem& problem);
 
+// The words why_no_compiled_instance uses when a full build has the kernel and this build's
+// pruning options (FATTN_CUDA_FAMILIES / _HEAD_DIMS / _DTYPES / _ARCHS) left it out, so that a
+// caller (the GPU test suites) can tell "pruned here" from "fattn has no such kernel".
+inline constexpr const char* kPrunedFromBuild = "was left out of this build by its pruning options";
+
 // Runs the instance that fits args, or returns Unsupported with the reason above.
 Status launch_instance(KernelFamily family, const AttentionArgs& args);
 
