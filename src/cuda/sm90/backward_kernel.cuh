@@ -206,8 +206,7 @@ struct BackwardConsumer {
                                                    std::uint32_t b_base) {
     constexpr int kStepsPerColumnBlock = backward::kTmaColumns / backward::kWgmmaK;
     constexpr std::uint32_t kStepBytes = backward::kWgmmaK * sizeof(Element);
-#pragma unroll
-    for (int i = 0; i < kScoreRegs; ++i) fence_operand(acc[i]);
+    fence_operands(acc);
     wgmma_fence();
 #pragma unroll
     for (int step = 0; step < kHeadDim / backward::kWgmmaK; ++step) {
@@ -246,8 +245,7 @@ struct BackwardConsumer {
                                     std::uint32_t k_base) {
     constexpr std::uint32_t kRowStepBytes = backward::kWgmmaK * kSwizzleRowBytes;
     constexpr int kKeysPerColumnBlock = backward::kTmaColumns;
-#pragma unroll
-    for (int i = 0; i < kDqRegs; ++i) fence_operand(dq[i]);
+    fence_operands(dq);
     wgmma_fence();
 #pragma unroll
     for (int step = 0; step < Traits::kDqKeys / backward::kWgmmaK; ++step) {
