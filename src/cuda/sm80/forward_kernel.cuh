@@ -174,37 +174,6 @@ struct XorFragmentAddress {
   }
 };
 
-// Copies a K/V tile whose kRows rows all lie below seqlen_k, rows 16-byte aligned: the copy
-// load_tile makes, without its per-row "past the sequence end" test and the selects that follow
-// it, so the chunk's source size and the address steps are the same for every pass and are
-// computed once per tile. In SASS this took the D = 64 tile copy (4 LDGSTS per thread) from ~70
-// instructions to ~20; the copies are a sixth of the loop's instructions at D = 64 otherwise.
-template <int kRows, int kWidth, int kThreads, class Element>
-__device__ __forceinline__ void load_whole_tile(Element* tile, const Element* global,
-                                                std::int64_t row_stride, int head_dim,
-                                                int chunks) {
-  constexpr int kLanesPerRow = next_power_of_two(kWidth / kChunkElements);
-  constexpr int kRowsPerPass = kThreads / kLanesPerRow;
-  constexpr bool kFixedPhase = kRowsPerPass % kSwizzleChunks == 0;
-  const int chunk = static_cast<int>(threadIdx.x) % kLanesPerRow;
-  const int first_row = static_cast<int>(threadIdx.x) / kLanesPerRow;
-  if (chunk >= chunks) return;
-  const int column = chunk * kChunkElements;
-  const int source_bytes = clamp_count(head_dim - column, kChunkElements) * kBytesPerElement;
-  const std::uint32_t destination = smem_address(tile + swizzled_offset<kWidth>(first_row, chunk));
-  // A chunk entirely past head_dim reads nothing (source size 0); point it at its row start.
-  const Element* source = global + first_row * row_stride + (source_bytes > 0 ? column : 0);
-#pragma unroll
-  for (int pass = 0; pass < (kRows + kRowsPerPass - 1) / kRowsPerPass; ++pass) {
-    const int row = first_row + pass * kRowsPerPass;
-    if (kRows % kRowsPerPass != 0 && row >= kRows) break;
-    const std::uint32_t to =
-        kFixedPhase ? destination + pass * kRowsPerPass * kWidth * kBytesPerElement
-                    : smem_address(tile + swizzled_offset<kWidth>(row, chunk));
-    cp_async_16(to, source + pass * kRowsPerPass * row_stride, source_bytes);
-  }
-}
-
 // Flips the sign of the first `chunks` chunks of every row of a tile in shared memory (the tile
 // must be complete and visible to the block; the caller's next barrier publishes the result).
 // A negative softmax scale is applied to Q once per CTA this way instead of on every Q fragment
