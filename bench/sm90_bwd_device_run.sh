@@ -8,8 +8,6 @@
 #   bench/sm90_bwd_device_run.sh                 # every step
 #   SM90_BWD_STEPS="build tests" bench/sm90_bwd_device_run.sh
 #   SM90_BWD_STEPS="build ncu" bench/sm90_bwd_device_run.sh      # profile one backward (tuning)
-#   SM90_BWD_DS_LAYOUT=query_rows bench/sm90_bwd_device_run.sh   # the dQ fallback (no tnspA),
-#       edited into this machine's copy of backward_tile_config.hpp before the build
 #   SM90_BWD_DQ_REDUCE=bulk_tensor bench/sm90_bwd_device_run.sh   # both buckets' rows switched
 #       to TMA reductions of dQ (D = 64 with 2 stages: the staging tiles take the third's room),
 #       edited into this machine's copy of backward_tile_config.hpp before the build
@@ -30,10 +28,6 @@ SMALL='Sm90/Sm90Backward.*one_key_tile*:Sm90/Sm90Backward.*causal_nq_gt_nk_d64*:
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader
 step_build() {
   local start=$SECONDS
-  if [ "${SM90_BWD_DS_LAYOUT:-key_rows}" = query_rows ]; then
-    sed -i 's/DsLayout::key_rows,/DsLayout::query_rows,/' src/cuda/sm90/backward_tile_config.hpp
-    echo "dS layout: query_rows ($(grep -c 'DsLayout::query_rows,' src/cuda/sm90/backward_tile_config.hpp) buckets)"
-  fi
   if [ "${SM90_BWD_DQ_REDUCE:-atomics}" = bulk_tensor ]; then
     local config=src/cuda/sm90/backward_tile_config.hpp
     sed -i '/struct BackwardTileConfig<64>/,/^};/ s/128, 128, 3,/128, 128, 2,/' $config

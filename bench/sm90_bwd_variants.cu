@@ -19,7 +19,6 @@ using fattn::detail::AttentionArgs;
 using fattn::detail::sm90::BackwardTileShape;
 using fattn::detail::sm90::DqSplit;
 using fattn::detail::sm90::DqReduce;
-using fattn::detail::sm90::DsLayout;
 
 constexpr DqReduce kAtomics = DqReduce::atomics;
 constexpr DqReduce kBulk = DqReduce::bulk_tensor;
@@ -34,15 +33,15 @@ struct Variant {
 // atomics defaults they replaced (call 2 of 2026-11-22), and the first version's D = 64 shape.
 // (Call 1 compared kBlockM = 128 with the query split and a third stage.)
 constexpr Variant kVariants[] = {
-    {"d64 m64 keys s2 (first)", 64, {64, 128, 2, DqSplit::keys, DsLayout::key_rows, kAtomics}},
+    {"d64 m64 keys s2 (first)", 64, {64, 128, 2, DqSplit::keys, kAtomics}},
     {"d64 m128 queries s3 (call-2 default)", 64,
-     {128, 128, 3, DqSplit::queries, DsLayout::key_rows, kAtomics}},
-    {"d64 m128 queries s2", 64, {128, 128, 2, DqSplit::queries, DsLayout::key_rows, kAtomics}},
-    {"d64 m128 queries s2 bulk (default)", 64, {128, 128, 2, DqSplit::queries, DsLayout::key_rows, kBulk}},
+     {128, 128, 3, DqSplit::queries, kAtomics}},
+    {"d64 m128 queries s2", 64, {128, 128, 2, DqSplit::queries, kAtomics}},
+    {"d64 m128 queries s2 bulk (default)", 64, {128, 128, 2, DqSplit::queries, kBulk}},
     {"d128 m64 head_dim s2 (call-2 default)", 128,
-     {64, 128, 2, DqSplit::head_dim, DsLayout::key_rows, kAtomics}},
+     {64, 128, 2, DqSplit::head_dim, kAtomics}},
     {"d128 m64 head_dim s2 bulk (default)", 128,
-     {64, 128, 2, DqSplit::head_dim, DsLayout::key_rows, kBulk}},
+     {64, 128, 2, DqSplit::head_dim, kBulk}},
 };
 
 // The tile configuration type the kernel template takes (a namespace-scope type: a kernel's

@@ -99,12 +99,9 @@ struct BackwardTraits {
   static constexpr int kStatBytes = kBlockM * static_cast<int>(sizeof(float));
   // dSᵀ: kBlockN key rows × kBlockM query columns in 64-query column blocks, each row of a
   // block exactly one 128-byte swizzle row, so the tile has TMA's layout and wgmma reads it with
-  // a descriptor. (DsLayout::query_rows instead: kBlockM query rows × kBlockN keys in 64-key
-  // column blocks.)
+  // a descriptor.
   static constexpr int kDsBytes = kBlockN * kBlockM * kElementBytes;
-  static constexpr bool kDsKeyRows = kShape.ds_layout == DsLayout::key_rows;
-  static constexpr int kDsColumnBlockBytes =
-      (kDsKeyRows ? kBlockN : kBlockM) * static_cast<int>(kSwizzleRowBytes);
+  static constexpr int kDsColumnBlockBytes = kBlockN * static_cast<int>(kSwizzleRowBytes);
   static constexpr int kDsBuffers = 2;  // the other warpgroup may still read the previous dS
 
   static constexpr int kKOffset = 0;
@@ -238,13 +235,11 @@ struct BackwardConsumer {
 
   // dq (64 queries × 64 columns) = dS·K over keys [key0, key0 + kDqKeys) of the CTA.
   // B = K (key rows, head-dim columns: MN-major for B); `k_base` is at key0's row and the
-  // product's column block. A = dS from `ds_tile` (already at the product's first query): with
-  // key rows (dSᵀ) it is MN-major for A, 16 keys = 16 rows per k-step; with query rows it is
-  // K-major, the forward's Q walk.
+  // product's column block. A = dS from `ds_tile` (already at the product's first query), stored
+  // as dSᵀ (key rows): MN-major for A, 16 keys = 16 rows per k-step.
   static FATTN_DEVICE void issue_dq(float (&dq)[kDqRegs], std::uint32_t ds_tile, int key0,
                                     std::uint32_t k_base) {
     constexpr std::uint32_t kRowStepBytes = backward::kWgmmaK * kSwizzleRowBytes;
-    constexpr int kKeysPerColumnBlock = backward::kTmaColumns;
     fence_operands(dq);
     wgmma_fence();
 #pragma unroll
@@ -252,17 +247,9 @@ struct BackwardConsumer {
       const std::uint64_t desc_b =
           make_smem_descriptor(k_base + step * kRowStepBytes, Traits::kKvColumnBlockBytes);
       const int key = key0 + step * backward::kWgmmaK;
-      if constexpr (Traits::kDsKeyRows) {
-        const std::uint64_t desc_a =
-            make_smem_descriptor(ds_tile + key * kSwizzleRowBytes, Traits::kDsBytes);
-        wgmma_ss_b_mn_major_n64<true, Element>(dq, desc_a, desc_b, step > 0);
-      } else {
-        const std::uint32_t column_block = key / kKeysPerColumnBlock;
-        const std::uint32_t within = (key % kKeysPerColumnBlock) * sizeof(Element);
-        const std::uint64_t desc_a =
-            make_smem_descriptor(ds_tile + column_block * Traits::kDsColumnBlockBytes + within, 0);
-        wgmma_ss_b_mn_major_n64<false, Element>(dq, desc_a, desc_b, step > 0);
-      }
+      const std::uint64_t desc_a =
+          make_smem_descriptor(ds_tile + key * kSwizzleRowBytes, Traits::kDsBytes);
+      wgmma_ss_transposed_n64<Element>(dq, desc_a, desc_b, step > 0);
     }
     wgmma_commit();
   }
@@ -338,13 +325,11 @@ struct BackwardConsumer {
   // chunk q of row r at chunk q ^ (r % 8)); `first_key`: the warpgroup's first key in the CTA.
   // Word r of chunk c holds key (warp·16 + lane/4 + 8·(r%2)), queries 16c + 8·(r/2) +
   // 2·(lane%4) + {0,1}.
-  // key_rows: one 32-bit store per word; a store instruction covers 8 rows × 4 words, 32
-  // distinct banks. query_rows: two 16-bit stores per word, into query rows of 64-key blocks.
+  // One 32-bit store per word; a store instruction covers 8 rows × 4 words, 32 distinct banks.
   static FATTN_DEVICE void store_ds(std::uint8_t* tile, int first_key,
                                     const std::uint32_t (&ds)[kChunks][4]) {
     constexpr int kChunkBytes = 16;
     constexpr int kRowsPerSwizzle = 8;
-    constexpr int kHalfBits = 16;
     const int lane = threadIdx.x % backward::kWarpSize;
     const int warp = (threadIdx.x % backward::kWarpgroupThreads) / backward::kWarpSize;
 #pragma unroll
@@ -353,28 +338,13 @@ struct BackwardConsumer {
       for (int r = 0; r < 4; ++r) {
         const int key = first_key + warp * 16 + lane / 4 + 8 * (r % 2);
         const int query = 16 * c + 8 * (r / 2) + 2 * (lane % 4);
-        if constexpr (Traits::kDsKeyRows) {
-          const int column_block = query / backward::kTmaColumns;
-          const int column = query % backward::kTmaColumns;
-          const int swizzled = (column / 8) ^ (key % kRowsPerSwizzle);
-          *reinterpret_cast<std::uint32_t*>(tile + column_block * Traits::kDsColumnBlockBytes +
-                                            key * kSwizzleRowBytes + swizzled * kChunkBytes +
-                                            (column % 8) * static_cast<int>(sizeof(Element))) =
-              ds[c][r];
-        } else {
-          const int column_block = key / backward::kTmaColumns;
-          const int chunk = (key % backward::kTmaColumns) / 8;
-          const int within = (key % 8) * static_cast<int>(sizeof(Element));
-#pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            const int row = query + e;
-            const int swizzled = chunk ^ (row % kRowsPerSwizzle);
-            *reinterpret_cast<std::uint16_t*>(tile + column_block * Traits::kDsColumnBlockBytes +
-                                              row * kSwizzleRowBytes + swizzled * kChunkBytes +
-                                              within) =
-                static_cast<std::uint16_t>(ds[c][r] >> (kHalfBits * e));
-          }
-        }
+        const int column_block = query / backward::kTmaColumns;
+        const int column = query % backward::kTmaColumns;
+        const int swizzled = (column / 8) ^ (key % kRowsPerSwizzle);
+        *reinterpret_cast<std::uint32_t*>(tile + column_block * Traits::kDsColumnBlockBytes +
+                                          key * kSwizzleRowBytes + swizzled * kChunkBytes +
+                                          (column % 8) * static_cast<int>(sizeof(Element))) =
+            ds[c][r];
       }
     }
   }
@@ -521,10 +491,8 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element, TileConfig>:
   const std::uint32_t dq_k_base = smem_address(smem + Traits::kKOffset) +
                                   dq_key_row * kSwizzleRowBytes +
                                   (dq_column0 / kTmaColumns) * Traits::kKvColumnBlockBytes;
-  // Where the product's first query lies in a dS tile: a column block of dSᵀ, or a row of dS.
-  const std::uint32_t ds_query_offset =
-      Traits::kDsKeyRows ? (dq_query0 / kTmaColumns) * Traits::kDsColumnBlockBytes
-                         : dq_query0 * kSwizzleRowBytes;
+  // Where the product's first query lies in a dS tile: a column block of dSᵀ.
+  const std::uint32_t ds_query_offset = (dq_query0 / kTmaColumns) * Traits::kDsColumnBlockBytes;
   const int dq_barrier = Traits::kDqSplitKeys ? kDsReadyBarrier + consumer : kDsReadyBarrier;
 
   float dk[Math::kGradRegs];

@@ -61,35 +61,25 @@ FATTN_DEVICE void reduce_add_pair_global(float* accumulator, float lo, float hi)
                : "memory");
 }
 
-// D[64 x 64] (+)= A[64 x 16] · B[16 x 64], both from shared memory, B MN-major
-// (imm-trans-b = 1). kAMnMajor picks A's layout: MN-major (imm-trans-a = 1) reads dSᵀ as it
-// lies, K-major (0) reads dS stored with query rows (DsLayout::query_rows,
-// backward_tile_config.hpp). Operand numbering follows the generated m64n64k16 macros
-// (32 accumulators, then desc_a %32, desc_b %33, accumulate %34). Only N = 64 exists: it is the
-// one width the backward's dQ product uses (backward_kernel.cuh, "dQ split").
-template <bool kAMnMajor, class Element>
-FATTN_DEVICE void wgmma_ss_b_mn_major_n64(float (&d)[32], std::uint64_t desc_a,
+// D[64 x 64] (+)= A[64 x 16] · B[16 x 64] with A and B both MN-major ("transposed") in shared
+// memory: imm-trans-a = imm-trans-b = 1. Operand numbering follows the generated m64n64k16
+// macros (32 accumulators, then desc_a %32, desc_b %33, accumulate %34). Only N = 64 exists: it
+// is the one width the backward's dQ product uses (backward_kernel.cuh, "dQ split").
+template <class Element>
+FATTN_DEVICE void wgmma_ss_transposed_n64(float (&d)[32], std::uint64_t desc_a,
                                           std::uint64_t desc_b, int accumulate) {
-#define FATTN_WGMMA_SS_B_MN_64(TYPE, TRANS_A)                                               \
+#define FATTN_WGMMA_SS_TT_64(TYPE)                                                          \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                 \
                "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE " " FATTN_WGMMA_REGS_64 \
-               ", %32, %33, p, 1, 1, " TRANS_A ", 1;\n}\n"                                   \
+               ", %32, %33, p, 1, 1, 1, 1;\n}\n"                                             \
                : FATTN_WGMMA_ACC_64                                                         \
                : "l"(desc_a), "l"(desc_b), "r"(accumulate))
   if constexpr (kIsBf16<Element>) {
-    if constexpr (kAMnMajor) {
-      FATTN_WGMMA_SS_B_MN_64("bf16", "1");
-    } else {
-      FATTN_WGMMA_SS_B_MN_64("bf16", "0");
-    }
+    FATTN_WGMMA_SS_TT_64("bf16");
   } else {
-    if constexpr (kAMnMajor) {
-      FATTN_WGMMA_SS_B_MN_64("f16", "1");
-    } else {
-      FATTN_WGMMA_SS_B_MN_64("f16", "0");
-    }
+    FATTN_WGMMA_SS_TT_64("f16");
   }
-#undef FATTN_WGMMA_SS_B_MN_64
+#undef FATTN_WGMMA_SS_TT_64
 }
 
 }  // namespace fattn::detail::sm90

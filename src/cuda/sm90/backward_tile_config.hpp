@@ -30,19 +30,14 @@
 //   pipe 39 → 45 % and 42 → 52 %, long-scoreboard stalls 2.1 → 1.4 and 2.4 → 1.5 per issue.
 // - DqSplit::keys (each warpgroup: all columns over its own 64 keys; no cross-warpgroup wait,
 //   twice the reductions) was the first D = 64 row; it stays available for kBlockM = 64 shapes.
-// - dS layout in shared memory (for dQ = dS·K):
-//   key_rows    dSᵀ as the registers hold it (key rows, 64-query column blocks whose rows are
-//               one 128-byte swizzle row each), 32-bit stores, read by wgmma as an MN-major A
-//               ("tnspA"; verified on the GPU);
-//   query_rows  dS (query rows, keys in 64-column blocks, the forward's Q layout), 16-bit
-//               stores (twice the store instructions), read as the usual K-major A: the
-//               fallback written in case tnspA from a hand-written tile misbehaved. It did not.
+// - dS is stored for dQ = dS·K as the registers hold it, transposed (key rows, 64-query column
+//   blocks), and read by wgmma as an MN-major A operand ("tnspA", verified on the GPU); the
+//   query-row fallback written before that check was never needed and is gone.
 #pragma once
 
 namespace fattn::detail::sm90 {
 
 enum class DqSplit { keys, head_dim, queries };
-enum class DsLayout { key_rows, query_rows };
 // How a consumer adds its 64 × 64 fp32 dQ partial into the accumulator: atomics = 16
 // red.global.add.v2.f32 per thread from the registers (through the LSU); bulk_tensor = stored to
 // a 128-byte-swizzled shared tile, then one thread issues TMA reductions
@@ -58,7 +53,6 @@ struct BackwardTileShape {
   int block_n;
   int stages;
   DqSplit dq_split;
-  DsLayout ds_layout;
   DqReduce dq_reduce;
 };
 
@@ -67,12 +61,12 @@ struct BackwardTileConfig;
 
 template <>
 struct BackwardTileConfig<64> {
-  static constexpr BackwardTileShape kShape{128, 128, 2, DqSplit::queries, DsLayout::key_rows,
+  static constexpr BackwardTileShape kShape{128, 128, 2, DqSplit::queries,
                                             DqReduce::bulk_tensor};
 };
 template <>
 struct BackwardTileConfig<128> {
-  static constexpr BackwardTileShape kShape{64, 128, 2, DqSplit::head_dim, DsLayout::key_rows,
+  static constexpr BackwardTileShape kShape{64, 128, 2, DqSplit::head_dim,
                                             DqReduce::bulk_tensor};
 };
 
