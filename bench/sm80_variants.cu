@@ -8,16 +8,38 @@
 namespace fattn_sm80_bench {
 
 using fattn::detail::AttentionArgs;
+using fattn::detail::sm80::DirectOutputStores;
+using fattn::detail::sm80::ForwardConfig;
 using fattn::detail::sm80::ForwardTile;
+using fattn::detail::sm80::RowStatsInSharedMemory;
+using fattn::detail::sm80::StagedForwardConfig;
 using fattn::detail::sm80::launch_forward_with;
 
 // (width, keys per tile, warps, 16-row tiles per warp, full-width walk); variant numbers as
-// listed by the script.
+// listed by the script. The 2-byte-row kernel keeps the table's tile (StagedForwardConfig).
 fattn::Status forward_variant(const AttentionArgs& args, int bucket, int variant) {
   using E = __nv_bfloat16;
   switch (bucket * 10 + variant) {
-    case 641: return launch_forward_with<ForwardTile<64, 64, 4, 2, true>, E>(args);
-    case 1281: return launch_forward_with<ForwardTile<128, 128, 4, 1, true>, E>(args);
+    case 641:
+      return launch_forward_with<ForwardTile<64, 64, 4, 2, true>, E, StagedForwardConfig<64>>(args);
+    case 1281:
+      return launch_forward_with<ForwardTile<128, 128, 4, 1, true>, E,
+                                 StagedForwardConfig<128>>(args);
+    case 1282:
+      return launch_forward_with<ForwardTile<128, 128, 8, 1, true>, E,
+                                 StagedForwardConfig<128>>(args);
+    // The table's tiles with the epilogue before v5 (O stored from registers, 4 bytes a store);
+    // at 64 the other way round: the table's tile with v5's epilogue through shared memory
+    // (spills 8 bytes on sm_80, not in the table).
+    case 642:
+      return launch_forward_with<RowStatsInSharedMemory<ForwardTile<64, 128, 4, 2, true>>, E,
+                                 StagedForwardConfig<64>>(args);
+    case 1283:
+      return launch_forward_with<DirectOutputStores<ForwardConfig<128>>, E,
+                                 StagedForwardConfig<128>>(args);
+    case 2563:
+      return launch_forward_with<DirectOutputStores<ForwardConfig<256>>, E,
+                                 StagedForwardConfig<256>>(args);
     default: return fattn::Status::Unsupported("no such forward variant");
   }
 }

@@ -122,7 +122,9 @@ def rel_err(a, b):
     return ((a - b).norm() / norm).item()
 
 
-HEAD_DIMS = [1, 8, 32, 64, 72, 80, 96, 128, 129, 136, 192, 200, 256]
+# 100 and 208 besides issue 5's list: the 128 tile's full-width walk over zero-filled columns and
+# the 256 bucket's 13-step kernel at its widest head dim.
+HEAD_DIMS = [1, 8, 32, 64, 72, 80, 96, 100, 128, 129, 136, 192, 200, 208, 256]
 # (B, Nq, Nk, Hq, Hkv, causal, left, right, layout): cycled over the head dims and dtypes so that
 # every head dim meets several masks, shapes and layouts.
 SHAPES = [
@@ -147,7 +149,11 @@ def check_cases(small):
                 ("bf16", 128, (1, 130, 300, 2, 2, True, -1, -1, "bshd")),
                 ("fp16", 64, (1, 200, 333, 2, 1, False, -1, -1, "bshd")),
                 ("bf16", 192, (1, 64, 200, 2, 2, False, -1, -1, "bhsd")),
-                ("bf16", 256, (1, 100, 200, 2, 1, False, -1, -1, "bshd"))]
+                ("bf16", 256, (1, 100, 200, 2, 1, False, -1, -1, "bshd")),
+                # The narrow tiles (D <= 96 at 128, D <= 208 at 256) and a window at 128.
+                ("fp16", 96, (1, 150, 140, 2, 1, True, -1, -1, "bshd")),
+                ("bf16", 200, (1, 90, 150, 2, 2, False, -1, -1, "bshd")),
+                ("fp16", 112, (1, 70, 150, 2, 1, False, 20, 8, "bshd"))]
     cases = []
     i = 0
     for D in HEAD_DIMS:
@@ -234,11 +240,20 @@ def measure(sm80, dtype, B, N, H, D, causal, torch_backends=True, deterministic=
     scale = 1.0 / math.sqrt(D)
     fwd_flops = 4 * B * H * N * N * D / (2 if causal else 1)
     row = dict(D=D, N=N, B=B, H=H, causal=causal, dtype=dtype)
-    row["ours_fwd"] = fwd_flops / time_ms(
-        lambda: sm80.forward(q, k, v, out, lse, dtype, scale, causal)) / 1e9
-    if baseline is not None:
-        row["base_fwd"] = fwd_flops / time_ms(
-            lambda: baseline.forward(q, k, v, out, lse, dtype, scale, causal)) / 1e9
+    def ours():
+        sm80.forward(q, k, v, out, lse, dtype, scale, causal)
+    if baseline is None:
+        row["ours_fwd"] = fwd_flops / time_ms(ours) / 1e9
+    else:
+        # Ours and the baseline alternately, twice, the best of each: neither is favoured by
+        # coming first (clocks, caches).
+        def base():
+            baseline.forward(q, k, v, out, lse, dtype, scale, causal)
+        best = {"ours_fwd": 0.0, "base_fwd": 0.0}
+        for _ in range(2):
+            for key, fn in (("ours_fwd", ours), ("base_fwd", base)):
+                best[key] = max(best[key], fwd_flops / time_ms(fn) / 1e9)
+        row.update(best)
     if fwd_only:
         if torch_backends:
             qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v))
@@ -357,8 +372,12 @@ def print_odd_forward_table(rows):
 
 # Forward tile alternatives compiled into bench/sm80_variants.cu: (width, keys/tile, warps, row
 # tiles per warp); variant 0 is the table of src/cuda/sm80/tile_config.hpp.
-VARIANTS = {64: {1: "64x64 w4 mt2 full-width path (v4's table)"},
-            128: {1: "128x128 w4 mt1 full-width path (64-row CTAs, 2 per SM)"}}
+VARIANTS = {64: {1: "64x64 w4 mt2 full-width path (v4's table)",
+                 2: "the table's tile, O stored through shared memory (v5's epilogue)"},
+            128: {1: "128x128 w4 mt1 full-width path (64-row CTAs, 2 per SM)",
+                  2: "128x128 w8 mt1 full-width path (v4's table)",
+                  3: "the table's tile, O stored from registers (before v5)"},
+            256: {3: "the table's tile, O stored from registers (before v5)"}}
 
 
 def sweep_variants(sm80, table_by_dim, select_variant, column, result_key, seqlens=(4096,),

@@ -78,6 +78,31 @@ __device__ __forceinline__ float quad_sum(float value) {
 
 __device__ __forceinline__ int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
+// blockIdx read afresh where they are needed (a volatile read is neither merged with an
+// earlier one nor moved): what is computed from them is not held in registers across a loop.
+__device__ __forceinline__ int fresh_block_index_x() {
+  int value;
+  asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(value));
+  return value;
+}
+__device__ __forceinline__ int fresh_block_index_y() {
+  int value;
+  asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(value));
+  return value;
+}
+__device__ __forceinline__ int fresh_block_index_z() {
+  int value;
+  asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(value));
+  return value;
+}
+
+// `value`, as something the compiler cannot see through: what is computed from it stays where it
+// is written (an empty volatile asm is not moved out of a loop).
+__device__ __forceinline__ int opaque(int value) {
+  asm volatile("" : "+r"(value));
+  return value;
+}
+
 constexpr float kNegativeInfinity = -__builtin_huge_valf();
 
 // Compile-time tag of a walk over the K/V tiles: kValue > 0 runs exactly kValue 16-wide k-steps
@@ -247,10 +272,35 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
 
   const auto* q_global = static_cast<const Element*>(params.q) + batch * params.q_strides.batch +
                          row_begin * params.q_strides.row + head * params.q_strides.head;
-  const auto* k_global = static_cast<const Element*>(params.k) + batch * params.k_strides.batch +
-                         kv_head * params.k_strides.head;
-  const auto* v_global = static_cast<const Element*>(params.v) + batch * params.v_strides.batch +
-                         kv_head * params.v_strides.head;
+  // The rows of K or V of this (batch, KV head). A register-lean tile recomputes them from the
+  // block index where they are used (a few integer operations per K/V tile) instead of holding
+  // two 64-bit pointers across the loop.
+  auto kv_rows_of = [&](const void* tensor, const Strides& strides) {
+    int batch_index = batch;
+    int kv_head_index = kv_head;
+    if constexpr (fewer_live_registers<Config>()) {
+      batch_index = fresh_block_index_z();
+      kv_head_index = fresh_block_index_y() / params.group_size;
+    }
+    return static_cast<const Element*>(tensor) + batch_index * strides.batch +
+           kv_head_index * strides.head;
+  };
+  const auto* k_global = kv_rows_of(params.k, params.k_strides);
+  const auto* v_global = kv_rows_of(params.v, params.v_strides);
+  auto k_rows_in_loop = [&] {
+    if constexpr (fewer_live_registers<Config>()) {
+      return kv_rows_of(params.k, params.k_strides);
+    } else {
+      return k_global;
+    }
+  };
+  auto v_rows_in_loop = [&] {
+    if constexpr (fewer_live_registers<Config>()) {
+      return kv_rows_of(params.v, params.v_strides);
+    } else {
+      return v_global;
+    }
+  };
 
   const int key_begin = mask.key_begin(row_begin);
   const int key_end = mask.key_end(row_end);
@@ -328,9 +378,10 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   // sm_80 machine code of the register-lean tiles: one address register per fragment instead
   // of four is what fits them without spills there (ptxas -v); sm_90a fits them as they are.
-  constexpr bool kXorAddresses = row_stats_in_shared_memory<Config>();
+  constexpr bool kXorAddresses =
+      row_stats_in_shared_memory<Config>() || fewer_live_registers<Config>();
 #else
-  constexpr bool kXorAddresses = false;
+  constexpr bool kXorAddresses = fewer_live_registers<Config>();
 #endif
   using Address =
       std::conditional_t<kXorAddresses, XorFragmentAddress<kWidth>, FragmentAddress<kWidth>>;
@@ -346,7 +397,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     constexpr int kSteps = kFull ? kFixed : kMaxSteps;  // bound of the unrolled step loops
     for (int n_block = n_first; n_block < n_last; ++n_block) {
       const int key0 = n_block * kBlockN;
-      const Element* v_rows = v_global + key0 * params.v_strides.row;
+      const Element* v_rows = v_rows_in_loop() + key0 * params.v_strides.row;
       if constexpr (kStaged) {
         // k_tile is free: every warp finished S_{j-1} before the mid-tile barrier.
         kv_stage.store(k_tile, k_global + key0 * params.k_strides.row, params.k_strides.row,
@@ -391,17 +442,28 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       }
 
       // ---- mask partial tiles (keys past the end, causal diagonal, window edges) ----
+      // A register-lean tile takes its query rows afresh from the block index here, and makes
+      // the first row opaque, so that neither the tile's row range nor the rows' key bounds
+      // below (2·2·kRowTiles values) are hoisted out of the loop into registers held throughout.
+      int tile_row_begin = row_begin;
+      int tile_row_end = row_end;
+      if constexpr (fewer_live_registers<Config>()) {
+        tile_row_begin = (static_cast<int>(gridDim.x) - 1 - fresh_block_index_x()) * kBlockM;
+        tile_row_end = min(tile_row_begin + kBlockM, params.seqlen_q);
+      }
       const bool partial =
           key0 + kBlockN > params.seqlen_k ||
-          !mask.tile_is_unmasked(row_begin, row_end, key0, key0 + kBlockN);
+          !mask.tile_is_unmasked(tile_row_begin, tile_row_end, key0, key0 + kBlockN);
       if (partial) {
         // Each row sees the key range [key_begin(row), key_end(row + 1)) of the mask policy, cut
         // at seqlen_k: two comparisons per score instead of the general per-element test.
+        int first_row = tile_row_begin + warp_row + group;
+        if constexpr (fewer_live_registers<Config>()) first_row = opaque(first_row);
 #pragma unroll
         for (int mt = 0; mt < kRowTiles; ++mt)
 #pragma unroll
           for (int half = 0; half < 2; ++half) {
-            const int row = row_begin + warp_row + mt * kMmaM + group + 8 * half;
+            const int row = first_row + mt * kMmaM + 8 * half;
             const int first = mask.key_begin(row) - key0 - 2 * quad_lane;
             const int last = min(mask.key_end(row + 1), params.seqlen_k) - key0 - 2 * quad_lane;
 #pragma unroll
@@ -428,7 +490,8 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
         cp_async_wait<0>();
         __syncthreads();  // V_j landed; every warp is done with K_j
         if (n_block + 1 < n_last) {
-          load_kv_tile(k_tile, k_global + next * params.k_strides.row, params.k_strides.row, next);
+          load_kv_tile(k_tile, k_rows_in_loop() + next * params.k_strides.row,
+                       params.k_strides.row, next);
         }
         cp_async_commit();
       }
@@ -508,9 +571,10 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       }
     }
   };
-  if constexpr (row_stats_in_shared_memory<Config>() &&
-                largest_step_class(Classes{}) == kMaxSteps) {
-    // Every head dim of the bucket has a class: the general walk would be dead code, and
+  if constexpr ((row_stats_in_shared_memory<Config>() &&
+                 largest_step_class(Classes{}) == kMaxSteps) ||
+                step_classes_only<Config>()) {
+    // Every head dim this kernel runs has a class: the general walk would be dead code, and
     // compiled it costs registers (ptxas allocates the kernel as a whole).
     walk_step_class_covering(walk_key_tiles, step_class, Classes{});
   } else {
@@ -519,25 +583,52 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   cp_async_wait<0>();  // nothing may stay in flight into a retiring CTA's shared memory
 
   // ---- epilogue: O /= l, LSE = ln2·(m + log2 l); fully masked rows give 0 and -inf ----
-  auto* out_base = static_cast<Element*>(params.out) + batch * params.out_strides.batch +
-                   head * params.out_strides.head;
-  float* lse_base = params.lse + (static_cast<std::int64_t>(batch) * params.heads_q + head) *
-                                     params.seqlen_q;
+  int out_batch = batch;
+  int out_head = head;
+  if constexpr (fewer_live_registers<Config>()) {
+    out_batch = fresh_block_index_z();
+    out_head = fresh_block_index_y();
+  }
+  auto* out_base = static_cast<Element*>(params.out) + out_batch * params.out_strides.batch +
+                   out_head * params.out_strides.head;
+  float* lse_base =
+      params.lse +
+      (static_cast<std::int64_t>(out_batch) * params.heads_q + out_head) * params.seqlen_q;
+  // Rows of whole 16-byte chunks go out through shared memory: each warp writes its O rows,
+  // as 16-bit values, into its own rows of the Q tile (no other warp reads them, so a warp
+  // barrier suffices), then stores whole chunks, a row's chunks on consecutive lanes: 16-byte
+  // coalesced stores instead of 4-byte ones that fill half of each 32-byte sector they touch.
+  const bool store_through_shared = !kStaged && !direct_output_stores<Config>() &&
+                                    alignment >= kWidest && head_dim % kChunkElements == 0;
 #pragma unroll
   for (int mt = 0; mt < kRowTiles; ++mt)
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const float total = quad_sum(stats.sum(mt, half));
       const float inverse = total > 0.0f ? 1.0f / total : 0.0f;
-      const int row = row_begin + warp_row + mt * kMmaM + group + 8 * half;
-      if (row < params.seqlen_q) {
-        Element* out_row = out_base + row * params.out_strides.row;
+      const int tile_row = warp_row + mt * kMmaM + group + 8 * half;
+      const int row = row_begin + tile_row;
+      if (store_through_shared) {
 #pragma unroll
         for (int dt = 0; dt < kDimTiles; ++dt) {
           if (dt < 2 * steps) {
-            store_pair(out_row, dt * kMmaN + 2 * quad_lane, head_dim,
-                       o_acc[mt][dt][2 * half] * inverse, o_acc[mt][dt][2 * half + 1] * inverse,
-                       alignment);
+            *reinterpret_cast<std::uint32_t*>(q_tile + swizzled_offset<kWidth>(tile_row, dt) +
+                                              2 * quad_lane) =
+                Traits::pack(o_acc[mt][dt][2 * half] * inverse,
+                             o_acc[mt][dt][2 * half + 1] * inverse);
+          }
+        }
+      }
+      if (row < params.seqlen_q) {
+        Element* out_row = out_base + row * params.out_strides.row;
+        if (!store_through_shared) {
+#pragma unroll
+          for (int dt = 0; dt < kDimTiles; ++dt) {
+            if (dt < 2 * steps) {
+              store_pair(out_row, dt * kMmaN + 2 * quad_lane, head_dim,
+                         o_acc[mt][dt][2 * half] * inverse, o_acc[mt][dt][2 * half + 1] * inverse,
+                         alignment);
+            }
           }
         }
         if (quad_lane == 0) {
@@ -546,6 +637,22 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
         }
       }
     }
+  if (store_through_shared) {
+    __syncwarp();
+    constexpr int kChunksPerRow = kWidth / kChunkElements;
+    const int row_chunks = head_dim / kChunkElements;
+#pragma unroll
+    for (int index = lane; index < Config::kRowsPerWarp * kChunksPerRow; index += kWarpSize) {
+      const int tile_row = warp_row + index / kChunksPerRow;
+      const int chunk = index % kChunksPerRow;
+      const int row = row_begin + tile_row;
+      if (chunk < row_chunks && row < params.seqlen_q) {
+        *reinterpret_cast<uint4*>(out_base + row * params.out_strides.row +
+                                  chunk * kChunkElements) =
+            *reinterpret_cast<const uint4*>(q_tile + swizzled_offset<kWidth>(tile_row, chunk));
+      }
+    }
+  }
 }
 
 // Rows aligned to 4 bytes or more: tiles filled by cp.async.

@@ -76,6 +76,59 @@ constexpr bool row_stats_in_shared_memory() {
   }
 }
 
+// A tile that trades a few instructions for registers, where that is what fits it without
+// spills (forward_kernel.cuh): the fragment addresses take one register each on every arch
+// (XorFragmentAddress: 9 registers fewer for one LOP3 per ldmatrix of a phase other than 0;
+// RowStatsInSharedMemory tiles do this on sm_80 only), and the partial-tile mask recomputes its
+// rows' key bounds on each partial tile (a few instructions on the diagonal tiles only) instead
+// of holding 2·2·kRowTiles loop-invariant bounds across the loop.
+template <class Tile>
+struct FewerLiveRegisters : Tile {
+  static constexpr bool kFewerLiveRegisters = true;
+};
+
+template <class Config>
+constexpr bool fewer_live_registers() {
+  if constexpr (requires { Config::kFewerLiveRegisters; }) {
+    return Config::kFewerLiveRegisters;
+  } else {
+    return false;
+  }
+}
+
+// A tile launched only for head dims its step classes cover (NarrowForwardConfig: the launch
+// picks it by the largest class): the general walk would be dead code, so it is not compiled
+// (ptxas allocates registers for the kernel as a whole).
+template <class Tile>
+struct StepClassesOnly : Tile {
+  static constexpr bool kStepClassesOnly = true;
+};
+
+template <class Config>
+constexpr bool step_classes_only() {
+  if constexpr (requires { Config::kStepClassesOnly; }) {
+    return Config::kStepClassesOnly;
+  } else {
+    return false;
+  }
+}
+
+// O stored from the accumulator registers, 4 bytes per store (the kernels' epilogue before v5;
+// now only for rows that are not whole 16-byte chunks, and for measuring: bench/sm80_variants.cu).
+template <class Tile>
+struct DirectOutputStores : Tile {
+  static constexpr bool kDirectOutputStores = true;
+};
+
+template <class Config>
+constexpr bool direct_output_stores() {
+  if constexpr (requires { Config::kDirectOutputStores; }) {
+    return Config::kDirectOutputStores;
+  } else {
+    return false;
+  }
+}
+
 template <int kHeadDimBucket>
 struct ForwardConfig;
 
@@ -90,16 +143,28 @@ struct ForwardConfig;
 // width, row statistics in registers) measured 0.94-1.00x this, and v3's general walk 0.69-0.77x.
 // 128 keys x 8 warps x 1 row tile measured 0.82-0.90x v4's 64-key tile (twice the ldmatrix per
 // HMMA).
+// v5: O is stored from the registers here (DirectOutputStores): the epilogue through shared
+// memory spills 8 bytes on sm_80 at this tile (12-32 bytes with FewerLiveRegisters as well);
+// on the H100 it measured 0.97-1.02x this (B·N = 16384, N = 1k / 4k / 16k x causal).
 template <>
-struct ForwardConfig<64> : RowStatsInSharedMemory<ForwardTile<64, 128, 4, 2, true>> {};
+struct ForwardConfig<64>
+    : DirectOutputStores<RowStatsInSharedMemory<ForwardTile<64, 128, 4, 2, true>>> {};
 // 128: 128 keys x 8 warps x 1 row tile, with the full-width walk: 308 / 265 (without it 234 /
 // 209); with v4's tile copies 283 / 317 / 332 non-causal, 212 / 271 / 322 causal at N = 1k /
 // 4k / 16k (1.10-1.15x v3; 0.86-1.05x flash). 64 keys x 4 warps x 2 row tiles measured 262 /
 // 221 without the full-width walk but spills 88-132 bytes (with it 176-252, also after v4);
 // 32 keys x 4 x 2 234 / 200; 64 keys x 8 x 1 with the walk 267 / 238.
 // O = 64 and S = 64 registers; 96 KB of shared memory, one CTA of 8 warps per SM.
+// v5: FA2's D = 128 tile, 64 keys x 4 warps x 2 row tiles (each K/V fragment feeds four mma's
+// instead of two: 80 ldmatrix per 256 HMMA per warp instead of 136), made to fit by
+// RowStatsInSharedMemory and FewerLiveRegisters: 0 spills on sm_80 and sm_90a, 255 registers,
+// 68 KB of shared memory, two CTAs of 4 warps per SM. Every head dim 97..128 runs its
+// full-width walk (columns past head_dim zero-filled). B·N = 16384, N = 1k / 4k / 16k, with
+// v5's epilogue: non-causal 315 / 351 / 360, causal 239 / 296 / 328 (1.00-1.14x the 128-key
+// tile above with v4's epilogue; the 128-key tile with v5's epilogue 0.86-1.02x this).
 template <>
-struct ForwardConfig<128> : ForwardTile<128, 128, 8, 1, true> {};
+struct ForwardConfig<128>
+    : FewerLiveRegisters<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, true>>> {};
 // 192 and 256: two row tiles would need 192/256 accumulator registers for O alone, so one row
 // tile per warp and 8 warps keep the 128-row Q tile (K/V reuse across rows) at O = 96/128
 // registers. Shared memory 96 KB / 128 KB also fits sm_80's 163 KB per block. Measured: 64 keys
@@ -143,8 +208,17 @@ struct StagedForwardConfig<256> : ForwardTile<256, 32, 8, 1> {};
 // 96 195 -> 215 TFLOP/s; and the 9-step class at 192: D = 136 172 -> 222 (PyTorch's flash 202).
 template <int kHeadDimBucket>
 struct NarrowForwardConfig : ForwardConfig<kHeadDimBucket> {};
+// v5: D = 65..96 on two row tiles per warp (as the 64 and 128 tiles), launched only for its
+// classes (no general walk): 0 spills, 237-251 registers. fp16, B = 16, H = 16, N = 2048:
+// D = 72 191 -> 240, 80 214 -> 281, 96 233 -> 299 TFLOP/s (the 8-warp tile above -> this).
 template <>
-struct NarrowForwardConfig<128> : ForwardTile<128, 64, 8, 1, false, 5, 6> {};
+struct NarrowForwardConfig<128>
+    : StepClassesOnly<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, false, 5, 6>>> {};
+// v5: D = 193..208 (D = 200) on a 13-step walk in a kernel of its own instead of the 16-step
+// full-width walk over zero-filled columns (in the table's kernel a 13-step class spilled
+// 16-104 bytes; alone it takes 219-235 registers, 0 spills). D = 200: 229 -> 258 TFLOP/s.
+template <>
+struct NarrowForwardConfig<256> : StepClassesOnly<ForwardTile<256, 64, 8, 1, false, 13>> {};
 
 // The largest step class of a list (0 for none).
 template <int... kSteps>
