@@ -6,25 +6,29 @@
 # Expects (carried): build-bwd/shimlib/libsm80shim.so (bench/sm80_build.sh build-bwd/shim 90a),
 # .deps; for the tests build-bwd/testbin/{fattn_cuda_tests,libfattn.so.0} (a library build with
 # FATTN_CUDA_FAMILIES=sm80, FATTN_CUDA_ARCHS=90a).
-# Usage: [SM80_STEPS="check variants bench memcheck racecheck tests ncu" (in that order)]
-#        [SM80_BENCH_ARGS=...]
+# Usage: [SM80_STEPS="check variants bench memcheck racecheck tests ncu compare vsanitize"]
+#        [SM80_BENCH_ARGS=...] [SM80_BWD_DIR=build-bwd (where the binaries are)]
 #        bench/sm80_bwd_device_run.sh
+# compare: bench/sm80_bwd_compare.py --check --bench, the candidate tiles against the committed
+# kernel (SM80_BWD_DIR/shim_head/libsm80shim.so, built from a copy of HEAD) and SDPA flash;
+# vsanitize: memcheck and racecheck of the candidates on the small shapes.
 # Logs straight into $OUT as each step ends (a call cut off at its time limit still returns
 # what finished; at most 8 files come back): variants/bench .json and the logs of memcheck, racecheck, check,
 # bench, ncu, gtest. A short summary on stdout, the sweep's table after it.
 set -o pipefail
 source scripts/gpu-env.sh
 export PYTHONUNBUFFERED=1
-LIB=${SM80_LIB:-build-bwd/shimlib/libsm80shim.so} S=bench/sm80_vs_torch.py
+DIR=${SM80_BWD_DIR:-build-bwd}
+LIB=${SM80_LIB:-$DIR/shimlib/libsm80shim.so} S=bench/sm80_vs_torch.py
 STEPS=${SM80_STEPS:-check variants bench memcheck}
-# Binaries built here travel packed (the carry limit): build-bwd/carry/bins.tgz holds shimlib/
-# and testbin/.
-[ -f build-bwd/carry/bins.tgz ] && tar -C build-bwd -xzf build-bwd/carry/bins.tgz
+# Binaries built here travel packed (the carry limit): $DIR/carry/bins.tgz holds shimlib/,
+# testbin/ and (for compare) shim_head/.
+[ -f $DIR/carry/bins.tgz ] && tar -C $DIR -xzf $DIR/carry/bins.tgz
 LOGS=$OUT TMP=$(mktemp -d)
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
 step_tests() {
-  export LD_LIBRARY_PATH=$PWD/build-bwd/testbin:$LD_LIBRARY_PATH
-  timeout 100 build-bwd/testbin/fattn_cuda_tests --gtest_filter='*cuda_sm80*:*Sm80Backward*' \
+  export LD_LIBRARY_PATH=$PWD/$DIR/testbin:$LD_LIBRARY_PATH
+  timeout 100 $DIR/testbin/fattn_cuda_tests --gtest_filter='*cuda_sm80*:*Sm80Backward*' \
     > $LOGS/gtest.log 2>&1
   echo "gtest rc $?: $(grep -cE '^\[       OK' $LOGS/gtest.log) ok"
   grep -E "^\[  (PASSED|FAILED)|FAILED  \]|SKIPPED \]" $LOGS/gtest.log | head -12
@@ -63,5 +67,20 @@ step_ncu() {
   echo "ncu rc $?"
   grep -E "Throughput|Stall|Warp Cycles|Registers|Achieved Occupancy|Duration|Hit Rate" \
     $LOGS/ncu.log | head -40
+}
+step_compare() {
+  timeout 240 python3 bench/sm80_bwd_compare.py --lib $LIB \
+    --baseline $DIR/shim_head/libsm80shim.so --check --bench --json $OUT/compare.json \
+    > $LOGS/compare.log 2>&1
+  echo "compare rc $?"; grep -E "^(==|FAIL|candidate|\||deterministic|  D=)" $LOGS/compare.log
+}
+step_vsanitize() {
+  for tool in memcheck racecheck; do
+    timeout ${SM80_SANITIZER_S:-80} compute-sanitizer --tool $tool \
+      python3 bench/sm80_bwd_compare.py --lib $LIB --small > $LOGS/v$tool.log 2>&1
+    echo "$tool (candidates) rc $?:" \
+      "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $LOGS/v$tool.log | tail -1)" \
+      "$(grep -E 'check:' $LOGS/v$tool.log | paste -sd' ')"
+  done
 }
 for step in $STEPS; do "step_$step"; done

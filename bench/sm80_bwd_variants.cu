@@ -10,20 +10,43 @@ namespace fattn_sm80_bench {
 using fattn::detail::AttentionArgs;
 using fattn::detail::sm80::BackwardTile;
 using fattn::detail::sm80::launch_backward_with;
+using fattn::detail::sm80::PackedProbabilities;
 
 // BackwardTile<width, query rows, keys, warps, query warps (phase A), dim warps (phase B),
-// Q/dO stages, phase-A query passes>; variant numbers as listed by the script.
+// Q/dO stages, phase-A query passes, full-width kernel, query warps (dQ product)>; variant
+// numbers as listed by the scripts (bench/sm80_vs_torch.py 1-3, bench/sm80_bwd_compare.py the
+// rest: the fourth session's candidates, docs/perf-notes.md "Backward v3").
 fattn::Status backward_variant(const AttentionArgs& args, int bucket, int variant) {
   using E = __nv_bfloat16;
   switch (bucket * 10 + variant) {
     case 641: return launch_backward_with<BackwardTile<64, 64, 128, 8, 1, 1, 2>, E>(args);
     case 642: return launch_backward_with<BackwardTile<64, 64, 128, 8, 2, 2, 2>, E>(args);
+    // 128 query rows per step (FA2's D = 64 tile): packed Pᵀ, one pass (the table's now); or
+    // two passes.
+    case 643:
+      return launch_backward_with<
+          PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>, E>(args);
+    case 644:
+      return launch_backward_with<BackwardTile<64, 128, 128, 8, 2, 2, 2, 2, true, 4>, E>(args);
     case 1281: return launch_backward_with<BackwardTile<128, 64, 64, 8, 2, 2, 2>, E>(args);
     case 1282: return launch_backward_with<BackwardTile<128, 64, 128, 8, 1, 2, 2, 2>, E>(args);
     case 1283: return launch_backward_with<BackwardTile<128, 64, 128, 8, 2, 2, 2, 2>, E>(args);
+    // Packed Pᵀ with one phase-A pass and 32 x 32 dQ warp tiles (the table's now); the dQ tiles
+    // alone.
+    case 1284:
+      return launch_backward_with<
+          PackedProbabilities<BackwardTile<128, 64, 128, 8, 2, 2, 2, 1, true, 2>>, E>(args);
+    case 1285:
+      return launch_backward_with<BackwardTile<128, 64, 128, 8, 2, 2, 2, 2, true, 2>, E>(args);
     // Two Q/dO stages at 256 need 209 KB of shared memory: Hopper only (sm_80 has 163 KB).
     case 2561: return launch_backward_with<BackwardTile<256, 64, 64, 8, 2, 2, 2>, E>(args);
     case 2562: return launch_backward_with<BackwardTile<256, 64, 64, 8, 2, 2, 1>, E>(args);
+    // Phase B as 2 key x 4 head-dim warps (32 x 64 per warp) and 32 x 64 dQ warp tiles (the
+    // table's now); the same with two Q/dO stages (Hopper only).
+    case 2563:
+      return launch_backward_with<BackwardTile<256, 64, 64, 8, 2, 4, 1, 1, false, 2>, E>(args);
+    case 2564:
+      return launch_backward_with<BackwardTile<256, 64, 64, 8, 2, 4, 2, 1, false, 2>, E>(args);
     default: return fattn::Status::Unsupported("no such backward variant");
   }
 }

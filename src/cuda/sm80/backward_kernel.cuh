@@ -147,6 +147,14 @@ __device__ __forceinline__ int load_acquire(const int* address) {
   return value;
 }
 
+// Orders this thread's dQ reductions before the block barrier and thread 0's release store that
+// hands the query tile to the next key tile. A release (acq_rel) fence is what that needs;
+// __threadfence() is fence.sc (SASS MEMBAR.SC.GPU), which also orders later loads after earlier
+// stores and costs more on every hop of the ordered chain of a deterministic backward.
+__device__ __forceinline__ void fence_acq_rel_gpu() {
+  asm volatile("fence.acq_rel.gpu;\n" ::: "memory");
+}
+
 __device__ __forceinline__ void store_release(int* address, int value) {
   asm volatile("st.release.gpu.global.s32 [%0], %1;\n" ::"l"(address), "r"(value) : "memory");
 }
@@ -162,6 +170,41 @@ __device__ __forceinline__ bool mask_is_right_bounded(const NoMask&) { return fa
 __device__ __forceinline__ bool mask_is_right_bounded(const CausalMask&) { return true; }
 __device__ __forceinline__ bool mask_is_right_bounded(const WindowMask& mask) {
   return mask.right >= 0;
+}
+
+template <int kRows, int kColumns>
+__device__ __forceinline__ void zero_fill(float (&tiles)[kRows][kColumns][4]) {
+#pragma unroll
+  for (int r = 0; r < kRows; ++r)
+#pragma unroll
+    for (int c = 0; c < kColumns; ++c)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) tiles[r][c][e] = 0.0f;
+}
+
+constexpr bool is_power_of_two(int value) { return value > 0 && (value & (value - 1)) == 0; }
+
+// ldmatrix addresses of a fragment: the four-register FragmentAddress, or with kXor the
+// one-register XorFragmentAddress. `chunk_base` (chunks to the right of the tile's first) must
+// be a multiple of twice the steps later passed to at() rounded up to a power of two (the XOR
+// form adds the step without carry only then; the kernel asserts it).
+template <bool kXor, int kTileWidth, class Element>
+__device__ __forceinline__ auto fragment_address(const Element* tile, int row, int chunk_in_step,
+                                                 int chunk_base = 0) {
+  if constexpr (kXor) {
+    return XorFragmentAddress<kTileWidth>(tile, row, chunk_base + chunk_in_step);
+  } else {
+    return FragmentAddress<kTileWidth>(tile, row, chunk_in_step, chunk_base);
+  }
+}
+
+// The two 16-bit values of a packed pair (low half first) as floats.
+template <class Element>
+__device__ __forceinline__ void unpack_pair(std::uint32_t packed, float (&values)[2]) {
+  Element pair[2];
+  __builtin_memcpy(pair, &packed, sizeof(packed));
+  values[0] = ElementTraits<Element>::to_float(pair[0]);
+  values[1] = ElementTraits<Element>::to_float(pair[1]);
 }
 
 template <int kBlockN, class Mask>
@@ -191,6 +234,16 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr int kKeyTilesB = Config::kKeysPerWarpB / kMmaM;
   constexpr int kDimTilesB = Config::kDimPerWarpB / kMmaN;
   constexpr int kDimTilesQ = Config::kDimPerWarpQ / kMmaN;
+  constexpr int kRowTilesQ = Config::kQueriesPerWarpQ / kMmaM;
+  constexpr bool kPackedP = packed_probabilities<Config>();
+  // The packed tiles also take one register per fragment address (XorFragmentAddress) instead
+  // of five: the registers that fit phase A's single pass without spills (ptxas -v).
+  constexpr bool kXorAddresses = kPackedP;
+  static_assert(!kXorAddresses || (is_power_of_two(kRowTilesQ) &&
+                                   is_power_of_two(Config::kDimPerWarpQ / kMmaK) &&
+                                   is_power_of_two(Config::kDimPerWarpB / kMmaK)),
+                "an XOR address adds its step to a chunk base that is a multiple of the step "
+                "count: carry-free only for power-of-two counts");
   constexpr int kStatChunks = kBlockM * 4 / 16;  // 16-byte chunks of one LSE / D_i row tile
 
   extern __shared__ __align__(128) unsigned char shared_bytes[];
@@ -222,6 +275,10 @@ __global__ void __launch_bounds__(Config::kThreads)
   const int chunks = steps * (kMmaK / kChunkElements);
   // Phase B keeps its run-time column tests in both kernels (see there).
   const int head_dim_steps = ceil_div(head_dim, kMmaK);
+  // The packed tiles keep phase A's run-time k-step tests in the full-width kernel too: without
+  // them ptxas hoists the ldmatrix of many k-steps ahead of their mma's (16 fragments in flight)
+  // and spills next to the single pass's registers.
+  const int steps_a = kPackedP ? head_dim_steps : steps;
   const int alignment = params.alignment;
 
   // Query tiles whose visible keys meet this key tile: a contiguous range for every mask.
@@ -288,7 +345,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   const int query_col_a = (warp % Config::kWarpsQueriesA) * Config::kQueriesPerWarpA;
   const int key_row_b = (warp / Config::kWarpsDimB) * Config::kKeysPerWarpB;
   const int dim_step_b = (warp % Config::kWarpsDimB) * (Config::kDimPerWarpB / kMmaK);
-  const int query_row_q = (warp / Config::kWarpsDimQ) * kMmaM;
+  const int query_row_q = (warp / Config::kWarpsDimQ) * Config::kQueriesPerWarpQ;
   const int dim_step_q = (warp % Config::kWarpsDimQ) * (Config::kDimPerWarpQ / kMmaK);
 
   // V, dSᵀ and dO are read with the same lane addressing as K, Pᵀ and Q: their fragments are
@@ -297,11 +354,14 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr std::uint32_t kVFromK = kBlockN * kWidth * sizeof(Element);
   constexpr std::uint32_t kDsFromP = kBlockN * kBlockM * sizeof(Element);
   constexpr std::uint32_t kDoFromQ = kStages * kBlockM * kWidth * sizeof(Element);
-  const FragmentAddress<kWidth> k_as_a(k_tile, key_row_a + lane % 16, lane / 16);
-  const FragmentAddress<kBlockM> p_as_a(p_tile, key_row_b + lane % 16, lane / 16);
-  const FragmentAddress<kBlockM> ds_as_a_transposed(ds_tile, lane % 8 + 8 * (lane / 16),
-                                                    (lane / 8) % 2, query_row_q / kChunkElements);
-  const FragmentAddress<kWidth> k_as_b(k_tile, lane % 16, lane / 16, 2 * dim_step_q);
+  const auto k_as_a = fragment_address<kXorAddresses, kWidth>(k_tile, key_row_a + lane % 16,
+                                                               lane / 16);
+  const auto p_as_a = fragment_address<kXorAddresses, kBlockM>(p_tile, key_row_b + lane % 16,
+                                                                lane / 16);
+  const auto ds_as_a_transposed = fragment_address<kXorAddresses, kBlockM>(
+      ds_tile, lane % 8 + 8 * (lane / 16), (lane / 8) % 2, query_row_q / kChunkElements);
+  const auto k_as_b =
+      fragment_address<kXorAddresses, kWidth>(k_tile, lane % 16, lane / 16, 2 * dim_step_q);
 
   float dk_acc[kKeyTilesB][kDimTilesB][4];
   float dv_acc[kKeyTilesB][kDimTilesB][4];
@@ -351,59 +411,86 @@ __global__ void __launch_bounds__(Config::kThreads)
 #pragma unroll 1
     for (int split = 0; split < Config::kQuerySplitsA; ++split) {
       const int query_col = query_col_a + split * kQueryTilesA * kMmaN;
-      const FragmentAddress<kWidth> q_as_b(q_tile, query_col + lane % 8 + 8 * (lane / 16),
-                                           (lane / 8) % 2);
+      const auto q_as_b = fragment_address<kXorAddresses, kWidth>(
+          q_tile, query_col + lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
       float s[kKeyTilesA][kQueryTilesA][4];
       float dp[kKeyTilesA][kQueryTilesA][4];
+      zero_fill(s);
+      if constexpr (!kPackedP) zero_fill(dp);
+      // acc += A·Bᵀ over the k-steps, A = this warp's keys of K (a_offset 0) or V (kVFromK), B =
+      // its queries of Q (b_offset 0) or dO (kDoFromQ). Sᵀ and dPᵀ are separate passes: only one
+      // of the K / V fragment sets is live at a time (dK and dV hold 128 registers at the
+      // 128-key tiles).
+      auto product_a = [&](float (&acc)[kKeyTilesA][kQueryTilesA][4], std::uint32_t a_offset,
+                           std::uint32_t b_offset, bool negate) {
 #pragma unroll
-      for (int kt = 0; kt < kKeyTilesA; ++kt)
+        for (int step = 0; step < kMaxSteps; ++step) {
+          if (step < steps_a) {
+            std::uint32_t a[kKeyTilesA][4];
 #pragma unroll
-        for (int nt = 0; nt < kQueryTilesA; ++nt)
+            for (int kt = 0; kt < kKeyTilesA; ++kt) {
+              ldmatrix_x4(a[kt], k_as_a.at(step, kt * kMmaM) + a_offset);
+              if (negate) {
 #pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            s[kt][nt][e] = 0.0f;
-            dp[kt][nt][e] = 0.0f;
-          }
-      // Sᵀ and dPᵀ in separate passes over the k-steps: only one of the K / V fragment sets is
-      // live at a time (dK and dV already hold 128 registers at the 128-key tiles).
+                for (int r = 0; r < 4; ++r) a[kt][r] ^= params.sign_flip;
+              }
+            }
 #pragma unroll
-      for (int step = 0; step < kMaxSteps; ++step) {
-        if (step < steps) {
-          std::uint32_t ka[kKeyTilesA][4];
-#pragma unroll
-          for (int kt = 0; kt < kKeyTilesA; ++kt) {
-            ldmatrix_x4(ka[kt], k_as_a.at(step, kt * kMmaM));
-#pragma unroll
-            for (int r = 0; r < 4; ++r) ka[kt][r] ^= params.sign_flip;
-          }
-#pragma unroll
-          for (int np = 0; np < kQueryTilesA / 2; ++np) {
-            std::uint32_t b[4];
-            ldmatrix_x4(b, q_as_b.at(step, np * 16));
-            mma_column_pair<Element>(s, ka, b, np);
-          }
-        }
-      }
-#pragma unroll
-      for (int step = 0; step < kMaxSteps; ++step) {
-        if (step < steps) {
-          std::uint32_t va[kKeyTilesA][4];
-#pragma unroll
-          for (int kt = 0; kt < kKeyTilesA; ++kt) {
-            ldmatrix_x4(va[kt], k_as_a.at(step, kt * kMmaM) + kVFromK);
-          }
-#pragma unroll
-          for (int np = 0; np < kQueryTilesA / 2; ++np) {
-            std::uint32_t b[4];
-            ldmatrix_x4(b, q_as_b.at(step, np * 16) + kDoFromQ);
-            mma_column_pair<Element>(dp, va, b, np);
+            for (int np = 0; np < kQueryTilesA / 2; ++np) {
+              std::uint32_t b[4];
+              ldmatrix_x4(b, q_as_b.at(step, np * 16) + b_offset);
+              mma_column_pair<Element>(acc, a, b, np);
+            }
           }
         }
-      }
-
-      // Pᵀ = 2^(Sᵀ·c - LSE) (masked scores -> 0), dSᵀ = Pᵀ∘(dPᵀ - D); stored 16-bit.
+      };
+      product_a(s, 0, 0, true);
+      // Pᵀ = 2^(Sᵀ·c - LSE) (masked scores -> 0), as the (key, query) pair of `half` of tile
+      // (kt, nt) holds it; stored 16-bit for phase B.
       const bool partial = key0 + kBlockN > params.seqlen_k ||
                            !mask.tile_is_unmasked(row0, row_end, key0, key0 + kBlockN);
+      auto probabilities = [&](int kt, int nt, int half, float2 lse, float (&p)[2]) {
+        const int query = query_col + nt * kMmaN + 2 * quad_lane;
+        const int key = key_row_a + kt * kMmaM + group + 8 * half;
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          float score = s[kt][nt][2 * half + e];
+          if (partial && (key0 + key >= params.seqlen_k ||
+                          mask.is_masked(row0 + query + e, key0 + key))) {
+            score = kNegativeInfinity;
+          }
+          p[e] = exp2_approx(fmaf(score, params.scale_log2, -(e == 0 ? lse.x : lse.y)));
+        }
+      };
+      auto score_offset = [&](int kt, int nt, int half) {
+        const int query = query_col + nt * kMmaN + 2 * quad_lane;
+        const int key = key_row_a + kt * kMmaM + group + 8 * half;
+        return swizzled_offset<kBlockM>(key, query / kChunkElements) + query % kChunkElements;
+      };
+      // Packed: Pᵀ goes to shared memory and into 16-bit pairs before dPᵀ is computed, so Sᵀ's
+      // fp32 registers are free while dPᵀ accumulates (see packed_probabilities).
+      std::uint32_t p_packed[kPackedP ? kKeyTilesA : 1][kPackedP ? kQueryTilesA : 1][2];
+      if constexpr (kPackedP) {
+#pragma unroll
+        for (int kt = 0; kt < kKeyTilesA; ++kt)
+#pragma unroll
+          for (int nt = 0; nt < kQueryTilesA; ++nt) {
+            const float2 lse = *reinterpret_cast<const float2*>(lse_tile + query_col +
+                                                                nt * kMmaN + 2 * quad_lane);
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+              float p[2];
+              probabilities(kt, nt, half, lse, p);
+              p_packed[kt][nt][half] = Traits::pack(p[0], p[1]);
+              *reinterpret_cast<std::uint32_t*>(p_tile + score_offset(kt, nt, half)) =
+                  p_packed[kt][nt][half];
+            }
+          }
+      }
+      if constexpr (kPackedP) zero_fill(dp);
+      product_a(dp, kVFromK, kDoFromQ, false);
+
+      // dSᵀ = Pᵀ∘(dPᵀ - D), stored 16-bit.
 #pragma unroll
       for (int kt = 0; kt < kKeyTilesA; ++kt)
 #pragma unroll
@@ -413,22 +500,18 @@ __global__ void __launch_bounds__(Config::kThreads)
           const float2 delta = *reinterpret_cast<const float2*>(delta_tile + query);
 #pragma unroll
           for (int half = 0; half < 2; ++half) {
-            const int key = key_row_a + kt * kMmaM + group + 8 * half;
-            float p[2], ds[2];
-#pragma unroll
-            for (int e = 0; e < 2; ++e) {
-              float score = s[kt][nt][2 * half + e];
-              if (partial && (key0 + key >= params.seqlen_k ||
-                              mask.is_masked(row0 + query + e, key0 + key))) {
-                score = kNegativeInfinity;
-              }
-              p[e] = exp2_approx(fmaf(score, params.scale_log2, -(e == 0 ? lse.x : lse.y)));
-              ds[e] = p[e] * (dp[kt][nt][2 * half + e] - (e == 0 ? delta.x : delta.y));
+            float p[2];
+            if constexpr (kPackedP) {
+              unpack_pair<Element>(p_packed[kt][nt][half], p);
+            } else {
+              probabilities(kt, nt, half, lse, p);
+              *reinterpret_cast<std::uint32_t*>(p_tile + score_offset(kt, nt, half)) =
+                  Traits::pack(p[0], p[1]);
             }
-            const int offset = swizzled_offset<kBlockM>(key, query / kChunkElements) +
-                               query % kChunkElements;
-            *reinterpret_cast<std::uint32_t*>(p_tile + offset) = Traits::pack(p[0], p[1]);
-            *reinterpret_cast<std::uint32_t*>(ds_tile + offset) = Traits::pack(ds[0], ds[1]);
+            const float ds0 = p[0] * (dp[kt][nt][2 * half] - delta.x);
+            const float ds1 = p[1] * (dp[kt][nt][2 * half + 1] - delta.y);
+            *reinterpret_cast<std::uint32_t*>(ds_tile + score_offset(kt, nt, half)) =
+                Traits::pack(ds0, ds1);
           }
         }
     }
@@ -442,7 +525,8 @@ __global__ void __launch_bounds__(Config::kThreads)
     // kFullWidth kernel keeps these tests: without them (one block of 16·kKeyTilesB mma's per
     // query step) it spilled 4-52 bytes at 128.
     {
-      const FragmentAddress<kWidth> q_as_b(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
+      const auto q_as_b =
+          fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
 #pragma unroll
       for (int qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
         std::uint32_t pa[kKeyTilesB][4];
@@ -465,24 +549,34 @@ __global__ void __launch_bounds__(Config::kThreads)
       }
     }
 
-    // ---- dQ partial = dS·K for this warp's 16 query rows x head-dim slice ----
-    float dq[kDimTilesQ][4];
+    // ---- dQ partial = dS·K for this warp's query rows x head-dim slice ----
+    float dq[kRowTilesQ][kDimTilesQ][4];
 #pragma unroll
-    for (int dt = 0; dt < kDimTilesQ; ++dt)
+    for (int rt = 0; rt < kRowTilesQ; ++rt)
 #pragma unroll
-      for (int e = 0; e < 4; ++e) dq[dt][e] = 0.0f;
-    // Key steps outer, one dS fragment live at a time (as in phase B).
+      for (int dt = 0; dt < kDimTilesQ; ++dt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) dq[rt][dt][e] = 0.0f;
+    // Key steps outer, one step's dS fragments live at a time (as in phase B); each K fragment
+    // feeds the warp's kRowTilesQ row tiles. Row tile rt of dS is 2·rt query chunks to the right
+    // in dSᵀ, i.e. the fragment address's step rt.
 #pragma unroll
     for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
-      std::uint32_t dsq[4];
-      ldmatrix_x4_trans(dsq, ds_as_a_transposed.at(0, kstep * kMmaK));
+      std::uint32_t dsq[kRowTilesQ][4];
+#pragma unroll
+      for (int rt = 0; rt < kRowTilesQ; ++rt) {
+        ldmatrix_x4_trans(dsq[rt], ds_as_a_transposed.at(rt, kstep * kMmaK));
+      }
 #pragma unroll
       for (int dstep = 0; dstep < kDimTilesQ / 2; ++dstep) {
         if (kFullWidth || dim_step_q + dstep < steps) {
           std::uint32_t b[4];
           ldmatrix_x4_trans(b, k_as_b.at(dstep, kstep * kMmaK));
-          Traits::mma(dq[2 * dstep], dsq, b[0], b[1]);
-          Traits::mma(dq[2 * dstep + 1], dsq, b[2], b[3]);
+#pragma unroll
+          for (int rt = 0; rt < kRowTilesQ; ++rt) {
+            Traits::mma(dq[rt][2 * dstep], dsq[rt], b[0], b[1]);
+            Traits::mma(dq[rt][2 * dstep + 1], dsq[rt], b[2], b[3]);
+          }
         }
       }
     }
@@ -505,22 +599,25 @@ __global__ void __launch_bounds__(Config::kThreads)
       float* accumulator = params.dq_accum + (static_cast<std::int64_t>(batch) * params.heads_q +
                                               head) * params.seqlen_q * params.dq_accum_stride;
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const int row = row0 + query_row_q + group + 8 * half;
-        if (row < params.seqlen_q) {
-          float* accumulator_row =
-              accumulator + static_cast<std::int64_t>(row) * params.dq_accum_stride;
+      for (int rt = 0; rt < kRowTilesQ; ++rt)
 #pragma unroll
-          for (int dt = 0; dt < kDimTilesQ; ++dt) {
-            if (kFullWidth || dim_step_q + dt / 2 < steps) {
-              const int column = dim_step_q * kMmaK + dt * kMmaN + 2 * quad_lane;
-              reduce_add_pair(accumulator_row + column, dq[dt][2 * half], dq[dt][2 * half + 1]);
+        for (int half = 0; half < 2; ++half) {
+          const int row = row0 + query_row_q + rt * kMmaM + group + 8 * half;
+          if (row < params.seqlen_q) {
+            float* accumulator_row =
+                accumulator + static_cast<std::int64_t>(row) * params.dq_accum_stride;
+#pragma unroll
+            for (int dt = 0; dt < kDimTilesQ; ++dt) {
+              if (kFullWidth || dim_step_q + dt / 2 < steps) {
+                const int column = dim_step_q * kMmaK + dt * kMmaN + 2 * quad_lane;
+                reduce_add_pair(accumulator_row + column, dq[rt][dt][2 * half],
+                                dq[rt][dt][2 * half + 1]);
+              }
             }
           }
         }
-      }
       if (semaphore != nullptr) {
-        __threadfence();
+        fence_acq_rel_gpu();
         __syncthreads();
         if (threadIdx.x == 0) store_release(semaphore, dq_turn(mask, row0, row_end, n_block) + 1);
       }

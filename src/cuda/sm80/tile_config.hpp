@@ -237,10 +237,13 @@ constexpr int largest_step_class(StepClasses<kSteps...>) {
 // passes, so that only 1/kQuerySplitsA of Sᵀ and dPᵀ is live next to dK and dV (the K and V
 // fragments are read once per pass). kFullWidthKernel: also compile a kernel for head dims that
 // fill the bucket, with no k-step or column tests in phase A and the dQ product (off where it
-// would spill).
+// would spill). kWarpsQueriesQArg: query groups of the dQ product (0: one 16-row tile per warp,
+// kBlockM / 16 groups); fewer groups give each warp more rows and fewer head-dim columns, so
+// every K fragment it reads feeds more mma's (a 32 x 32 warp tile reads 16 KB of shared memory
+// per 128 keys, a 16 x 64 one 20 KB).
 template <int kWidthArg, int kBlockMArg, int kBlockNArg, int kWarpsArg, int kWarpsQueriesAArg,
           int kWarpsDimBArg, int kStagesArg, int kQuerySplitsAArg = 1,
-          bool kFullWidthKernelArg = true>
+          bool kFullWidthKernelArg = true, int kWarpsQueriesQArg = 0>
 struct BackwardTile {
   static constexpr int kWidth = kWidthArg;
   static constexpr int kBlockM = kBlockMArg;  // query rows per step
@@ -258,7 +261,9 @@ struct BackwardTile {
   static constexpr int kWarpsKeysB = kWarps / kWarpsDimB;
   static constexpr int kKeysPerWarpB = kBlockN / kWarpsKeysB;
   static constexpr int kDimPerWarpB = kWidth / kWarpsDimB;
-  static constexpr int kWarpsQueriesQ = kBlockM / kMmaM;
+  static constexpr int kWarpsQueriesQ =
+      kWarpsQueriesQArg > 0 ? kWarpsQueriesQArg : kBlockM / kMmaM;
+  static constexpr int kQueriesPerWarpQ = kBlockM / kWarpsQueriesQ;
   static constexpr int kWarpsDimQ = kWarps / kWarpsQueriesQ;
   static constexpr int kDimPerWarpQ = kWidth / kWarpsDimQ;
   static constexpr int kScoreTileElements = kBlockN * kBlockM;  // P^T and dS^T, 16-bit each
@@ -268,37 +273,70 @@ struct BackwardTile {
   static_assert(kKeysPerWarpA % kMmaM == 0 &&
                 kQueriesPerWarpA % (2 * kMmaN * kQuerySplitsA) == 0);
   static_assert(kKeysPerWarpB % kMmaM == 0 && kDimPerWarpB % (2 * kMmaN) == 0);
-  static_assert(kWarps % kWarpsQueriesQ == 0 && kDimPerWarpQ % (2 * kMmaN) == 0);
+  static_assert(kWarps % kWarpsQueriesQ == 0 && kDimPerWarpQ % (2 * kMmaN) == 0 &&
+                kQueriesPerWarpQ % kMmaM == 0);
 };
+
+// A backward tile whose phase A rounds Pᵀ to the storage type (as phase B reads it anyway)
+// and keeps it as packed 16-bit pairs while dPᵀ accumulates, instead of Sᵀ in fp32: half the
+// registers for the scores, which is what lets phase A run its query columns in one pass next
+// to dK and dV (kQuerySplitsA = 1), reading K and V once per query tile instead of once per
+// pass. dSᵀ = Pᵀ∘(dPᵀ - D) then takes the rounded Pᵀ (one more 16-bit rounding in dS).
+template <class Tile>
+struct PackedProbabilities : Tile {
+  static constexpr bool kPackedProbabilities = true;
+};
+
+template <class Config>
+constexpr bool packed_probabilities() {
+  if constexpr (requires { Config::kPackedProbabilities; }) {
+    return Config::kPackedProbabilities;
+  } else {
+    return false;
+  }
+}
 
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
-// 64 query rows per step everywhere: the P^T/dS^T tiles are then 64 wide, one 128-byte swizzle
-// group per row. 128 keys per CTA at 64 and 128 (as FA2): per query tile a CTA reads Q and dO
-// and sends the dQ atomics once for 128 keys, half the L2 traffic per FLOP of 64-key CTAs
-// (64 keys at 128 measured L2-bound: L2 77 %, tensor pipe 21 %). Phase A as 4 key groups x 2
-// query groups (32 x 32 per warp: each K/V and Q/dO fragment feeds two mma's), phase B as 4 key
-// groups x 2 head-dim halves. Measured on the H100 (bf16, N = 4096, fwd+bwd TFLOP/s non-causal /
-// causal, bench/sm80_vs_torch.py --bwd-variants; docs/perf-notes.md "Backward v2"):
-// 64: 206 / 161 (16 keys per warp in both phases: 194 / 157). dK + dV = 64 registers, 97 KB.
+// 128 keys per CTA at 64 and 128 (as FA2): per query tile a CTA reads Q and dO and sends the dQ
+// atomics once for 128 keys, half the L2 traffic per FLOP of 64-key CTAs (64 keys at 128
+// measured L2-bound: L2 77 %, tensor pipe 21 %). Phase A as 4 key groups x 2 query groups,
+// phase B as 4 key groups x 2 head-dim groups (at 256: 2 x 4). The warp tiles are chosen for
+// the fewest shared-memory bytes per mma (docs/perf-notes.md "Backward v3" counts them): a warp
+// tile of m x n reads m + n fragment rows per k-step for m·n outputs. Measured on the H100
+// (bf16, B·N = 16384, H·D = 2048, fwd+bwd TFLOP/s after the same forward, N = 1k / 4k / 16k,
+// bench/sm80_bwd_compare.py; "Backward v2" had the earlier alternatives).
+// 64: FA2's 128 query rows per step (each K/V fragment feeds twice the queries), packed Pᵀ
+// with phase A in one pass, dQ in 32 x 32 warp tiles: 320 instead of 384 KB of ldmatrix per
+// 64 queries. Backward alone (TFLOP/s, first call): 163 / 207 / 215, causal 101 / 156 / 177
+// against 163 / 198 / 212 and 103 / 150 / 176 for v2's 64-row tile; the same tile in 2 query
+// passes without packing measured 166 / 211 / 216 but causal 104 / 151 / 170 (second call:
+// 171 / 209 / 217, causal 106 / 151 / 168, below v2 at 16k). dK + dV = 64 registers; 162 KB of
+// shared memory (sm_80 has 163 KB).
 template <>
-struct BackwardConfig<64> : BackwardTile<64, 64, 128, 8, 2, 2, 2> {};
-// 128: 239 / 188 (64 keys: 189 / 165; one query warp in phase A: 235 / 186). dK + dV = 128
-// registers; phase A in 2 query passes (S^T + dP^T = 32 live registers instead of 64), without
-// which it spills 12-28 bytes on sm_80. 161 KB of shared memory (fits sm_80's 163 KB), one CTA
-// of 8 warps per SM.
+struct BackwardConfig<64>
+    : PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>> {};
+// 128: packed Pᵀ (PackedProbabilities) with phase A in one pass, and 32 x 32 dQ warp tiles:
+// 608 instead of 768 KB of ldmatrix per query tile. fwd+bwd 212 / 251 / 261, causal 149 / 205 /
+// 235 against v2's 206 / 243 / 254 and 141 / 191 / 228 (2 query passes, 16 x 64 dQ tiles); the
+// dQ tiles alone (first call) 206 / 244 / 250. dK + dV = 128 registers; 161 KB, one CTA of 8
+// warps per SM.
 template <>
-struct BackwardConfig<128> : BackwardTile<128, 64, 128, 8, 2, 2, 2, 2> {};
-// 192: two Q/dO buffers take 161 KB, just inside sm_80's 163 KB per block. 256: one buffer
-// (145 KB), so the next Q/dO load waits for the step before it (the price of fitting sm_80;
-// two stages on Hopper's 227 KB: 0-3 % faster with the general kernel). dK + dV = 96 / 128
-// registers per thread with the head dim split over 2 warps. 256 runs the general kernel for
-// every head dim (177 / 157): the full-width kernel measured 188 / 165, and 199 / 167 with two
-// stages on Hopper, but spills 4-8 bytes (also with 2 query passes).
+struct BackwardConfig<128>
+    : PackedProbabilities<BackwardTile<128, 64, 128, 8, 2, 2, 2, 1, true, 2>> {};
+// 192: two Q/dO buffers take 161 KB, just inside sm_80's 163 KB per block. dK + dV = 96
+// registers per thread with the head dim split over 2 warps.
 template <>
 struct BackwardConfig<192> : BackwardTile<192, 64, 64, 8, 2, 2, 2> {};
+// 256: one Q/dO buffer (145 KB), so the next load waits for the step before it (the price of
+// fitting sm_80). Phase B as 2 key x 4 head-dim warps (32 x 64 per warp instead of 16 x 128:
+// 192 instead of 288 KB of ldmatrix per query tile) and 32 x 64 dQ warp tiles; dK + dV = 128
+// registers. fwd+bwd 173 / 195 / 203, causal 134 / 176 / 198 against v2's 167 / 187 / 194 and
+// 129 / 165 / 189. Two stages (Hopper's 227 KB only) measured 180 / 204 / 209, causal 136 / 178 /
+// 202, deterministic 0.82 of the default instead of 0.83-0.85: not worth a second kernel per
+// arch. The general kernel for every head dim: the full-width one spills 4-16 bytes.
 template <>
-struct BackwardConfig<256> : BackwardTile<256, 64, 64, 8, 2, 2, 1, 1, false> {};
+struct BackwardConfig<256> : BackwardTile<256, 64, 64, 8, 2, 4, 1, 1, false, 2> {};
 
 }  // namespace fattn::detail::sm80

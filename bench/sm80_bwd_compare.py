@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""The sm80 backward's candidate tiles beside the committed kernel and PyTorch's flash backend
+(FA2), in one process on the GPU machine.
+
+  bench/sm80_build.sh build-x/shim 90a            # the working tree (candidates compiled into
+                                                  # bench/sm80_bwd_variants.cu)
+  (a copy of HEAD) bench/sm80_build.sh build-x/shim_head 90a
+  python3 bench/sm80_bwd_compare.py --lib build-x/shim/libsm80shim.so \
+      --baseline build-x/shim_head/libsm80shim.so --check --bench --json out.json
+
+--check  bench/sm80_vs_torch.py's checks (bf16 cases, every head dim of the candidate's bucket;
+         fp32 torch reference; deterministic run twice, compared bitwise) with each candidate
+         selected; with --small only the sanitizer shapes.
+--bench  bf16, B·N = 16384, H·D = 2048, D 64 / 128 / 256, N 1k / 4k / 16k, causal and not:
+         forward+backward TFLOP/s (3.5 × forward FLOPs) of the committed kernel (--baseline, its
+         table), each candidate and SDPA flash; every one of ours runs after the SAME forward
+         (the baseline's), so the differences are the backward's. "bwd" columns: 2.5 × forward
+         FLOPs over (forward+backward time - forward time). At N = 4096 also the deterministic
+         backward.
+Candidates: CANDIDATES below, variant numbers of bench/sm80_bwd_variants.cu (bf16 only there).
+"""
+
+import argparse
+import json
+import math
+import sys
+
+import torch
+
+import sm80_vs_torch as base_script
+from kernel_bench_common import make
+
+# bucket -> {variant: description}; 0 is the working tree's table. Measured so far
+# (bench/results/sm80-bwd-h100-2026-11-22-s4-call1 and -call2, docs/perf-notes.md "Backward
+# v3"): 64: 3 (now the table), 4; 128: 4 (now the table), 5; 256: 3 (now the table), 4; and the
+# fragment prefetch of phase B and the dQ product (rejected, no longer compiled).
+CANDIDATES = {
+    64: {0: "table (128 query rows, packed P, 1 pass, dQ 32x32)",
+         4: "128 query rows, 2 passes, dQ 32x32"},
+    128: {0: "table (packed P, 1 pass, dQ 32x32)"},
+    256: {0: "table (phase B 2x4, dQ 32x64)"},
+}
+BUCKETS = (64, 128, 192, 256)
+
+
+def bucket_of(head_dim):
+    return next(b for b in BUCKETS if b >= head_dim)
+
+
+def check_candidates(sm80, small, buckets):
+    """bench/sm80_vs_torch.py's check, bf16 cases of the bucket only, per candidate."""
+    all_cases = base_script.check_cases
+    failures, report = 0, {}
+    try:
+        for bucket, table in CANDIDATES.items():
+            if bucket not in buckets:
+                continue
+            for variant, description in table.items():
+                base_script.check_cases = lambda s, b=bucket: [
+                    c for c in all_cases(s) if c[0] == "bf16" and bucket_of(c[1]) == b]
+                sm80.lib.fattn_sm80_set_backward_variant(variant)
+                print(f"== check D bucket {bucket} variant {variant}: {description}", flush=True)
+                f, rows = base_script.check(sm80, small)
+                failures += f
+                report[f"{bucket}/{variant}"] = rows
+    finally:
+        base_script.check_cases = all_cases
+        sm80.lib.fattn_sm80_set_backward_variant(0)
+    return failures, report
+
+
+def bench(new, baseline, dims, seqlens):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    import torch.nn.functional as F
+    time_ms = base_script.time_ms
+    rows = []
+    for D in dims:
+        for N in seqlens:
+            for causal in (False, True):
+                B, H = 16384 // N, 2048 // D
+                gen = torch.Generator(device="cuda")
+                gen.manual_seed(N + D)
+                q, k, v, dout = (make("bf16", B, N, H, D, "bshd", gen) for _ in range(4))
+                out = torch.empty_like(q)
+                lse = torch.empty(B, H, N, device="cuda", dtype=torch.float32)
+                dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+                scale = 1.0 / math.sqrt(D)
+                fwd_flops = 4 * B * H * N * N * D / (2 if causal else 1)
+                row = dict(D=D, N=N, B=B, H=H, causal=causal)
+
+                def forward():
+                    baseline.forward(q, k, v, out, lse, "bf16", scale, causal)
+
+                def fwd_bwd(lib, variant, det):
+                    lib.lib.fattn_sm80_set_backward_variant(variant)
+
+                    def run():
+                        forward()
+                        lib.backward(q, k, v, out, dout, lse, dq, dk, dv, "bf16", scale, causal,
+                                     deterministic=det)
+                    return run
+
+                t_fwd = time_ms(forward)
+                row["fwd"] = fwd_flops / t_fwd / 1e9
+                runs = {"committed": (baseline, 0)}
+                runs.update({f"v{var}": (new, var) for var in CANDIDATES.get(D, {})})
+                for name, (lib, variant) in runs.items():
+                    t = time_ms(fwd_bwd(lib, variant, False))
+                    row[name] = 3.5 * fwd_flops / t / 1e9
+                    row[f"{name}_bwd"] = 2.5 * fwd_flops / (t - t_fwd) / 1e9
+                    if N == 4096:
+                        t_det = time_ms(fwd_bwd(lib, variant, True))
+                        row[f"{name}_det"] = 3.5 * fwd_flops / t_det / 1e9
+                    lib.lib.fattn_sm80_set_backward_variant(0)
+                qt, kt, vt, dt = (x.transpose(1, 2).contiguous() for x in (q, k, v, dout))
+                qg, kg, vg = (x.detach().requires_grad_() for x in (qt, kt, vt))
+                with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                    t_flash_fwd = time_ms(
+                        lambda: F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal))
+
+                    def flash():
+                        o = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal)
+                        torch.autograd.grad(o, (qg, kg, vg), dt)
+                    t_flash = time_ms(flash)
+                row["flash_fwd"] = fwd_flops / t_flash_fwd / 1e9
+                row["flash"] = 3.5 * fwd_flops / t_flash / 1e9
+                row["flash_bwd"] = 2.5 * fwd_flops / (t_flash - t_flash_fwd) / 1e9
+                rows.append(row)
+                print(json.dumps({k: round(v, 1) if isinstance(v, float) else v
+                                  for k, v in row.items()}), flush=True)
+    print_table(rows)
+    return rows
+
+
+def print_table(rows):
+    names = ["committed"] + sorted({k for r in rows for k in r
+                                    if k.startswith("v") and k[1:].isdigit()})
+    print("| D | N | causal | " + " | ".join(names) + " | flash | best/flash | "
+          "bwd committed | bwd best | bwd flash |")
+    print("|" + " --- |" * (len(names) + 8))
+    for r in rows:
+        present = [n for n in names if n in r]
+        best = max(present, key=lambda n: r[n])
+        cells = [f"{r[n]:.0f}" if n in r else "" for n in names]
+        print(f"| {r['D']} | {r['N']} | {'yes' if r['causal'] else 'no'} | " + " | ".join(cells) +
+              f" | {r['flash']:.0f} | {r[best] / r['flash']:.2f} ({best}) | "
+              f"{r['committed_bwd']:.0f} | {r[best + '_bwd']:.0f} | {r['flash_bwd']:.0f} |")
+    det = [r for r in rows if "committed_det" in r]
+    if det:
+        print("deterministic / default (fwd+bwd):")
+        for r in det:
+            parts = [f"{n} {r[n + '_det'] / r[n]:.2f}" for n in names if n + "_det" in r]
+            print(f"  D={r['D']} N={r['N']} {'causal' if r['causal'] else 'non-causal'}: " +
+                  ", ".join(parts))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--lib", required=True)
+    p.add_argument("--baseline")
+    p.add_argument("--check", action="store_true")
+    p.add_argument("--small", action="store_true")
+    p.add_argument("--bench", action="store_true")
+    p.add_argument("--dims", default="64,128,256")
+    p.add_argument("--seqlens", default="1024,4096,16384")
+    p.add_argument("--json")
+    a = p.parse_args()
+    new = base_script.Sm80(a.lib)
+    dims = base_script.int_list(a.dims)
+    report = {"device": torch.cuda.get_device_name(), "candidates": CANDIDATES}
+    failures = 0
+    if a.check or a.small:
+        failures, report["check"] = check_candidates(new, a.small, dims)
+        print(f"candidate checks: {failures} failures", flush=True)
+    if a.bench:
+        report["bench"] = bench(new, base_script.Sm80(a.baseline), dims,
+                                base_script.int_list(a.seqlens))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(report, f, indent=1)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
