@@ -5,9 +5,11 @@
 # FATTN_CUDA_FAMILIES=sm90, $SM90_SHIM_DIR/<variant>/libsm90shim.so (bench/sm90_build.sh), .deps.
 # Usage: [SM90_RUN_DIR=build-sm90run] [SM90_SHIM_DIR=build-sm90sa] [SM90_RACECHECK=1]
 #        [SM90_NCU=1] [SM90_NCU_POINT=D,N,causal] [SM90_NCU_VARIANTS="a b"] [SM90_BENCH_ARGS=...]
-#        [SM90_BENCH_TWICE=1] [SM90_NCU_SOURCE=1]
+#        [SM90_BENCH_TWICE=1] [SM90_NCU_SOURCE=1] [SM90_NCU_PEER=1] [SM90_NCU_PEER_POINT=D,N,causal]
 #        bench/sm90_device_run.sh FINAL_VARIANT [OTHER_VARIANT...]
 # A variant named "old" is timed but not checked (the committed kernel, as a baseline).
+# SM90_NCU_PEER=1 profiles cuDNN's SDPA kernel and FINAL_VARIANT at SM90_NCU_PEER_POINT (default
+# 128,4096,0) with the launch, occupancy, throughput and memory sections side by side.
 # SM90_BENCH_TWICE=1 times the sweep a second time with the variants in reverse order (the
 # contestant timed first at a point runs faster: docs/perf-notes.md, v5), so that a ratio can be
 # read from the two runs' geometric mean.
@@ -28,8 +30,8 @@ nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 timeout 90 $T --gtest_filter='*cuda_sm90*:*Sm90*' > $LOGS/gtest.log 2>&1; echo "gtest rc $?"
 grep -E "^\[  (PASSED|FAILED)|FAILED  \]|tests ran" $LOGS/gtest.log | head -12; save
 sanitize() {  # <tool>
-  timeout 60 compute-sanitizer --tool $1 $T \
-    --gtest_filter='*cuda_sm90_small*:*one_key_tile_many_tiles*:*idle_consumer*' \
+  timeout 80 compute-sanitizer --tool $1 $T \
+    --gtest_filter='*cuda_sm90_small*:*one_key_tile_many_tiles*:*idle_consumer*:*masked_tiles_between*:*tail_columns*' \
     > $LOGS/$1.log 2>&1
   echo "$1 rc $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $LOGS/$1.log | tail -1) $(grep -E '^\[  PASSED' $LOGS/$1.log)"
   save
@@ -37,7 +39,8 @@ sanitize() {  # <tool>
 sanitize memcheck
 # LDL/STL (local memory: spills or indexed register arrays) in the forward kernels of each shim.
 for v in "$@"; do
-  echo "$v: LDL/STL $(cuobjdump -sass $L/$v/libsm90shim.so | grep -cE '\b(LDL|STL)\b')"
+  sass=$(cuobjdump -sass $L/$v/libsm90shim.so)
+  echo "$v: LDL/STL $(grep -cE '\b(LDL|STL)\b' <<< "$sass"), STSM $(grep -cE '\bSTSM' <<< "$sass"), UTMASTG $(grep -cE '\bUTMASTG' <<< "$sass"), UTMALDG $(grep -cE '\bUTMALDG' <<< "$sass")"
 done
 # The bench script's checks for every variant but "old" (the committed kernel, checked before).
 checked=""; for v in "$@"; do [ "$v" = old ] || checked="$checked --lib $v=$L/$v/libsm90shim.so"; done
@@ -85,4 +88,19 @@ if [ "${SM90_NCU:-0}" = 1 ]; then
       $LOGS/ncu_$v.log | awk '$NF+0 > 0.02 || !/stalled/' | head -40
     save
   done
+fi
+if [ "${SM90_NCU_PEER:-0}" = 1 ]; then
+  point=${SM90_NCU_PEER_POINT:-128,4096,0}
+  sections="--section LaunchStats --section Occupancy --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats"
+  timeout 60 ncu $sections --nvtx --nvtx-include "cudnn_sdpa/" -s 1 -c 1 python3 $S \
+    --lib $L/$final/libsm90shim.so --profile $point --profile-cudnn > $LOGS/ncu_peer_cudnn.log 2>&1
+  echo "== ncu cudnn rc $?"
+  timeout 60 ncu $sections -k regex:forward_kernel -s 1 -c 1 python3 $S \
+    --lib $L/$final/libsm90shim.so --profile $point > $LOGS/ncu_peer_$final.log 2>&1
+  echo "== ncu $final rc $?"
+  for f in $LOGS/ncu_peer_cudnn.log $LOGS/ncu_peer_$final.log; do
+    echo "-- $(basename $f)"
+    grep -E "^  [a-zA-Z_].*\(|Grid Size|Block Size|Cluster Size|Registers Per|Shared Memory Config|Dynamic Shared|Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|L1/TEX Cache Throughput|DRAM Throughput|Achieved Occupancy|Eligible Warps|Warp Cycles Per Issued" $f | head -24
+  done
+  save
 fi

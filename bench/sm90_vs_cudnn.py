@@ -115,7 +115,9 @@ def check(sm90, cases):
     for n, (dtype, B, Nq, Nk, Hq, Hkv, D, causal, left, right, layout) in enumerate(cases):
         gen.manual_seed(1000 + n)
         q, k, v = make_qkv(dtype, B, Nq, Nk, Hq, Hkv, D, layout, gen)
-        out_storage = torch.full((B, Nq, Hq, D + 8), float("nan"), device="cuda",
+        # Padded output rows stay 16-byte aligned (the selector sends only such outputs to
+        # cuda_sm90: its epilogue stores O by TMA), with at least 8 padding elements.
+        out_storage = torch.full((B, Nq, Hq, (D + 7) // 8 * 8 + 8), float("nan"), device="cuda",
                                  dtype=DTYPES[dtype][0])
         out = out_storage[..., :D] if layout == "pad" else torch.full(
             (B, Nq, Hq, D), float("nan"), device="cuda", dtype=DTYPES[dtype][0])
@@ -234,6 +236,9 @@ def main():
     p.add_argument("--json")
     p.add_argument("--profile", help="D,N,causal: run the first --lib 3 times on that sweep point "
                    "(for ncu), nothing else")
+    p.add_argument("--profile-cudnn", action="store_true",
+                   help="with --profile: run SDPA's cuDNN backend instead, inside the NVTX range "
+                   "'cudnn_sdpa' (ncu --nvtx --nvtx-include cudnn_sdpa/)")
     a = p.parse_args()
     libs = {}
     for i, spec in enumerate(a.lib):
@@ -245,6 +250,18 @@ def main():
         B, H = 16384 // N, 2048 // D
         q, k, v = make_qkv("bf16", B, N, N, H, H, D, "bshd", torch.Generator(device="cuda"))
         out, lse = torch.empty_like(q), torch.empty(B, H, N, device="cuda", dtype=torch.float32)
+        if a.profile_cudnn:
+            from torch.nn.attention import SDPBackend, sdpa_kernel
+            import torch.nn.functional as F
+            qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v))
+            torch.cuda.synchronize()
+            with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                torch.cuda.nvtx.range_push("cudnn_sdpa")
+                for _ in range(3):
+                    F.scaled_dot_product_attention(qt, kt, vt, is_causal=bool(causal))
+                torch.cuda.nvtx.range_pop()
+            torch.cuda.synchronize()
+            return 0
         for _ in range(3):
             lib.forward(q, k, v, out, lse, "bf16", 1.0 / math.sqrt(D), bool(causal))
         torch.cuda.synchronize()

@@ -78,6 +78,31 @@ FATTN_DEVICE void tma_load_4d(const CUtensorMap* map, std::uint64_t* barrier, vo
       : "memory");
 }
 
+// Stores a box of shared memory at coordinates (c0 innermost .. c3) of a 4-D tensor map (layout
+// and swizzle from the map; elements outside the tensor are skipped). Tracked by the issuing
+// thread's bulk group: commit it, then wait for its reads before the shared memory is written
+// again and for its completion before the CTA exits (backward_ptx.cuh: bulk_commit_group,
+// bulk_wait_group_read, bulk_wait_group).
+FATTN_DEVICE void tma_store_4d(const CUtensorMap* map, const void* smem_src, int c0, int c1,
+                               int c2, int c3) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5}], [%1];\n" ::"l"(
+          reinterpret_cast<std::uint64_t>(map)),
+      "r"(smem_address(smem_src)), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+      : "memory");
+}
+
+// Four 8x8 matrices of 16-bit elements from registers to shared memory (one warp): register i
+// holds row lane/4, columns 2·(lane%4) and +1 of matrix i (the mma accumulator layout); lane l
+// gives the address of row l%8 of matrix l/8.
+FATTN_DEVICE void stmatrix_x4(std::uint32_t smem_row_address, std::uint32_t r0, std::uint32_t r1,
+                              std::uint32_t r2, std::uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(
+                   smem_row_address),
+               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+
 // ---- arithmetic ---------------------------------------------------------------------------
 
 // 2^x on the special-function unit, flushing subnormals: exp2f's subnormal range handling costs

@@ -35,7 +35,28 @@ Status launch_forward(const AttentionArgs& args) {
   CUtensorMap tma_q{};
   CUtensorMap tma_k{};
   CUtensorMap tma_v{};
+  CUtensorMap tma_o{};
   if (Status s = make_attention_tensor_map(&tma_q, args.q, Traits::kBlockM); !s.ok()) return s;
+  // The TMA-store epilogue (tile_config.hpp) stores each consumer's 64 rows as one box per 64
+  // columns. The selector sends only 16-byte-aligned outputs here (as for q, k, v).
+  // TMA writes whole 16-byte units, so its map stops at the last full unit of a row; the kernel
+  // stores the few columns past it itself (ForwardParams::out_tma_columns).
+  constexpr long long kTmaStoreUnitElements = 16 / sizeof(Element);
+  const long long out_tma_columns =
+      Traits::kTmaStoreAny ? problem.head_dim / kTmaStoreUnitElements * kTmaStoreUnitElements : 0;
+  if constexpr (Traits::kTmaStoreAny) {
+    if (!tensor_map_can_address(args.out)) {
+      return Status::Unsupported(
+          "cuda_sm90: the output needs a 16-byte-aligned pointer and strides (TMA stores)");
+    }
+  }
+  if (out_tma_columns > 0) {
+    TensorView out_columns = args.out;
+    out_columns.shape[3] = out_tma_columns;
+    if (Status s = make_attention_tensor_map(&tma_o, out_columns, kWgmmaM); !s.ok()) return s;
+  } else {
+    tma_o = tma_q;  // never used; any valid map will do
+  }
   if (problem.seqlen_k > 0) {
     if (Status s = make_attention_tensor_map(&tma_k, args.k, Traits::kBlockN); !s.ok()) return s;
     if (Status s = make_attention_tensor_map(&tma_v, args.v, Traits::kBlockN); !s.ok()) return s;
@@ -59,6 +80,7 @@ Status launch_forward(const AttentionArgs& args) {
   params.group_size = args.group_size();
   params.head_dim = static_cast<int>(problem.head_dim);
   params.num_m_blocks = static_cast<int>((problem.seqlen_q + Traits::kBlockM - 1) / Traits::kBlockM);
+  params.out_tma_columns = static_cast<int>(out_tma_columns);
   params.scale = args.scale;
   params.scale_log2 = args.scale * kLog2e;
 
@@ -91,12 +113,13 @@ Status launch_forward(const AttentionArgs& args) {
     using WidthTraits = ForwardTraits<kHeadDim, Element, kWidth>;
     static_assert(WidthTraits::kSmemBytes == Traits::kSmemBytes &&
                       WidthTraits::kBlockM == Traits::kBlockM &&
-                      WidthTraits::kBlockN == Traits::kBlockN,
+                      WidthTraits::kBlockN == Traits::kBlockN &&
+                      WidthTraits::kTmaStoreAny == Traits::kTmaStoreAny,
                   "a work width keeps its bucket's shared-memory layout and TMA boxes");
     return with_mask(args, [&](auto mask) -> Status {
       return launch_with_shared_memory(&forward_kernel<kHeadDim, kWidth, Element, decltype(mask)>,
                                        "sm90::forward_kernel", grid, block, Traits::kSmemBytes,
-                                       args, tma_q, tma_k, tma_v, mask, params);
+                                       args, tma_q, tma_k, tma_v, tma_o, mask, params);
     });
   };
   Status status = Status::Ok();

@@ -18,6 +18,14 @@
 // Key tiles are walked from the last to the first, so the tiles that need per-element masking
 // (the diagonal of a causal mask, the ragged end of the keys) come first and the rest run
 // without mask arithmetic. Fully masked tiles are never loaded.
+//
+// Epilogue (tile_config.hpp, tma_store): each consumer writes O / l with stmatrix into a
+// 128-byte-swizzled shared-memory tile and one thread stores it with a TMA store per 64
+// columns, the LSE with plain stores. The O tile has its own buffer after the K/V ring where
+// shared memory has room (D <= 128); otherwise it reuses the start of the V ring: the consumers
+// first wait for each other (nobody still reads V), and the producer loads the next tile's first
+// V only after every consumer's store has read the ring (the o_stored mbarrier). Kernels without
+// it store O from the accumulator registers.
 #pragma once
 
 #include <cmath>
@@ -26,6 +34,7 @@
 
 #include "common/mask.hpp"
 #include "cuda/common/ptx_sm90.cuh"
+#include "cuda/sm90/backward_ptx.cuh"  // bulk-group commit/wait and the async-proxy fence
 #include "cuda/sm90/tile_config.hpp"
 #include "cuda/sm90/tile_scheduler.hpp"
 
@@ -50,6 +59,11 @@ struct ForwardParams {
   int heads_per_group = 1;  // (batch, head) pairs whose K/V share L2 at one time (TileScheduler)
   float scale_log2 = 0;  // softmax scale · log2(e): scores go through exp2
   float scale = 0;       // softmax scale, for the natural-log LSE
+  // TMA-store epilogue: the output columns [0, out_tma_columns) go out by TMA (the tensor map's
+  // extent); the rest, fewer than 8 when D is not a multiple of 8, by ordinary stores. TMA writes
+  // whole 16-byte units past a ragged inner extent (seen on an H100: D = 65 wrote columns 65..71
+  // of a row-padded output), which would clobber the row padding.
+  int out_tma_columns = 0;
 };
 
 constexpr int kWarpgroupThreads = 128;
@@ -103,10 +117,27 @@ struct ForwardTraits {
   static constexpr int kQOffset = 0;
   static constexpr int kKOffset = kQOffset + kQBytes;
   static constexpr int kVOffset = kKOffset + kStages * kKvTileBytes;
-  static constexpr int kBarrierOffset = kVOffset + kStages * kKvTileBytes;
-  static constexpr int kBarrierCount = 2 + 4 * kStages;  // q full/empty, k/v full, k/v empty
+  static constexpr int kTilesEnd = kVOffset + kStages * kKvTileBytes;
   // Slack so the dynamic buffer can be rounded up to the 1024-byte swizzle-atom alignment.
   static constexpr int kAlignment = static_cast<int>(kSwizzleAtomBytes);
+
+  // The TMA-store epilogue (tile_config.hpp): O is staged in Q's layout (column blocks of kBlockM
+  // rows × 128 bytes, 128-byte swizzled), each consumer's 64 rows stored by its own TMA boxes.
+  // Its own buffer after the tiles where that fits the block's shared memory (D <= 128), else
+  // the start of the V ring, which the producer refills only after the stores have read it.
+  static constexpr bool kTmaStoreAny = kShape.tma_store || kShape.tma_store_masked;
+  static constexpr int kOutColumnBlocks = (kWidth + kTmaColumns - 1) / kTmaColumns;
+  static constexpr int kOBytes = kQBytes;
+  static constexpr int kMaxSmemPerBlock = 227 * 1024;  // sm_90's opt-in limit per block
+  static constexpr int kMaxBarrierBytes = (3 + 4 * kStages) * static_cast<int>(sizeof(std::uint64_t));
+  static constexpr bool kOutOwnBuffer =
+      kTmaStoreAny && kTilesEnd + kOBytes + kMaxBarrierBytes + kAlignment <= kMaxSmemPerBlock;
+  static constexpr bool kOutAliasesV = kTmaStoreAny && !kOutOwnBuffer;
+  static constexpr int kOOffset = kOutOwnBuffer ? kTilesEnd : kVOffset;
+
+  static constexpr int kBarrierOffset = kTilesEnd + (kOutOwnBuffer ? kOBytes : 0);
+  // q full/empty, k/v full, k/v empty, and "O stored" when O reuses the V ring.
+  static constexpr int kBarrierCount = 2 + 4 * kStages + (kOutAliasesV ? 1 : 0);
   static constexpr int kSmemBytes =
       kBarrierOffset + kBarrierCount * static_cast<int>(sizeof(std::uint64_t)) + kAlignment;
 
@@ -122,6 +153,9 @@ struct ForwardTraits {
   static_assert(kBlockN % kWgmmaK == 0 && kBlockN % 8 == 0, "key tile must be a wgmma k-multiple");
   static_assert(kQColumnBlockBytes % kAlignment == 0 && kKvColumnBlockBytes % kAlignment == 0,
                 "every tile must start on a swizzle atom");
+  static_assert(!kOutAliasesV || kOBytes <= kStages * kKvTileBytes,
+                "an O tile that reuses the V ring must fit in it");
+  static_assert(kSmemBytes <= kMaxSmemPerBlock, "the tiles must fit one block's shared memory");
 };
 
 // The mbarriers of one CTA, laid out after the tiles.
@@ -133,6 +167,9 @@ struct PipelineBarriers {
   std::uint64_t v_full[kStages];
   std::uint64_t k_empty[kStages];
   std::uint64_t v_empty[kStages];
+  // Only where O reuses the V ring (ForwardTraits::kOutAliasesV): every consumer's TMA stores of
+  // its O rows have read shared memory, so V may be loaded there again.
+  std::uint64_t o_stored;
 };
 
 // Stage and phase of the i-th key tile in the ring.
@@ -297,6 +334,38 @@ struct Consumer {
     }
   }
 
+  // Writes O / l of this warpgroup's 64 rows as 16-bit elements to `o_smem` (column block 0 of
+  // its rows; blocks `block_bytes` apart) in the 128-byte swizzle a TMA store reads: 16-byte
+  // chunk c of row r lies at chunk c ^ (r % 8). One stmatrix.x4 covers 16 rows × 16 columns of a
+  // warp; the eight row addresses of each 8x8 matrix hit eight different chunks, so no bank
+  // conflicts.
+  static FATTN_DEVICE void stage_output(const float (&o)[kOutRegs], const float (&inv_sum)[2],
+                                        std::uint32_t o_smem, std::uint32_t block_bytes) {
+    constexpr int kChunksPerRow = kTmaColumns / 8;
+    constexpr std::uint32_t kChunkBytes = 16;
+    const int lane = threadIdx.x % kWarpSize;
+    const int warp = (threadIdx.x % kWarpgroupThreads) / kWarpSize;
+    const int matrix = lane / 8;
+    const int matrix_row = lane % 8;
+    const int row = warp * 16 + 8 * (matrix % 2) + matrix_row;
+#pragma unroll
+    for (int j = 0; j < kOutRegs / 4; j += 2) {
+      std::uint32_t r[4];
+#pragma unroll
+      for (int m = 0; m < 4; ++m) {
+        const int h = m % 2;
+        const int jj = j + m / 2;
+        r[m] = pack_pair(o[4 * jj + 2 * h] * inv_sum[h], o[4 * jj + 2 * h + 1] * inv_sum[h],
+                         static_cast<Element*>(nullptr));
+      }
+      const int chunk = j + matrix / 2;
+      const std::uint32_t address = o_smem + (chunk / kChunksPerRow) * block_bytes +
+                                    row * kSwizzleRowBytes +
+                                    ((chunk % kChunksPerRow) ^ matrix_row) * kChunkBytes;
+      stmatrix_x4(address, r[0], r[1], r[2], r[3]);
+    }
+  }
+
   static FATTN_DEVICE void rescale(float (&o)[kOutRegs], const float (&correction)[2]) {
 #pragma unroll
     for (int j = 0; j < kOutRegs / 4; ++j) {
@@ -309,6 +378,51 @@ struct Consumer {
   }
 };
 
+// Zeros for the rows [row_begin, row_end) of (batch, head) of O, by the calling warpgroup's
+// threads, element by element (any head dim): only fully masked tiles take this path.
+template <class Element>
+FATTN_DEVICE void store_zero_rows(const ForwardParams& params, int head, int batch, int row_begin,
+                                  int row_end) {
+  auto* out = static_cast<Element*>(params.out) + batch * params.out_stride_batch +
+              head * params.out_stride_head;
+  const int thread = threadIdx.x % kWarpgroupThreads;
+  for (int row = row_begin; row < row_end; ++row) {
+    for (int col = thread; col < params.head_dim; col += kWarpgroupThreads) {
+      out[row * params.out_stride_seq + col] = static_cast<Element>(0.0f);
+    }
+  }
+}
+
+// The output columns [out_tma_columns, head_dim) of the warpgroup's 64 rows from `row_begin` of
+// (batch, head), copied element by element from the staged O tile (stage_output's swizzled
+// layout, `o_smem` = the warpgroup's first row) by the calling warpgroup. The row end is
+// recomputed here rather than kept live across the key loop.
+template <class Element>
+FATTN_DEVICE void store_tail_columns(const ForwardParams& params, std::uint32_t o_smem,
+                                     std::uint32_t block_bytes, int head, int batch,
+                                     int row_begin) {
+  constexpr int kChunkElements = 8;
+  constexpr int kChunksPerRow = kTmaColumns / kChunkElements;
+  constexpr std::uint32_t kChunkBytes = 16;
+  auto* out = static_cast<Element*>(params.out) + batch * params.out_stride_batch +
+              head * params.out_stride_head;
+  const int tail = params.head_dim - params.out_tma_columns;
+  const int rows = min(row_begin + kWgmmaM, params.seqlen_q) - row_begin;
+  for (int i = threadIdx.x % kWarpgroupThreads; i < rows * tail; i += kWarpgroupThreads) {
+    const int row = i / tail;
+    const int col = params.out_tma_columns + i % tail;
+    const int within = col % kTmaColumns;
+    const int chunk = within / kChunkElements;
+    const std::uint32_t address = o_smem + (col / kTmaColumns) * block_bytes +
+                                  row * kSwizzleRowBytes +
+                                  ((chunk ^ (row % kChunksPerRow)) * kChunkBytes) +
+                                  (within % kChunkElements) * sizeof(Element);
+    std::uint16_t bits;
+    asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(bits) : "r"(address));
+    out[(row_begin + row) * params.out_stride_seq + col] = *reinterpret_cast<Element*>(&bits);
+  }
+}
+
 // ---- the kernel ---------------------------------------------------------------------------
 
 // Persistent: each CTA walks its tiles (TileScheduler). The producer runs ahead across tile
@@ -319,7 +433,8 @@ template <int kHeadDim, int kWidth, class Element, class Mask>
 __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThreads, 1)
     forward_kernel(const __grid_constant__ CUtensorMap tma_q,
                    const __grid_constant__ CUtensorMap tma_k,
-                   const __grid_constant__ CUtensorMap tma_v, const Mask mask,
+                   const __grid_constant__ CUtensorMap tma_v,
+                   const __grid_constant__ CUtensorMap tma_o, const Mask mask,
                    const ForwardParams params) {
   using Traits = ForwardTraits<kHeadDim, Element, kWidth>;
   using Math = Consumer<Traits, Element>;
@@ -328,6 +443,10 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   constexpr int kStages = Traits::kStages;
   constexpr bool kPingPong = std::is_same_v<Mask, NoMask> ? Traits::kShape.ping_pong
                                                           : Traits::kShape.ping_pong_masked;
+  constexpr bool kTmaStore = std::is_same_v<Mask, NoMask> ? Traits::kShape.tma_store
+                                                          : Traits::kShape.tma_store_masked;
+  // Where O reuses the V ring in this kernel (the bucket's layout leaves room for it either way).
+  constexpr bool kOutInV = kTmaStore && Traits::kOutAliasesV;
 
   extern __shared__ std::uint8_t smem_unaligned[];
   std::uint8_t* smem = reinterpret_cast<std::uint8_t*>(
@@ -350,6 +469,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       mbarrier_init(&bars->k_empty[s], Traits::kConsumerWarps);
       mbarrier_init(&bars->v_empty[s], Traits::kConsumerWarps);
     }
+    if constexpr (kOutInV) mbarrier_init(&bars->o_stored, Traits::kConsumerWarpgroups);
     fence_barrier_init();
   }
   __syncthreads();
@@ -369,6 +489,11 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       const auto [head, batch, row_begin, row_end, first_tile, last_tile] =
           decode_tile<kBlockM, kBlockN>(scheduler, mask, tile, params.seqlen_q);
       if (last_tile == first_tile) continue;  // fully masked: the consumers write zeros
+      // q_round counts the tiles with loads. Where O reuses the V ring, the first V of the j-th
+      // such tile waits until the consumers' TMA stores of tile j - 1 have read it (phase j - 1
+      // of o_stored, the same parity as the q_empty wait; fully masked tiles store their zeros
+      // without the ring and take no phase).
+      const std::uint32_t output_phase = (q_round & 1) ^ 1;
       const int kv_head = head / params.group_size;
       // A fresh barrier counts as having completed the phase before phase 0, so the first
       // round through each buffer does not wait.
@@ -391,6 +516,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
           tma_load_4d(&tma_k, &bars->k_full[slot.stage], k_dst + b * Traits::kKvColumnBlockBytes,
                       b * kTmaColumns, n * kBlockN, kv_head, batch);
         }
+        if (kOutInV && n == last_tile - 1) mbarrier_wait(&bars->o_stored, output_phase);
         mbarrier_wait(&bars->v_empty[slot.stage], slot.phase ^ 1);
         mbarrier_arrive_expect_tx(&bars->v_full[slot.stage], Traits::kKvTileBytes);
 #pragma unroll
@@ -434,6 +560,30 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   };
   if (consumer == kConsumers - 1) pass_turn();
 
+  // The TMA-store epilogue: thread 0 of each consumer issues its warpgroup's stores. Named
+  // barriers after the ping-pong's: one per consumer (its rows are staged), and one over all
+  // consumers (where O reuses the V ring, nobody may still be reading V).
+  constexpr int kOutputBarrier = kSchedulerBarrier + kConsumers;
+  constexpr int kAllConsumersBarrier = kOutputBarrier + kConsumers;
+  static_assert(!kTmaStore || kAllConsumersBarrier < kNamedBarrierIds,
+                "named barrier ids run from 1 to 15");
+  // Computed where used, not kept across the tile loop: the D = 256 ping-pong consumers have
+  // no register to spare (ptxas spilled with these two held).
+  auto store_thread = [] { return threadIdx.x % kWarpgroupThreads == 0; };
+  // Where O reuses the V ring, the producer loads a tile's first V only after every consumer's
+  // stores of the previous tile have read shared memory. The store thread confirms that (and
+  // arrives on o_stored) at the next tile's first Q·Kᵀ, so the wait hides under the GEMM. Every
+  // tile with loads ends with a TMA store, so one is pending whenever key tiles were walked
+  // before (kv_done > 0).
+  auto confirm_output_read = [&](int kv_done) {
+    if constexpr (kOutInV) {
+      if (kv_done > 0 && store_thread()) {
+        bulk_wait_group_read<0>();
+        mbarrier_arrive(&bars->o_stored);
+      }
+    }
+  };
+
   int kv_iteration = 0;
   int q_round = 0;
   for (int round = 0; round * static_cast<int>(gridDim.x) < total_tiles; ++round) {
@@ -474,6 +624,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         take_turn();
         Math::issue_scores(s, q_base, k_base + slot.stage * Traits::kKvTileBytes);
         pass_turn();
+        confirm_output_read(kv_iteration);
         wgmma_wait<0>();
         fence_operands(s);
         release(&bars->k_empty[slot.stage]);
@@ -516,39 +667,102 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
     }
 
     // ---------------- epilogue: O / l and LSE ----------------
-    auto* out = static_cast<Element*>(params.out) + batch * params.out_stride_batch +
-                head * params.out_stride_head;
-    const bool pairs_aligned = params.head_dim % 2 == 0;
+    if constexpr (kTmaStore) {
+      // The LSE first, so that only O and the two inverse sums stay live for the O stores.
+      float inv_sum[2];
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      float sum = row_sum[h];
-      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-      const int row = row0 + 8 * h;
-      if (row >= params.seqlen_q) continue;
-      const float inv_sum = sum > 0.0f ? 1.0f / sum : 0.0f;
-      Element* out_row = out + row * params.out_stride_seq;
-#pragma unroll
-      for (int j = 0; j < Math::kOutRegs / 4; ++j) {
-        const int col = 8 * j + 2 * (lane % 4);
-        const float v0 = o[4 * j + 2 * h] * inv_sum;
-        const float v1 = o[4 * j + 2 * h + 1] * inv_sum;
-        if (pairs_aligned) {
-          if (col < params.head_dim) {
-            *reinterpret_cast<std::uint32_t*>(out_row + col) =
-                pack_pair(v0, v1, static_cast<Element*>(nullptr));
-          }
-        } else {
-          if (col < params.head_dim) out_row[col] = static_cast<Element>(v0);
-          if (col + 1 < params.head_dim) out_row[col + 1] = static_cast<Element>(v1);
+      for (int h = 0; h < 2; ++h) {
+        float sum = row_sum[h];
+        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+        inv_sum[h] = sum > 0.0f ? 1.0f / sum : 0.0f;
+        const int row = row0 + 8 * h;
+        if (row < params.seqlen_q && lane % 4 == 0) {
+          const float lse = sum > 0.0f ? row_max[h] * params.scale + logf(sum) : -INFINITY;
+          params.lse[batch * params.lse_stride_batch + head * params.lse_stride_head + row] = lse;
         }
       }
-      if (lane % 4 == 0) {
-        const float lse = sum > 0.0f ? row_max[h] * params.scale + logf(sum) : -INFINITY;
-        params.lse[batch * params.lse_stride_batch + head * params.lse_stride_head + row] = lse;
+      if (kOutInV && !std::is_same_v<Mask, NoMask> && num_tiles == 0) {
+        // Fully masked (rare: bottom-right masks with more queries than keys): the V ring may
+        // be filling for the next tile, so the zeros go straight to global memory. (Without a
+        // mask a tile is fully masked only when there are no keys at all, and then nothing is
+        // ever loaded into the ring.)
+        store_zero_rows<Element>(params, head, batch, group_rows_begin, group_rows_end);
+      } else {
+        // O through shared memory: one stmatrix per 16 × 16 block and a TMA store per 64-column
+        // block of the warpgroup's rows (rows past seqlen_q and columns past D are clipped by
+        // the tensor map), instead of kWidth/4 scattered 4-byte global stores per thread.
+        if constexpr (kOutInV) {
+          // Every consumer's last P·V has read the V ring that O is about to overwrite.
+          named_barrier_sync(kAllConsumersBarrier, kConsumers * kWarpgroupThreads);
+        } else {
+          // This warpgroup's previous store has read the buffer.
+          if (store_thread()) bulk_wait_group_read<0>();
+          named_barrier_sync(kOutputBarrier + consumer, kWarpgroupThreads);
+        }
+        const std::uint32_t o_smem =
+            smem_address(smem + Traits::kOOffset) + consumer * kWgmmaM * kSwizzleRowBytes;
+        Math::stage_output(o, inv_sum, o_smem, Traits::kQColumnBlockBytes);
+        fence_view_async_shared();
+        named_barrier_sync(kOutputBarrier + consumer, kWarpgroupThreads);
+        if (store_thread() && group_rows_begin < params.seqlen_q) {
+#pragma unroll
+          for (int b = 0; b < Traits::kOutColumnBlocks; ++b) {
+            if (b * kTmaColumns < params.out_tma_columns) {
+              tma_store_4d(&tma_o, smem + Traits::kOOffset + b * Traits::kQColumnBlockBytes +
+                                       consumer * kWgmmaM * kSwizzleRowBytes,
+                           b * kTmaColumns, group_rows_begin, head, batch);
+            }
+          }
+          bulk_commit_group();
+        }
+        if (params.out_tma_columns < params.head_dim) {
+          store_tail_columns<Element>(params, o_smem, Traits::kQColumnBlockBytes, head, batch,
+                                      group_rows_begin);
+          // Where O reuses the V ring, the ring may be refilled once the store thread has seen
+          // the TMA store read it: every thread's tail reads must come first.
+          if constexpr (kOutInV) {
+            named_barrier_sync(kOutputBarrier + consumer, kWarpgroupThreads);
+          }
+        }
+      }
+    } else {
+      auto* out = static_cast<Element*>(params.out) + batch * params.out_stride_batch +
+                  head * params.out_stride_head;
+      const bool pairs_aligned = params.head_dim % 2 == 0;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        float sum = row_sum[h];
+        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+        const int row = row0 + 8 * h;
+        if (row >= params.seqlen_q) continue;
+        const float inv_sum = sum > 0.0f ? 1.0f / sum : 0.0f;
+        Element* out_row = out + row * params.out_stride_seq;
+#pragma unroll
+        for (int j = 0; j < Math::kOutRegs / 4; ++j) {
+          const int col = 8 * j + 2 * (lane % 4);
+          const float v0 = o[4 * j + 2 * h] * inv_sum;
+          const float v1 = o[4 * j + 2 * h + 1] * inv_sum;
+          if (pairs_aligned) {
+            if (col < params.head_dim) {
+              *reinterpret_cast<std::uint32_t*>(out_row + col) =
+                  pack_pair(v0, v1, static_cast<Element*>(nullptr));
+            }
+          } else {
+            if (col < params.head_dim) out_row[col] = static_cast<Element>(v0);
+            if (col + 1 < params.head_dim) out_row[col + 1] = static_cast<Element>(v1);
+          }
+        }
+        if (lane % 4 == 0) {
+          const float lse = sum > 0.0f ? row_max[h] * params.scale + logf(sum) : -INFINITY;
+          params.lse[batch * params.lse_stride_batch + head * params.lse_stride_head + row] = lse;
+        }
       }
     }
   }
+  // A TMA store still reading shared memory must finish before the CTA's memory goes away.
+  if (kTmaStore && store_thread()) bulk_wait_group<0>();
   // The last consumer passed the turn once more than consumer 0 took it; absorb that pass so that
   // no named barrier is left half-arrived when the CTA exits.
   if (consumer == 0) take_turn();

@@ -86,6 +86,16 @@ Status make_attention_tensor_map(CUtensorMap* map, const TensorView& tensor, int
                       "the tensor " + tensor.shape_string());
 }
 
+bool tensor_map_can_address(const TensorView& tensor) {
+  const std::uint64_t element_bytes = size_of(tensor.dtype);
+  if (reinterpret_cast<std::uintptr_t>(tensor.data) % kStrideAlignment != 0) return false;
+  for (int d = 0; d + 1 < tensor.rank; ++d) {
+    const std::uint64_t stride_bytes = static_cast<std::uint64_t>(tensor.stride[d]) * element_bytes;
+    if (tensor.shape[d] > 1 && stride_bytes % kStrideAlignment != 0) return false;
+  }
+  return true;
+}
+
 Status make_fp32_rows_tensor_map(CUtensorMap* map, float* data, std::int64_t columns,
                                  std::int64_t rows, std::int64_t heads, std::int64_t batch,
                                  int box_columns, int box_rows) {

@@ -17,6 +17,12 @@ namespace fattn::detail::sm90 {
 // the selector guarantees it). `box_rows` <= 256.
 Status make_attention_tensor_map(CUtensorMap* map, const TensorView& tensor, int box_rows);
 
+// Whether a tensor map can describe `tensor` as it lies: TMA needs a 16-byte-aligned base and
+// 16-byte-multiple strides for every dimension it steps over (extent > 1). The selector
+// guarantees it for q, k, v and out; kernels called directly (bench shims) may get an output
+// that fails it, e.g. an odd head dim in rows of odd length.
+bool tensor_map_can_address(const TensorView& tensor);
+
 // Fills `map` for a contiguous fp32 (batch, heads, rows, columns) array, dimensions innermost
 // first, boxes of `box_columns` × `box_rows` with 128-byte swizzle (box_columns · 4 <= 128):
 // the sm90 backward's dQ accumulator, which it adds into by TMA reductions.

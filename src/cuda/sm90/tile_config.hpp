@@ -33,6 +33,16 @@
 // - Also measured and rejected in v7 (docs/perf-notes.md): 176-key tiles for unmasked D = 128
 //   (FlashAttention-3's choice; 1.00x) and 64-key tiles with ping-pong for masked D = 256
 //   (0.955x causal, 0.80-0.93 at N >= 4096 where the diagonal is a small share of the work).
+// - tma_store: O leaves through shared memory and TMA stores (forward_kernel.cuh, "epilogue")
+//   instead of kWidth/4 scattered 4-byte global stores per thread, which ncu showed costing 17 %
+//   of the stall samples at D = 256 N = 512 causal (v7). Measured on an H100 against the
+//   register stores (docs/perf-notes.md "v8", two calls of two runs, geometric means over
+//   N = 512..16k): D = 128 +3.2-3.4 % non-causal, +5.5-6.7 % causal (+8-11 % at N = 512);
+//   D = 192 +3.2 % / +7.9 %; D = 256 causal +6.5-9.2 % (+12-18 % at N <= 1024). D = 64 measured
+//   0.99 / 1.00 (192-row tiles already spread the epilogue over three warpgroups), so it keeps
+//   the register stores and its shared memory. So does the unmasked D = 256 kernel: with the
+//   TMA-store epilogue its ping-pong consumers spill at 240 registers (ptxas: 8-20 bytes in every
+//   form tried), although the spilling build measured +4.5 % there.
 //
 // Work widths. A bucket's shared-memory layout and TMA boxes are the bucket's, but the kernel is
 // also compiled for narrower *work widths* W = round_up(D, 16) < bucket: Q·Kᵀ runs W/16 wgmma
@@ -67,6 +77,12 @@ struct TileShape {
   // masked kernels, whose per-element mask code needs more registers.
   bool ping_pong;
   bool ping_pong_masked;
+  // The epilogue writes O through shared memory (stmatrix) and TMA stores instead of 4-byte
+  // global stores from the accumulator registers (forward_kernel.cuh, "epilogue"). The O tile
+  // gets its own buffer where shared memory has room (D <= 128), else it reuses the V ring.
+  // Separately for masked kernels, like ping-pong.
+  bool tma_store = false;
+  bool tma_store_masked = false;
 };
 
 template <int kHeadDimBucket>
@@ -78,15 +94,15 @@ struct TileConfig<64> {
 };
 template <>
 struct TileConfig<128> {
-  static constexpr TileShape kShape{128, 128, 2, true, true};
+  static constexpr TileShape kShape{128, 128, 2, true, true, true, true};
 };
 template <>
 struct TileConfig<192> {
-  static constexpr TileShape kShape{128, 96, 2, true, true};
+  static constexpr TileShape kShape{128, 96, 2, true, true, true, true};
 };
 template <>
 struct TileConfig<256> {
-  static constexpr TileShape kShape{128, 80, 2, true, false};
+  static constexpr TileShape kShape{128, 80, 2, true, false, false, true};
 };
 
 // Work widths compiled per bucket, narrowest first, the bucket itself last (any D of the bucket
@@ -119,11 +135,13 @@ struct WidthTileConfig {
 // cannot. Width 240 cannot either (ptxas: 40 bytes spilled in the windowed kernels).
 template <>
 struct WidthTileConfig<256, 208> {
-  static constexpr TileShape kShape{128, 80, 2, true, true};
+  static constexpr TileShape kShape{128, 80, 2, true, true, TileConfig<256>::kShape.tma_store,
+                                    TileConfig<256>::kShape.tma_store_masked};
 };
 template <>
 struct WidthTileConfig<256, 224> {
-  static constexpr TileShape kShape{128, 80, 2, true, true};
+  static constexpr TileShape kShape{128, 80, 2, true, true, TileConfig<256>::kShape.tma_store,
+                                    TileConfig<256>::kShape.tma_store_masked};
 };
 
 // The work width of a head dim: wgmma's k-step is 16 columns.
