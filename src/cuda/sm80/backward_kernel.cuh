@@ -184,10 +184,11 @@ __device__ __forceinline__ void zero_fill(float (&tiles)[kRows][kColumns][4]) {
 
 constexpr bool is_power_of_two(int value) { return value > 0 && (value & (value - 1)) == 0; }
 
-// ldmatrix addresses of a fragment: the four-register FragmentAddress, or with kXor the
-// one-register XorFragmentAddress. `chunk_base` (chunks to the right of the tile's first) must
-// be a multiple of twice the steps later passed to at() rounded up to a power of two (the XOR
-// form adds the step without carry only then; the kernel asserts it).
+// ldmatrix addresses of a fragment: the five-register FragmentAddress, or with kXor the
+// one-register XorFragmentAddress. `chunk_base` counts chunks to the right of the tile's first.
+// The XOR form adds step s to chunk_base / 2 without carry only if chunk_base / 2 is a multiple
+// of a power of two above every s later passed to at(); the kernel asserts the tile shapes that
+// guarantee it (power-of-two step counts per warp).
 template <bool kXor, int kTileWidth, class Element>
 __device__ __forceinline__ auto fragment_address(const Element* tile, int row, int chunk_in_step,
                                                  int chunk_base = 0) {
