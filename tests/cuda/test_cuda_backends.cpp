@@ -243,6 +243,9 @@ std::vector<Case> cases() {
     // Causal with Nq != Nk, both ways (bottom-right aligned; Nq > Nk gives fully masked rows).
     add({"small", dtype, 1, 17, 1013, 2, 1, 72, true});
     add({"small", dtype, 1, 1013, 17, 2, 1, 72, true});
+    // The same at head dims whose sm80 forward stores O through shared memory: whole CTAs of
+    // fully masked rows write their zeros into Q rows that other warps' copies may still fill.
+    for (std::int64_t d : {128, 256}) add({"small", dtype, 1, 1013, 17, 2, 1, d, true});
     add({"small", dtype, 2, 40, 9, 2, 2, 8, true});
     // Sliding window, narrow enough that some rows see nothing.
     add({"small", dtype, 1, 300, 517, 2, 2, 64, false, {31, 7}});

@@ -341,6 +341,16 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     negate_tile<kBlockM, kWidth, Config::kThreads>(q_tile, chunks);
     // The walk's first barrier orders these stores before any Q fragment read.
   }
+  if (n_first >= n_last) {
+    // No key reaches these rows, so there is no walk and none of its barriers. The epilogue may
+    // still store O through the Q tile, a warp into its own rows, which threads of every warp
+    // copied (and negated): without this barrier a late cp.async from another warp could land
+    // on the zeros written there (seen on the H100: Nq = 1013, Nk = 17, causal, intermittent).
+    // Placed here, not in the epilogue, where the barrier cost ptxas 32 bytes of spills (d128
+    // WindowMask, sm_90a). The condition is the same for the whole CTA.
+    cp_async_wait<0>();
+    __syncthreads();
+  }
 
   float o_acc[kRowTiles][kDimTiles][4];
 #pragma unroll
