@@ -9,7 +9,8 @@
 #             (--baseline), flash, cuDNN forward TFLOP/s in the same rows
 #   variants  the tile alternatives of bench/sm80_variants.cu at the same points
 #   memcheck, racecheck   compute-sanitizer on --small (whole and partial K/V tiles, every bucket)
-#   ncu       (not by default) stall reasons of one new forward each at D = 64, 128, 256
+#   ncu       (not by default) stall reasons of one new forward and one PyTorch flash forward
+#             each at SM80_NCU_DIMS (default 64, 128, 256), N = SM80_NCU_SEQLEN (default 4096)
 #   odd       (not by default) the odd-head-dim table (fp16, B = 16, H = 16, N = 2048), new and
 #             committed side by side, and each vs the next multiple of 64
 #   lib       (not by default) builds the library's GPU tests (sm80 only, sm_90a) and runs the
@@ -67,15 +68,20 @@ step_racecheck() {
     "$(grep 'check:' $LOGS/racecheck.log)"
 }
 step_ncu() {
-  # Stall reasons of the new forward at D = 64, 128, 256 (bf16, N = 4096, B = 4, not causal).
-  timeout 90 ncu --section SpeedOfLight --section WarpStateStats --section Occupancy \
-    --section SchedulerStats --section LaunchStats -k regex:forward_kernel -c 3 \
-    python3 $S --lib $NEW --profile --fwd-only --profile-dims 64,128,256 > $LOGS/ncu.log 2>&1
+  # Stall reasons of the new forward and PyTorch's flash (FA2) at SM80_NCU_DIMS (default 64, 128,
+  # 256), bf16, B·N = 16384, N = SM80_NCU_SEQLEN (default 4096), not causal.
+  local dims=${SM80_NCU_DIMS:-64,128,256} seqlen=${SM80_NCU_SEQLEN:-4096}
+  local launches=$(( 2 * $(echo "$dims" | tr ',' '\n' | wc -l) ))
+  timeout 120 ncu --section SpeedOfLight --section WarpStateStats --section Occupancy \
+    --section SchedulerStats --section LaunchStats --section MemoryWorkloadAnalysis \
+    -k 'regex:forward_kernel|flash_fwd' -c $launches \
+    python3 $S --lib $NEW --profile --fwd-only --profile-flash --profile-dims $dims \
+    --profile-seqlen $seqlen > $LOGS/ncu.log 2>&1
   echo "ncu rc $?"
-  grep -E "forward_kernel|Duration|Registers Per|Achieved Occupancy|Issued Warp|No Eligible" \
-    $LOGS/ncu.log | cut -c1-150 | head -45
-  grep -E "Warp Cycles Per Issued|Compute \(SM\)|Throughput|Stall" $LOGS/ncu.log | cut -c1-150 |
-    head -30
+  local metrics="Duration|Registers Per|Achieved Occupancy|Issued Warp|Warp Cycles Per Issued"
+  metrics+="|L1/TEX Cache Throughput|Compute \(SM\) Throughput|Shared Memory"
+  grep -E "(forward_kernel|flash_fwd).*Context|$metrics" $LOGS/ncu.log | sed 's/^ *//' |
+    cut -c1-110 | head -80
 }
 step_odd() {
   timeout 100 python3 $S --lib $NEW --baseline $OLD --bench --fwd-only --dims 64 --seqlens 4096 \

@@ -13,6 +13,7 @@ using fattn::detail::sm80::ForwardConfig;
 using fattn::detail::sm80::ForwardTile;
 using fattn::detail::sm80::RowStatsInSharedMemory;
 using fattn::detail::sm80::StagedForwardConfig;
+using fattn::detail::sm80::StepClassesOnly;
 using fattn::detail::sm80::launch_forward_with;
 
 // (width, keys per tile, warps, 16-row tiles per warp, full-width walk); variant numbers as
@@ -37,6 +38,9 @@ fattn::Status forward_variant(const AttentionArgs& args, int bucket, int variant
     case 1283:
       return launch_forward_with<DirectOutputStores<ForwardConfig<128>>, E,
                                  StagedForwardConfig<128>>(args);
+    case 2562:
+      return launch_forward_with<StepClassesOnly<ForwardConfig<256>>, E,
+                                 StagedForwardConfig<256>>(args);
     case 2563:
       return launch_forward_with<DirectOutputStores<ForwardConfig<256>>, E,
                                  StagedForwardConfig<256>>(args);

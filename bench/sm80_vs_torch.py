@@ -377,7 +377,9 @@ VARIANTS = {64: {1: "64x64 w4 mt2 full-width path (v4's table)",
             128: {1: "128x128 w4 mt1 full-width path (64-row CTAs, 2 per SM)",
                   2: "128x128 w8 mt1 full-width path (v4's table)",
                   3: "the table's tile, O stored from registers (before v5)"},
-            256: {3: "the table's tile, O stored from registers (before v5)"}}
+            256: {2: "the table's tile without the general walk (dead code: the full-width class "
+                     "covers every head dim of its kernel)",
+                  3: "the table's tile, O stored from registers (before v5)"}}
 
 
 def sweep_variants(sm80, table_by_dim, select_variant, column, result_key, seqlens=(4096,),
@@ -420,16 +422,24 @@ def bwd_variants(sm80):
                           "ours_fwdbwd")
 
 
-def profile(sm80, dims=(128,), fwd_only=False):
-    """One forward and one backward (bf16, N=4096, B=4, H=2048/D) per head dim, for ncu."""
+def profile(sm80, dims=(128,), fwd_only=False, seqlen=4096, with_flash=False):
+    """One forward and one backward (bf16, B·N = 16384, H = 2048/D; N = 4096 unless told) per
+    head dim, for ncu; with_flash: also one SDPA flash forward on the same tensors."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    import torch.nn.functional as F
     gen = torch.Generator(device="cuda")
     gen.manual_seed(7)
+    B = 16384 // seqlen
     for D in dims:
         H = 2048 // D
-        q, k, v, dout = (make("bf16", 4, 4096, H, D, "bshd", gen) for _ in range(4))
-        out, lse = torch.empty_like(q), torch.empty(4, H, 4096, device="cuda")
+        q, k, v, dout = (make("bf16", B, seqlen, H, D, "bshd", gen) for _ in range(4))
+        out, lse = torch.empty_like(q), torch.empty(B, H, seqlen, device="cuda")
         dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
         sm80.forward(q, k, v, out, lse, "bf16", D ** -0.5)
+        if with_flash:
+            qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v))
+            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                F.scaled_dot_product_attention(qt, kt, vt)
         if not fwd_only:
             sm80.backward(q, k, v, out, dout, lse, dq, dk, dv, "bf16", D ** -0.5)
     torch.cuda.synchronize()
@@ -449,6 +459,8 @@ def main():
     p.add_argument("--seqlens", default="512,1024,2048,4096,8192,16384")
     p.add_argument("--variant-seqlens", default="4096")
     p.add_argument("--profile-dims", default="128")
+    p.add_argument("--profile-seqlen", type=int, default=4096)
+    p.add_argument("--profile-flash", action="store_true")
     p.add_argument("--fwd-only", action="store_true")
     p.add_argument("--baseline")
     p.add_argument("--json")
@@ -459,7 +471,7 @@ def main():
     if a.check or a.small:
         failures, report["check"] = check(sm80, a.small, a.fwd_only)
     if a.profile:
-        profile(sm80, int_list(a.profile_dims), a.fwd_only)
+        profile(sm80, int_list(a.profile_dims), a.fwd_only, a.profile_seqlen, a.profile_flash)
     if a.variants:
         report["variants"] = variants(sm80, int_list(a.variant_seqlens), int_list(a.dims))
     if a.bwd_variants:
