@@ -309,8 +309,12 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
 
   const TensorExtent k_extent = extent_of(params.k, params.k_end);
   const TensorExtent v_extent = extent_of(params.v, params.v_end);
-  // The staged kernel's K/V tile in flight (registers); unused by the cp.async kernel.
-  UnalignedTileStage<kBlockN, kWidth, Config::kThreads> kv_stage;
+  // The staged kernel's K/V tile in flight (registers). The cp.async kernel has none, so its
+  // tile need not meet the stage's lane geometry (a 4-warp tile at 256 does not).
+  struct NoTileStage {};
+  using KvStage = std::conditional_t<kStaged, UnalignedTileStage<kBlockN, kWidth, Config::kThreads>,
+                                     NoTileStage>;
+  [[maybe_unused]] KvStage kv_stage;
   if constexpr (kStaged) {
     {
       UnalignedTileStage<kBlockM, kWidth, Config::kThreads> q_stage;
