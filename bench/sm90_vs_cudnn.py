@@ -33,6 +33,86 @@ from kernel_bench_common import (DTYPES, ERROR_BYTES, FORWARD_ARGTYPES, LSE_TOLE
                                  int_list, make, mask_name, mask_of)
 
 time_ms = functools.partial(common.time_ms, reps=10, inner=10, warmup=3)
+# GPU cycles of torch.cuda._sleep queued before each timed batch (--prefill): while the GPU sleeps
+# the host enqueues the whole batch, so no contestant's first launch latency is timed.
+PREFILL_CYCLES = 4_000_000
+
+
+def time_ms_prefilled(fn, reps=10, inner=10, warmup=3):
+    """common.time_ms with the queue filled before the start event (see PREFILL_CYCLES)."""
+    import statistics
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(reps):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(PREFILL_CYCLES)
+        a.record()
+        for _ in range(inner):
+            fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b) / inner)
+    return statistics.median(times)
+
+
+def power_probe(lib, point, seconds):
+    """Runs ours, then SDPA's cuDNN backend, back to back for `seconds` each at one sweep point
+    while nvidia-smi samples the SM clock and the board power every 50 ms; prints each phase's
+    mean clock, power and TFLOP/s (is one kernel held at lower clocks by the power limit?)."""
+    import subprocess
+    import time
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    import torch.nn.functional as F
+    D, N, causal = point
+    B, H = 16384 // N, 2048 // D
+    q, k, v = make_qkv("bf16", B, N, N, H, H, D, "bshd", torch.Generator(device="cuda"))
+    out, lse = torch.empty_like(q), torch.empty(B, H, N, device="cuda", dtype=torch.float32)
+    qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v))
+    flops = 4 * B * H * N * N * D / (2 if causal else 1)
+    smi = subprocess.Popen(["nvidia-smi", "--query-gpu=timestamp,clocks.sm,power.draw",
+                            "--format=csv,noheader,nounits", "-lms", "50"],
+                           stdout=subprocess.PIPE, text=True)
+    phases = []
+
+    def run(name, fn):
+        fn()
+        torch.cuda.synchronize()
+        start = time.time()
+        calls = 0
+        while time.time() - start < seconds:
+            for _ in range(20):
+                fn()
+            torch.cuda.synchronize()
+            calls += 20
+        end = time.time()
+        phases.append((name, start, end, flops * calls / (end - start) / 1e12))
+        time.sleep(0.5)
+
+    time.sleep(0.5)
+    run("ours", lambda: lib.forward(q, k, v, out, lse, "bf16", 1.0 / math.sqrt(D), bool(causal)))
+    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+        run("cudnn", lambda: F.scaled_dot_product_attention(qt, kt, vt, is_causal=bool(causal)))
+    smi.terminate()
+    from datetime import datetime
+    samples = []
+    for line in smi.stdout.read().splitlines():
+        try:
+            stamp, clock, power = (x.strip() for x in line.split(","))
+            when = datetime.strptime(stamp, "%Y/%m/%d %H:%M:%S.%f").timestamp()
+            samples.append((when, float(clock), float(power)))
+        except ValueError:
+            continue
+    for name, start, end, tflops in phases:
+        inside = [(c, p) for t, c, p in samples if start + 0.3 < t < end]
+        if inside:
+            clock = sum(c for c, _ in inside) / len(inside)
+            power = sum(p for _, p in inside) / len(inside)
+            print(f"power {name} D={D} N={N} causal={causal}: {tflops:.0f} TFLOP/s, SM clock "
+                  f"{clock:.0f} MHz, board power {power:.0f} W ({len(inside)} samples)")
+        else:
+            print(f"power {name}: no nvidia-smi sample inside the phase ({len(samples)} in all)")
 
 
 class Sm90:
@@ -149,7 +229,8 @@ def gemm_ceiling():
     return common.gemm_ceiling(time_ms, reps=20)
 
 
-def bench(libs, dims, seqlens, dtype="bf16", shape=None, causals=(False, True), layout="bshd"):
+def bench(libs, dims, seqlens, dtype="bf16", shape=None, causals=(False, True), layout="bshd",
+          prefill=False):
     """The sweep: B·N = 16384 and H·D = 2048 (TARGETS.md), or a fixed (B, H) from `shape` (the
     odd-head-dim comparison: every D at the same B, H, N)."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -188,11 +269,12 @@ def bench(libs, dims, seqlens, dtype="bf16", shape=None, causals=(False, True), 
                 shift = len(results) % len(contestants)
                 for name, fn, backend in contestants[shift:] + contestants[:shift]:
                     try:
+                        timer = time_ms_prefilled if prefill else time_ms
                         if backend is None:
-                            ms = time_ms(fn)
+                            ms = timer(fn)
                         else:
                             with sdpa_kernel(backend):
-                                ms = time_ms(fn)
+                                ms = timer(fn)
                         row[name] = flops / ms / 1e9
                     except RuntimeError as e:
                         row[name] = float("nan")
@@ -233,6 +315,10 @@ def main():
     p.add_argument("--causal", default="0,1", help="which of non-causal (0) / causal (1) to time")
     p.add_argument("--layout", default="bshd", choices=("bshd", "pad"),
                    help="q, k, v packed or with padded rows (kernel_bench_common.make)")
+    p.add_argument("--prefill", action="store_true",
+                   help="fill the GPU queue before each timed batch (no launch latency timed)")
+    p.add_argument("--power", help="D,N,causal,seconds: clock and power of ours vs cuDNN "
+                   "(power_probe), nothing else")
     p.add_argument("--json")
     p.add_argument("--profile", help="D,N,causal: run the first --lib 3 times on that sweep point "
                    "(for ncu), nothing else")
@@ -244,6 +330,10 @@ def main():
     for i, spec in enumerate(a.lib):
         name, _, path = spec.rpartition("=")
         libs[name or f"ours{i}"] = Sm90(path)
+    if a.power:
+        D, N, causal, seconds = int_list(a.power)
+        power_probe(next(iter(libs.values())), (D, N, causal), seconds)
+        return 0
     if a.profile:
         D, N, causal = int_list(a.profile)
         lib = next(iter(libs.values()))
@@ -278,7 +368,8 @@ def main():
         report["bench"] = bench(libs, int_list(a.dims),
                                 int_list(a.seqlens), a.dtype,
                                 tuple(int_list(a.shape)) if a.shape else None,
-                                tuple(bool(int(x)) for x in a.causal.split(",")), a.layout)
+                                tuple(bool(int(x)) for x in a.causal.split(",")), a.layout,
+                                a.prefill)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(report, f, indent=1)
