@@ -164,12 +164,15 @@ def check_cases(small):
     return cases
 
 
-def check(sm80, small, fwd_only=False):
+def check(sm80, small, fwd_only=False, dims=None, dtypes=None):
+    """dims / dtypes: only the cases with these head dims / dtypes (None: all)."""
     gen = torch.Generator(device="cuda")
     failures = 0
     rows = []
     for n, (dtype, D, (B, Nq, Nk, Hq, Hkv, causal, left, right, layout)) in enumerate(
             check_cases(small)):
+        if (dims is not None and D not in dims) or (dtypes is not None and dtype not in dtypes):
+            continue
         gen.manual_seed(1000 + n)
         q = make(dtype, B, Nq, Hq, D, layout, gen)
         k = make(dtype, B, Nk, Hkv, D, layout, gen)
@@ -463,14 +466,23 @@ def main():
     p.add_argument("--profile-seqlen", type=int, default=4096)
     p.add_argument("--profile-flash", action="store_true")
     p.add_argument("--fwd-only", action="store_true")
+    p.add_argument("--forward-variant", type=int, default=0,
+                   help="check/bench with this bench/sm80_variants.cu alternative instead of the "
+                        "tile table (variants are built for bf16 only: the check keeps bf16 cases)")
+    p.add_argument("--check-dims", help="check only these head dims (comma list)")
     p.add_argument("--baseline")
     p.add_argument("--json")
     a = p.parse_args()
     sm80 = Sm80(a.lib)
     report = {"device": torch.cuda.get_device_name()}
     failures = 0
+    if a.forward_variant:
+        sm80.lib.fattn_sm80_set_forward_variant(a.forward_variant)
+        report["forward_variant"] = a.forward_variant
     if a.check or a.small:
-        failures, report["check"] = check(sm80, a.small, a.fwd_only)
+        failures, report["check"] = check(
+            sm80, a.small, a.fwd_only, int_list(a.check_dims) if a.check_dims else None,
+            ("bf16",) if a.forward_variant else None)
     if a.profile:
         profile(sm80, int_list(a.profile_dims), a.fwd_only, a.profile_seqlen, a.profile_flash)
     if a.variants:
