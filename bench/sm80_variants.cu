@@ -39,7 +39,7 @@ fattn::Status forward_variant(const AttentionArgs& args, int bucket, int variant
       return launch_forward_with<DirectOutputStores<ForwardConfig<128>>, E,
                                  StagedForwardConfig<128>>(args);
     case 2561:
-      return launch_forward_with<ForwardTile<256, 64, 4, 1, true>, E,
+      return launch_forward_with<ForwardTile<256, 64, 8, 1, true>, E,
                                  StagedForwardConfig<256>>(args);
     case 2562:
       return launch_forward_with<StepClassesOnly<ForwardConfig<256>>, E,

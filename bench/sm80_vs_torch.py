@@ -380,7 +380,7 @@ VARIANTS = {64: {1: "64x64 w4 mt2 full-width path (v4's table)",
             128: {1: "128x128 w4 mt1 full-width path (64-row CTAs, 2 per SM)",
                   2: "128x128 w8 mt1 full-width path (v4's table)",
                   3: "the table's tile, O stored from registers (before v5)"},
-            256: {1: "256x64 w4 mt1 full-width path (FA2's tile: 64-row CTAs, 2 per SM)",
+            256: {1: "256x64 w8 mt1 full-width path (128-row CTAs: the table before session 4)",
                   2: "the table's tile without the general walk (dead code: the full-width class "
                      "covers every head dim of its kernel)",
                   3: "the table's tile, O stored from registers (before v5)"}}

@@ -175,8 +175,14 @@ struct ForwardConfig<128>
 // the general walk (0.86-1.14x flash). Head dims 193..255 run it too (zero-filled columns).
 template <>
 struct ForwardConfig<192> : ForwardTile<192, 64, 8, 1, true, 9> {};
+// 256, fourth session: FA2's tile, 64 rows x 4 warps, two CTAs per SM (ncu showed PyTorch's
+// flash running it). With v4's copies and v5's epilogue it no longer loses to the 128-row tile:
+// H100, bf16, B·N = 16384, two runs in one call, this / the 8-warp tile above: N = 512-4k
+// 1.04-1.11x, 16k 0.95-1.00x (the K/V reuse of 128 rows only pays once the grid has many waves);
+// same call vs PyTorch's flash, N = 512-16k causal and not: geomean 0.931 -> 1.016 / 1.017.
+// 0 spills on sm_80 and sm_90a (249 / 255 registers).
 template <>
-struct ForwardConfig<256> : ForwardTile<256, 64, 8, 1, true> {};
+struct ForwardConfig<256> : ForwardTile<256, 64, 4, 1, true> {};
 
 // Rows only 2-byte aligned (odd head dims in packed 16-bit tensors) load K/V through registers
 // (UnalignedTileStage in tile_io.cuh): a K/V tile in flight costs kBlockN·kWidth/(2·kThreads)
