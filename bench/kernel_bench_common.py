@@ -3,6 +3,7 @@ shims' forward entry point, random inputs in the tested layouts, the bottom-righ
 CUDA-event timing and the bf16 GEMM ceiling. Imported by those scripts from their own folder."""
 
 import ctypes
+import json
 import statistics
 
 import torch
@@ -76,15 +77,19 @@ def make(dtype, B, S, H, D, layout, gen):
     return torch.randn(B, S, H, D, device="cuda", generator=gen).to(t)
 
 
-def time_ms(fn, reps, inner, warmup):
+def time_ms(fn, reps, inner, warmup, prefill_cycles=0):
     """Median over `reps` of the mean time of `inner` back-to-back calls (CUDA events). Batching
-    keeps the GPU queue full, so host launch latency (ctypes, Python) is not counted as GPU time."""
+    keeps the GPU queue full, so host launch latency (ctypes, Python) is not counted as GPU time.
+    prefill_cycles > 0: a sleep kernel of that many cycles runs before each start event, so that
+    the first timed launches are queued behind it too (no launch gap inside the timed span)."""
     for _ in range(warmup):
         fn()
     times = []
     for _ in range(reps):
         a = torch.cuda.Event(enable_timing=True)
         b = torch.cuda.Event(enable_timing=True)
+        if prefill_cycles:
+            torch.cuda._sleep(prefill_cycles)
         a.record()
         for _ in range(inner):
             fn()
@@ -100,3 +105,11 @@ def gemm_ceiling(time_fn, reps):
     b = torch.randn(GEMM_SIZE, GEMM_SIZE, device="cuda", dtype=torch.bfloat16)
     ms = time_fn(lambda: torch.matmul(a, b), reps=reps)
     return 2 * GEMM_SIZE ** 3 / ms / 1e9
+
+
+def finish(report, json_path, failures):
+    """Writes the report (if a path was given) and returns the script's exit status."""
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(report, f, indent=1)
+    return 1 if failures else 0

@@ -28,7 +28,7 @@ import sys
 import torch
 
 import sm80_vs_torch as base_script
-from kernel_bench_common import make
+from kernel_bench_common import finish, make
 
 # bucket -> {variant: description}; 0 is the working tree's table. Measured so far
 # (bench/results/sm80-bwd-h100-2026-11-22-s4-call1 and -call2, docs/perf-notes.md "Backward
@@ -175,10 +175,7 @@ def main():
     if a.bench:
         report["bench"] = bench(new, base_script.Sm80(a.baseline), dims,
                                 base_script.int_list(a.seqlens))
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(report, f, indent=1)
-    return 1 if failures else 0
+    return finish(report, a.json, failures)
 
 
 if __name__ == "__main__":

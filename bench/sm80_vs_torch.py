@@ -492,10 +492,7 @@ def main():
     if a.bench:
         report["bench"] = bench(sm80, int_list(a.dims), int_list(a.seqlens), not a.no_odd,
                                 a.fwd_only, Sm80(a.baseline) if a.baseline else None)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(report, f, indent=1)
-    return 1 if failures else 0
+    return common.finish(report, a.json, failures)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ library's cuda_sm90 backend runs.
 import argparse
 import ctypes
 import functools
-import json
 import math
 import sys
 
@@ -39,22 +38,8 @@ PREFILL_CYCLES = 4_000_000
 
 
 def time_ms_prefilled(fn, reps=10, inner=10, warmup=3):
-    """common.time_ms with the queue filled before the start event (see PREFILL_CYCLES)."""
-    import statistics
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        torch.cuda._sleep(PREFILL_CYCLES)
-        a.record()
-        for _ in range(inner):
-            fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) / inner)
-    return statistics.median(times)
+    """time_ms with the queue filled before the start event (see PREFILL_CYCLES)."""
+    return common.time_ms(fn, reps, inner, warmup, prefill_cycles=PREFILL_CYCLES)
 
 
 def power_probe(lib, point, seconds):
@@ -370,10 +355,7 @@ def main():
                                 tuple(int_list(a.shape)) if a.shape else None,
                                 tuple(bool(int(x)) for x in a.causal.split(",")), a.layout,
                                 a.prefill)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(report, f, indent=1)
-    return 1 if failures else 0
+    return common.finish(report, a.json, failures)
 
 
 if __name__ == "__main__":
