@@ -71,6 +71,17 @@ __device__ __forceinline__ void mma_column_pair(float (&acc)[kTiles][kColumnTile
   }
 }
 
+// Clears a grid of mma accumulator fragments (rows x columns of m16n8 tiles, 4 floats each).
+template <int kRows, int kColumns>
+__device__ __forceinline__ void zero_fill(float (&tiles)[kRows][kColumns][4]) {
+#pragma unroll
+  for (int r = 0; r < kRows; ++r)
+#pragma unroll
+    for (int c = 0; c < kColumns; ++c)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) tiles[r][c][e] = 0.0f;
+}
+
 // ---- shared memory addressing --------------------------------------------------------------
 __device__ __forceinline__ std::uint32_t smem_address(const void* pointer) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(pointer));

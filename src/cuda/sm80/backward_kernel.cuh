@@ -172,16 +172,6 @@ __device__ __forceinline__ bool mask_is_right_bounded(const WindowMask& mask) {
   return mask.right >= 0;
 }
 
-template <int kRows, int kColumns>
-__device__ __forceinline__ void zero_fill(float (&tiles)[kRows][kColumns][4]) {
-#pragma unroll
-  for (int r = 0; r < kRows; ++r)
-#pragma unroll
-    for (int c = 0; c < kColumns; ++c)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) tiles[r][c][e] = 0.0f;
-}
-
 constexpr bool is_power_of_two(int value) { return value > 0 && (value & (value - 1)) == 0; }
 
 // ldmatrix addresses of a fragment: the five-register FragmentAddress, or with kXor the
@@ -552,12 +542,7 @@ __global__ void __launch_bounds__(Config::kThreads)
 
     // ---- dQ partial = dS·K for this warp's query rows x head-dim slice ----
     float dq[kRowTilesQ][kDimTilesQ][4];
-#pragma unroll
-    for (int rt = 0; rt < kRowTilesQ; ++rt)
-#pragma unroll
-      for (int dt = 0; dt < kDimTilesQ; ++dt)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) dq[rt][dt][e] = 0.0f;
+    zero_fill(dq);
     // Key steps outer, one step's dS fragments live at a time (as in phase B); each K fragment
     // feeds the warp's kRowTilesQ row tiles. Row tile rt of dS is 2·rt query chunks to the right
     // in dSᵀ, i.e. the fragment address's step rt.

@@ -357,12 +357,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   }
 
   float o_acc[kRowTiles][kDimTiles][4];
-#pragma unroll
-  for (int mt = 0; mt < kRowTiles; ++mt)
-#pragma unroll
-    for (int dt = 0; dt < kDimTiles; ++dt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) o_acc[mt][dt][e] = 0.0f;
+  zero_fill(o_acc);
   // Row statistics per (row tile, upper/lower 8-row half): running max in the scaled log2
   // domain and this lane's partial row sum (reduced over the quad only at the end).
   RowStatistics<Config> stats(shared_bytes);
@@ -428,12 +423,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
 
       // ---- S = Q·Kᵀ ----
       float s[kRowTiles][kKeyTiles][4];
-#pragma unroll
-      for (int mt = 0; mt < kRowTiles; ++mt)
-#pragma unroll
-        for (int nt = 0; nt < kKeyTiles; ++nt)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) s[mt][nt][e] = 0.0f;
+      zero_fill(s);
 #pragma unroll
       for (int step = 0; step < kSteps; ++step) {
         if (kFull || step < steps) {
