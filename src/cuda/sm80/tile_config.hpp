@@ -54,14 +54,20 @@ struct ForwardTile {
 
 inline constexpr int kBytesPerFloat = 4;
 
+// Tile options are wrappers that derive from the tile (whose constants they keep or adjust) and
+// from an empty tag; the kernels ask for the tag. Options nest: FewerLiveRegisters<
+// RowStatsInSharedMemory<ForwardTile<...>>> has both.
+template <class Config, class Option>
+inline constexpr bool has_option = std::is_base_of_v<Option, Config>;
+
 // A register-lean forward tile: the running row max and sum live in shared memory after the
 // K/V tiles (2·2·kRowTiles floats per thread) instead of registers, the general walk is not
 // compiled where the step classes cover the bucket (dead code that ptxas still allocated
 // registers for), and on sm_80 the fragment addresses take one register each. This is what
 // fits two row tiles per warp with 128 keys (D = 64) without spills (forward_kernel.cuh).
+struct RowStatsInSharedMemoryOption {};
 template <class Tile>
-struct RowStatsInSharedMemory : Tile {
-  static constexpr bool kRowStatsInSharedMemory = true;
+struct RowStatsInSharedMemory : Tile, RowStatsInSharedMemoryOption {
   static constexpr int kRowStatsOffset = Tile::kSharedBytes;
   static constexpr int kSharedBytes =
       Tile::kSharedBytes + 2 * 2 * Tile::kRowTiles * Tile::kThreads * kBytesPerFloat;
@@ -69,11 +75,7 @@ struct RowStatsInSharedMemory : Tile {
 
 template <class Config>
 constexpr bool row_stats_in_shared_memory() {
-  if constexpr (requires { Config::kRowStatsInSharedMemory; }) {
-    return Config::kRowStatsInSharedMemory;
-  } else {
-    return false;
-  }
+  return has_option<Config, RowStatsInSharedMemoryOption>;
 }
 
 // A tile that trades a few instructions for registers, where that is what fits it without
@@ -82,51 +84,36 @@ constexpr bool row_stats_in_shared_memory() {
 // RowStatsInSharedMemory tiles do this on sm_80 only), and the partial-tile mask recomputes its
 // rows' key bounds on each partial tile (a few instructions on the diagonal tiles only) instead
 // of holding 2·2·kRowTiles loop-invariant bounds across the loop.
+struct FewerLiveRegistersOption {};
 template <class Tile>
-struct FewerLiveRegisters : Tile {
-  static constexpr bool kFewerLiveRegisters = true;
-};
+struct FewerLiveRegisters : Tile, FewerLiveRegistersOption {};
 
 template <class Config>
 constexpr bool fewer_live_registers() {
-  if constexpr (requires { Config::kFewerLiveRegisters; }) {
-    return Config::kFewerLiveRegisters;
-  } else {
-    return false;
-  }
+  return has_option<Config, FewerLiveRegistersOption>;
 }
 
 // A tile launched only for head dims its step classes cover (NarrowForwardConfig: the launch
 // picks it by the largest class): the general walk would be dead code, so it is not compiled
 // (ptxas allocates registers for the kernel as a whole).
+struct StepClassesOnlyOption {};
 template <class Tile>
-struct StepClassesOnly : Tile {
-  static constexpr bool kStepClassesOnly = true;
-};
+struct StepClassesOnly : Tile, StepClassesOnlyOption {};
 
 template <class Config>
 constexpr bool step_classes_only() {
-  if constexpr (requires { Config::kStepClassesOnly; }) {
-    return Config::kStepClassesOnly;
-  } else {
-    return false;
-  }
+  return has_option<Config, StepClassesOnlyOption>;
 }
 
 // O stored from the accumulator registers, 4 bytes per store (the kernels' epilogue before v5;
 // now only for rows that are not whole 16-byte chunks, and for measuring: bench/sm80_variants.cu).
+struct DirectOutputStoresOption {};
 template <class Tile>
-struct DirectOutputStores : Tile {
-  static constexpr bool kDirectOutputStores = true;
-};
+struct DirectOutputStores : Tile, DirectOutputStoresOption {};
 
 template <class Config>
 constexpr bool direct_output_stores() {
-  if constexpr (requires { Config::kDirectOutputStores; }) {
-    return Config::kDirectOutputStores;
-  } else {
-    return false;
-  }
+  return has_option<Config, DirectOutputStoresOption>;
 }
 
 template <int kHeadDimBucket>
@@ -288,18 +275,13 @@ struct BackwardTile {
 // registers for the scores, which is what lets phase A run its query columns in one pass next
 // to dK and dV (kQuerySplitsA = 1), reading K and V once per query tile instead of once per
 // pass. dSᵀ = Pᵀ∘(dPᵀ - D) then takes the rounded Pᵀ (one more 16-bit rounding in dS).
+struct PackedProbabilitiesOption {};
 template <class Tile>
-struct PackedProbabilities : Tile {
-  static constexpr bool kPackedProbabilities = true;
-};
+struct PackedProbabilities : Tile, PackedProbabilitiesOption {};
 
 template <class Config>
 constexpr bool packed_probabilities() {
-  if constexpr (requires { Config::kPackedProbabilities; }) {
-    return Config::kPackedProbabilities;
-  } else {
-    return false;
-  }
+  return has_option<Config, PackedProbabilitiesOption>;
 }
 
 template <int kHeadDimBucket>
