@@ -38,6 +38,7 @@ CANDIDATES = {
     64: {0: "table (128 query rows, packed P, 1 pass, dQ 32x32)",
          4: "128 query rows, 2 passes, dQ 32x32"},
     128: {0: "table (packed P, 1 pass, dQ 32x32)"},
+    192: {0: "table"},
     256: {0: "table (phase B 2x4, dQ 32x64)"},
 }
 BUCKETS = (64, 128, 192, 256)

@@ -7,7 +7,8 @@
 # .deps; for the tests build-bwd/testbin/{fattn_cuda_tests,libfattn.so.0} (a library build with
 # FATTN_CUDA_FAMILIES=sm80, FATTN_CUDA_ARCHS=90a).
 # Usage: [SM80_STEPS="check variants bench memcheck racecheck tests ncu compare vsanitize"]
-#        [SM80_BENCH_ARGS=...] [SM80_BWD_DIR=build-bwd (where the binaries are)]
+#        [SM80_BENCH_ARGS=...] [SM80_COMPARE_ARGS=... (default --check --bench)]
+#        [SM80_BWD_DIR=build-bwd (where the binaries are)]
 #        bench/sm80_bwd_device_run.sh
 # compare: bench/sm80_bwd_compare.py --check --bench, the candidate tiles against the committed
 # kernel (SM80_BWD_DIR/shim_head/libsm80shim.so, built from a copy of HEAD) and SDPA flash;
@@ -70,7 +71,8 @@ step_ncu() {
 }
 step_compare() {
   timeout 240 python3 bench/sm80_bwd_compare.py --lib $LIB \
-    --baseline $DIR/shim_head/libsm80shim.so --check --bench --json $OUT/compare.json \
+    --baseline $DIR/shim_head/libsm80shim.so ${SM80_COMPARE_ARGS:---check --bench} \
+    --json $OUT/compare.json \
     > $LOGS/compare.log 2>&1
   echo "compare rc $?"; grep -E "^(==|FAIL|candidate|\||deterministic|  D=)" $LOGS/compare.log
 }

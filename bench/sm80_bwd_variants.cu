@@ -11,6 +11,7 @@ using fattn::detail::AttentionArgs;
 using fattn::detail::sm80::BackwardTile;
 using fattn::detail::sm80::launch_backward_with;
 using fattn::detail::sm80::PackedProbabilities;
+using fattn::detail::sm80::PipelinedQueryFragments;
 
 // BackwardTile<width, query rows, keys, warps, query warps (phase A), dim warps (phase B),
 // Q/dO stages, phase-A query passes, full-width kernel, query warps (dQ product)>; variant
@@ -28,6 +29,13 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
           PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>, E>(args);
     case 644:
       return launch_backward_with<BackwardTile<64, 128, 128, 8, 2, 2, 2, 2, true, 4>, E>(args);
+    // The table's tile with phase A's Q/dO fragments loaded one k-step ahead (the fourth
+    // session's second round; the same at 128, 192 and 256 below).
+    case 645:
+      return launch_backward_with<
+          PipelinedQueryFragments<
+              PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>,
+          E>(args);
     case 1281: return launch_backward_with<BackwardTile<128, 64, 64, 8, 2, 2, 2>, E>(args);
     case 1282: return launch_backward_with<BackwardTile<128, 64, 128, 8, 1, 2, 2, 2>, E>(args);
     case 1283: return launch_backward_with<BackwardTile<128, 64, 128, 8, 2, 2, 2, 2>, E>(args);
@@ -38,6 +46,14 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
           PackedProbabilities<BackwardTile<128, 64, 128, 8, 2, 2, 2, 1, true, 2>>, E>(args);
     case 1285:
       return launch_backward_with<BackwardTile<128, 64, 128, 8, 2, 2, 2, 2, true, 2>, E>(args);
+    case 1286:
+      return launch_backward_with<
+          PipelinedQueryFragments<
+              PackedProbabilities<BackwardTile<128, 64, 128, 8, 2, 2, 2, 1, true, 2>>>,
+          E>(args);
+    case 1921:
+      return launch_backward_with<PipelinedQueryFragments<BackwardTile<192, 64, 64, 8, 2, 2, 2>>,
+                                  E>(args);
     // Two Q/dO stages at 256 need 209 KB of shared memory: Hopper only (sm_80 has 163 KB).
     case 2561: return launch_backward_with<BackwardTile<256, 64, 64, 8, 2, 2, 2>, E>(args);
     case 2562: return launch_backward_with<BackwardTile<256, 64, 64, 8, 2, 2, 1>, E>(args);
@@ -47,6 +63,9 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
       return launch_backward_with<BackwardTile<256, 64, 64, 8, 2, 4, 1, 1, false, 2>, E>(args);
     case 2564:
       return launch_backward_with<BackwardTile<256, 64, 64, 8, 2, 4, 2, 1, false, 2>, E>(args);
+    case 2565:
+      return launch_backward_with<
+          PipelinedQueryFragments<BackwardTile<256, 64, 64, 8, 2, 4, 1, 1, false, 2>>, E>(args);
     default: return fattn::Status::Unsupported("no such backward variant");
   }
 }

@@ -227,6 +227,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr int kDimTilesQ = Config::kDimPerWarpQ / kMmaN;
   constexpr int kRowTilesQ = Config::kQueriesPerWarpQ / kMmaM;
   constexpr bool kPackedP = packed_probabilities<Config>();
+  constexpr bool kPipelinedB = pipelined_query_fragments<Config>();
   // The packed tiles also take one register per fragment address (XorFragmentAddress) instead
   // of five: the registers that fit phase A's single pass without spills (ptxas -v).
   constexpr bool kXorAddresses = kPackedP;
@@ -412,8 +413,21 @@ __global__ void __launch_bounds__(Config::kThreads)
       // its queries of Q (b_offset 0) or dO (kDoFromQ). Sᵀ and dPᵀ are separate passes: only one
       // of the K / V fragment sets is live at a time (dK and dV hold 128 registers at the
       // 128-key tiles).
+      auto load_b = [&](std::uint32_t (&b)[kQueryTilesA / 2][4], int step,
+                        std::uint32_t b_offset) {
+#pragma unroll
+        for (int np = 0; np < kQueryTilesA / 2; ++np) {
+          ldmatrix_x4(b[np], q_as_b.at(step, np * 16) + b_offset);
+        }
+      };
       auto product_a = [&](float (&acc)[kKeyTilesA][kQueryTilesA][4], std::uint32_t a_offset,
                            std::uint32_t b_offset, bool negate) {
+        // Pipelined (pipelined_query_fragments): b holds this step's Q/dO fragments, loaded
+        // during the previous step. The next step's are loaded whenever the tile has one (a
+        // compile-time test: at a head dim short of the bucket the last step reads one unused
+        // step of the tile, inside its row).
+        [[maybe_unused]] std::uint32_t b[kQueryTilesA / 2][4];
+        if constexpr (kPipelinedB) load_b(b, 0, b_offset);
 #pragma unroll
         for (int step = 0; step < kMaxSteps; ++step) {
           if (step < steps_a) {
@@ -426,11 +440,21 @@ __global__ void __launch_bounds__(Config::kThreads)
                 for (int r = 0; r < 4; ++r) a[kt][r] ^= params.sign_flip;
               }
             }
+            if constexpr (kPipelinedB) {
+              std::uint32_t b_next[kQueryTilesA / 2][4];
+              if (step + 1 < kMaxSteps) load_b(b_next, step + 1, b_offset);
 #pragma unroll
-            for (int np = 0; np < kQueryTilesA / 2; ++np) {
-              std::uint32_t b[4];
-              ldmatrix_x4(b, q_as_b.at(step, np * 16) + b_offset);
-              mma_column_pair<Element>(acc, a, b, np);
+              for (int np = 0; np < kQueryTilesA / 2; ++np) {
+                mma_column_pair<Element>(acc, a, b[np], np);
+              }
+              if (step + 1 < kMaxSteps) __builtin_memcpy(b, b_next, sizeof(b));
+            } else {
+#pragma unroll
+              for (int np = 0; np < kQueryTilesA / 2; ++np) {
+                std::uint32_t b_step[4];
+                ldmatrix_x4(b_step, q_as_b.at(step, np * 16) + b_offset);
+                mma_column_pair<Element>(acc, a, b_step, np);
+              }
             }
           }
         }

@@ -284,6 +284,21 @@ constexpr bool packed_probabilities() {
   return has_option<Config, PackedProbabilitiesOption>;
 }
 
+// A backward tile whose phase A software-pipelines the B operands (Q and dO fragments) of
+// Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ: step k + 1's ldmatrix are issued before step k's mma's, so those
+// mma's no longer wait on their own loads. Each k-step of phase A sits behind its own run-time
+// branch (see the kernel), and with two warps per scheduler nothing else covered that wait (ncu:
+// 40 % of issue cycles on fixed-latency dependencies). Costs one more set of B fragments
+// (2·kQueryTilesA registers).
+struct PipelinedQueryFragmentsOption {};
+template <class Tile>
+struct PipelinedQueryFragments : Tile, PipelinedQueryFragmentsOption {};
+
+template <class Config>
+constexpr bool pipelined_query_fragments() {
+  return has_option<Config, PipelinedQueryFragmentsOption>;
+}
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
