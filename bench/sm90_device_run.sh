@@ -6,6 +6,7 @@
 # Usage: [SM90_RUN_DIR=build-sm90run] [SM90_SHIM_DIR=build-sm90sa] [SM90_RACECHECK=1]
 #        [SM90_NCU=1] [SM90_NCU_POINT=D,N,causal] [SM90_NCU_VARIANTS="a b"] [SM90_BENCH_ARGS=...]
 #        [SM90_BENCH_TWICE=1] [SM90_NCU_SOURCE=1] [SM90_NCU_PEER=1] [SM90_NCU_PEER_POINT=D,N,causal]
+#        [SM90_SANITIZE_FILTER=gtest filter for memcheck/racecheck (default: the small cases)]
 #        bench/sm90_device_run.sh FINAL_VARIANT [OTHER_VARIANT...]
 # A variant named "old" is timed but not checked (the committed kernel, as a baseline).
 # SM90_NCU_PEER=1 profiles cuDNN's SDPA kernel and FINAL_VARIANT at SM90_NCU_PEER_POINT (default
@@ -31,7 +32,7 @@ timeout 90 $T --gtest_filter='*cuda_sm90*:*Sm90*' > $LOGS/gtest.log 2>&1; echo "
 grep -E "^\[  (PASSED|FAILED)|FAILED  \]|tests ran" $LOGS/gtest.log | head -12; save
 sanitize() {  # <tool>
   timeout 80 compute-sanitizer --tool $1 $T \
-    --gtest_filter='*cuda_sm90_small*:*one_key_tile_many_tiles*:*idle_consumer*:*masked_tiles_between*:*tail_columns*' \
+    --gtest_filter="${SM90_SANITIZE_FILTER:-*cuda_sm90_small*:*one_key_tile_many_tiles*:*idle_consumer*:*masked_tiles_between*:*tail_columns*}" \
     > $LOGS/$1.log 2>&1
   echo "$1 rc $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $LOGS/$1.log | tail -1) $(grep -E '^\[  PASSED' $LOGS/$1.log)"
   save
