@@ -33,7 +33,9 @@ from kernel_bench_common import finish, make
 # bucket -> {variant: description}; 0 is the working tree's table. Measured so far
 # (bench/results/sm80-bwd-h100-2026-11-22-s4-call1 and -call2, docs/perf-notes.md "Backward
 # v3"): 64: 3 (now the table), 4; 128: 4 (now the table), 5; 256: 3 (now the table), 4; and the
-# fragment prefetch of phase B and the dQ product (rejected, no longer compiled).
+# fragment prefetch of phase B and the dQ product (rejected, no longer compiled); -call4: phase
+# A's Q/dO fragments one k-step ahead (variants 1286, 1921, 2565; rejected, measured as the
+# table of a shim built with them, against the HEAD shim).
 CANDIDATES = {
     64: {0: "table (128 query rows, packed P, 1 pass, dQ 32x32)",
          4: "128 query rows, 2 passes, dQ 32x32"},

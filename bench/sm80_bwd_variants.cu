@@ -29,13 +29,6 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
           PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>, E>(args);
     case 644:
       return launch_backward_with<BackwardTile<64, 128, 128, 8, 2, 2, 2, 2, true, 4>, E>(args);
-    // The table's tile with phase A's Q/dO fragments loaded one k-step ahead (the fourth
-    // session's second round; the same at 128, 192 and 256 below).
-    case 645:
-      return launch_backward_with<
-          PipelinedQueryFragments<
-              PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>,
-          E>(args);
     case 1281: return launch_backward_with<BackwardTile<128, 64, 64, 8, 2, 2, 2>, E>(args);
     case 1282: return launch_backward_with<BackwardTile<128, 64, 128, 8, 1, 2, 2, 2>, E>(args);
     case 1283: return launch_backward_with<BackwardTile<128, 64, 128, 8, 2, 2, 2, 2>, E>(args);
@@ -46,6 +39,10 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
           PackedProbabilities<BackwardTile<128, 64, 128, 8, 2, 2, 2, 1, true, 2>>, E>(args);
     case 1285:
       return launch_backward_with<BackwardTile<128, 64, 128, 8, 2, 2, 2, 2, true, 2>, E>(args);
+    // The table's tiles with phase A's Q/dO fragments loaded one k-step ahead
+    // (PipelinedQueryFragments; the same at 192 and 256 below): measured and rejected, bwd
+    // 0.95-1.00x the table at 128, 0.99-1.02x at 192 and 256 (docs/perf-notes.md "Backward v3").
+    // Not at 64: 24 bytes of spills (bf16, sm_90a).
     case 1286:
       return launch_backward_with<
           PipelinedQueryFragments<

@@ -289,7 +289,9 @@ constexpr bool packed_probabilities() {
 // mma's no longer wait on their own loads. Each k-step of phase A sits behind its own run-time
 // branch (see the kernel), and with two warps per scheduler nothing else covered that wait (ncu:
 // 40 % of issue cycles on fixed-latency dependencies). Costs one more set of B fragments
-// (2·kQueryTilesA registers).
+// (2·kQueryTilesA registers). Measured and not in the table (bench variants only): backward
+// 0.95-1.00x the table at 128, 0.99-1.02x at 192 and 256 (H100); spills 24 bytes at 64 (bf16,
+// sm_90a). docs/perf-notes.md "Backward v3" has the numbers.
 struct PipelinedQueryFragmentsOption {};
 template <class Tile>
 struct PipelinedQueryFragments : Tile, PipelinedQueryFragmentsOption {};
