@@ -81,8 +81,8 @@ FATTN_DEVICE void tma_load_4d(const CUtensorMap* map, std::uint64_t* barrier, vo
 // Stores a box of shared memory at coordinates (c0 innermost .. c3) of a 4-D tensor map (layout
 // and swizzle from the map; elements outside the tensor are skipped). Tracked by the issuing
 // thread's bulk group: commit it, then wait for its reads before the shared memory is written
-// again and for its completion before the CTA exits (backward_ptx.cuh: bulk_commit_group,
-// bulk_wait_group_read, bulk_wait_group).
+// again and for its completion before the CTA exits (bulk_commit_group, bulk_wait_group_read,
+// bulk_wait_group below).
 FATTN_DEVICE void tma_store_4d(const CUtensorMap* map, const void* smem_src, int c0, int c1,
                                int c2, int c3) {
   asm volatile(
@@ -90,6 +90,28 @@ FATTN_DEVICE void tma_store_4d(const CUtensorMap* map, const void* smem_src, int
           reinterpret_cast<std::uint64_t>(map)),
       "r"(smem_address(smem_src)), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
       : "memory");
+}
+
+// The issuing thread's bulk groups (TMA stores and reductions): close the current group; wait
+// until at most kPending groups still read their shared memory (..._read) or are incomplete.
+FATTN_DEVICE void bulk_commit_group() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+// Waits until at most kPending of this thread's bulk groups still read their shared memory.
+template <int kPending>
+FATTN_DEVICE void bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(kPending) : "memory");
+}
+// Waits until at most kPending of this thread's bulk groups are still incomplete.
+template <int kPending>
+FATTN_DEVICE void bulk_wait_group() {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+// Makes this thread's shared-memory stores visible to the async proxy (wgmma operand reads,
+// TMA stores).
+FATTN_DEVICE void fence_view_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
 // Four 8x8 matrices of 16-bit elements from registers to shared memory (one warp): register i

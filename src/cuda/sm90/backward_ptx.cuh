@@ -1,10 +1,9 @@
 // PTX wrappers that only the Hopper backward needs, beside the shared ones of ptx_sm90.cuh:
-// a 1-D bulk copy (the per-row LSE and D_i vectors have no tensor map), the generic-to-async
-// proxy fence (dS is written by ordinary stores and read by wgmma), a fp32 pair reduction into
-// global memory (the dQ accumulator) and the wgmma form with both operands "MN-major" in shared
-// memory (dQ = dS·K reads dSᵀ and K as they lie).
+// a 1-D bulk copy (the per-row LSE and D_i vectors have no tensor map), the TMA reduction and a
+// fp32 pair reduction into global memory (the dQ accumulator) and the wgmma form with both
+// operands "MN-major" in shared memory (dQ = dS·K reads dSᵀ and K as they lie).
 //
-// All four verified on an H100 (docs/design/sm90-backward.md, "Open questions", answered).
+// All verified on an H100 (docs/design/sm90-backward.md, "Open questions", answered).
 #pragma once
 
 #include <cstdint>
@@ -24,15 +23,10 @@ FATTN_DEVICE void bulk_load(void* smem_dst, const void* global_src, std::uint32_
       : "memory");
 }
 
-// Makes this thread's shared-memory stores visible to the async proxy (wgmma operand reads).
-FATTN_DEVICE void fence_view_async_shared() {
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
-
 // Adds a box of shared memory into global memory through `map` (TMA's reduction; element type,
 // box and swizzle come from the map; elements outside the tensor are skipped). Tracked by the
-// issuing thread's bulk group: bulk_commit_group, then bulk_wait_group_read before the shared
-// memory is written again and bulk_wait_group before the CTA exits.
+// issuing thread's bulk group (ptx_sm90.cuh: bulk_commit_group, then bulk_wait_group_read before
+// the shared memory is written again and bulk_wait_group before the CTA exits).
 FATTN_DEVICE void tma_reduce_add_4d(const CUtensorMap* map, const void* smem_src, int c0, int c1,
                                     int c2, int c3) {
   asm volatile(
@@ -40,19 +34,6 @@ FATTN_DEVICE void tma_reduce_add_4d(const CUtensorMap* map, const void* smem_src
       " [%0, {%2, %3, %4, %5}], [%1];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)),
       "r"(smem_address(smem_src)), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
       : "memory");
-}
-FATTN_DEVICE void bulk_commit_group() {
-  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
-}
-// Waits until at most kPending of this thread's bulk groups still read their shared memory.
-template <int kPending>
-FATTN_DEVICE void bulk_wait_group_read() {
-  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(kPending) : "memory");
-}
-// Waits until at most kPending of this thread's bulk groups are still incomplete.
-template <int kPending>
-FATTN_DEVICE void bulk_wait_group() {
-  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
 
 // accumulator[0..1] += (lo, hi) in one L2 request (PTX ISA 8.1, sm_90). 8-byte aligned.

@@ -34,7 +34,6 @@
 
 #include "common/mask.hpp"
 #include "cuda/common/ptx_sm90.cuh"
-#include "cuda/sm90/backward_ptx.cuh"  // bulk-group commit/wait and the async-proxy fence
 #include "cuda/sm90/tile_config.hpp"
 #include "cuda/sm90/tile_scheduler.hpp"
 
