@@ -16,6 +16,10 @@
 #   lib       (not by default) builds the library's GPU tests (sm80 only, sm_90a) and runs the
 #             cuda_sm80 cases of the shared matrix, Sm80ForwardShapes (test_sm80_misaligned.cpp)
 #             and Sm80Backward, then memcheck and racecheck on the full-width forward cases
+# SM80_FWD_VARIANT=N (fifth session): check, bench, memcheck and racecheck run variant N of
+# bench/sm80_variants.cu (bf16) instead of the table, and bench times it against the same shim's
+# table (the committed kernels: "base") in the same rows, with flash and cuDNN; the odd head dims
+# (bf16 then) come with the bench step when SM80_FWD_ODD=1.
 # Logs go to $OUT/logs.tgz as each step ends (a call cut short keeps what finished); a summary
 # on stdout.
 #   source scripts/gpu-env.sh; bench/sm80_fwd_device_run.sh
@@ -27,18 +31,26 @@ S=bench/sm80_vs_torch.py
 SEQLENS=${SM80_FWD_SEQLENS:-1024,4096,16384}
 STEPS=${SM80_FWD_STEPS:-check bench variants memcheck racecheck}
 SANITIZER_SUMMARY='RACECHECK SUMMARY|ERROR SUMMARY'
+VARIANT_ARGS=()
+BENCH_BASE=(--baseline $OLD --no-odd)
+if [ -n "${SM80_FWD_VARIANT:-}" ]; then
+  VARIANT_ARGS=(--forward-variant "$SM80_FWD_VARIANT")
+  BENCH_BASE=()
+  [ "${SM80_FWD_ODD:-0}" = 1 ] || BENCH_BASE=(--no-odd)
+fi
 
 : "${OUT:?set OUT to the folder for the logs}"
 LOGS=/tmp/sm80-fwd-logs
 mkdir -p $LOGS
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
 step_check() {
-  timeout 90 python3 $S --lib $NEW --check --fwd-only > $LOGS/check.log 2>&1
+  timeout 90 python3 $S --lib $NEW --check --fwd-only "${VARIANT_ARGS[@]}" > $LOGS/check.log 2>&1
   echo "check rc $?: $(grep -E 'check:' $LOGS/check.log)"; grep FAIL $LOGS/check.log | head -5
 }
 step_bench() {
-  timeout 150 python3 $S --lib $NEW --baseline $OLD --bench --fwd-only --no-odd \
-    --seqlens $SEQLENS --json $LOGS/bench.json > $LOGS/bench.log 2>&1
+  timeout ${SM80_FWD_BENCH_TIMEOUT:-150} python3 $S --lib $NEW "${BENCH_BASE[@]}" \
+    "${VARIANT_ARGS[@]}" --bench --fwd-only --seqlens $SEQLENS --json $LOGS/bench.json \
+    > $LOGS/bench.log 2>&1
   echo "bench rc $?"; grep -v '^{' $LOGS/bench.log | grep -v '^|---'
 }
 step_variants() {
@@ -57,13 +69,13 @@ PY
 }
 step_memcheck() {
   timeout 90 compute-sanitizer --tool memcheck python3 $S --lib $NEW --small --fwd-only \
-    > $LOGS/memcheck.log 2>&1
+    "${VARIANT_ARGS[@]}" > $LOGS/memcheck.log 2>&1
   echo "memcheck rc $?: $(grep -E 'ERROR SUMMARY' $LOGS/memcheck.log | tail -1)" \
     "$(grep 'check:' $LOGS/memcheck.log)"
 }
 step_racecheck() {
   timeout 120 compute-sanitizer --tool racecheck python3 $S --lib $NEW --small --fwd-only \
-    > $LOGS/racecheck.log 2>&1
+    "${VARIANT_ARGS[@]}" > $LOGS/racecheck.log 2>&1
   echo "racecheck rc $?: $(grep -E "$SANITIZER_SUMMARY" $LOGS/racecheck.log | tail -1)" \
     "$(grep 'check:' $LOGS/racecheck.log)"
 }

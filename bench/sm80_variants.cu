@@ -11,6 +11,8 @@ using fattn::detail::AttentionArgs;
 using fattn::detail::sm80::DirectOutputStores;
 using fattn::detail::sm80::ForwardConfig;
 using fattn::detail::sm80::ForwardTile;
+using fattn::detail::sm80::KvSourcesInSharedMemory;
+using fattn::detail::sm80::NarrowForwardConfig;
 using fattn::detail::sm80::RowStatsInSharedMemory;
 using fattn::detail::sm80::StagedForwardConfig;
 using fattn::detail::sm80::StepClassesOnly;
@@ -47,6 +49,22 @@ fattn::Status forward_variant(const AttentionArgs& args, int bucket, int variant
     case 2563:
       return launch_forward_with<DirectOutputStores<ForwardConfig<256>>, E,
                                  StagedForwardConfig<256>>(args);
+    // Variant 4 at every bucket: the table's tiles, narrow tiles included, with
+    // KvSourcesInSharedMemory (fifth session; docs/perf-notes.md "Forward v6").
+    case 644:
+      return launch_forward_with<KvSourcesInSharedMemory<ForwardConfig<64>>, E,
+                                 StagedForwardConfig<64>>(args);
+    case 1284:
+      return launch_forward_with<KvSourcesInSharedMemory<ForwardConfig<128>>, E,
+                                 StagedForwardConfig<128>,
+                                 KvSourcesInSharedMemory<NarrowForwardConfig<128>>>(args);
+    case 1924:
+      return launch_forward_with<KvSourcesInSharedMemory<ForwardConfig<192>>, E,
+                                 StagedForwardConfig<192>>(args);
+    case 2564:
+      return launch_forward_with<KvSourcesInSharedMemory<ForwardConfig<256>>, E,
+                                 StagedForwardConfig<256>,
+                                 KvSourcesInSharedMemory<NarrowForwardConfig<256>>>(args);
     default: return fattn::Status::Unsupported("no such forward variant");
   }
 }

@@ -153,7 +153,15 @@ def check_cases(small):
                 # The narrow tiles (D <= 96 at 128, D <= 208 at 256) and a window at 128.
                 ("fp16", 96, (1, 150, 140, 2, 1, True, -1, -1, "bshd")),
                 ("bf16", 200, (1, 90, 150, 2, 2, False, -1, -1, "bshd")),
-                ("fp16", 112, (1, 70, 150, 2, 1, False, 20, 8, "bshd"))]
+                ("fp16", 112, (1, 70, 150, 2, 1, False, 20, 8, "bshd")),
+                # Fully masked rows with a partial K/V tile only (the CTA without a walk); GQA
+                # over whole K/V tiles (per-(batch, KV head) copy sources); 16-byte-aligned rows
+                # whose head dim is not whole chunks (D = 100 padded: the general tile copy).
+                ("bf16", 128, (1, 1013, 17, 2, 2, True, -1, -1, "bshd")),
+                ("bf16", 256, (1, 1013, 17, 2, 1, True, -1, -1, "bshd")),
+                ("bf16", 128, (2, 130, 300, 4, 2, False, -1, -1, "bshd")),
+                ("bf16", 256, (2, 70, 200, 4, 2, True, -1, -1, "bhsd")),
+                ("bf16", 100, (1, 90, 200, 2, 1, False, -1, -1, "pad"))]
     cases = []
     i = 0
     for D in HEAD_DIMS:
@@ -297,7 +305,22 @@ def measure(sm80, dtype, B, N, H, D, causal, torch_backends=True, deterministic=
     return row
 
 
-def bench(sm80, dims, seqlens, odd, fwd_only=False, baseline=None):
+class TableOf:
+    """The tile table of a shim whose forward variant is set (--forward-variant): as a --baseline,
+    the committed kernels and a variant are timed in the same rows of one process."""
+
+    def __init__(self, sm80, variant):
+        self.sm80, self.variant = sm80, variant
+
+    def forward(self, *args, **kwargs):
+        self.sm80.lib.fattn_sm80_set_forward_variant(0)
+        try:
+            self.sm80.forward(*args, **kwargs)
+        finally:
+            self.sm80.lib.fattn_sm80_set_forward_variant(self.variant)
+
+
+def bench(sm80, dims, seqlens, odd, fwd_only=False, baseline=None, odd_dtype="fp16"):
     results = {"gemm_tflops": gemm_ceiling(), "sweep": [], "odd": []}
     print(f"bf16 GEMM 8192^3: {results['gemm_tflops']:.0f} TFLOP/s", flush=True)
     for D in dims:
@@ -311,8 +334,8 @@ def bench(sm80, dims, seqlens, odd, fwd_only=False, baseline=None):
         print_forward_table(results["sweep"])
         if odd:
             for D in (64, 72, 80, 96, 128, 129, 136, 192, 200, 256):
-                row = measure(sm80, "fp16", 16, 2048, 16, D, False, torch_backends=D % 8 == 0,
-                              fwd_only=True, baseline=baseline)
+                row = measure(sm80, odd_dtype, 16, 2048, 16, D, False,
+                              torch_backends=D % 8 == 0, fwd_only=True, baseline=baseline)
                 results["odd"].append(row)
                 print(json.dumps(row), flush=True)
             print_odd_forward_table(results["odd"])
@@ -375,15 +398,22 @@ def print_odd_forward_table(rows):
 
 # Forward tile alternatives compiled into bench/sm80_variants.cu: (width, keys/tile, warps, row
 # tiles per warp); variant 0 is the table of src/cuda/sm80/tile_config.hpp.
+# Variant 4 exists at every bucket (--forward-variant 4 covers every head dim).
+KV_SOURCES = ("the table's tiles (and narrow tiles) with KvSourcesInSharedMemory: per-thread K/V "
+              "copy sources in shared memory, predicate-form cp.async")
 VARIANTS = {64: {1: "64x64 w4 mt2 full-width path (v4's table)",
-                 2: "the table's tile, O stored through shared memory (v5's epilogue)"},
+                 2: "the table's tile, O stored through shared memory (v5's epilogue)",
+                 4: KV_SOURCES},
             128: {1: "128x128 w4 mt1 full-width path (64-row CTAs, 2 per SM)",
                   2: "128x128 w8 mt1 full-width path (v4's table)",
-                  3: "the table's tile, O stored from registers (before v5)"},
+                  3: "the table's tile, O stored from registers (before v5)",
+                  4: KV_SOURCES},
+            192: {4: KV_SOURCES},
             256: {1: "256x64 w8 mt1 full-width path (128-row CTAs: the table before session 4)",
                   2: "the table's tile without the general walk (dead code: the full-width class "
                      "covers every head dim of its kernel)",
-                  3: "the table's tile, O stored from registers (before v5)"}}
+                  3: "the table's tile, O stored from registers (before v5)",
+                  4: KV_SOURCES}}
 
 
 def sweep_variants(sm80, table_by_dim, select_variant, column, result_key, seqlens=(4096,),
@@ -490,8 +520,13 @@ def main():
     if a.bwd_variants:
         report["bwd_variants"] = bwd_variants(sm80)
     if a.bench:
+        # With --forward-variant and no --baseline: "ours" is the variant, "base" the same shim's
+        # tile table, and the odd head dims run in bf16 (variants are built for bf16 only).
+        baseline = Sm80(a.baseline) if a.baseline else None
+        if baseline is None and a.forward_variant:
+            baseline = TableOf(sm80, a.forward_variant)
         report["bench"] = bench(sm80, int_list(a.dims), int_list(a.seqlens), not a.no_odd,
-                                a.fwd_only, Sm80(a.baseline) if a.baseline else None)
+                                a.fwd_only, baseline, "bf16" if a.forward_variant else "fp16")
     return common.finish(report, a.json, failures)
 
 

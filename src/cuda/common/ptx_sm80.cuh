@@ -128,6 +128,18 @@ __device__ __forceinline__ void cp_async_16(std::uint32_t smem, const void* glob
                "r"(source_bytes));
 }
 
+// As cp_async_16 for a chunk that is either whole (16 bytes read) or all zeros (`zero`: nothing
+// read): the predicate form (ignore-src) leaves the address as given, where the src-size form
+// makes ptxas add the zero-fill count to the 64-bit address of every copy (LDGSTS.ZFILL takes
+// it in the address's low bits: two more instructions per copy).
+__device__ __forceinline__ void cp_async_16_whole_or_zero(std::uint32_t smem, const void* global,
+                                                          bool zero) {
+  asm volatile(
+      "{\n.reg .pred ignore;\nsetp.ne.b32 ignore, %2, 0;\n"
+      "cp.async.cg.shared.global [%0], [%1], 16, ignore;\n}\n" ::"r"(smem),
+      "l"(global), "r"(static_cast<int>(zero)));
+}
+
 // 8- and 4-byte variants for rows that are only 8- or 4-byte aligned (.ca: the only cache
 // mode those sizes allow).
 __device__ __forceinline__ void cp_async_8(std::uint32_t smem, const void* global,

@@ -384,6 +384,36 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
                                                           alignment);
     }
   };
+  // KvSourcesInSharedMemory (cp.async kernel): whole tiles whose chunks are all whole or past
+  // head_dim are copied by load_whole_chunks from this thread's K source (slot 0) and V source
+  // (slot 1) at key 0, kept in shared memory (written and read by this thread alone: no barrier
+  // orders them); other tiles, and head dims that are not whole chunks (padded layouts), take
+  // the general copy, whose row pointer rows_at_key() computes only there.
+  constexpr bool kSourcesInShared = kv_sources_in_shared_memory<Config>() && !kStaged;
+  constexpr int kKeySlot = 0;
+  constexpr int kValueSlot = 1;
+  [[maybe_unused]] const Element** kv_sources = nullptr;
+  if constexpr (kSourcesInShared) {
+    kv_sources = reinterpret_cast<const Element**>(shared_bytes + Config::kKvSourcesOffset) +
+                 threadIdx.x;
+    kv_sources[kKeySlot * Config::kThreads] =
+        whole_chunk_source<kWidth, Config::kThreads>(k_global, params.k_strides.row, head_dim);
+    kv_sources[kValueSlot * Config::kThreads] =
+        whole_chunk_source<kWidth, Config::kThreads>(v_global, params.v_strides.row, head_dim);
+  }
+  auto load_kv_tile_from_sources = [&](Element* tile, auto rows_at_key, std::int64_t row_stride,
+                                       int key, int slot) {
+    if (whole_tile_copies && head_dim % kChunkElements == 0 &&
+        key + kBlockN <= params.seqlen_k) {
+      load_whole_chunks<kBlockN, kWidth, Config::kThreads>(
+          tile, kv_sources[slot * Config::kThreads] + key * row_stride, row_stride, head_dim,
+          chunks);
+    } else {
+      load_tile_narrow<kBlockN, kWidth, Config::kThreads>(tile, rows_at_key(), row_stride,
+                                                          params.seqlen_k - key, head_dim, chunks,
+                                                          alignment);
+    }
+  };
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   // sm_80 machine code of the register-lean tiles: one address register per fragment instead
   // of four is what fits them without spills there (ptxas -v); sm_90a fits them as they are.
@@ -406,7 +436,8 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     constexpr int kSteps = kFull ? kFixed : kMaxSteps;  // bound of the unrolled step loops
     for (int n_block = n_first; n_block < n_last; ++n_block) {
       const int key0 = n_block * kBlockN;
-      const Element* v_rows = v_rows_in_loop() + key0 * params.v_strides.row;
+      const Element* v_rows =
+          kSourcesInShared ? nullptr : v_rows_in_loop() + key0 * params.v_strides.row;
       if constexpr (kStaged) {
         // k_tile is free: every warp finished S_{j-1} before the mid-tile barrier.
         kv_stage.store(k_tile, k_global + key0 * params.k_strides.row, params.k_strides.row,
@@ -417,7 +448,13 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       } else {
         cp_async_wait<0>();
         __syncthreads();  // K_j landed; every warp is done with V_{j-1}
-        load_kv_tile(v_tile, v_rows, params.v_strides.row, key0);
+        if constexpr (kSourcesInShared) {
+          load_kv_tile_from_sources(
+              v_tile, [&] { return v_rows_in_loop() + key0 * params.v_strides.row; },
+              params.v_strides.row, key0, kValueSlot);
+        } else {
+          load_kv_tile(v_tile, v_rows, params.v_strides.row, key0);
+        }
         cp_async_commit();
       }
 
@@ -494,8 +531,14 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
         cp_async_wait<0>();
         __syncthreads();  // V_j landed; every warp is done with K_j
         if (n_block + 1 < n_last) {
-          load_kv_tile(k_tile, k_rows_in_loop() + next * params.k_strides.row,
-                       params.k_strides.row, next);
+          if constexpr (kSourcesInShared) {
+            load_kv_tile_from_sources(
+                k_tile, [&] { return k_rows_in_loop() + next * params.k_strides.row; },
+                params.k_strides.row, next, kKeySlot);
+          } else {
+            load_kv_tile(k_tile, k_rows_in_loop() + next * params.k_strides.row,
+                         params.k_strides.row, next);
+          }
         }
         cp_async_commit();
       }

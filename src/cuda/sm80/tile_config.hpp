@@ -116,6 +116,26 @@ constexpr bool direct_output_stores() {
   return has_option<Config, DirectOutputStoresOption>;
 }
 
+// Whole K/V tiles of whole 16-byte chunks (head_dim % 8 == 0, rows 16-byte aligned) copied from
+// per-thread sources computed once per CTA and kept in shared memory after the tile's other
+// data (16 bytes per thread: K's and V's), with the predicate form of cp.async. Per K/V tile this
+// replaces, at FewerLiveRegisters tiles, the recomputed row pointers (a 32-bit division by the
+// GQA group size each, ~45 instructions) and, at every tile, the zero-fill count that ptxas adds
+// to each copy's 64-bit address (2 instructions per LDGSTS): sm_90a SASS of the D = 128 loop,
+// 241 of ~1075 instructions per tile went to 16 LDGSTS (forward_kernel.cuh).
+struct KvSourcesInSharedMemoryOption {};
+template <class Tile>
+struct KvSourcesInSharedMemory : Tile, KvSourcesInSharedMemoryOption {
+  static constexpr int kKvSourcesOffset = Tile::kSharedBytes;
+  static constexpr int kSharedBytes =
+      Tile::kSharedBytes + 2 * Tile::kThreads * static_cast<int>(sizeof(void*));
+};
+
+template <class Config>
+constexpr bool kv_sources_in_shared_memory() {
+  return has_option<Config, KvSourcesInSharedMemoryOption>;
+}
+
 template <int kHeadDimBucket>
 struct ForwardConfig;
 

@@ -159,6 +159,47 @@ __device__ __forceinline__ void load_whole_tile(Element* tile, const Element* gl
   }
 }
 
+// This thread's source for load_whole_chunks: the first element of its chunk in its first row
+// of a tile whose row 0 is at `global` (the row start for a chunk past head_dim, which reads
+// nothing). Loop invariant across K/V tiles up to key·row_stride, so a kernel can compute it
+// once per CTA and keep it where registers are not needed (forward tiles with
+// KvSourcesInSharedMemory: in shared memory).
+template <int kWidth, int kThreads, class Element>
+__device__ __forceinline__ const Element* whole_chunk_source(const Element* global,
+                                                             std::int64_t row_stride,
+                                                             int head_dim) {
+  using Lanes = TileCopyLanes<kWidth, kThreads>;
+  const int column = Lanes::chunk() * kChunkElements;
+  return global + Lanes::first_row() * row_stride + (column < head_dim ? column : 0);
+}
+
+// load_whole_tile for head dims that are whole chunks (head_dim % kChunkElements == 0), from this
+// thread's whole_chunk_source of the tile: each chunk is read whole or zero-filled, so the copies
+// take the predicate form of cp.async (no zero-fill count added to each 64-bit address) and
+// their sources step by kRowsPerPass·row_stride from a pointer computed outside the loop.
+template <int kRows, int kWidth, int kThreads, class Element>
+__device__ __forceinline__ void load_whole_chunks(Element* tile, const Element* source,
+                                                  std::int64_t row_stride, int head_dim,
+                                                  int chunks) {
+  using Lanes = TileCopyLanes<kWidth, kThreads>;
+  constexpr int kRowsPerPass = Lanes::kRowsPerPass;
+  constexpr bool kFixedPhase = Lanes::kFixedPhase;
+  const int chunk = Lanes::chunk();
+  const int first_row = Lanes::first_row();
+  if (chunk >= chunks) return;
+  const bool zero = chunk * kChunkElements >= head_dim;
+  const std::uint32_t destination = smem_address(tile + swizzled_offset<kWidth>(first_row, chunk));
+#pragma unroll
+  for (int pass = 0; pass < (kRows + kRowsPerPass - 1) / kRowsPerPass; ++pass) {
+    const int row = first_row + pass * kRowsPerPass;
+    if (kRows % kRowsPerPass != 0 && row >= kRows) break;
+    const std::uint32_t to =
+        kFixedPhase ? destination + pass * kRowsPerPass * kWidth * kBytesPerElement
+                    : smem_address(tile + swizzled_offset<kWidth>(row, chunk));
+    cp_async_16_whole_or_zero(to, source + pass * kRowsPerPass * row_stride, zero);
+  }
+}
+
 // Rows narrower than 16-byte aligned: kept out of line so that the hot loops of the kernels hold
 // only the 16-byte path (the narrow variants would multiply the loop's code size several times
 // and with it instruction-cache misses).
