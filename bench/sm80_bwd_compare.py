@@ -36,12 +36,20 @@ from kernel_bench_common import finish, make
 # fragment prefetch of phase B and the dQ product (rejected, no longer compiled); -call4: phase
 # A's Q/dO fragments one k-step ahead (variants 1286, 1921, 2565; rejected, measured as the
 # table of a shim built with them, against the HEAD shim).
+# Fifth session (-s5-call*, "Backward v4"): the rolled k-step loops of the full-width kernel
+# (variants 646-648, 1287-1289) and packed Pᵀ with the full-width kernel at 256 (2566, 2567).
 CANDIDATES = {
     64: {0: "table (128 query rows, packed P, 1 pass, dQ 32x32)",
-         4: "128 query rows, 2 passes, dQ 32x32"},
-    128: {0: "table (packed P, 1 pass, dQ 32x32)"},
+         6: "table + rolled phase A + rolled phase B",
+         7: "table + rolled phase B"},
+    128: {0: "table (packed P, 1 pass, dQ 32x32)",
+          7: "table + rolled phase A",
+          8: "table + rolled phase B",
+          9: "table + rolled phase A + rolled phase B"},
     192: {0: "table"},
-    256: {0: "table (phase B 2x4, dQ 32x64)"},
+    256: {0: "table (phase B 2x4, dQ 32x64)",
+          6: "packed P, full-width kernel",
+          7: "packed P, full-width kernel, rolled phase B"},
 }
 BUCKETS = (64, 128, 192, 256)
 
@@ -135,6 +143,30 @@ def bench(new, baseline, dims, seqlens):
     return rows
 
 
+def profile(new, variants, head_dim, seqlen):
+    """For ncu: one forward, then one backward per variant of ours and one SDPA flash forward +
+    backward (FA2's kernels), bf16, B·N = 16384, H·D = 2048, non-causal."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    import torch.nn.functional as F
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(7)
+    B, H, D = 16384 // seqlen, 2048 // head_dim, head_dim
+    q, k, v, dout = (make("bf16", B, seqlen, H, D, "bshd", gen) for _ in range(4))
+    out, lse = torch.empty_like(q), torch.empty(B, H, seqlen, device="cuda")
+    dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+    new.forward(q, k, v, out, lse, "bf16", D ** -0.5, False)
+    for variant in variants:
+        new.lib.fattn_sm80_set_backward_variant(variant)
+        new.backward(q, k, v, out, dout, lse, dq, dk, dv, "bf16", D ** -0.5, False)
+    new.lib.fattn_sm80_set_backward_variant(0)
+    qt, kt, vt, dt = (x.transpose(1, 2).contiguous() for x in (q, k, v, dout))
+    qg, kg, vg = (x.detach().requires_grad_() for x in (qt, kt, vt))
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        o = F.scaled_dot_product_attention(qg, kg, vg)
+        torch.autograd.grad(o, (qg, kg, vg), dt)
+    torch.cuda.synchronize()
+
+
 def print_table(rows):
     names = ["committed"] + sorted({k for r in rows for k in r
                                     if k.startswith("v") and k[1:].isdigit()})
@@ -167,8 +199,15 @@ def main():
     p.add_argument("--dims", default="64,128,256")
     p.add_argument("--seqlens", default="1024,4096,16384")
     p.add_argument("--json")
+    p.add_argument("--profile", help="variants of ours to run once for ncu, e.g. 0,9 "
+                   "(with one SDPA flash backward)")
+    p.add_argument("--profile-dim", type=int, default=128)
+    p.add_argument("--profile-seqlen", type=int, default=4096)
     a = p.parse_args()
     new = base_script.Sm80(a.lib)
+    if a.profile:
+        profile(new, base_script.int_list(a.profile), a.profile_dim, a.profile_seqlen)
+        return 0
     dims = base_script.int_list(a.dims)
     report = {"device": torch.cuda.get_device_name(), "candidates": CANDIDATES}
     failures = 0

@@ -6,7 +6,8 @@
 # Expects (carried): build-bwd/shimlib/libsm80shim.so (bench/sm80_build.sh build-bwd/shim 90a),
 # .deps; for the tests build-bwd/testbin/{fattn_cuda_tests,libfattn.so.0} (a library build with
 # FATTN_CUDA_FAMILIES=sm80, FATTN_CUDA_ARCHS=90a).
-# Usage: [SM80_STEPS="check variants bench memcheck racecheck tests ncu compare vsanitize"]
+# Usage: [SM80_STEPS="check variants bench memcheck racecheck tests ncu compare vsanitize ncufa2"]
+#        [SM80_PROFILE_VARIANTS=0,9 (ncufa2: our variants beside FA2's backward)]
 #        [SM80_BENCH_ARGS=...] [SM80_COMPARE_ARGS=... (default --check --bench)]
 #        [SM80_BWD_DIR=build-bwd (where the binaries are)]
 #        bench/sm80_bwd_device_run.sh
@@ -75,6 +76,27 @@ step_compare() {
     --json $OUT/compare.json \
     > $LOGS/compare.log 2>&1
   echo "compare rc $?"; grep -E "^(==|FAIL|candidate|\||deterministic|  D=)" $LOGS/compare.log
+}
+step_ncufa2() {
+  # Ours (the table and the variants in SM80_PROFILE_VARIANTS, default 0) and FA2's backward
+  # (PyTorch's flash backend) on the same tensors, bf16 D = 128 N = 4096 non-causal: stall
+  # reasons, instruction mix, occupancy, and the source page (SASS with per-instruction samples
+  # and executed counts: FA2's SASS comes with it), summarised by bench/sm80_bwd_ncu_source.py.
+  local variants=${SM80_PROFILE_VARIANTS:-0} count
+  count=$(( $(tr -cd , <<< "$variants" | wc -c) + 2 ))
+  timeout ${SM80_NCU_S:-150} ncu --import-source no --section SpeedOfLight --section WarpStateStats \
+    --section SourceCounters --section LaunchStats --section Occupancy --section InstructionStats \
+    --section MemoryWorkloadAnalysis -k regex:"backward_kernel|flash_bwd_dq_dk_dv" -c $count \
+    -o $TMP/bwd python3 bench/sm80_bwd_compare.py --lib $LIB --profile $variants \
+    > $TMP/ncu_run.log 2>&1
+  echo "ncu rc $?"; tail -3 $TMP/ncu_run.log
+  ncu --import $TMP/bwd.ncu-rep > $LOGS/ncu.log 2>&1
+  grep -E "backward_kernel|flash_bwd|Duration|Registers Per|Stall|Warp Cycles Per Issued|Executed Ipc A|Issue Slots Busy|Shared Memory Configuration Size|Dynamic Shared|Achieved Occupancy|L1/TEX Hit|Compute \(SM\)|Memory Throughput" \
+    $LOGS/ncu.log | cut -c1-150 | head -80
+  ncu --import $TMP/bwd.ncu-rep --page source --csv --print-source sass > $TMP/source.csv 2>&1
+  python3 bench/sm80_bwd_ncu_source.py $TMP/source.csv > $LOGS/ncu_source.txt 2>&1
+  head -c 6000 $LOGS/ncu_source.txt
+  gzip -c $TMP/source.csv > $OUT/ncu_source.csv.gz
 }
 step_vsanitize() {
   for tool in memcheck racecheck; do

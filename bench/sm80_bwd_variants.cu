@@ -12,6 +12,15 @@ using fattn::detail::sm80::BackwardTile;
 using fattn::detail::sm80::launch_backward_with;
 using fattn::detail::sm80::PackedProbabilities;
 using fattn::detail::sm80::PipelinedQueryFragments;
+using fattn::detail::sm80::RolledProductA;
+using fattn::detail::sm80::RolledProductB;
+
+// The table's tiles at 64 and 128 (packed Pᵀ, one phase-A pass).
+using Table64 = PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>;
+using Table128 = PackedProbabilities<BackwardTile<128, 64, 128, 8, 2, 2, 2, 1, true, 2>>;
+// 256 with packed Pᵀ and the full-width kernel (the table runs the general one: the unpacked
+// full-width kernel spilled 4-16 bytes).
+using Packed256 = PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 1, 1, true, 2>>;
 
 // BackwardTile<width, query rows, keys, warps, query warps (phase A), dim warps (phase B),
 // Q/dO stages, phase-A query passes, full-width kernel, query warps (dQ product)>; variant
@@ -20,6 +29,20 @@ using fattn::detail::sm80::PipelinedQueryFragments;
 fattn::Status backward_variant(const AttentionArgs& args, int bucket, int variant) {
   using E = __nv_bfloat16;
   switch (bucket * 10 + variant) {
+    // Fifth session (docs/perf-notes.md "Backward v4"): the rolled k-step loops of the
+    // full-width kernel (RolledProductA: phase A over step pairs with a two-deep fragment
+    // buffer; RolledProductB: phase B one query step per iteration, no head-dim tests).
+    case 646: return launch_backward_with<RolledProductA<RolledProductB<Table64>>, E>(args);
+    case 647: return launch_backward_with<RolledProductB<Table64>, E>(args);
+    case 648: return launch_backward_with<RolledProductA<Table64>, E>(args);
+    case 1287: return launch_backward_with<RolledProductA<Table128>, E>(args);
+    case 1288: return launch_backward_with<RolledProductB<Table128>, E>(args);
+    case 1289: return launch_backward_with<RolledProductA<RolledProductB<Table128>>, E>(args);
+    case 2566: return launch_backward_with<Packed256, E>(args);
+    case 2567: return launch_backward_with<RolledProductB<Packed256>, E>(args);
+#ifdef FATTN_BENCH_EARLIER_BWD_VARIANTS
+    // The fourth session's candidates (measured; compiled only on request, they double the
+    // shim's build time).
     case 641: return launch_backward_with<BackwardTile<64, 64, 128, 8, 1, 1, 2>, E>(args);
     case 642: return launch_backward_with<BackwardTile<64, 64, 128, 8, 2, 2, 2>, E>(args);
     // 128 query rows per step (FA2's D = 64 tile): packed Pᵀ, one pass (the table's now); or
@@ -63,6 +86,7 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
     case 2565:
       return launch_backward_with<
           PipelinedQueryFragments<BackwardTile<256, 64, 64, 8, 2, 4, 1, 1, false, 2>>, E>(args);
+#endif
     default: return fattn::Status::Unsupported("no such backward variant");
   }
 }

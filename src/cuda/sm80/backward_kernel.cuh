@@ -189,6 +189,19 @@ __device__ __forceinline__ auto fragment_address(const Element* tile, int row, i
   }
 }
 
+// The XOR fragment address of a k-step known only at run time (a rolled loop): the step's chunk
+// phase (step % 4) is an XOR and its 128-byte group (step / 4) an add, as in
+// XorFragmentAddress::at, whose step must be a compile-time constant. `rows` % 8 == 0.
+template <int kTileWidth>
+__device__ __forceinline__ std::uint32_t xor_address_at(const XorFragmentAddress<kTileWidth>& address,
+                                                        unsigned step, int rows) {
+  constexpr unsigned kPhaseBytes = 2 * kChunkElements * kBytesPerElement;
+  constexpr unsigned kGroupBytes = kSwizzleChunks * kChunkElements * kBytesPerElement;
+  constexpr int kRowBytes = kTileWidth * kBytesPerElement;
+  return (address.first ^ ((step % 4) * kPhaseBytes)) + (step / 4) * kGroupBytes +
+         static_cast<std::uint32_t>(rows * kRowBytes);
+}
+
 // The two 16-bit values of a packed pair (low half first) as floats.
 template <class Element>
 __device__ __forceinline__ void unpack_pair(std::uint32_t packed, float (&values)[2]) {
@@ -196,6 +209,56 @@ __device__ __forceinline__ void unpack_pair(std::uint32_t packed, float (&values
   __builtin_memcpy(pair, &packed, sizeof(packed));
   values[0] = ElementTraits<Element>::to_float(pair[0]);
   values[1] = ElementTraits<Element>::to_float(pair[1]);
+}
+
+// RolledProductA (tile_config.hpp): acc += A·Bᵀ over kSteps k-steps in a loop over step pairs
+// (not unrolled) with a two-deep fragment buffer: step k + 1's A (K or V) and B (Q or dO)
+// fragments load while step k's mma's run, so at most two steps of fragments are live. A is
+// this warp's key rows (`a`, plus the byte offset of V from K), B its query rows (`b`, plus dO's
+// offset from Q); `sign_flip` is XORed into the A fragments (the sign of a negative scale, 0 for
+// none).
+template <class Element, int kSteps, int kKeyTiles, int kQueryTiles, int kWidthA, int kWidthB>
+__device__ __forceinline__ void rolled_product_a(float (&acc)[kKeyTiles][kQueryTiles][4],
+                                                 const XorFragmentAddress<kWidthA>& a,
+                                                 const XorFragmentAddress<kWidthB>& b,
+                                                 std::uint32_t a_offset, std::uint32_t b_offset,
+                                                 std::uint32_t sign_flip) {
+  static_assert(kSteps % 2 == 0, "steps are walked in pairs");
+  struct StepFragments {
+    std::uint32_t a[kKeyTiles][4];
+    std::uint32_t b[kQueryTiles / 2][4];
+  };
+  auto load = [&](StepFragments& fragments, unsigned step) {
+    const std::uint32_t a_address = xor_address_at(a, step, 0) + a_offset;
+    const std::uint32_t b_address = xor_address_at(b, step, 0) + b_offset;
+#pragma unroll
+    for (int kt = 0; kt < kKeyTiles; ++kt) {
+      ldmatrix_x4(fragments.a[kt], a_address + kt * kMmaM * kWidthA * kBytesPerElement);
+    }
+#pragma unroll
+    for (int np = 0; np < kQueryTiles / 2; ++np) {
+      ldmatrix_x4(fragments.b[np], b_address + np * 2 * kMmaN * kWidthB * kBytesPerElement);
+    }
+  };
+  auto multiply = [&](StepFragments& fragments) {
+#pragma unroll
+    for (int kt = 0; kt < kKeyTiles; ++kt)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) fragments.a[kt][r] ^= sign_flip;
+#pragma unroll
+    for (int np = 0; np < kQueryTiles / 2; ++np) {
+      mma_column_pair<Element>(acc, fragments.a, fragments.b[np], np);
+    }
+  };
+  StepFragments current, next;
+  load(current, 0);
+#pragma unroll 1
+  for (unsigned step = 0; step < kSteps; step += 2) {
+    load(next, step + 1);
+    multiply(current);
+    if (step + 2 < kSteps) load(current, step + 2);
+    multiply(next);
+  }
 }
 
 template <int kBlockN, class Mask>
@@ -228,9 +291,15 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr int kRowTilesQ = Config::kQueriesPerWarpQ / kMmaM;
   constexpr bool kPackedP = packed_probabilities<Config>();
   constexpr bool kPipelinedB = pipelined_query_fragments<Config>();
+  // Rolled k-step loops (tile_config.hpp): the full-width kernel only, where every step exists.
+  constexpr bool kRolledA = rolled_product_a<Config>() && kFullWidth;
+  constexpr bool kRolledB = rolled_product_b<Config>() && kFullWidth;
   // The packed tiles also take one register per fragment address (XorFragmentAddress) instead
   // of five: the registers that fit phase A's single pass without spills (ptxas -v).
   constexpr bool kXorAddresses = kPackedP;
+  static_assert(!(rolled_product_a<Config>() || rolled_product_b<Config>()) ||
+                    (kXorAddresses && is_power_of_two(kMaxSteps) && !kPipelinedB),
+                "the rolled loops address their steps at run time: XOR addresses only");
   static_assert(!kXorAddresses || (is_power_of_two(kRowTilesQ) &&
                                    is_power_of_two(Config::kDimPerWarpQ / kMmaK) &&
                                    is_power_of_two(Config::kDimPerWarpB / kMmaK)),
@@ -426,6 +495,11 @@ __global__ void __launch_bounds__(Config::kThreads)
         // during the previous step. The next step's are loaded whenever the tile has one (a
         // compile-time test: at a head dim short of the bucket the last step reads one unused
         // step of the tile, inside its row).
+        if constexpr (kRolledA) {
+          rolled_product_a<Element, kMaxSteps>(acc, k_as_a, q_as_b, a_offset, b_offset,
+                                               negate ? params.sign_flip : 0u);
+          return;
+        }
         [[maybe_unused]] std::uint32_t b[kQueryTilesA / 2][4];
         if constexpr (kPipelinedB) load_b(b, 0, b_offset);
 #pragma unroll
@@ -516,7 +590,14 @@ __global__ void __launch_bounds__(Config::kThreads)
 #pragma unroll
           for (int half = 0; half < 2; ++half) {
             float p[2];
-            if constexpr (kPackedP) {
+            if constexpr (kRolledA) {
+              // Back from this thread's own stores into the Pᵀ tile (no barrier needed): the 16
+              // registers of the packed pairs are what the rolled loop's second fragment set
+              // takes. Volatile, so the compiler cannot forward the stored registers instead.
+              unpack_pair<Element>(*reinterpret_cast<const volatile std::uint32_t*>(
+                                       p_tile + score_offset(kt, nt, half)),
+                                   p);
+            } else if constexpr (kPackedP) {
               unpack_pair<Element>(p_packed[kt][nt][half], p);
             } else {
               probabilities(kt, nt, half, lse, p);
@@ -539,7 +620,32 @@ __global__ void __launch_bounds__(Config::kThreads)
     // 16-column blocks (a uniform branch each, 4·kKeyTilesB independent mma's per block). The
     // kFullWidth kernel keeps these tests: without them (one block of 16·kKeyTilesB mma's per
     // query step) it spilled 4-52 bytes at 128.
-    {
+    if constexpr (kRolledB) {
+      // RolledProductB: one query step per iteration, every head-dim block of it untested.
+      const auto q_as_b =
+          fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
+#pragma unroll 1
+      for (unsigned qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
+        std::uint32_t pa[kKeyTilesB][4];
+        std::uint32_t dsa[kKeyTilesB][4];
+        const std::uint32_t p_address = xor_address_at(p_as_a, qstep, 0);
+#pragma unroll
+        for (int kt = 0; kt < kKeyTilesB; ++kt) {
+          constexpr std::uint32_t kTileRowBytes = kMmaM * kBlockM * kBytesPerElement;
+          ldmatrix_x4(pa[kt], p_address + kt * kTileRowBytes);
+          ldmatrix_x4(dsa[kt], p_address + kt * kTileRowBytes + kDsFromP);
+        }
+        const std::uint32_t query_rows = qstep * kMmaK * kWidth * kBytesPerElement;
+#pragma unroll
+        for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
+          std::uint32_t b[4];
+          ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows + kDoFromQ);
+          mma_column_pair<Element>(dv_acc, pa, b, dstep);
+          ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows);
+          mma_column_pair<Element>(dk_acc, dsa, b, dstep);
+        }
+      }
+    } else {
       const auto q_as_b =
           fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
 #pragma unroll

@@ -321,6 +321,33 @@ constexpr bool pipelined_query_fragments() {
   return has_option<Config, PipelinedQueryFragmentsOption>;
 }
 
+// Rolled k-step loops for the full-width kernel (the general kernel is unchanged). Fully
+// unrolled, ptxas hoists the ldmatrix of many k-steps to the top of a product and spills next
+// to dK + dV's 128 registers, which is why those steps sat behind run-time tests that left each
+// step's mma's waiting on their own loads (ncu: 40 % of issue cycles on fixed-latency
+// dependencies). A loop that is not unrolled bounds how far the loads can move:
+// RolledProductA: phase A walks its k-steps in pairs (a loop of kMaxSteps / 2 iterations) with
+// an explicit two-deep fragment buffer: step k + 1's K/V and Q/dO fragments load while step k's
+// mma's run, 2 steps of fragments live at most.
+// RolledProductB: phase B walks its query steps in a loop (kBlockM / 16 iterations) and the
+// head-dim blocks of a step without tests, so ptxas may overlap one step's loads with its mma's
+// but not pile up several steps'.
+struct RolledProductAOption {};
+template <class Tile>
+struct RolledProductA : Tile, RolledProductAOption {};
+struct RolledProductBOption {};
+template <class Tile>
+struct RolledProductB : Tile, RolledProductBOption {};
+
+template <class Config>
+constexpr bool rolled_product_a() {
+  return has_option<Config, RolledProductAOption>;
+}
+template <class Config>
+constexpr bool rolled_product_b() {
+  return has_option<Config, RolledProductBOption>;
+}
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
