@@ -92,7 +92,7 @@ if [ "${SM90_NCU:-0}" = 1 ]; then
 fi
 if [ "${SM90_NCU_PEER:-0}" = 1 ]; then
   point=${SM90_NCU_PEER_POINT:-128,4096,0}
-  sections="--section LaunchStats --section Occupancy --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats"
+  sections="--section LaunchStats --section Occupancy --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section ComputeWorkloadAnalysis --section InstructionStats --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio"
   timeout 60 ncu $sections --nvtx --nvtx-include "cudnn_sdpa/" -s 1 -c 1 python3 $S \
     --lib $L/$final/libsm90shim.so --profile $point --profile-cudnn > $LOGS/ncu_peer_cudnn.log 2>&1
   echo "== ncu cudnn rc $?"
@@ -101,7 +101,8 @@ if [ "${SM90_NCU_PEER:-0}" = 1 ]; then
   echo "== ncu $final rc $?"
   for f in $LOGS/ncu_peer_cudnn.log $LOGS/ncu_peer_$final.log; do
     echo "-- $(basename $f)"
-    grep -E "^  [a-zA-Z_].*\(|Grid Size|Block Size|Cluster Size|Registers Per|Shared Memory Config|Dynamic Shared|Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|L1/TEX Cache Throughput|DRAM Throughput|Achieved Occupancy|Eligible Warps|Warp Cycles Per Issued" $f | head -24
+    grep -E "^  [a-zA-Z_].*\(|Grid Size|Block Size|Cluster Size|Registers Per|Shared Memory Config|Dynamic Shared|Duration|Elapsed Cycles|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|L1/TEX Cache Throughput|DRAM Throughput|Achieved Occupancy|Eligible Warps|Warp Cycles Per Issued|Executed Instructions  |Issue Slots Busy" $f | head -30
+    grep -E "stalled" $f | awk '$NF+0 > 0.05' | head -14
   done
   save
 fi

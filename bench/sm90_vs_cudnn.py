@@ -215,7 +215,7 @@ def gemm_ceiling():
 
 
 def bench(libs, dims, seqlens, dtype="bf16", shape=None, causals=(False, True), layout="bshd",
-          prefill=False):
+          prefill=False, flash=True):
     """The sweep: B·N = 16384 and H·D = 2048 (TARGETS.md), or a fixed (B, H) from `shape` (the
     odd-head-dim comparison: every D at the same B, H, N)."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -247,7 +247,9 @@ def bench(libs, dims, seqlens, dtype="bf16", shape=None, causals=(False, True), 
                 # (name, call, SDPA backend to force or None)
                 contestants = [(name, ours(libs[name]), None) for name in names] + [
                     ("cudnn", sdpa, SDPBackend.CUDNN_ATTENTION),
-                    ("flash", sdpa, SDPBackend.FLASH_ATTENTION)]
+                    ("flash", sdpa, SDPBackend.FLASH_ATTENTION)][:None if flash else -1]
+                if not flash:
+                    row["flash"] = float("nan")
                 # The contestant timed first at a point ran measurably faster (one H100 call,
                 # 2026-11-22: byte-identical kernels 5% apart, first ahead of second), so the
                 # order rotates from point to point and the bias spreads over all of them.
@@ -304,6 +306,8 @@ def main():
                    help="fill the GPU queue before each timed batch (no launch latency timed)")
     p.add_argument("--power", help="D,N,causal,seconds: clock and power of ours vs cuDNN "
                    "(power_probe), nothing else")
+    p.add_argument("--no-flash", action="store_true",
+                   help="leave SDPA's flash backend out of the timing (device time)")
     p.add_argument("--json")
     p.add_argument("--profile", help="D,N,causal: run the first --lib 3 times on that sweep point "
                    "(for ncu), nothing else")
@@ -354,7 +358,7 @@ def main():
                                 int_list(a.seqlens), a.dtype,
                                 tuple(int_list(a.shape)) if a.shape else None,
                                 tuple(bool(int(x)) for x in a.causal.split(",")), a.layout,
-                                a.prefill)
+                                a.prefill, not a.no_flash)
     return common.finish(report, a.json, failures)
 
 

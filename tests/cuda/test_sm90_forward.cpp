@@ -123,14 +123,33 @@ TEST(Sm90Scheduler, GroupSizes) {
   EXPECT_EQ(heads_per_group(kL2, 1024, 10, 4, 132, false), 1);
   // Masked: enough pairs for 8 rounds of 132 CTAs over 128 query blocks, capped by the pairs.
   EXPECT_EQ(heads_per_group(kL2, kv_16k_d256, 8, 128, 132, true), 8);
-  EXPECT_EQ(heads_per_group(kL2, kv_16k_d256, 64, 128, 132, true), 9);
+  // With groups of whole rounds, rounded up to a multiple of 132 / gcd(128, 132) = 33 pairs.
+  using detail::sm90::kGroupsSpanWholeRounds;
+  EXPECT_EQ(heads_per_group(kL2, kv_16k_d256, 64, 128, 132, true), kGroupsSpanWholeRounds ? 33 : 9);
   // Few query blocks: balance would want 264 pairs, but past 132 / 4 = 33 heads K/V would come
   // from HBM once per query block, unless L2 holds more (25 heads of 1 MB; 100 of 256 KB).
   EXPECT_EQ(heads_per_group(kL2, 1 << 20, 1000, 4, 132, true), 33);
-  EXPECT_EQ(heads_per_group(kL2, 256 << 10, 1000, 4, 132, true), 100);
+  EXPECT_EQ(heads_per_group(kL2, 256 << 10, 1000, 4, 132, true), kGroupsSpanWholeRounds ? 132 : 100);
   // Never more pairs than exist, never fewer than one.
   EXPECT_EQ(heads_per_group(kL2, 1024, 10, 4, 132, true), 10);
   EXPECT_EQ(heads_per_group(kL2, 0, 0, 1, 132, true), 1);
+}
+
+// Groups of whole rounds: a group's tiles (pairs x query blocks) fill whole rounds of the grid
+// unless the group holds every pair.
+TEST(Sm90Scheduler, GroupsFillWholeRounds) {
+  using detail::sm90::heads_per_group;
+  if (!detail::sm90::kGroupsSpanWholeRounds) GTEST_SKIP() << "kGroupsSpanWholeRounds is off";
+  constexpr std::int64_t kL2 = 50 << 20;
+  for (std::int64_t ctas : {66, 114, 132}) {
+    for (std::int64_t blocks : {1, 4, 6, 8, 22, 86, 128}) {
+      for (std::int64_t pairs : {16, 32, 256, 512, 1000}) {
+        const std::int64_t group = heads_per_group(kL2, 1 << 20, pairs, blocks, ctas, true);
+        EXPECT_TRUE(group == pairs || group * blocks % ctas == 0)
+            << ctas << " CTAs, " << blocks << " blocks, " << pairs << " pairs: group " << group;
+      }
+    }
+  }
 }
 
 struct Sm90Case {
@@ -280,7 +299,31 @@ INSTANTIATE_TEST_SUITE_P(
         Sm90Case{"tail_columns_d250_causal", DType::bfloat16, 2, 700, 900, 4, 2, 250, true,
                  kNoWindow, 6},
         Sm90Case{"tail_columns_d185_window", DType::float16, 1, 800, 800, 4, 4, 185, false,
-                 Window{200, 0}, 7}),
+                 Window{200, 0}, 7},
+        // Unmasked kernels whose producer issues the O stores (tile_config.hpp,
+        // producer_stores): many tiles per CTA with ragged rows into a row-padded output, a
+        // narrower work width with GQA, no keys at all (zeros without the producer), and a
+        // D with tail columns, which runs the register-store kernel instead.
+        Sm90Case{"producer_stores_d256_padded_rows", DType::bfloat16, 3, 1500, 333, 16, 8, 256,
+                 false, kNoWindow, 8},
+        Sm90Case{"producer_stores_d200_gqa", DType::float16, 2, 700, 1013, 6, 2, 200, false,
+                 kNoWindow, 0},
+        Sm90Case{"producer_stores_d256_no_keys", DType::bfloat16, 2, 300, 0, 4, 4, 256, false,
+                 kNoWindow, 0},
+        Sm90Case{"register_fallback_d250_padded_rows", DType::float16, 2, 700, 900, 4, 2, 250,
+                 false, kNoWindow, 6},
+        // Causal padding first (tile_config.hpp, kCausalPaddingFirst): 64-row slices below row 0
+        // in the first tile of each head, with the TMA-store epilogue into a row-padded output
+        // (D = 128: 1152 - 1050 -> offset 64), with O in the V ring (D = 192), and with 192-row
+        // tiles whose top rows are fully masked (more queries than keys: the zero path).
+        Sm90Case{"padding_first_d128_causal", DType::bfloat16, 2, 1050, 1050, 4, 2, 128, true,
+                 kNoWindow, 8},
+        Sm90Case{"padding_first_d192_causal", DType::float16, 1, 1050, 1300, 2, 2, 192, true,
+                 kNoWindow, 0},
+        Sm90Case{"padding_first_d64_more_queries", DType::float16, 1, 1013, 17, 4, 4, 64, true,
+                 kNoWindow, 0},
+        Sm90Case{"padding_first_d64_causal", DType::bfloat16, 2, 1000, 1000, 4, 4, 64, true,
+                 kNoWindow, 8}),
     [](const ::testing::TestParamInfo<Sm90Case>& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -81,6 +81,12 @@ Status launch_forward(const AttentionArgs& args) {
   params.head_dim = static_cast<int>(problem.head_dim);
   params.num_m_blocks = static_cast<int>((problem.seqlen_q + Traits::kBlockM - 1) / Traits::kBlockM);
   params.out_tma_columns = static_cast<int>(out_tma_columns);
+  // Causal: the padding of the last query tile, in whole 64-row slices, moves before row 0
+  // (tile_config.hpp, kCausalPaddingFirst).
+  if (kCausalPaddingFirst && args.mask.kind == MaskKind::causal) {
+    const long long padding = std::int64_t{params.num_m_blocks} * Traits::kBlockM - problem.seqlen_q;
+    params.row_offset = static_cast<int>(padding / kWgmmaM * kWgmmaM);
+  }
   params.scale = args.scale;
   params.scale_log2 = args.scale * kLog2e;
 
@@ -117,7 +123,17 @@ Status launch_forward(const AttentionArgs& args) {
                       WidthTraits::kTmaStoreAny == Traits::kTmaStoreAny,
                   "a work width keeps its bucket's shared-memory layout and TMA boxes");
     return with_mask(args, [&](auto mask) -> Status {
-      return launch_with_shared_memory(&forward_kernel<kHeadDim, kWidth, Element, decltype(mask)>,
+      using Mask = decltype(mask);
+      // A producer-store kernel (tile_config.hpp, producer_stores) has no path for the columns
+      // past the last 16-byte unit: such head dims run the register-store kernel.
+      if constexpr (kProducerStoresOutput<WidthTraits, Mask>) {
+        if (out_tma_columns < problem.head_dim) {
+          return launch_with_shared_memory(
+              &forward_kernel<kHeadDim, kWidth, Element, Mask, true>, "sm90::forward_kernel",
+              grid, block, Traits::kSmemBytes, args, tma_q, tma_k, tma_v, tma_o, mask, params);
+        }
+      }
+      return launch_with_shared_memory(&forward_kernel<kHeadDim, kWidth, Element, Mask>,
                                        "sm90::forward_kernel", grid, block, Traits::kSmemBytes,
                                        args, tma_q, tma_k, tma_v, tma_o, mask, params);
     });

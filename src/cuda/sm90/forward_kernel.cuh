@@ -63,6 +63,11 @@ struct ForwardParams {
   // whole 16-byte units past a ragged inner extent (seen on an H100: D = 65 wrote columns 65..71
   // of a row-padded output), which would clobber the row padding.
   int out_tma_columns = 0;
+  // Causal kernels (tile_config.hpp, kCausalPaddingFirst): query tile m covers the rows from
+  // m · kBlockM - row_offset, a multiple of 64 up to the padding of the last tile, so that the
+  // partly empty tile is the first (cheapest) one. Whole 64-row slices keep every consumer's
+  // rows either all below 0 or all from 0 on.
+  int row_offset = 0;
 };
 
 constexpr int kWarpgroupThreads = 128;
@@ -202,16 +207,18 @@ FATTN_DEVICE void key_tile_range(const Mask& mask, int row_begin, int row_end, i
 
 // What one scheduled tile covers: query rows [row_begin, row_end) of (batch, head) and the key
 // tiles [first_tile, last_tile) they see. The producer and the consumers decode it alike.
+// `row_offset` (ForwardParams::row_offset) moves every tile up by whole 64-row slices: rows
+// below 0 are TMA's zero rows, computed and never stored, like rows past seqlen_q.
 struct TileWork {
   int head, batch, row_begin, row_end, first_tile, last_tile;
 };
 template <int kBlockM, int kBlockN, class Mask>
 FATTN_DEVICE TileWork decode_tile(const TileScheduler& scheduler, const Mask& mask, int tile,
-                                  int seqlen_q) {
+                                  int seqlen_q, int row_offset) {
   TileWork work;
   int m_block;
   scheduler.decode(tile, &m_block, &work.head, &work.batch);
-  work.row_begin = m_block * kBlockM;
+  work.row_begin = m_block * kBlockM - row_offset;
   work.row_end = min(work.row_begin + kBlockM, seqlen_q);
   key_tile_range(mask, work.row_begin, work.row_end, kBlockN, &work.first_tile, &work.last_tile);
   return work;
@@ -395,8 +402,11 @@ FATTN_DEVICE void store_zero_rows(const ForwardParams& params, int head, int bat
 // The output columns [out_tma_columns, head_dim) of the warpgroup's 64 rows from `row_begin` of
 // (batch, head), copied element by element from the staged O tile (stage_output's swizzled
 // layout, `o_smem` = the warpgroup's first row) by the calling warpgroup. The row end is
-// recomputed here rather than kept live across the key loop.
-template <class Element>
+// recomputed here rather than kept live across the key loop. kRowsBelowZero: the rows may lie
+// below row 0 (ForwardParams::row_offset; then all 64 do), and nothing is stored. (Tested here
+// rather than by the caller: a flag kept live across the TMA stores made the D = 256 causal
+// consumers spill 68 bytes.)
+template <class Element, bool kRowsBelowZero>
 FATTN_DEVICE void store_tail_columns(const ForwardParams& params, std::uint32_t o_smem,
                                      std::uint32_t block_bytes, int head, int batch,
                                      int row_begin) {
@@ -406,7 +416,8 @@ FATTN_DEVICE void store_tail_columns(const ForwardParams& params, std::uint32_t 
   auto* out = static_cast<Element*>(params.out) + batch * params.out_stride_batch +
               head * params.out_stride_head;
   const int tail = params.head_dim - params.out_tma_columns;
-  const int rows = min(row_begin + kWgmmaM, params.seqlen_q) - row_begin;
+  const int rows =
+      kRowsBelowZero && row_begin < 0 ? 0 : min(row_begin + kWgmmaM, params.seqlen_q) - row_begin;
   for (int i = threadIdx.x % kWarpgroupThreads; i < rows * tail; i += kWarpgroupThreads) {
     const int row = i / tail;
     const int col = params.out_tma_columns + i % tail;
@@ -424,11 +435,19 @@ FATTN_DEVICE void store_tail_columns(const ForwardParams& params, std::uint32_t 
 
 // ---- the kernel ---------------------------------------------------------------------------
 
+// Whether a kernel's producer issues the O stores (TileShape::producer_stores): only unmasked
+// kernels whose O reuses the V ring.
+template <class Traits, class Mask>
+inline constexpr bool kProducerStoresOutput = std::is_same_v<Mask, NoMask> &&
+                                              Traits::kShape.tma_store && Traits::kOutAliasesV &&
+                                              Traits::kShape.producer_stores;
+
 // Persistent: each CTA walks its tiles (TileScheduler). The producer runs ahead across tile
 // boundaries — it loads the next tile's Q as soon as every consumer is done with the current
 // Q, and its K/V ring never drains — so a tile's prologue (first loads) hides under the previous
-// tile's last P·V and epilogue.
-template <int kHeadDim, int kWidth, class Element, class Mask>
+// tile's last P·V and epilogue. kRegisterStores: the register-store epilogue whatever the tile
+// shape says (forward.cuh picks it where the producer-store epilogue cannot write the output).
+template <int kHeadDim, int kWidth, class Element, class Mask, bool kRegisterStores = false>
 __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThreads, 1)
     forward_kernel(const __grid_constant__ CUtensorMap tma_q,
                    const __grid_constant__ CUtensorMap tma_k,
@@ -442,10 +461,23 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   constexpr int kStages = Traits::kStages;
   constexpr bool kPingPong = std::is_same_v<Mask, NoMask> ? Traits::kShape.ping_pong
                                                           : Traits::kShape.ping_pong_masked;
-  constexpr bool kTmaStore = std::is_same_v<Mask, NoMask> ? Traits::kShape.tma_store
-                                                          : Traits::kShape.tma_store_masked;
+  constexpr bool kTmaStore = !kRegisterStores && (std::is_same_v<Mask, NoMask>
+                                                      ? Traits::kShape.tma_store
+                                                      : Traits::kShape.tma_store_masked);
   // Where O reuses the V ring in this kernel (the bucket's layout leaves room for it either way).
   constexpr bool kOutInV = kTmaStore && Traits::kOutAliasesV;
+  // Only causal kernels read the row offset (the others compile as before it existed), and only
+  // there can a consumer's rows lie below row 0.
+  constexpr bool kRowsBelowZero = kCausalPaddingFirst && std::is_same_v<Mask, CausalMask>;
+  const int row_offset = kRowsBelowZero ? params.row_offset : 0;
+  // Is a query row one of the output's? One unsigned comparison tests both ends (rows below 0
+  // wrap to large values), as cheap as the one-ended test (the D = 256 causal consumers spilled
+  // 68 bytes with two comparisons).
+  auto row_in_output = [&](int row) {
+    return kRowsBelowZero ? static_cast<unsigned>(row) < static_cast<unsigned>(params.seqlen_q)
+                          : row < params.seqlen_q;
+  };
+  constexpr bool kProducerStores = !kRegisterStores && kProducerStoresOutput<Traits, Mask>;
 
   extern __shared__ std::uint8_t smem_unaligned[];
   std::uint8_t* smem = reinterpret_cast<std::uint8_t*>(
@@ -468,7 +500,12 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       mbarrier_init(&bars->k_empty[s], Traits::kConsumerWarps);
       mbarrier_init(&bars->v_empty[s], Traits::kConsumerWarps);
     }
-    if constexpr (kOutInV) mbarrier_init(&bars->o_stored, Traits::kConsumerWarpgroups);
+    // One arrival per store thread, or per warp where the producer stores (each warp's
+    // staging is done).
+    if constexpr (kOutInV) {
+      mbarrier_init(&bars->o_stored,
+                    kProducerStores ? Traits::kConsumerWarps : Traits::kConsumerWarpgroups);
+    }
     fence_barrier_init();
   }
   __syncthreads();
@@ -482,11 +519,39 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
     prefetch_tensor_map(&tma_v);
     int kv_iteration = 0;
     int q_round = 0;
+    // Producer stores: the coordinates of the last tile whose V loads were issued, i.e. of the
+    // O tile the consumers stage next. store_staged(j) waits until the consumers staged the j-th
+    // tile with loads (1-based: phase j - 1 of o_stored, one arrival per consumer warp), stores
+    // its rows with one TMA store per consumer and 64 columns (the map clips rows past
+    // seqlen_q), and waits until the stores have read shared memory, so that V may be loaded
+    // there again. The launch sends no head dim with columns past the map here (forward.cuh).
+    int staged_head = 0;
+    int staged_batch = 0;
+    int staged_row = 0;
+    auto store_staged = [&](int staged_round) {
+      if constexpr (kProducerStores) {
+        mbarrier_wait(&bars->o_stored, static_cast<std::uint32_t>((staged_round - 1) & 1));
+#pragma unroll
+        for (int c = 0; c < Traits::kConsumerWarpgroups; ++c) {
+          if (staged_row + c * kWgmmaM >= params.seqlen_q) continue;
+#pragma unroll
+          for (int b = 0; b < Traits::kOutColumnBlocks; ++b) {
+            if (b * kTmaColumns < params.out_tma_columns) {
+              tma_store_4d(&tma_o, smem + Traits::kOOffset + b * Traits::kQColumnBlockBytes +
+                                       c * kWgmmaM * kSwizzleRowBytes,
+                           b * kTmaColumns, staged_row + c * kWgmmaM, staged_head, staged_batch);
+            }
+          }
+        }
+        bulk_commit_group();
+        bulk_wait_group_read<0>();
+      }
+    };
     for (int round = 0; round * static_cast<int>(gridDim.x) < total_tiles; ++round) {
       const int tile = scheduler.position(round, blockIdx.x, gridDim.x);
       if (tile >= total_tiles) continue;
       const auto [head, batch, row_begin, row_end, first_tile, last_tile] =
-          decode_tile<kBlockM, kBlockN>(scheduler, mask, tile, params.seqlen_q);
+          decode_tile<kBlockM, kBlockN>(scheduler, mask, tile, params.seqlen_q, row_offset);
       if (last_tile == first_tile) continue;  // fully masked: the consumers write zeros
       // q_round counts the tiles with loads. Where O reuses the V ring, the first V of the j-th
       // such tile waits until the consumers' TMA stores of tile j - 1 have read it (phase j - 1
@@ -515,7 +580,17 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
           tma_load_4d(&tma_k, &bars->k_full[slot.stage], k_dst + b * Traits::kKvColumnBlockBytes,
                       b * kTmaColumns, n * kBlockN, kv_head, batch);
         }
-        if (kOutInV && n == last_tile - 1) mbarrier_wait(&bars->o_stored, output_phase);
+        if (kOutInV && n == last_tile - 1) {
+          if constexpr (kProducerStores) {
+            // The previous tile's O, staged where this V goes (q_round counts this tile).
+            if (q_round > 1) store_staged(q_round - 1);
+            staged_head = head;
+            staged_batch = batch;
+            staged_row = row_begin;
+          } else {
+            mbarrier_wait(&bars->o_stored, output_phase);
+          }
+        }
         mbarrier_wait(&bars->v_empty[slot.stage], slot.phase ^ 1);
         mbarrier_arrive_expect_tx(&bars->v_full[slot.stage], Traits::kKvTileBytes);
 #pragma unroll
@@ -524,6 +599,11 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
                       b * kTmaColumns, n * kBlockN, kv_head, batch);
         }
       }
+    }
+    if constexpr (kProducerStores) {
+      // The last tile's O; its stores must finish before the CTA's shared memory goes away.
+      if (q_round > 0) store_staged(q_round);
+      bulk_wait_group<0>();
     }
     return;
   }
@@ -575,7 +655,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   // tile with loads ends with a TMA store, so one is pending whenever key tiles were walked
   // before (kv_done > 0).
   auto confirm_output_read = [&](int kv_done) {
-    if constexpr (kOutInV) {
+    if constexpr (kOutInV && !kProducerStores) {
       if (kv_done > 0 && store_thread()) {
         bulk_wait_group_read<0>();
         mbarrier_arrive(&bars->o_stored);
@@ -589,7 +669,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
     const int tile = scheduler.position(round, blockIdx.x, gridDim.x);
     if (tile >= total_tiles) continue;
     const auto [head, batch, row_begin, row_end, first_tile, last_tile] =
-        decode_tile<kBlockM, kBlockN>(scheduler, mask, tile, params.seqlen_q);
+        decode_tile<kBlockM, kBlockN>(scheduler, mask, tile, params.seqlen_q, row_offset);
     const int num_tiles = last_tile - first_tile;
     // This thread's two rows: r and r + 8 (wgmma accumulator layout).
     const int row0 = row_begin + consumer * kWgmmaM + warp_in_group * 16 + lane / 4;
@@ -676,17 +756,20 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         sum += __shfl_xor_sync(0xffffffffu, sum, 2);
         inv_sum[h] = sum > 0.0f ? 1.0f / sum : 0.0f;
         const int row = row0 + 8 * h;
-        if (row < params.seqlen_q && lane % 4 == 0) {
+        if (row_in_output(row) && lane % 4 == 0) {
           const float lse = sum > 0.0f ? row_max[h] * params.scale + logf(sum) : -INFINITY;
           params.lse[batch * params.lse_stride_batch + head * params.lse_stride_head + row] = lse;
         }
       }
-      if (kOutInV && !std::is_same_v<Mask, NoMask> && num_tiles == 0) {
+      if (kOutInV && (kProducerStores || !std::is_same_v<Mask, NoMask>) && num_tiles == 0) {
         // Fully masked (rare: bottom-right masks with more queries than keys): the V ring may
         // be filling for the next tile, so the zeros go straight to global memory. (Without a
         // mask a tile is fully masked only when there are no keys at all, and then nothing is
-        // ever loaded into the ring.)
-        store_zero_rows<Element>(params, head, batch, group_rows_begin, group_rows_end);
+        // ever loaded into the ring; but a storing producer skips tiles without loads, so their
+        // zeros take this path too.)
+        store_zero_rows<Element>(params, head, batch,
+                                 kRowsBelowZero ? max(group_rows_begin, 0) : group_rows_begin,
+                                 group_rows_end);
       } else {
         // O through shared memory: one stmatrix per 16 × 16 block and a TMA store per 64-column
         // block of the warpgroup's rows (rows past seqlen_q and columns past D are clipped by
@@ -703,25 +786,32 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
             smem_address(smem + Traits::kOOffset) + consumer * kWgmmaM * kSwizzleRowBytes;
         Math::stage_output(o, inv_sum, o_smem, Traits::kQColumnBlockBytes);
         fence_view_async_shared();
-        named_barrier_sync(kOutputBarrier + consumer, kWarpgroupThreads);
-        if (store_thread() && group_rows_begin < params.seqlen_q) {
+        if constexpr (kProducerStores) {
+          // This warp's rows are staged (and made visible to TMA): the producer stores them.
+          release(&bars->o_stored);
+        } else {
+          named_barrier_sync(kOutputBarrier + consumer, kWarpgroupThreads);
+          // Slices wholly below row 0 (row_offset) or past seqlen_q store nothing.
+          const bool rows_stored = row_in_output(group_rows_begin);
+          if (store_thread() && rows_stored) {
 #pragma unroll
-          for (int b = 0; b < Traits::kOutColumnBlocks; ++b) {
-            if (b * kTmaColumns < params.out_tma_columns) {
-              tma_store_4d(&tma_o, smem + Traits::kOOffset + b * Traits::kQColumnBlockBytes +
-                                       consumer * kWgmmaM * kSwizzleRowBytes,
-                           b * kTmaColumns, group_rows_begin, head, batch);
+            for (int b = 0; b < Traits::kOutColumnBlocks; ++b) {
+              if (b * kTmaColumns < params.out_tma_columns) {
+                tma_store_4d(&tma_o, smem + Traits::kOOffset + b * Traits::kQColumnBlockBytes +
+                                         consumer * kWgmmaM * kSwizzleRowBytes,
+                             b * kTmaColumns, group_rows_begin, head, batch);
+              }
             }
+            bulk_commit_group();
           }
-          bulk_commit_group();
-        }
-        if (params.out_tma_columns < params.head_dim) {
-          store_tail_columns<Element>(params, o_smem, Traits::kQColumnBlockBytes, head, batch,
-                                      group_rows_begin);
-          // Where O reuses the V ring, the ring may be refilled once the store thread has seen
-          // the TMA store read it: every thread's tail reads must come first.
-          if constexpr (kOutInV) {
-            named_barrier_sync(kOutputBarrier + consumer, kWarpgroupThreads);
+          if (params.out_tma_columns < params.head_dim) {
+            store_tail_columns<Element, kRowsBelowZero>(params, o_smem, Traits::kQColumnBlockBytes,
+                                                        head, batch, group_rows_begin);
+            // Where O reuses the V ring, the ring may be refilled once the store thread has seen
+            // the TMA store read it: every thread's tail reads must come first.
+            if constexpr (kOutInV) {
+              named_barrier_sync(kOutputBarrier + consumer, kWarpgroupThreads);
+            }
           }
         }
       }
@@ -735,7 +825,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         sum += __shfl_xor_sync(0xffffffffu, sum, 1);
         sum += __shfl_xor_sync(0xffffffffu, sum, 2);
         const int row = row0 + 8 * h;
-        if (row >= params.seqlen_q) continue;
+        if (!row_in_output(row)) continue;
         const float inv_sum = sum > 0.0f ? 1.0f / sum : 0.0f;
         Element* out_row = out + row * params.out_stride_seq;
 #pragma unroll
@@ -761,7 +851,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
     }
   }
   // A TMA store still reading shared memory must finish before the CTA's memory goes away.
-  if (kTmaStore && store_thread()) bulk_wait_group<0>();
+  if (kTmaStore && !kProducerStores && store_thread()) bulk_wait_group<0>();
   // The last consumer passed the turn once more than consumer 0 took it; absorb that pass so that
   // no named barrier is left half-arrived when the CTA exits.
   if (consumer == 0) take_turn();

@@ -83,6 +83,12 @@ struct TileShape {
   // Separately for masked kernels, like ping-pong.
   bool tma_store = false;
   bool tma_store_masked = false;
+  // Where O reuses the V ring, the unmasked kernel's TMA stores are issued by the producer
+  // thread instead of one thread per consumer (forward_kernel.cuh, "producer stores"): the
+  // consumers only stage O and arrive on a barrier, which keeps the D = 256 ping-pong consumers
+  // inside 240 registers. Head dims with columns past the last 16-byte unit (D % 8 != 0) run
+  // the register-store kernel instead (forward.cuh), as that tail path needs consumer code.
+  bool producer_stores = false;
 };
 
 template <int kHeadDimBucket>
@@ -102,8 +108,17 @@ struct TileConfig<192> {
 };
 template <>
 struct TileConfig<256> {
-  static constexpr TileShape kShape{128, 80, 2, true, false, false, true};
+  static constexpr TileShape kShape{128, 80, 2, true, false, false, true, false};
 };
+
+// Causal query tiles counted from the last row (forward_kernel.cuh, decode_tile): when seqlen_q
+// is not a multiple of kBlockM, the whole 64-row slices of padding go before row 0 instead of
+// after the last row, so the partly empty tile is the one at the top of the causal triangle,
+// which sees the fewest keys, instead of the one at the bottom, which sees them all. Counted in
+// 64-row x 128-key GEMM units at D = 64 (192-row tiles, Nq = Nk): N = 1024 96 -> 81, 4096
+// 1152 -> 1089, 16384 16896 -> 16641 (N = 512: 27 -> 24); buckets with 128-row tiles change
+// only where N % 128 is in 1..64.
+inline constexpr bool kCausalPaddingFirst = false;
 
 // Work widths compiled per bucket, narrowest first, the bucket itself last (any D of the bucket
 // falls back to it); a D whose width is not listed would run at the next listed one.
@@ -136,12 +151,14 @@ struct WidthTileConfig {
 template <>
 struct WidthTileConfig<256, 208> {
   static constexpr TileShape kShape{128, 80, 2, true, true, TileConfig<256>::kShape.tma_store,
-                                    TileConfig<256>::kShape.tma_store_masked};
+                                    TileConfig<256>::kShape.tma_store_masked,
+                                    TileConfig<256>::kShape.producer_stores};
 };
 template <>
 struct WidthTileConfig<256, 224> {
   static constexpr TileShape kShape{128, 80, 2, true, true, TileConfig<256>::kShape.tma_store,
-                                    TileConfig<256>::kShape.tma_store_masked};
+                                    TileConfig<256>::kShape.tma_store_masked,
+                                    TileConfig<256>::kShape.producer_stores};
 };
 
 // The work width of a head dim: wgmma's k-step is 16 columns.
