@@ -38,18 +38,22 @@ from kernel_bench_common import finish, make
 # table of a shim built with them, against the HEAD shim).
 # Fifth session (-s5-call*, "Backward v4"): the rolled k-step loops of the full-width kernel
 # (variants 646-648, 1287-1289) and packed Pᵀ with the full-width kernel at 256 (2566, 2567).
+# Call 1 measured 646 (A + B), 647 (B), 1287 (A), 1288 (B), 1289 (A + B), 2566, 2567; call 2
+# the lean loop (LeanTileLoop) with them: 6410, 6411, 12810-12812, 25610.
 CANDIDATES = {
     64: {0: "table (128 query rows, packed P, 1 pass, dQ 32x32)",
-         6: "table + rolled phase A + rolled phase B",
-         7: "table + rolled phase B"},
+         7: "table + rolled phase B",
+         10: "table + rolled phase B + lean loop",
+         11: "table + rolled phases A and B + lean loop"},
     128: {0: "table (packed P, 1 pass, dQ 32x32)",
-          7: "table + rolled phase A",
           8: "table + rolled phase B",
-          9: "table + rolled phase A + rolled phase B"},
+          10: "table + rolled phase B + lean loop",
+          11: "table + rolled phases A and B + lean loop",
+          12: "table + lean loop"},
     192: {0: "table"},
     256: {0: "table (phase B 2x4, dQ 32x64)",
-          6: "packed P, full-width kernel",
-          7: "packed P, full-width kernel, rolled phase B"},
+          7: "packed P, full-width kernel, rolled phase B",
+          10: "packed P, full-width kernel, rolled phase B, lean loop"},
 }
 BUCKETS = (64, 128, 192, 256)
 

@@ -11,6 +11,7 @@ using fattn::detail::AttentionArgs;
 using fattn::detail::sm80::BackwardTile;
 using fattn::detail::sm80::launch_backward_with;
 using fattn::detail::sm80::PackedProbabilities;
+using fattn::detail::sm80::LeanTileLoop;
 using fattn::detail::sm80::PipelinedQueryFragments;
 using fattn::detail::sm80::RolledProductA;
 using fattn::detail::sm80::RolledProductB;
@@ -28,6 +29,20 @@ using Packed256 = PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 1, 1, t
 // rest: the fourth session's candidates, docs/perf-notes.md "Backward v3").
 fattn::Status backward_variant(const AttentionArgs& args, int bucket, int variant) {
   using E = __nv_bfloat16;
+  // Two-digit variants (bucket · 100 + variant): LeanTileLoop with the rolled loops (fifth
+  // session, second call).
+  switch (bucket * 100 + variant) {
+    case 6410: return launch_backward_with<LeanTileLoop<RolledProductB<Table64>>, E>(args);
+    case 6411:
+      return launch_backward_with<LeanTileLoop<RolledProductA<RolledProductB<Table64>>>, E>(args);
+    case 12810: return launch_backward_with<LeanTileLoop<RolledProductB<Table128>>, E>(args);
+    case 12811:
+      return launch_backward_with<LeanTileLoop<RolledProductA<RolledProductB<Table128>>>, E>(
+          args);
+    case 12812: return launch_backward_with<LeanTileLoop<Table128>, E>(args);
+    case 25610: return launch_backward_with<LeanTileLoop<RolledProductB<Packed256>>, E>(args);
+    default: break;
+  }
   switch (bucket * 10 + variant) {
     // Fifth session (docs/perf-notes.md "Backward v4"): the rolled k-step loops of the
     // full-width kernel (RolledProductA: phase A over step pairs with a two-deep fragment

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "common/mask.hpp"
 #include "cuda/common/ptx_sm80.cuh"
@@ -294,6 +295,8 @@ __global__ void __launch_bounds__(Config::kThreads)
   // Rolled k-step loops (tile_config.hpp): the full-width kernel only, where every step exists.
   constexpr bool kRolledA = rolled_product_a<Config>() && kFullWidth;
   constexpr bool kRolledB = rolled_product_b<Config>() && kFullWidth;
+  // The lean loop in the full-width kernel only (the general one spilled with it at 64 on sm_80).
+  constexpr bool kLean = lean_tile_loop<Config>() && kFullWidth;
   // The packed tiles also take one register per fragment address (XorFragmentAddress) instead
   // of five: the registers that fit phase A's single pass without spills (ptxas -v).
   constexpr bool kXorAddresses = kPackedP;
@@ -373,21 +376,36 @@ __global__ void __launch_bounds__(Config::kThreads)
                                                alignment);
   cp_async_commit();
 
-  // Item i = (query head of the group, query tile), query tiles innermost.
+  // Item i = (query head of the group, query tile), query tiles innermost. Without a GQA group
+  // (the common case) the lean loop skips the division.
+  auto head_in_group = [&](int item) {
+    return kLean && params.group_size == 1 ? 0 : item / m_count;
+  };
   auto load_item = [&](int item, int stage) {
-    const int head = kv_head * params.group_size + item / m_count;
-    const int row0 = (m_first + item % m_count) * kBlockM;
+    const int head_offset = head_in_group(item);
+    const int head = kv_head * params.group_size + head_offset;
+    const int row0 = (m_first + item - head_offset * m_count) * kBlockM;
     const auto* q = static_cast<const Element*>(params.q) + batch * params.q_strides.batch +
                     row0 * params.q_strides.row + head * params.q_strides.head;
     const auto* d_o = static_cast<const Element*>(params.dout) +
                       batch * params.dout_strides.batch + row0 * params.dout_strides.row +
                       head * params.dout_strides.head;
-    load_tile<kBlockM, kWidth, Config::kThreads>(q_tiles + stage * kBlockM * kWidth, q,
-                                                 params.q_strides.row, params.seqlen_q - row0,
-                                                 head_dim, chunks, alignment);
-    load_tile<kBlockM, kWidth, Config::kThreads>(do_tiles + stage * kBlockM * kWidth, d_o,
-                                                 params.dout_strides.row, params.seqlen_q - row0,
-                                                 head_dim, chunks, alignment);
+    if (kLean && row0 + kBlockM <= params.seqlen_q && alignment >= kWidest) {
+      // A whole tile: no per-row "past the sequence end" tests (tile_io.cuh).
+      load_whole_tile<kBlockM, kWidth, Config::kThreads>(q_tiles + stage * kBlockM * kWidth, q,
+                                                         params.q_strides.row, head_dim, chunks);
+      load_whole_tile<kBlockM, kWidth, Config::kThreads>(do_tiles + stage * kBlockM * kWidth, d_o,
+                                                         params.dout_strides.row, head_dim,
+                                                         chunks);
+    } else {
+      load_tile<kBlockM, kWidth, Config::kThreads>(q_tiles + stage * kBlockM * kWidth, q,
+                                                   params.q_strides.row, params.seqlen_q - row0,
+                                                   head_dim, chunks, alignment);
+      load_tile<kBlockM, kWidth, Config::kThreads>(do_tiles + stage * kBlockM * kWidth, d_o,
+                                                   params.dout_strides.row,
+                                                   params.seqlen_q - row0, head_dim, chunks,
+                                                   alignment);
+    }
     const std::int64_t stats =
         (static_cast<std::int64_t>(batch) * params.heads_q + head) * params.rows_rounded + row0;
     const int t = static_cast<int>(threadIdx.x);
@@ -457,8 +475,9 @@ __global__ void __launch_bounds__(Config::kThreads)
       cp_async_commit();
     }
 
-    const int head = kv_head * params.group_size + item / m_count;
-    const int m_block = m_first + item % m_count;
+    const int head_offset = head_in_group(item);
+    const int head = kv_head * params.group_size + head_offset;
+    const int m_block = m_first + item - head_offset * m_count;
     const int row0 = m_block * kBlockM;
     const int row_end = min(row0 + kBlockM, params.seqlen_q);
     const Element* q_tile = q_tiles + stage * kBlockM * kWidth;
@@ -533,11 +552,30 @@ __global__ void __launch_bounds__(Config::kThreads)
           }
         }
       };
-      product_a(s, 0, 0, true);
+      product_a(s, 0, 0, !kLean);
       // Pᵀ = 2^(Sᵀ·c - LSE) (masked scores -> 0), as the (key, query) pair of `half` of tile
       // (kt, nt) holds it; stored 16-bit for phase B.
       const bool partial = key0 + kBlockN > params.seqlen_k ||
                            !mask.tile_is_unmasked(row0, row_end, key0, key0 + kBlockN);
+      // The lean loop folds a negative scale's sign into the exponent (score_scale) and gives
+      // masked scores p = 0 directly (a -inf score times a negative scale would be +inf).
+      const float score_scale =
+          kLean && params.sign_flip != 0 ? -params.scale_log2 : params.scale_log2;
+      auto lean_probabilities = [&](int kt, int nt, int half, float2 lse, float (&p)[2],
+                                    auto masked) {
+        const int query = query_col + nt * kMmaN + 2 * quad_lane;
+        const int key = key_row_a + kt * kMmaM + group + 8 * half;
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          p[e] = exp2_approx(fmaf(s[kt][nt][2 * half + e], score_scale,
+                                  -(e == 0 ? lse.x : lse.y)));
+          if constexpr (decltype(masked)::value) {
+            if (key0 + key >= params.seqlen_k || mask.is_masked(row0 + query + e, key0 + key)) {
+              p[e] = 0.0f;
+            }
+          }
+        }
+      };
       auto probabilities = [&](int kt, int nt, int half, float2 lse, float (&p)[2]) {
         const int query = query_col + nt * kMmaN + 2 * quad_lane;
         const int key = key_row_a + kt * kMmaM + group + 8 * half;
@@ -559,7 +597,9 @@ __global__ void __launch_bounds__(Config::kThreads)
       // Packed: Pᵀ goes to shared memory and into 16-bit pairs before dPᵀ is computed, so Sᵀ's
       // fp32 registers are free while dPᵀ accumulates (see packed_probabilities).
       std::uint32_t p_packed[kPackedP ? kKeyTilesA : 1][kPackedP ? kQueryTilesA : 1][2];
-      if constexpr (kPackedP) {
+      // `masked` (lean loop only): std::true_type on partial tiles, std::false_type on the
+      // others, whose Pᵀ then takes no mask tests or selects.
+      auto store_packed = [&](auto masked) {
 #pragma unroll
         for (int kt = 0; kt < kKeyTilesA; ++kt)
 #pragma unroll
@@ -569,12 +609,23 @@ __global__ void __launch_bounds__(Config::kThreads)
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
               float p[2];
-              probabilities(kt, nt, half, lse, p);
+              if constexpr (kLean) {
+                lean_probabilities(kt, nt, half, lse, p, masked);
+              } else {
+                probabilities(kt, nt, half, lse, p);
+              }
               p_packed[kt][nt][half] = Traits::pack(p[0], p[1]);
               *reinterpret_cast<std::uint32_t*>(p_tile + score_offset(kt, nt, half)) =
                   p_packed[kt][nt][half];
             }
           }
+      };
+      if constexpr (kPackedP) {
+        if (kLean && partial) {
+          store_packed(std::true_type{});
+        } else {
+          store_packed(std::false_type{});
+        }
       }
       if constexpr (kPackedP) zero_fill(dp);
       product_a(dp, kVFromK, kDoFromQ, false);
@@ -722,12 +773,24 @@ __global__ void __launch_bounds__(Config::kThreads)
           if (row < params.seqlen_q) {
             float* accumulator_row =
                 accumulator + static_cast<std::int64_t>(row) * params.dq_accum_stride;
+            if constexpr (kLean) {
+              // This thread's first column once, the others compile-time offsets from it.
+              float* const columns = accumulator_row + dim_step_q * kMmaK + 2 * quad_lane;
 #pragma unroll
-            for (int dt = 0; dt < kDimTilesQ; ++dt) {
-              if (kFullWidth || dim_step_q + dt / 2 < steps) {
-                const int column = dim_step_q * kMmaK + dt * kMmaN + 2 * quad_lane;
-                reduce_add_pair(accumulator_row + column, dq[rt][dt][2 * half],
-                                dq[rt][dt][2 * half + 1]);
+              for (int dt = 0; dt < kDimTilesQ; ++dt) {
+                if (kFullWidth || dim_step_q + dt / 2 < steps) {
+                  reduce_add_pair(columns + dt * kMmaN, dq[rt][dt][2 * half],
+                                  dq[rt][dt][2 * half + 1]);
+                }
+              }
+            } else {
+#pragma unroll
+              for (int dt = 0; dt < kDimTilesQ; ++dt) {
+                if (kFullWidth || dim_step_q + dt / 2 < steps) {
+                  const int column = dim_step_q * kMmaK + dt * kMmaN + 2 * quad_lane;
+                  reduce_add_pair(accumulator_row + column, dq[rt][dt][2 * half],
+                                  dq[rt][dt][2 * half + 1]);
+                }
               }
             }
           }

@@ -348,6 +348,21 @@ constexpr bool rolled_product_b() {
   return has_option<Config, RolledProductBOption>;
 }
 
+// Fewer instructions per query tile outside the matrix products, where ncu counted 1.6x FA2's
+// instructions per warp and tile for the same HMMA and LDSM counts (docs/perf-notes.md
+// "Backward v4"): whole Q/dO tiles copied without per-row tests, the query head of an item found
+// without a division when there is no GQA group, a negative softmax scale folded into the
+// exponent instead of flipping the sign of every K fragment, Pᵀ of unmasked tiles computed
+// without the mask's selects (packed tiles), and dQ atomics addressed from one row pointer.
+struct LeanTileLoopOption {};
+template <class Tile>
+struct LeanTileLoop : Tile, LeanTileLoopOption {};
+
+template <class Config>
+constexpr bool lean_tile_loop() {
+  return has_option<Config, LeanTileLoopOption>;
+}
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
