@@ -83,7 +83,7 @@ Status launch_forward(const AttentionArgs& args) {
   params.out_tma_columns = static_cast<int>(out_tma_columns);
   // Causal: the padding of the last query tile, in whole 64-row slices, moves before row 0
   // (tile_config.hpp, kCausalPaddingFirst).
-  if (kCausalPaddingFirst && args.mask.kind == MaskKind::causal) {
+  if (causal_padding_first<Traits> && args.mask.kind == MaskKind::causal) {
     const long long padding = std::int64_t{params.num_m_blocks} * Traits::kBlockM - problem.seqlen_q;
     params.row_offset = static_cast<int>(padding / kWgmmaM * kWgmmaM);
   }

@@ -300,13 +300,23 @@ struct Consumer {
   static FATTN_DEVICE void online_softmax(float (&s)[kScoreRegs], float (&row_max)[2],
                                           float (&row_sum)[2], float (&correction)[2],
                                           float scale_log2) {
+    // kSoftmaxChains independent partial maxima and sums per row (where the column groups
+    // split evenly), so the FMNMX / FADD chains do not serialize on their latency.
+    constexpr int kGroups = kBlockN / 8;
+    constexpr int kChains = kGroups % kSoftmaxChains == 0 ? kSoftmaxChains : 1;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      float tile_max = row_max[h];
+      float partial_max[kChains];
 #pragma unroll
-      for (int j = 0; j < kBlockN / 8; ++j) {
-        tile_max = fmaxf(tile_max, fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]));
+      for (int c = 0; c < kChains; ++c) partial_max[c] = row_max[h];
+#pragma unroll
+      for (int j = 0; j < kGroups; ++j) {
+        partial_max[j % kChains] =
+            fmaxf(partial_max[j % kChains], fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]));
       }
+      float tile_max = partial_max[0];
+#pragma unroll
+      for (int c = 1; c < kChains; ++c) tile_max = fmaxf(tile_max, partial_max[c]);
       // The four threads of a quad share a row.
       tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
       tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
@@ -314,16 +324,19 @@ struct Consumer {
       correction[h] = empty_row ? 1.0f : fast_exp2((row_max[h] - tile_max) * scale_log2);
       row_max[h] = tile_max;
       const float max_scaled = empty_row ? 0.0f : tile_max * scale_log2;
-      float sum = 0.0f;
+      float partial_sum[kChains] = {};
 #pragma unroll
-      for (int j = 0; j < kBlockN / 8; ++j) {
+      for (int j = 0; j < kGroups; ++j) {
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           float& v = s[4 * j + 2 * h + e];
           v = fast_exp2(fmaf(v, scale_log2, -max_scaled));
-          sum += v;
+          partial_sum[j % kChains] += v;
         }
       }
+      float sum = partial_sum[0];
+#pragma unroll
+      for (int c = 1; c < kChains; ++c) sum += partial_sum[c];
       row_sum[h] = row_sum[h] * correction[h] + sum;
     }
   }
@@ -435,6 +448,16 @@ FATTN_DEVICE void store_tail_columns(const ForwardParams& params, std::uint32_t 
 
 // ---- the kernel ---------------------------------------------------------------------------
 
+// Whether a kernel's causal tiles put their padding first (tile_config.hpp, kCausalPaddingFirst):
+// only tiles of three or more consumer slices (192 rows, D = 64). Measured on an H100
+// (docs/perf-notes.md "v9"): D = 64 causal +13.5 % at N = 1k, +7 % at 4k, +1.6 % at 16k; the
+// two-consumer D = 128 / 256 causal kernels, whose tiles the sweep's N never pads, ran 0-13 %
+// slower with the extra code (0.87 at D = 256 N = 16k), so they compile without it.
+inline constexpr int kPaddingFirstMinConsumers = 3;
+template <class Traits>
+inline constexpr bool causal_padding_first =
+    kCausalPaddingFirst && Traits::kConsumerWarpgroups >= kPaddingFirstMinConsumers;
+
 // Whether a kernel's producer issues the O stores (TileShape::producer_stores): only unmasked
 // kernels whose O reuses the V ring.
 template <class Traits, class Mask>
@@ -468,7 +491,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   constexpr bool kOutInV = kTmaStore && Traits::kOutAliasesV;
   // Only causal kernels read the row offset (the others compile as before it existed), and only
   // there can a consumer's rows lie below row 0.
-  constexpr bool kRowsBelowZero = kCausalPaddingFirst && std::is_same_v<Mask, CausalMask>;
+  constexpr bool kRowsBelowZero =
+      causal_padding_first<Traits> && std::is_same_v<Mask, CausalMask>;
   const int row_offset = kRowsBelowZero ? params.row_offset : 0;
   // Is a query row one of the output's? One unsigned comparison tests both ends (rows below 0
   // wrap to large values), as cheap as the one-ended test (the D = 256 causal consumers spilled

@@ -108,7 +108,7 @@ struct TileConfig<192> {
 };
 template <>
 struct TileConfig<256> {
-  static constexpr TileShape kShape{128, 80, 2, true, false, false, true, false};
+  static constexpr TileShape kShape{128, 80, 2, true, false, true, true, true};
 };
 
 // Causal query tiles counted from the last row (forward_kernel.cuh, decode_tile): when seqlen_q
@@ -117,8 +117,12 @@ struct TileConfig<256> {
 // which sees the fewest keys, instead of the one at the bottom, which sees them all. Counted in
 // 64-row x 128-key GEMM units at D = 64 (192-row tiles, Nq = Nk): N = 1024 96 -> 81, 4096
 // 1152 -> 1089, 16384 16896 -> 16641 (N = 512: 27 -> 24); buckets with 128-row tiles change
-// only where N % 128 is in 1..64.
-inline constexpr bool kCausalPaddingFirst = false;
+// only where N % 128 is in 1..64 (forward_kernel.cuh keeps it to three-consumer tiles).
+inline constexpr bool kCausalPaddingFirst = true;
+
+// Independent partial reductions per row in the online softmax (forward_kernel.cuh,
+// online_softmax): 1 = one FMNMX chain and one FADD chain per row.
+inline constexpr int kSoftmaxChains = 1;
 
 // Work widths compiled per bucket, narrowest first, the bucket itself last (any D of the bucket
 // falls back to it); a D whose width is not listed would run at the next listed one.

@@ -66,7 +66,7 @@ inline constexpr std::int64_t kMinCtasPerHead = 4;
 // balance over the causal sweep (D 64/128/256 x N 512..16k, cost = key tiles + 1/2 per tile,
 // 132 CTAs): geometric mean 0.940 -> 0.987 (best group size per point: 0.993); D = 128 N = 1k
 // 0.902 -> 0.995, D = 64 N = 16k 0.883 -> 0.998, D = 64 N = 2k 0.803 -> 0.972.
-inline constexpr bool kGroupsSpanWholeRounds = false;
+inline constexpr bool kGroupsSpanWholeRounds = true;
 
 constexpr std::int64_t greatest_common_divisor(std::int64_t a, std::int64_t b) {
   while (b != 0) {
