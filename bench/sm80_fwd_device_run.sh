@@ -20,6 +20,10 @@
 # bench/sm80_variants.cu (bf16) instead of the table, and bench times it against the same shim's
 # table (the committed kernels: "base") in the same rows, with flash and cuDNN; the odd head dims
 # (bf16 then) come with the bench step when SM80_FWD_ODD=1.
+# SM80_FWD_BASE_VARIANT=N: bench times the table against variant N of the same shim (e.g. 5, the
+# table before v6) in the same rows, odd head dims in bf16 with SM80_FWD_ODD=1; SM80_FWD_DIMS sets
+# the bench's head dims (default 64,128,256). SM80_NCU_VARIANT=N: the ncu step profiles variant N
+# as well (a second pass; flash only in the first).
 # Logs go to $OUT/logs.tgz as each step ends (a call cut short keeps what finished); a summary
 # on stdout.
 #   source scripts/gpu-env.sh; bench/sm80_fwd_device_run.sh
@@ -38,6 +42,10 @@ if [ -n "${SM80_FWD_VARIANT:-}" ]; then
   BENCH_BASE=()
   [ "${SM80_FWD_ODD:-0}" = 1 ] || BENCH_BASE=(--no-odd)
 fi
+if [ -n "${SM80_FWD_BASE_VARIANT:-}" ]; then
+  BENCH_BASE=(--base-variant "$SM80_FWD_BASE_VARIANT")
+  [ "${SM80_FWD_ODD:-0}" = 1 ] || BENCH_BASE+=(--no-odd)
+fi
 
 : "${OUT:?set OUT to the folder for the logs}"
 LOGS=/tmp/sm80-fwd-logs
@@ -49,9 +57,10 @@ step_check() {
 }
 step_bench() {
   timeout ${SM80_FWD_BENCH_TIMEOUT:-150} python3 $S --lib $NEW "${BENCH_BASE[@]}" \
-    "${VARIANT_ARGS[@]}" --bench --fwd-only --seqlens $SEQLENS --json $LOGS/bench.json \
-    > $LOGS/bench.log 2>&1
-  echo "bench rc $?"; grep -v '^{' $LOGS/bench.log | grep -v '^|---'
+    "${VARIANT_ARGS[@]}" --bench --fwd-only --dims ${SM80_FWD_DIMS:-64,128,256} \
+    --seqlens $SEQLENS --json $LOGS/bench${SM80_FWD_BENCH_TAG:-}.json \
+    > $LOGS/bench${SM80_FWD_BENCH_TAG:-}.log 2>&1
+  echo "bench rc $?"; grep -v '^{' $LOGS/bench${SM80_FWD_BENCH_TAG:-}.log | grep -v '^|---'
 }
 step_variants() {
   timeout 100 python3 $S --lib $NEW --variants --variant-seqlens $SEQLENS \
@@ -80,20 +89,25 @@ step_racecheck() {
     "$(grep 'check:' $LOGS/racecheck.log)"
 }
 step_ncu() {
-  # Stall reasons of the new forward and PyTorch's flash (FA2) at SM80_NCU_DIMS (default 64, 128,
-  # 256), bf16, B·N = 16384, N = SM80_NCU_SEQLEN (default 4096), not causal.
-  local dims=${SM80_NCU_DIMS:-64,128,256} seqlen=${SM80_NCU_SEQLEN:-4096}
-  local launches=$(( 2 * $(echo "$dims" | tr ',' '\n' | wc -l) ))
-  timeout 120 ncu --section SpeedOfLight --section WarpStateStats --section Occupancy \
-    --section SchedulerStats --section LaunchStats --section MemoryWorkloadAnalysis \
-    -k 'regex:forward_kernel|flash_fwd' -c $launches \
-    python3 $S --lib $NEW --profile --fwd-only --profile-flash --profile-dims $dims \
-    --profile-seqlen $seqlen > $LOGS/ncu.log 2>&1
-  echo "ncu rc $?"
-  local metrics="Duration|Registers Per|Achieved Occupancy|Issued Warp|Warp Cycles Per Issued"
-  metrics+="|L1/TEX Cache Throughput|Compute \(SM\) Throughput|Shared Memory"
-  grep -E "(forward_kernel|flash_fwd).*Context|$metrics" $LOGS/ncu.log | sed 's/^ *//' |
-    cut -c1-110 | head -80
+  # Stall reasons and instruction counts of the new forward and PyTorch's flash (FA2) at
+  # SM80_NCU_DIMS (default 64, 128, 256), bf16, B·N = 16384, N = SM80_NCU_SEQLEN (default 4096),
+  # not causal; with SM80_NCU_VARIANT also that variant's forward (a second pass).
+  local dims=${SM80_NCU_DIMS:-64,128,256} seqlen=${SM80_NCU_SEQLEN:-4096} variant flash
+  local count=$(echo "$dims" | tr ',' '\n' | wc -l)
+  for variant in 0 ${SM80_NCU_VARIANT:-}; do
+    flash=(--profile-flash); [ "$variant" = 0 ] || flash=()
+    timeout 120 ncu --section SpeedOfLight --section WarpStateStats --section Occupancy \
+      --section SchedulerStats --section LaunchStats --section MemoryWorkloadAnalysis \
+      --section InstructionStats -k 'regex:forward_kernel|flash_fwd' \
+      -c $(( ${#flash[@]} ? 2 * count : count )) \
+      python3 $S --lib $NEW --profile --fwd-only "${flash[@]}" --forward-variant $variant \
+      --profile-dims $dims --profile-seqlen $seqlen > $LOGS/ncu-v$variant.log 2>&1
+    echo "ncu variant $variant rc $?"
+    local metrics="Duration|Registers Per|Achieved Occupancy|Issued Warp|Warp Cycles Per Issued"
+    metrics+="|L1/TEX Cache Throughput|Compute \(SM\) Throughput|Executed Instructions  "
+    grep -E "(forward_kernel|flash_fwd).*Context|$metrics" $LOGS/ncu-v$variant.log |
+      sed 's/^ *//' | cut -c1-110 | head -60
+  done
 }
 step_odd() {
   timeout 100 python3 $S --lib $NEW --baseline $OLD --bench --fwd-only --dims 64 --seqlens 4096 \

@@ -9,6 +9,7 @@ namespace fattn_sm80_bench {
 
 using fattn::detail::AttentionArgs;
 using fattn::detail::sm80::DirectOutputStores;
+using fattn::detail::sm80::FewerLiveRegisters;
 using fattn::detail::sm80::ForwardConfig;
 using fattn::detail::sm80::ForwardTile;
 using fattn::detail::sm80::KvSourcesInSharedMemory;
@@ -49,22 +50,32 @@ fattn::Status forward_variant(const AttentionArgs& args, int bucket, int variant
     case 2563:
       return launch_forward_with<DirectOutputStores<ForwardConfig<256>>, E,
                                  StagedForwardConfig<256>>(args);
-    // Variant 4 at every bucket: the table's tiles, narrow tiles included, with
-    // KvSourcesInSharedMemory (fifth session; docs/perf-notes.md "Forward v6").
+    // Variant 4: KvSourcesInSharedMemory (fifth session; docs/perf-notes.md "Forward v6") where
+    // the table does not take it: at 64 (12 bytes of spills in its sm_80 WindowMask kernel) and
+    // 256 (measured 0.96-1.01x the table in the first call).
     case 644:
       return launch_forward_with<KvSourcesInSharedMemory<ForwardConfig<64>>, E,
                                  StagedForwardConfig<64>>(args);
-    case 1284:
-      return launch_forward_with<KvSourcesInSharedMemory<ForwardConfig<128>>, E,
-                                 StagedForwardConfig<128>,
-                                 KvSourcesInSharedMemory<NarrowForwardConfig<128>>>(args);
-    case 1924:
-      return launch_forward_with<KvSourcesInSharedMemory<ForwardConfig<192>>, E,
-                                 StagedForwardConfig<192>>(args);
     case 2564:
       return launch_forward_with<KvSourcesInSharedMemory<ForwardConfig<256>>, E,
                                  StagedForwardConfig<256>,
                                  KvSourcesInSharedMemory<NarrowForwardConfig<256>>>(args);
+    // Variant 5 at every bucket: the table before v6 (v5), spelled out, to time the table against
+    // it in the same rows (bench/sm80_vs_torch.py --base-variant 5). At 64 and 256 v6 changed
+    // nothing: those rows time one kernel twice (the run-to-run spread).
+    case 645:
+      return launch_forward_with<ForwardConfig<64>, E, StagedForwardConfig<64>>(args);
+    case 1285:
+      return launch_forward_with<
+          FewerLiveRegisters<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, true>>>, E,
+          StagedForwardConfig<128>,
+          StepClassesOnly<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, false, 5, 6>>>>(args);
+    case 1925:
+      return launch_forward_with<ForwardTile<192, 64, 8, 1, true, 9>, E,
+                                 StagedForwardConfig<192>>(args);
+    case 2565:
+      return launch_forward_with<ForwardConfig<256>, E, StagedForwardConfig<256>,
+                                 NarrowForwardConfig<256>>(args);
     default: return fattn::Status::Unsupported("no such forward variant");
   }
 }

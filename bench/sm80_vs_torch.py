@@ -305,19 +305,20 @@ def measure(sm80, dtype, B, N, H, D, causal, torch_backends=True, deterministic=
     return row
 
 
-class TableOf:
-    """The tile table of a shim whose forward variant is set (--forward-variant): as a --baseline,
-    the committed kernels and a variant are timed in the same rows of one process."""
+class VariantOf:
+    """Forward variant `variant` of a shim (0: its tile table) as a --baseline, the shim's
+    selection `restore` put back after each call: two tile choices of one shim timed in the same
+    rows of one process."""
 
-    def __init__(self, sm80, variant):
-        self.sm80, self.variant = sm80, variant
+    def __init__(self, sm80, variant, restore):
+        self.sm80, self.variant, self.restore = sm80, variant, restore
 
     def forward(self, *args, **kwargs):
-        self.sm80.lib.fattn_sm80_set_forward_variant(0)
+        self.sm80.lib.fattn_sm80_set_forward_variant(self.variant)
         try:
             self.sm80.forward(*args, **kwargs)
         finally:
-            self.sm80.lib.fattn_sm80_set_forward_variant(self.variant)
+            self.sm80.lib.fattn_sm80_set_forward_variant(self.restore)
 
 
 def bench(sm80, dims, seqlens, odd, fwd_only=False, baseline=None, odd_dtype="fp16"):
@@ -398,22 +399,26 @@ def print_odd_forward_table(rows):
 
 # Forward tile alternatives compiled into bench/sm80_variants.cu: (width, keys/tile, warps, row
 # tiles per warp); variant 0 is the table of src/cuda/sm80/tile_config.hpp.
-# Variant 4 exists at every bucket (--forward-variant 4 covers every head dim).
+# Variant 4: KvSourcesInSharedMemory where the table does not take it (64, 256); variant 5 exists
+# at every bucket (the table before v6: --base-variant 5 covers every head dim).
 KV_SOURCES = ("the table's tiles (and narrow tiles) with KvSourcesInSharedMemory: per-thread K/V "
               "copy sources in shared memory, predicate-form cp.async")
+BEFORE_V6 = "the table before v6 (v5): no KvSourcesInSharedMemory"
 VARIANTS = {64: {1: "64x64 w4 mt2 full-width path (v4's table)",
                  2: "the table's tile, O stored through shared memory (v5's epilogue)",
-                 4: KV_SOURCES},
+                 4: KV_SOURCES,
+                 5: BEFORE_V6},
             128: {1: "128x128 w4 mt1 full-width path (64-row CTAs, 2 per SM)",
                   2: "128x128 w8 mt1 full-width path (v4's table)",
                   3: "the table's tile, O stored from registers (before v5)",
-                  4: KV_SOURCES},
-            192: {4: KV_SOURCES},
+                  5: BEFORE_V6},
+            192: {5: BEFORE_V6},
             256: {1: "256x64 w8 mt1 full-width path (128-row CTAs: the table before session 4)",
                   2: "the table's tile without the general walk (dead code: the full-width class "
                      "covers every head dim of its kernel)",
                   3: "the table's tile, O stored from registers (before v5)",
-                  4: KV_SOURCES}}
+                  4: KV_SOURCES,
+                  5: BEFORE_V6}}
 
 
 def sweep_variants(sm80, table_by_dim, select_variant, column, result_key, seqlens=(4096,),
@@ -500,6 +505,9 @@ def main():
                    help="check/bench with this bench/sm80_variants.cu alternative instead of the "
                         "tile table (variants are built for bf16 only: the check keeps bf16 cases)")
     p.add_argument("--check-dims", help="check only these head dims (comma list)")
+    p.add_argument("--base-variant", type=int, default=0,
+                   help="bench: time this bench/sm80_variants.cu alternative as the baseline "
+                        "(same shim, same rows; the odd head dims then run in bf16)")
     p.add_argument("--baseline")
     p.add_argument("--json")
     a = p.parse_args()
@@ -522,11 +530,16 @@ def main():
     if a.bench:
         # With --forward-variant and no --baseline: "ours" is the variant, "base" the same shim's
         # tile table, and the odd head dims run in bf16 (variants are built for bf16 only).
+        # With --base-variant N: "ours" is the table (or --forward-variant), "base" variant N of
+        # the same shim.
         baseline = Sm80(a.baseline) if a.baseline else None
-        if baseline is None and a.forward_variant:
-            baseline = TableOf(sm80, a.forward_variant)
+        if a.base_variant:
+            baseline = VariantOf(sm80, a.base_variant, a.forward_variant)
+        elif baseline is None and a.forward_variant:
+            baseline = VariantOf(sm80, 0, a.forward_variant)
         report["bench"] = bench(sm80, int_list(a.dims), int_list(a.seqlens), not a.no_odd,
-                                a.fwd_only, baseline, "bf16" if a.forward_variant else "fp16")
+                                a.fwd_only, baseline,
+                                "bf16" if a.forward_variant or a.base_variant else "fp16")
     return common.finish(report, a.json, failures)
 
 

@@ -14,7 +14,8 @@
 // faster at D = 128 on the H100: the P·V accumulators are then all independent;
 // docs/perf-notes.md). Whole K/V tiles of 16-byte-aligned rows take a copy without per-row tests
 // (load_whole_tile): with it the full-width walk fits the registers at D = 64 and 256 as well
-// (forward v4, 1.1-1.4x over v3). Rows only 2-byte aligned run forward_kernel_unaligned_rows,
+// (forward v4, 1.1-1.4x over v3); tiles with KvSourcesInSharedMemory copy them from per-thread
+// sources computed once per CTA (v6). Rows only 2-byte aligned run forward_kernel_unaligned_rows,
 // whose K/V tiles go through registers (UnalignedTileStage) instead of cp.async.
 #pragma once
 
@@ -401,13 +402,14 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     kv_sources[kValueSlot * Config::kThreads] =
         whole_chunk_source<kWidth, Config::kThreads>(v_global, params.v_strides.row, head_dim);
   }
+  // `source`: this thread's kv_sources slot, read by the caller before the barrier that precedes
+  // the copy (a shared-memory load issued after it would delay every copy of the tile).
   auto load_kv_tile_from_sources = [&](Element* tile, auto rows_at_key, std::int64_t row_stride,
-                                       int key, int slot) {
+                                       int key, const Element* source) {
     if (whole_tile_copies && head_dim % kChunkElements == 0 &&
         key + kBlockN <= params.seqlen_k) {
       load_whole_chunks<kBlockN, kWidth, Config::kThreads>(
-          tile, kv_sources[slot * Config::kThreads] + key * row_stride, row_stride, head_dim,
-          chunks);
+          tile, source + key * row_stride, row_stride, head_dim, chunks);
     } else {
       load_tile_narrow<kBlockN, kWidth, Config::kThreads>(tile, rows_at_key(), row_stride,
                                                           params.seqlen_k - key, head_dim, chunks,
@@ -446,12 +448,14 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
         // Issued after the barrier, which would otherwise wait for them: in flight during Q·Kᵀ.
         kv_stage.load(v_rows, params.v_strides.row, params.seqlen_k - key0, head_dim, v_extent);
       } else {
+        [[maybe_unused]] const Element* v_source = nullptr;
+        if constexpr (kSourcesInShared) v_source = kv_sources[kValueSlot * Config::kThreads];
         cp_async_wait<0>();
         __syncthreads();  // K_j landed; every warp is done with V_{j-1}
         if constexpr (kSourcesInShared) {
           load_kv_tile_from_sources(
               v_tile, [&] { return v_rows_in_loop() + key0 * params.v_strides.row; },
-              params.v_strides.row, key0, kValueSlot);
+              params.v_strides.row, key0, v_source);
         } else {
           load_kv_tile(v_tile, v_rows, params.v_strides.row, key0);
         }
@@ -528,13 +532,15 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
                         params.seqlen_k - next, head_dim, k_extent);
         }
       } else {
+        [[maybe_unused]] const Element* k_source = nullptr;
+        if constexpr (kSourcesInShared) k_source = kv_sources[kKeySlot * Config::kThreads];
         cp_async_wait<0>();
         __syncthreads();  // V_j landed; every warp is done with K_j
         if (n_block + 1 < n_last) {
           if constexpr (kSourcesInShared) {
             load_kv_tile_from_sources(
                 k_tile, [&] { return k_rows_in_loop() + next * params.k_strides.row; },
-                params.k_strides.row, next, kKeySlot);
+                params.k_strides.row, next, k_source);
           } else {
             load_kv_tile(k_tile, k_rows_in_loop() + next * params.k_strides.row,
                          params.k_strides.row, next);

@@ -122,7 +122,8 @@ constexpr bool direct_output_stores() {
 // replaces, at FewerLiveRegisters tiles, the recomputed row pointers (a 32-bit division by the
 // GQA group size each, ~45 instructions) and, at every tile, the zero-fill count that ptxas adds
 // to each copy's 64-bit address (2 instructions per LDGSTS): sm_90a SASS of the D = 128 loop,
-// 241 of ~1075 instructions per tile went to 16 LDGSTS (forward_kernel.cuh).
+// 241 of ~1075 instructions per tile went to 16 LDGSTS (forward_kernel.cuh). Taken at 128
+// (with the narrow tile) and 192, where it measured faster; not at 64 and 256 (see there).
 struct KvSourcesInSharedMemoryOption {};
 template <class Tile>
 struct KvSourcesInSharedMemory : Tile, KvSourcesInSharedMemoryOption {
@@ -153,6 +154,8 @@ struct ForwardConfig;
 // v5: O is stored from the registers here (DirectOutputStores): the epilogue through shared
 // memory spills 8 bytes on sm_80 at this tile (12-32 bytes with FewerLiveRegisters as well);
 // on the H100 it measured 0.97-1.02x this (B·N = 16384, N = 1k / 4k / 16k x causal).
+// v6: KvSourcesInSharedMemory measured 0.99-1.04x this (1229 -> 1167 instructions per tile) and
+// spills 12 bytes in its sm_80 WindowMask kernel: not taken (bench/sm80_variants.cu variant 4).
 template <>
 struct ForwardConfig<64>
     : DirectOutputStores<RowStatsInSharedMemory<ForwardTile<64, 128, 4, 2, true>>> {};
@@ -169,9 +172,14 @@ struct ForwardConfig<64>
 // full-width walk (columns past head_dim zero-filled). B·N = 16384, N = 1k / 4k / 16k, with
 // v5's epilogue: non-causal 315 / 351 / 360, causal 239 / 296 / 328 (1.00-1.14x the 128-key
 // tile above with v4's epilogue; the 128-key tile with v5's epilogue 0.86-1.02x this).
+// v6 (fifth session): KvSourcesInSharedMemory, 1075 -> 947 instructions per K/V tile per warp
+// (sm_90a SASS of the loop; ncu: 10 % fewer executed instructions, 538 -> 510 us at N = 1k, as
+// PyTorch's flash's 509). H100, bf16, B·N = 16384, this / v5 in the same rows, three runs in two
+// calls, N = 1k / 4k / 16k: non-causal 0.95-1.05 / 0.99-1.06 / 1.00-1.04, causal 1.05-1.06 /
+// 1.04 / 1.06-1.07 (docs/perf-notes.md "Forward v6").
 template <>
-struct ForwardConfig<128>
-    : FewerLiveRegisters<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, true>>> {};
+struct ForwardConfig<128> : KvSourcesInSharedMemory<FewerLiveRegisters<
+                                RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, true>>>> {};
 // 192 and 256: two row tiles would need 192/256 accumulator registers for O alone, so one row
 // tile per warp and 8 warps keep the 128-row Q tile (K/V reuse across rows) at O = 96/128
 // registers. Shared memory 96 KB / 128 KB also fits sm_80's 163 KB per block. Measured: 64 keys
@@ -180,14 +188,20 @@ struct ForwardConfig<128>
 // At 256 it spilled 150-200 bytes until v4's tile copies freed the registers (247 / 250 now, no
 // spills): 276 / 312 / 322 non-causal, 207 / 251 / 325 causal at N = 1k / 4k / 16k, 1.28-1.34x
 // the general walk (0.86-1.14x flash). Head dims 193..255 run it too (zero-filled columns).
+// v6: KvSourcesInSharedMemory (0 spills, 223-251 registers on sm_80 and sm_90a); H100, bf16,
+// this / v5 in the same rows: B·N = 16384, N = 1k-16k x causal 0.98-1.02 (12 points, two runs,
+// mean 1.01); B = 16, H = 16, N = 2048: D = 136 1.02-1.03, 192 1.03-1.04.
 template <>
-struct ForwardConfig<192> : ForwardTile<192, 64, 8, 1, true, 9> {};
+struct ForwardConfig<192> : KvSourcesInSharedMemory<ForwardTile<192, 64, 8, 1, true, 9>> {};
 // 256, fourth session: FA2's tile, 64 rows x 4 warps, two CTAs per SM (ncu showed PyTorch's
 // flash running it). With v4's copies and v5's epilogue it no longer loses to the 128-row tile:
 // H100, bf16, B·N = 16384, two runs in one call, this / the 8-warp tile above: N = 512-4k
 // 1.04-1.11x, 16k 0.95-1.00x (the K/V reuse of 128 rows only pays once the grid has many waves);
 // same call vs PyTorch's flash, N = 512-16k causal and not: geomean 0.931 -> 1.016 / 1.017.
 // 0 spills on sm_80 and sm_90a (249 / 255 registers).
+// v6: KvSourcesInSharedMemory measured 0.96-1.01x this (939 -> 856 instructions per tile; the
+// copies are a smaller share of the loop at 256, and the K/V row pointers are not recomputed
+// here): not taken (bench/sm80_variants.cu variant 4).
 template <>
 struct ForwardConfig<256> : ForwardTile<256, 64, 4, 1, true> {};
 
@@ -224,9 +238,14 @@ struct NarrowForwardConfig : ForwardConfig<kHeadDimBucket> {};
 // v5: D = 65..96 on two row tiles per warp (as the 64 and 128 tiles), launched only for its
 // classes (no general walk): 0 spills, 237-251 registers. fp16, B = 16, H = 16, N = 2048:
 // D = 72 191 -> 240, 80 214 -> 281, 96 233 -> 299 TFLOP/s (the 8-warp tile above -> this).
+// v6: KvSourcesInSharedMemory with FewerLiveRegisters (without it the WindowMask kernel spilled
+// 52 bytes on sm_90a; now 0 spills on sm_80 and sm_90a, 235-244 registers). bf16, B = 16,
+// H = 16, N = 2048, this / v5: D = 72 1.03, 80 1.02, 96 1.06 (KvSourcesInSharedMemory alone,
+// first call: 1.06, 1.06, 1.00).
 template <>
 struct NarrowForwardConfig<128>
-    : StepClassesOnly<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, false, 5, 6>>> {};
+    : KvSourcesInSharedMemory<FewerLiveRegisters<
+          StepClassesOnly<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, false, 5, 6>>>>> {};
 // v5: D = 193..208 (D = 200) on a 13-step walk in a kernel of its own instead of the 16-step
 // full-width walk over zero-filled columns (in the table's kernel a 13-step class spilled
 // 16-104 bytes; alone it takes 219-235 registers, 0 spills). D = 200: 229 -> 258 TFLOP/s.
