@@ -321,9 +321,17 @@ struct Consumer {
       tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
       tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
       const bool empty_row = tile_max == -INFINITY;
-      correction[h] = empty_row ? 1.0f : fast_exp2((row_max[h] - tile_max) * scale_log2);
-      row_max[h] = tile_max;
-      const float max_scaled = empty_row ? 0.0f : tile_max * scale_log2;
+      // kRescaleThresholdLog2 > 0: the row keeps its reference max while the tile's max exceeds
+      // it by at most that many powers of two (probabilities up to 2^threshold, exact after the
+      // final division; -inf minus -inf is NaN, so a row's first visible tile always sets it).
+      bool keep_max = false;
+      if constexpr (kRescaleThresholdLog2 > 0) {
+        keep_max = (tile_max - row_max[h]) * scale_log2 <= kRescaleThresholdLog2;
+      }
+      correction[h] =
+          empty_row || keep_max ? 1.0f : fast_exp2((row_max[h] - tile_max) * scale_log2);
+      if (!keep_max) row_max[h] = tile_max;
+      const float max_scaled = empty_row ? 0.0f : row_max[h] * scale_log2;
       float partial_sum[kChains] = {};
 #pragma unroll
       for (int j = 0; j < kGroups; ++j) {
@@ -755,7 +763,11 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         wgmma_wait<0>();
         fence_operands(o);
         release(&bars->v_empty[prev.stage]);
-        Math::rescale(o, correction);
+        // With a rescale threshold, a warp whose rows all kept their max skips the multiplies.
+        if (kRescaleThresholdLog2 == 0 ||
+            __any_sync(0xffffffffu, correction[0] != 1.0f || correction[1] != 1.0f)) {
+          Math::rescale(o, correction);
+        }
         Math::convert_p(s, p);
       }
       const RingSlot slot = ring_slot<kStages>(kv_iteration + num_tiles - 1);

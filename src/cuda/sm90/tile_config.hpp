@@ -40,9 +40,11 @@
 //   N = 512..16k): D = 128 +3.2-3.4 % non-causal, +5.5-6.7 % causal (+8-11 % at N = 512);
 //   D = 192 +3.2 % / +7.9 %; D = 256 causal +6.5-9.2 % (+12-18 % at N <= 1024). D = 64 measured
 //   0.99 / 1.00 (192-row tiles already spread the epilogue over three warpgroups), so it keeps
-//   the register stores and its shared memory. So does the unmasked D = 256 kernel: with the
-//   TMA-store epilogue its ping-pong consumers spill at 240 registers (ptxas: 8-20 bytes in every
-//   form tried), although the spilling build measured +4.5 % there.
+//   the register stores and its shared memory. The unmasked D = 256 kernel's ping-pong
+//   consumers spill at 240 registers when they issue the TMA stores themselves (ptxas: 8-20
+//   bytes in every form tried; that build measured +4.5 %), so there the producer issues them
+//   (producer_stores, below): 0 spills, measured +4-10 % non-causal against the register stores
+//   (docs/perf-notes.md "v9", two calls of two runs each).
 //
 // Work widths. A bucket's shared-memory layout and TMA boxes are the bucket's, but the kernel is
 // also compiled for narrower *work widths* W = round_up(D, 16) < bucket: Q·Kᵀ runs W/16 wgmma
@@ -123,6 +125,12 @@ inline constexpr bool kCausalPaddingFirst = true;
 // Independent partial reductions per row in the online softmax (forward_kernel.cuh,
 // online_softmax): 1 = one FMNMX chain and one FADD chain per row.
 inline constexpr int kSoftmaxChains = 1;
+
+// Online-softmax rescale threshold in powers of two (forward_kernel.cuh, online_softmax): 0 = the
+// running max follows every tile and O is rescaled after every key tile. > 0 = a row keeps its
+// max until a tile's scores exceed it by more than 2^threshold, and a warp skips rescaling O
+// when none of its rows moved (at D = 256 the rescale is 128 multiplies per thread per 80 keys).
+inline constexpr float kRescaleThresholdLog2 = 0.0f;
 
 // Work widths compiled per bucket, narrowest first, the bucket itself last (any D of the bucket
 // falls back to it); a D whose width is not listed would run at the next listed one.
