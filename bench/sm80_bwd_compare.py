@@ -39,21 +39,13 @@ from kernel_bench_common import finish, make
 # Fifth session (-s5-call*, "Backward v4"): the rolled k-step loops of the full-width kernel
 # (variants 646-648, 1287-1289) and packed Pᵀ with the full-width kernel at 256 (2566, 2567).
 # Call 1 measured 646 (A + B), 647 (B), 1287 (A), 1288 (B), 1289 (A + B), 2566, 2567; call 2
-# the lean loop (LeanTileLoop) with them: 6410, 6411, 12810-12812, 25610.
+# the lean loop (LeanTileLoop) with them: 6410, 6411, 12810-12812, 25610. Call 3: the table
+# (now LeanTileLoop<RolledProductB<...>> at 64, 128 and 256) against the committed one.
 CANDIDATES = {
-    64: {0: "table (128 query rows, packed P, 1 pass, dQ 32x32)",
-         7: "table + rolled phase B",
-         10: "table + rolled phase B + lean loop",
-         11: "table + rolled phases A and B + lean loop"},
-    128: {0: "table (packed P, 1 pass, dQ 32x32)",
-          8: "table + rolled phase B",
-          10: "table + rolled phase B + lean loop",
-          11: "table + rolled phases A and B + lean loop",
-          12: "table + lean loop"},
+    64: {0: "table (lean loop, rolled phase B)"},
+    128: {0: "table (lean loop, rolled phase B)"},
     192: {0: "table"},
-    256: {0: "table (phase B 2x4, dQ 32x64)",
-          7: "packed P, full-width kernel, rolled phase B",
-          10: "packed P, full-width kernel, rolled phase B, lean loop"},
+    256: {0: "table (packed P, full width, lean loop, rolled phase B)"},
 }
 BUCKETS = (64, 128, 192, 256)
 

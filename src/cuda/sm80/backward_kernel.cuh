@@ -16,7 +16,6 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
 #include "common/mask.hpp"
 #include "cuda/common/ptx_sm80.cuh"
@@ -194,13 +193,21 @@ __device__ __forceinline__ auto fragment_address(const Element* tile, int row, i
 // phase (step % 4) is an XOR and its 128-byte group (step / 4) an add, as in
 // XorFragmentAddress::at, whose step must be a compile-time constant. `rows` % 8 == 0.
 template <int kTileWidth>
-__device__ __forceinline__ std::uint32_t xor_address_at(const XorFragmentAddress<kTileWidth>& address,
-                                                        unsigned step, int rows) {
+__device__ __forceinline__ std::uint32_t xor_address_at(
+    const XorFragmentAddress<kTileWidth>& address, unsigned step, int rows) {
   constexpr unsigned kPhaseBytes = 2 * kChunkElements * kBytesPerElement;
   constexpr unsigned kGroupBytes = kSwizzleChunks * kChunkElements * kBytesPerElement;
   constexpr int kRowBytes = kTileWidth * kBytesPerElement;
   return (address.first ^ ((step % 4) * kPhaseBytes)) + (step / 4) * kGroupBytes +
          static_cast<std::uint32_t>(rows * kRowBytes);
+}
+
+// The lane index read with a volatile move, so the compiler neither merges it with an earlier
+// read nor keeps that one alive in its place (a register across the whole main loop).
+__device__ __forceinline__ int opaque_lane_id() {
+  int lane;
+  asm volatile("mov.u32 %0, %%laneid;\n" : "=r"(lane));
+  return lane;
 }
 
 // The two 16-bit values of a packed pair (low half first) as floats.
@@ -297,6 +304,8 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr bool kRolledB = rolled_product_b<Config>() && kFullWidth;
   // The lean loop in the full-width kernel only (the general one spilled with it at 64 on sm_80).
   constexpr bool kLean = lean_tile_loop<Config>() && kFullWidth;
+  static_assert(!lean_tile_loop<Config>() || packed_probabilities<Config>(),
+                "the lean loop computes Pᵀ in the packed tiles' pass only");
   // The packed tiles also take one register per fragment address (XorFragmentAddress) instead
   // of five: the registers that fit phase A's single pass without spills (ptxas -v).
   constexpr bool kXorAddresses = kPackedP;
@@ -557,23 +566,34 @@ __global__ void __launch_bounds__(Config::kThreads)
       // (kt, nt) holds it; stored 16-bit for phase B.
       const bool partial = key0 + kBlockN > params.seqlen_k ||
                            !mask.tile_is_unmasked(row0, row_end, key0, key0 + kBlockN);
-      // The lean loop folds a negative scale's sign into the exponent (score_scale) and gives
-      // masked scores p = 0 directly (a -inf score times a negative scale would be +inf).
+      // The lean loop folds a negative scale's sign into the exponent (score_scale). On a
+      // partial tile it first overwrites the masked scores with the infinity that this sign
+      // turns into -inf (so p = 0), in a pass of its own: the exponent pass then has no mask
+      // selects on the other tiles and exists once (a second, masked copy spilled at 64).
       const float score_scale =
           kLean && params.sign_flip != 0 ? -params.scale_log2 : params.scale_log2;
-      auto lean_probabilities = [&](int kt, int nt, int half, float2 lse, float (&p)[2],
-                                    auto masked) {
-        const int query = query_col + nt * kMmaN + 2 * quad_lane;
-        const int key = key_row_a + kt * kMmaM + group + 8 * half;
+      if (kLean && partial) {
+        const float masked_score = score_scale < 0.0f ? -kNegativeInfinity : kNegativeInfinity;
+#pragma unroll
+        for (int kt = 0; kt < kKeyTilesA; ++kt)
+#pragma unroll
+          for (int nt = 0; nt < kQueryTilesA; ++nt)
+#pragma unroll
+            for (int half = 0; half < 2; ++half)
+#pragma unroll
+              for (int e = 0; e < 2; ++e) {
+                const int query = query_col + nt * kMmaN + 2 * quad_lane + e;
+                const int key = key_row_a + kt * kMmaM + group + 8 * half;
+                if (key0 + key >= params.seqlen_k || mask.is_masked(row0 + query, key0 + key)) {
+                  s[kt][nt][2 * half + e] = masked_score;
+                }
+              }
+      }
+      auto lean_probabilities = [&](int kt, int nt, int half, float2 lse, float (&p)[2]) {
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           p[e] = exp2_approx(fmaf(s[kt][nt][2 * half + e], score_scale,
                                   -(e == 0 ? lse.x : lse.y)));
-          if constexpr (decltype(masked)::value) {
-            if (key0 + key >= params.seqlen_k || mask.is_masked(row0 + query + e, key0 + key)) {
-              p[e] = 0.0f;
-            }
-          }
         }
       };
       auto probabilities = [&](int kt, int nt, int half, float2 lse, float (&p)[2]) {
@@ -597,9 +617,7 @@ __global__ void __launch_bounds__(Config::kThreads)
       // Packed: Pᵀ goes to shared memory and into 16-bit pairs before dPᵀ is computed, so Sᵀ's
       // fp32 registers are free while dPᵀ accumulates (see packed_probabilities).
       std::uint32_t p_packed[kPackedP ? kKeyTilesA : 1][kPackedP ? kQueryTilesA : 1][2];
-      // `masked` (lean loop only): std::true_type on partial tiles, std::false_type on the
-      // others, whose Pᵀ then takes no mask tests or selects.
-      auto store_packed = [&](auto masked) {
+      if constexpr (kPackedP) {
 #pragma unroll
         for (int kt = 0; kt < kKeyTilesA; ++kt)
 #pragma unroll
@@ -610,7 +628,7 @@ __global__ void __launch_bounds__(Config::kThreads)
             for (int half = 0; half < 2; ++half) {
               float p[2];
               if constexpr (kLean) {
-                lean_probabilities(kt, nt, half, lse, p, masked);
+                lean_probabilities(kt, nt, half, lse, p);
               } else {
                 probabilities(kt, nt, half, lse, p);
               }
@@ -619,13 +637,6 @@ __global__ void __launch_bounds__(Config::kThreads)
                   p_packed[kt][nt][half];
             }
           }
-      };
-      if constexpr (kPackedP) {
-        if (kLean && partial) {
-          store_packed(std::true_type{});
-        } else {
-          store_packed(std::false_type{});
-        }
       }
       if constexpr (kPackedP) zero_fill(dp);
       product_a(dp, kVFromK, kDoFromQ, false);
@@ -805,6 +816,16 @@ __global__ void __launch_bounds__(Config::kThreads)
   cp_async_wait<0>();
 
   // ---- epilogue: dK = scale·dK, dV as is, straight from registers ----
+  // On sm_80 the lean loop reads the lane again here (an opaque read the compiler cannot merge
+  // with the first): held across the loop only for this epilogue, it was what spilled at 256
+  // there (4 bytes). Not on sm_90, where the same read moved a spill into the loop instead.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  const int epilogue_lane = kLean ? opaque_lane_id() : lane;
+#else
+  const int epilogue_lane = lane;
+#endif
+  const int epilogue_group = epilogue_lane / 4;
+  const int epilogue_quad_lane = epilogue_lane % 4;
   auto* dk_base = static_cast<Element*>(params.dk) + batch * params.dk_strides.batch +
                   kv_head * params.dk_strides.head;
   auto* dv_base = static_cast<Element*>(params.dv) + batch * params.dv_strides.batch +
@@ -813,13 +834,13 @@ __global__ void __launch_bounds__(Config::kThreads)
   for (int kt = 0; kt < kKeyTilesB; ++kt)
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      const int key = key0 + key_row_b + kt * kMmaM + group + 8 * half;
+      const int key = key0 + key_row_b + kt * kMmaM + epilogue_group + 8 * half;
       if (key < params.seqlen_k) {
         Element* dk_row = dk_base + key * params.dk_strides.row;
         Element* dv_row = dv_base + key * params.dv_strides.row;
 #pragma unroll
         for (int dt = 0; dt < kDimTilesB; ++dt) {
-          const int column = dim_step_b * kMmaK + dt * kMmaN + 2 * quad_lane;
+          const int column = dim_step_b * kMmaK + dt * kMmaN + 2 * epilogue_quad_lane;
           if (column < head_dim) {
             store_pair(dk_row, column, head_dim, dk_acc[kt][dt][2 * half] * params.scale,
                        dk_acc[kt][dt][2 * half + 1] * params.scale, alignment);

@@ -400,17 +400,27 @@ struct BackwardConfig;
 // passes without packing measured 166 / 211 / 216 but causal 104 / 151 / 170 (second call:
 // 171 / 209 / 217, causal 106 / 151 / 168, below v2 at 16k). dK + dV = 64 registers; 162 KB of
 // shared memory (sm_80 has 163 KB).
+// v4 (fifth session): LeanTileLoop and RolledProductB (the full-width kernel). ncu at 128 counted
+// 1.6x FA2's executed instructions for the same HMMA/LDSM counts; the lean loop takes out most
+// of the difference. H100, bf16, bwd TFLOP/s after the same forward, N = 1k / 4k / 16k, call 2:
+// 175 / 218 / 231, causal 123 / 190 / 226 against the v3 tile's 165 / 197 / 210 and 108 / 151 /
+// 174 (rolled phase B alone 1.00-1.05x, rolled phase A 0.98-1.00x: not taken).
 template <>
 struct BackwardConfig<64>
-    : PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>> {};
+    : LeanTileLoop<RolledProductB<
+          PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>> {};
 // 128: packed Pᵀ (PackedProbabilities) with phase A in one pass, and 32 x 32 dQ warp tiles:
 // 608 instead of 768 KB of ldmatrix per query tile. fwd+bwd 212 / 251 / 261, causal 149 / 205 /
 // 235 against v2's 206 / 243 / 254 and 141 / 191 / 228 (2 query passes, 16 x 64 dQ tiles); the
 // dQ tiles alone (first call) 206 / 244 / 250. dK + dV = 128 registers; 161 KB, one CTA of 8
 // warps per SM.
+// v4: LeanTileLoop and RolledProductB, bwd 212 / 254 / 268, causal 152 / 220 / 265 against
+// 194 / 229 / 241 and 135 / 178 / 213 (call 2; rolled phase B alone 1.03-1.07x; the rolled
+// phase A on top 0.97-0.99x of this: not taken).
 template <>
 struct BackwardConfig<128>
-    : PackedProbabilities<BackwardTile<128, 64, 128, 8, 2, 2, 2, 1, true, 2>> {};
+    : LeanTileLoop<RolledProductB<
+          PackedProbabilities<BackwardTile<128, 64, 128, 8, 2, 2, 2, 1, true, 2>>>> {};
 // 192: two Q/dO buffers take 161 KB, just inside sm_80's 163 KB per block. dK + dV = 96
 // registers per thread with the head dim split over 2 warps.
 template <>
@@ -422,7 +432,12 @@ struct BackwardConfig<192> : BackwardTile<192, 64, 64, 8, 2, 2, 2> {};
 // 129 / 165 / 189. Two stages (Hopper's 227 KB only) measured 180 / 204 / 209, causal 136 / 178 /
 // 202, deterministic 0.82 of the default instead of 0.83-0.85: not worth a second kernel per
 // arch. The general kernel for every head dim: the full-width one spills 4-16 bytes.
+// v4: packed Pᵀ with the full-width kernel, LeanTileLoop and RolledProductB (0 spills on sm_80
+// and sm_90a once the lean loop's epilogue re-reads the lane on sm_80), bwd 156 / 181 / 187,
+// causal 124 / 163 / 188 against 151 / 170 / 177 and 118 / 149 / 175 (call 2).
 template <>
-struct BackwardConfig<256> : BackwardTile<256, 64, 64, 8, 2, 4, 1, 1, false, 2> {};
+struct BackwardConfig<256>
+    : LeanTileLoop<RolledProductB<
+          PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 1, 1, true, 2>>>> {};
 
 }  // namespace fattn::detail::sm80
