@@ -30,7 +30,7 @@ using Packed256 = PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 1, 1, t
 fattn::Status backward_variant(const AttentionArgs& args, int bucket, int variant) {
   using E = __nv_bfloat16;
   // Two-digit variants (bucket · 100 + variant): LeanTileLoop with the rolled loops (fifth
-  // session, second call).
+  // session, second call). 6410, 12810 and 25610 are the v4 table's tiles (taken in call 3).
   switch (bucket * 100 + variant) {
     case 6410: return launch_backward_with<LeanTileLoop<RolledProductB<Table64>>, E>(args);
     case 6411:
@@ -56,8 +56,9 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
     case 2566: return launch_backward_with<Packed256, E>(args);
     case 2567: return launch_backward_with<RolledProductB<Packed256>, E>(args);
 #ifdef FATTN_BENCH_EARLIER_BWD_VARIANTS
-    // The fourth session's candidates (measured; compiled only on request, they double the
-    // shim's build time).
+    // The fourth session's candidates and bench/sm80_vs_torch.py --bwd-variants' 641-643,
+    // 1281-1283, 2561-2562 (measured; compiled only with SM80_NVCC_FLAGS=
+    // -DFATTN_BENCH_EARLIER_BWD_VARIANTS, they double the shim's build time).
     case 641: return launch_backward_with<BackwardTile<64, 64, 128, 8, 1, 1, 2>, E>(args);
     case 642: return launch_backward_with<BackwardTile<64, 64, 128, 8, 2, 2, 2>, E>(args);
     // 128 query rows per step (FA2's D = 64 tile): packed Pᵀ, one pass (the table's now); or

@@ -347,10 +347,11 @@ constexpr bool pipelined_query_fragments() {
 // dependencies). A loop that is not unrolled bounds how far the loads can move:
 // RolledProductA: phase A walks its k-steps in pairs (a loop of kMaxSteps / 2 iterations) with
 // an explicit two-deep fragment buffer: step k + 1's K/V and Q/dO fragments load while step k's
-// mma's run, 2 steps of fragments live at most.
+// mma's run, 2 steps of fragments live at most. Measured and not in the table: 0.99-1.02x alone,
+// 0.96-0.99x on top of RolledProductB (H100, docs/perf-notes.md "Backward v4").
 // RolledProductB: phase B walks its query steps in a loop (kBlockM / 16 iterations) and the
 // head-dim blocks of a step without tests, so ptxas may overlap one step's loads with its mma's
-// but not pile up several steps'.
+// but not pile up several steps'. In the table at 64, 128 and 256 (with LeanTileLoop).
 struct RolledProductAOption {};
 template <class Tile>
 struct RolledProductA : Tile, RolledProductAOption {};
@@ -404,7 +405,7 @@ struct BackwardConfig;
 // 1.6x FA2's executed instructions for the same HMMA/LDSM counts; the lean loop takes out most
 // of the difference. H100, bf16, bwd TFLOP/s after the same forward, N = 1k / 4k / 16k, call 2:
 // 175 / 218 / 231, causal 123 / 190 / 226 against the v3 tile's 165 / 197 / 210 and 108 / 151 /
-// 174 (rolled phase B alone 1.00-1.05x, rolled phase A 0.98-1.00x: not taken).
+// 174 (rolled phase B alone 1.00-1.07x; rolled phase A on top 0.96-0.98x: not taken).
 template <>
 struct BackwardConfig<64>
     : LeanTileLoop<RolledProductB<
@@ -415,7 +416,7 @@ struct BackwardConfig<64>
 // dQ tiles alone (first call) 206 / 244 / 250. dK + dV = 128 registers; 161 KB, one CTA of 8
 // warps per SM.
 // v4: LeanTileLoop and RolledProductB, bwd 212 / 254 / 268, causal 152 / 220 / 265 against
-// 194 / 229 / 241 and 135 / 178 / 213 (call 2; rolled phase B alone 1.03-1.07x; the rolled
+// 194 / 229 / 241 and 135 / 178 / 213 (call 2; rolled phase B alone 1.05-1.08x; the rolled
 // phase A on top 0.97-0.99x of this: not taken).
 template <>
 struct BackwardConfig<128>
