@@ -4,7 +4,8 @@
 //   window) and the descending one (causal), with GQA so that several query heads add into one
 //   K/V tile's CTA; and it still matches the float64 reference;
 // - a negative softmax scale (applied inside the kernels by negating a 16-bit operand's sign
-//   bits) matches the reference, forward and backward;
+//   bits, or in the backward's lean full-width kernels by a signed exponent scale) matches the
+//   reference, forward and backward;
 // - the copy paths for rows narrower than 16-byte aligned: odd head dims in packed tensors
 //   (2-byte rows) and padded rows of 4- and 8-byte alignment.
 #include <cuda_runtime.h>
@@ -130,7 +131,16 @@ INSTANTIATE_TEST_SUITE_P(
                  Window{64, 16}, 0, 0},
         // Negative softmax scale; rows padded to 4 bytes (4-byte cp.async), 256 bucket.
         Sm80Case{"negative_scale_d200_rows4", DType::float16, 1, 257, 300, 2, 2, 200, true,
-                 kNoWindow, 2, -0.09f}),
+                 kNoWindow, 2, -0.09f},
+        // Negative scale in the full-width kernels of the lean loop (LeanTileLoop), which fold
+        // the sign into the exponent and mask diagonal tiles in a pass of their own: causal at
+        // 128 and 256 (partial and whole tiles, Nq > Nk: fully masked rows), a window at 64.
+        Sm80Case{"negative_scale_causal_d128", DType::bfloat16, 1, 300, 200, 2, 2, 128, true,
+                 kNoWindow, 0, -0.07f},
+        Sm80Case{"negative_scale_window_d64", DType::float16, 2, 333, 260, 4, 2, 64, false,
+                 Window{40, 8}, 0, -0.11f},
+        Sm80Case{"negative_scale_causal_d256", DType::bfloat16, 1, 150, 190, 2, 1, 256, true,
+                 kNoWindow, 0, -0.05f}),
     [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
 
 }  // namespace
