@@ -14,6 +14,9 @@
 # compare: bench/sm80_bwd_compare.py --check --bench, the candidate tiles against the committed
 # kernel (SM80_BWD_DIR/shim_head/libsm80shim.so, built from a copy of HEAD) and SDPA flash;
 # vsanitize: memcheck and racecheck of the candidates on the small shapes.
+# variants (bench/sm80_vs_torch.py --bwd-variants) needs a shim built with
+# SM80_NVCC_FLAGS=-DFATTN_BENCH_EARLIER_BWD_VARIANTS (its variants are no longer compiled by
+# default); ncufa2 is the comparison with FA2's backward (docs/perf-notes.md "Backward v4").
 # Logs straight into $OUT as each step ends (a call cut off at its time limit still returns
 # what finished; at most 8 files come back): variants/bench .json and the logs of memcheck, racecheck, check,
 # bench, ncu, gtest. A short summary on stdout, the sweep's table after it.
