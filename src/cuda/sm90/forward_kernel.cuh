@@ -297,6 +297,7 @@ struct Consumer {
   // turns the scores into unnormalized probabilities, and returns the factor by which the
   // previous output must be rescaled. Rows with no visible key so far keep max = -inf; their
   // probabilities are exp2(-inf) = 0, never NaN.
+  template <bool kLazyRescale>
   static FATTN_DEVICE void online_softmax(float (&s)[kScoreRegs], float (&row_max)[2],
                                           float (&row_sum)[2], float (&correction)[2],
                                           float scale_log2) {
@@ -321,11 +322,12 @@ struct Consumer {
       tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
       tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
       const bool empty_row = tile_max == -INFINITY;
-      // kRescaleThresholdLog2 > 0: the row keeps its reference max while the tile's max exceeds
-      // it by at most that many powers of two (probabilities up to 2^threshold, exact after the
-      // final division; -inf minus -inf is NaN, so a row's first visible tile always sets it).
+      // kLazyRescale (lazy_rescale below): the row keeps its reference max while the tile's max
+      // exceeds it by at most kRescaleThresholdLog2 powers of two (probabilities up to
+      // 2^threshold, exact after the final division; -inf minus -inf is NaN, so a row's first
+      // visible tile always sets it).
       bool keep_max = false;
-      if constexpr (kRescaleThresholdLog2 > 0) {
+      if constexpr (kLazyRescale) {
         keep_max = (tile_max - row_max[h]) * scale_log2 <= kRescaleThresholdLog2;
       }
       correction[h] =
@@ -466,6 +468,17 @@ template <class Traits>
 inline constexpr bool causal_padding_first =
     kCausalPaddingFirst && Traits::kConsumerWarpgroups >= kPaddingFirstMinConsumers;
 
+// Which kernels keep the running max within kRescaleThresholdLog2 and skip the O rescale of
+// warps whose rows all kept it (tile_config.hpp). Measured on an H100 against rescaling after
+// every key tile (docs/perf-notes.md "v9", call 3, two runs): D = 128 +1.6 % non-causal, +3.0 %
+// causal; D = 256 +5.6 % causal, +5.1 % non-causal. Not D = 64 (the 160-register three-consumer
+// kernels ran 3.5 % / 1.3 % slower), not the unmasked width-256 kernel (ptxas spilled 8 bytes in
+// its ping-pong consumers with it), not D = 192 (not timed).
+template <int kHeadDim, int kWidth, class Mask>
+inline constexpr bool lazy_rescale =
+    kRescaleThresholdLog2 > 0 && (kHeadDim == 128 || kHeadDim == 256) &&
+    !(kWidth == 256 && std::is_same_v<Mask, NoMask>);
+
 // Whether a kernel's producer issues the O stores (TileShape::producer_stores): only unmasked
 // kernels whose O reuses the V ring.
 template <class Traits, class Mask>
@@ -497,6 +510,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
                                                       : Traits::kShape.tma_store_masked);
   // Where O reuses the V ring in this kernel (the bucket's layout leaves room for it either way).
   constexpr bool kOutInV = kTmaStore && Traits::kOutAliasesV;
+  constexpr bool kLazyRescale = lazy_rescale<kHeadDim, kWidth, Mask>;
   // Only causal kernels read the row offset (the others compile as before it existed), and only
   // there can a consumer's rows lie below row 0.
   constexpr bool kRowsBelowZero =
@@ -741,7 +755,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         release(&bars->k_empty[slot.stage]);
         if (num_tiles == 1) release(&bars->q_empty);
         mask_if_needed(last_tile - 1);
-        Math::online_softmax(s, row_max, row_sum, correction, params.scale_log2);
+        Math::template online_softmax<kLazyRescale>(s, row_max, row_sum, correction,
+                                                    params.scale_log2);
         Math::convert_p(s, p);
       }
       for (int i = 1; i < num_tiles; ++i) {
@@ -759,12 +774,13 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         // The last Q·Kᵀ of this tile is done: the producer may load the next tile's Q.
         if (i == num_tiles - 1) release(&bars->q_empty);
         mask_if_needed(last_tile - 1 - i);
-        Math::online_softmax(s, row_max, row_sum, correction, params.scale_log2);
+        Math::template online_softmax<kLazyRescale>(s, row_max, row_sum, correction,
+                                                    params.scale_log2);
         wgmma_wait<0>();
         fence_operands(o);
         release(&bars->v_empty[prev.stage]);
         // With a rescale threshold, a warp whose rows all kept their max skips the multiplies.
-        if (kRescaleThresholdLog2 == 0 ||
+        if (!kLazyRescale ||
             __any_sync(0xffffffffu, correction[0] != 1.0f || correction[1] != 1.0f)) {
           Math::rescale(o, correction);
         }
