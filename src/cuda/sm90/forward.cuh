@@ -84,7 +84,8 @@ Status launch_forward(const AttentionArgs& args) {
   // Causal: the padding of the last query tile, in whole 64-row slices, moves before row 0
   // (tile_config.hpp, kCausalPaddingFirst).
   if (causal_padding_first<Traits> && args.mask.kind == MaskKind::causal) {
-    const long long padding = std::int64_t{params.num_m_blocks} * Traits::kBlockM - problem.seqlen_q;
+    const std::int64_t padding =
+        std::int64_t{params.num_m_blocks} * Traits::kBlockM - problem.seqlen_q;
     params.row_offset = static_cast<int>(padding / kWgmmaM * kWgmmaM);
   }
   params.scale = args.scale;
