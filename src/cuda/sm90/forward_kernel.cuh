@@ -325,7 +325,9 @@ struct Consumer {
       // kLazyRescale (lazy_rescale below): the row keeps its reference max while the tile's max
       // exceeds it by at most kRescaleThresholdLog2 powers of two (probabilities up to
       // 2^threshold, exact after the final division; -inf minus -inf is NaN, so a row's first
-      // visible tile always sets it).
+      // visible tile always sets it). With a negative softmax scale the test always keeps the
+      // first tile's max: the exponents stay within the raw scores' spread times |scale|, the
+      // same bound as without the threshold (the max is of the raw scores either way).
       bool keep_max = false;
       if constexpr (kLazyRescale) {
         keep_max = (tile_max - row_max[h]) * scale_log2 <= kRescaleThresholdLog2;
