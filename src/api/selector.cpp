@@ -89,6 +89,16 @@ static std::optional<std::string> why_backend_rules_refuse(Backend backend, cons
       if (problem.direction == Direction::backward && problem.options.deterministic) {
         return name(backend) + " has no deterministic backward yet (cuda_sm80 has one)";
       }
+      // The forward's online softmax takes the running max of the raw scores and folds the
+      // scale into the exponent; with a negative scale every exponent is >= 0 and grows with
+      // the scores' spread times |scale| (fp32 exp2 overflows past 128). cuda_sm80 negates the
+      // Q tile once instead, which keeps every exponent <= 0.
+      if (problem.direction == Direction::forward && problem.options.softmax_scale &&
+          *problem.options.softmax_scale < 0.0f) {
+        return name(backend) + " takes a positive softmax_scale in the forward (its running "
+               "max is of the unscaled scores); got " +
+               std::to_string(*problem.options.softmax_scale) + ", which cuda_sm80 runs";
+      }
       if (problem.direction == Direction::backward &&
           (problem.heads_kv > kMaxGridYZ || problem.batch > kMaxGridYZ)) {
         return name(backend) + " runs its backward with one grid row per KV head and batch entry, "

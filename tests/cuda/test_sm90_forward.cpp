@@ -72,6 +72,56 @@ TEST(Sm90Selector, UnalignedStridesFallBackWithAReason) {
   EXPECT_TRUE(taken.ok()) << taken.reason;
 }
 
+TEST(Sm90Selector, NegativeScaleForwardFallsBack) {
+  if (!backend_compiled(Backend::cuda_sm90)) GTEST_SKIP() << "cuda_sm90 is not compiled";
+  Problem problem = hopper_problem(128, 16);
+  problem.options.softmax_scale = -0.5f;
+  problem.options.backend = Backend::cuda_sm90;
+  const Selection refused = detail::select_backend(problem, simulated_hopper());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.reason.find("positive softmax_scale"), std::string::npos) << refused.reason;
+
+  problem.options.backend = Backend::automatic;
+  const Selection fallback = detail::select_backend(problem, simulated_hopper());
+  if (!detail::why_no_compiled_instance(Backend::cuda_sm80, problem)) {
+    ASSERT_TRUE(fallback.ok()) << fallback.reason;
+    EXPECT_EQ(*fallback.backend, Backend::cuda_sm80);
+  }
+
+  // The backward subtracts the saved LSE, so its exponents stay <= 0 for either sign.
+  problem.direction = Direction::backward;
+  problem.options.backend = Backend::cuda_sm90;
+  const Selection backward = detail::select_backend(problem, simulated_hopper());
+  EXPECT_TRUE(backward.ok() || backward.reason.find("softmax_scale") == std::string::npos)
+      << backward.reason;
+}
+
+// A negative scale large enough that exponents relative to the max of the unscaled scores would
+// overflow fp32 (spread · |scale| · log2 e > 128): the library's pick must still match the
+// reference, with no inf or NaN.
+TEST(Sm90NegativeScale, AutomaticForwardMatchesReference) {
+  if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  constexpr float kLargeNegativeScale = -8.0f;
+  AttentionTensors t(DType::bfloat16, 1, 300, 517, 2, 2, 128, 0x5ca1e, 0);
+  Options options;
+  options.softmax_scale = kLargeNegativeScale;
+  HostTensor ref_out = clone(t.out), ref_lse = clone(t.lse);
+  options.backend = Backend::cpu_reference;
+  ASSERT_TRUE(forward(t.q.view, t.k.view, t.v.view, ref_out.view, ref_lse.view, options).ok());
+
+  poison(t.out);
+  poison(t.lse);
+  DeviceBuffer q(t.q), k(t.k), v(t.v), out(t.out), lse(t.lse);
+  options.backend = Backend::automatic;
+  const Status s = forward(q.view, k.view, v.view, out.view, lse.view, options);
+  if (!s.ok() && s.message().find("no backend") != std::string::npos) GTEST_SKIP() << s.message();
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const HostTensor got_out = out.to_host(t.out), got_lse = lse.to_host(t.lse);
+  EXPECT_LE(relative_error(got_out, ref_out), tolerance_for(DType::bfloat16)) << "out";
+  EXPECT_LE(relative_error(got_lse, ref_lse), kLseTolerance) << "lse";
+}
+
 // The producer's and consumers' tile loop (forward_kernel.cuh), run on the host.
 std::vector<std::tuple<int, int, int>> tiles_of(const detail::sm90::TileScheduler& scheduler, int cta,
                                                 int ctas) {
