@@ -41,11 +41,16 @@ from kernel_bench_common import finish, make
 # Call 1 measured 646 (A + B), 647 (B), 1287 (A), 1288 (B), 1289 (A + B), 2566, 2567; call 2
 # the lean loop (LeanTileLoop) with them: 6410, 6411, 12810-12812, 25610. Call 3: the table
 # (now LeanTileLoop<RolledProductB<...>> at 64, 128 and 256) against the committed one.
+# Fifth session, second round (-s5b-call*, "Backward v5"): strided item copies + bit-unpacked
+# Pᵀ (20), the same with the one-thread release of the deterministic chain (21; its default
+# backward is 20's kernel code, so 20 vs 21 there is the run-to-run spread). The baseline is the
+# same library's table (--baseline = --lib), so variant 0 is not run again. Variant 22 (the
+# unpacking alone) is compiled, not measured.
 CANDIDATES = {
-    64: {0: "table (lean loop, rolled phase B)"},
-    128: {0: "table (lean loop, rolled phase B)"},
-    192: {0: "table"},
-    256: {0: "table (packed P, full width, lean loop, rolled phase B)"},
+    64: {20: "v4 table + strided items + bit unpack", 21: "20 + light dQ release"},
+    128: {20: "v4 table + strided items + bit unpack", 21: "20 + light dQ release"},
+    192: {},
+    256: {20: "v4 table + bit unpack (strided items spilled)", 21: "20 + light dQ release"},
 }
 BUCKETS = (64, 128, 192, 256)
 

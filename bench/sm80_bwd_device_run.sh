@@ -6,14 +6,18 @@
 # Expects (carried): build-bwd/shimlib/libsm80shim.so (bench/sm80_build.sh build-bwd/shim 90a),
 # .deps; for the tests build-bwd/testbin/{fattn_cuda_tests,libfattn.so.0} (a library build with
 # FATTN_CUDA_FAMILIES=sm80, FATTN_CUDA_ARCHS=90a).
-# Usage: [SM80_STEPS="check variants bench memcheck racecheck tests ncu compare vsanitize ncufa2"]
+# Usage: [SM80_STEPS="check variants bench memcheck racecheck tests ncu compare vsanitize ncufa2
+#         ncucount"]
 #        [SM80_PROFILE_VARIANTS=0,9 (ncufa2: our variants beside FA2's backward)]
 #        [SM80_BENCH_ARGS=...] [SM80_COMPARE_ARGS=... (default --check --bench)]
-#        [SM80_BWD_DIR=build-bwd (where the binaries are)]
+#        [SM80_BWD_DIR=build-bwd (where the binaries are)] [SM80_BASELINE=...] [SM80_COMPARE_S=240]
 #        bench/sm80_bwd_device_run.sh
 # compare: bench/sm80_bwd_compare.py --check --bench, the candidate tiles against the committed
 # kernel (SM80_BWD_DIR/shim_head/libsm80shim.so, built from a copy of HEAD) and SDPA flash;
-# vsanitize: memcheck and racecheck of the candidates on the small shapes.
+# vsanitize: memcheck and racecheck of the candidates on the small shapes. SM80_BASELINE: the
+# baseline library (default SM80_BWD_DIR/shim_head/libsm80shim.so; the second round of the fifth
+# session passed the shim itself, whose table is the committed one). ncucount: executed
+# instructions and cycles only (ncu --metrics), of SM80_PROFILE_VARIANTS and FA2.
 # variants (bench/sm80_vs_torch.py --bwd-variants) needs a shim built with
 # SM80_NVCC_FLAGS=-DFATTN_BENCH_EARLIER_BWD_VARIANTS (its variants are no longer compiled by
 # default); ncufa2 is the comparison with FA2's backward (docs/perf-notes.md "Backward v4").
@@ -74,8 +78,9 @@ step_ncu() {
     $LOGS/ncu.log | head -40
 }
 step_compare() {
-  timeout 240 python3 bench/sm80_bwd_compare.py --lib $LIB \
-    --baseline $DIR/shim_head/libsm80shim.so ${SM80_COMPARE_ARGS:---check --bench} \
+  timeout ${SM80_COMPARE_S:-240} python3 bench/sm80_bwd_compare.py --lib $LIB \
+    --baseline ${SM80_BASELINE:-$DIR/shim_head/libsm80shim.so} \
+    ${SM80_COMPARE_ARGS:---check --bench} \
     --json $OUT/compare.json \
     > $LOGS/compare.log 2>&1
   echo "compare rc $?"; grep -E "^(==|FAIL|candidate|\||deterministic|  D=)" $LOGS/compare.log
@@ -100,6 +105,19 @@ step_ncufa2() {
   python3 bench/sm80_bwd_ncu_source.py $TMP/source.csv > $LOGS/ncu_source.txt 2>&1
   head -c 6000 $LOGS/ncu_source.txt
   gzip -c $TMP/source.csv > $OUT/ncu_source.csv.gz
+}
+step_ncucount() {
+  # Executed warp instructions and cycles of the table and SM80_PROFILE_VARIANTS at D = 128,
+  # N = 4096 (bf16, non-causal; FA2's backward last): the per-tile counts without the source
+  # page (seconds instead of minutes).
+  local variants=${SM80_PROFILE_VARIANTS:-0} count
+  count=$(( $(tr -cd , <<< "$variants" | wc -c) + 2 ))
+  timeout ${SM80_NCU_S:-60} ncu --metrics smsp__inst_executed.sum,sm__cycles_elapsed.max,gpu__time_duration.sum,launch__registers_per_thread,smsp__average_warp_latency_issue_stalled_wait.ratio \
+    -k regex:"backward_kernel|flash_bwd_dq_dk_dv" -c $count \
+    python3 bench/sm80_bwd_compare.py --lib $LIB --profile $variants > $LOGS/ncucount.log 2>&1
+  echo "ncucount rc $?"
+  grep -E "backward_kernel|flash_bwd|inst_executed|cycles_elapsed|time_duration|registers|stalled" \
+    $LOGS/ncucount.log | sed -E 's/\(int, int, int\)x\(int, int, int\)//' | cut -c1-160
 }
 step_vsanitize() {
   for tool in memcheck racecheck; do

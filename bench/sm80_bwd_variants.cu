@@ -9,6 +9,9 @@ namespace fattn_sm80_bench {
 
 using fattn::detail::AttentionArgs;
 using fattn::detail::sm80::BackwardTile;
+using fattn::detail::sm80::BitUnpackedProbabilities;
+using fattn::detail::sm80::LightDqRelease;
+using fattn::detail::sm80::StridedItemLoads;
 using fattn::detail::sm80::launch_backward_with;
 using fattn::detail::sm80::PackedProbabilities;
 using fattn::detail::sm80::LeanTileLoop;
@@ -32,15 +35,39 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
   // Two-digit variants (bucket · 100 + variant): LeanTileLoop with the rolled loops (fifth
   // session, second call). 6410, 12810 and 25610 are the v4 table's tiles (taken in call 3).
   switch (bucket * 100 + variant) {
-    case 6410: return launch_backward_with<LeanTileLoop<RolledProductB<Table64>>, E>(args);
-    case 6411:
-      return launch_backward_with<LeanTileLoop<RolledProductA<RolledProductB<Table64>>>, E>(args);
-    case 12810: return launch_backward_with<LeanTileLoop<RolledProductB<Table128>>, E>(args);
-    case 12811:
-      return launch_backward_with<LeanTileLoop<RolledProductA<RolledProductB<Table128>>>, E>(
+    // Fifth session, second round (docs/perf-notes.md "Backward v5"): the v4 table's tiles with
+    // strided item copies and bit-unpacked bf16 Pᵀ (20), the same with the deterministic chain's
+    // one-thread release (21), the unpacking alone (22; compiled, not measured).
+    case 6420:
+      return launch_backward_with<
+          StridedItemLoads<BitUnpackedProbabilities<LeanTileLoop<RolledProductB<Table64>>>>, E>(
           args);
-    case 12812: return launch_backward_with<LeanTileLoop<Table128>, E>(args);
-    case 25610: return launch_backward_with<LeanTileLoop<RolledProductB<Packed256>>, E>(args);
+    case 6421:
+      return launch_backward_with<LightDqRelease<StridedItemLoads<
+                                      BitUnpackedProbabilities<LeanTileLoop<RolledProductB<Table64>>>>>,
+                                  E>(args);
+    case 6422:
+      return launch_backward_with<BitUnpackedProbabilities<LeanTileLoop<RolledProductB<Table64>>>,
+                                  E>(args);
+    case 12820:
+      return launch_backward_with<
+          StridedItemLoads<BitUnpackedProbabilities<LeanTileLoop<RolledProductB<Table128>>>>, E>(
+          args);
+    case 12821:
+      return launch_backward_with<LightDqRelease<StridedItemLoads<
+                                      BitUnpackedProbabilities<LeanTileLoop<RolledProductB<Table128>>>>>,
+                                  E>(args);
+    case 12822:
+      return launch_backward_with<BitUnpackedProbabilities<LeanTileLoop<RolledProductB<Table128>>>,
+                                  E>(args);
+    // 256: the unpacking (20) and the release (21) only; strided item copies spilled there.
+    case 25620:
+      return launch_backward_with<BitUnpackedProbabilities<LeanTileLoop<RolledProductB<Packed256>>>,
+                                  E>(args);
+    case 25621:
+      return launch_backward_with<
+          LightDqRelease<BitUnpackedProbabilities<LeanTileLoop<RolledProductB<Packed256>>>>, E>(
+          args);
     default: break;
   }
   switch (bucket * 10 + variant) {

@@ -140,7 +140,17 @@ INSTANTIATE_TEST_SUITE_P(
         Sm80Case{"negative_scale_window_d64", DType::float16, 2, 333, 260, 4, 2, 64, false,
                  Window{40, 8}, 0, -0.11f},
         Sm80Case{"negative_scale_causal_d256", DType::bfloat16, 1, 150, 190, 2, 1, 256, true,
-                 kNoWindow, 0, -0.05f}),
+                 kNoWindow, 0, -0.05f},
+        // Strided item copies (StridedItemLoads: no GQA group, whole chunks, whole query tiles
+        // then a partial last one): D = 120 in the 128 bucket's full-width kernel (its last
+        // chunk zero-filled by the predicate copy), causal D = 64 (descending dQ order: the
+        // first key tile of each order skips the poll with LightDqRelease), a window at 256.
+        Sm80Case{"strided_nomask_d120", DType::bfloat16, 2, 1000, 700, 3, 3, 120, false,
+                 kNoWindow, 0, 0},
+        Sm80Case{"strided_causal_d64", DType::float16, 1, 1100, 1100, 2, 2, 64, true, kNoWindow,
+                 0, 0},
+        Sm80Case{"strided_window_d256", DType::bfloat16, 1, 520, 600, 2, 2, 256, false,
+                 Window{100, 30}, 0, 0}),
     [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
 
 }  // namespace

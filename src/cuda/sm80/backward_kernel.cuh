@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "common/mask.hpp"
 #include "cuda/common/ptx_sm80.cuh"
@@ -306,6 +307,12 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr bool kLean = lean_tile_loop<Config>() && kFullWidth;
   static_assert(!lean_tile_loop<Config>() || packed_probabilities<Config>(),
                 "the lean loop computes Pᵀ in the packed tiles' pass only");
+  // v5 options (tile_config.hpp): strided item copies in the lean loop; bf16 Pᵀ widened by bit
+  // operations; the deterministic chain's hand-over by one thread's release.
+  constexpr bool kStridedLoads = strided_item_loads<Config>() && kLean;
+  constexpr bool kBitUnpack = bit_unpacked_probabilities<Config>() && kPackedP &&
+                              std::is_same_v<Element, __nv_bfloat16>;
+  constexpr bool kLightRelease = light_dq_release<Config>();
   // The packed tiles also take one register per fragment address (XorFragmentAddress) instead
   // of five: the registers that fit phase A's single pass without spills (ptxas -v).
   constexpr bool kXorAddresses = kPackedP;
@@ -390,7 +397,52 @@ __global__ void __launch_bounds__(Config::kThreads)
   auto head_in_group = [&](int item) {
     return kLean && params.group_size == 1 ? 0 : item / m_count;
   };
+  // StridedItemLoads: without a GQA group every item is the KV head's own query head, so this
+  // thread's copy sources of item i + 1 are those of item i plus kBlockM rows: one 64-bit add per
+  // item instead of the (batch, head, row) address of each tensor. With dO's strides equal to
+  // Q's (the usual layout) dO's source is Q's plus a fixed byte distance, so one pointer serves
+  // both. Whole chunks only (the predicate copy reads a chunk whole or not at all).
+  const bool strided_items =
+      kStridedLoads && params.group_size == 1 && alignment >= kWidest &&
+      head_dim % kChunkElements == 0 && params.q_strides.row == params.dout_strides.row &&
+      params.q_strides.head == params.dout_strides.head &&
+      params.q_strides.batch == params.dout_strides.batch;
+  const std::int64_t q_stride = params.q_strides.row;
+  const Element* q_source = whole_chunk_source<kWidth, Config::kThreads>(
+      static_cast<const Element*>(params.q) + batch * params.q_strides.batch +
+          kv_head * params.q_strides.head + static_cast<std::int64_t>(m_first) * kBlockM * q_stride,
+      q_stride, head_dim);
+  // This thread's LSE (threads [0, kStatChunks)) or D_i (the next kStatChunks) chunk of the row
+  // tile; delta_rows follows lse_rows in shared memory.
+  const int stat_thread = static_cast<int>(threadIdx.x);
+  const bool stat_is_delta = stat_thread >= kStatChunks;
+  const float* stat_source =
+      (stat_is_delta ? params.delta : params.lse_log2) +
+      (static_cast<std::int64_t>(batch) * params.heads_q + kv_head) * params.rows_rounded +
+      (stat_thread % kStatChunks) * 4;
   auto load_item = [&](int item, int stage) {
+    if constexpr (kStridedLoads) {
+      // Called once per item in item order: the sources advance whichever copy runs.
+      const Element* q_item = q_source;
+      q_source += kBlockM * q_stride;
+      const float* stat_item = stat_source + (m_first + item) * kBlockM;
+      if (strided_items && (m_first + item + 1) * kBlockM <= params.seqlen_q) {
+        const std::int64_t do_from_q = reinterpret_cast<std::intptr_t>(params.dout) -
+                                       reinterpret_cast<std::intptr_t>(params.q);
+        load_whole_chunks<kBlockM, kWidth, Config::kThreads>(
+            q_tiles + stage * kBlockM * kWidth, q_item, q_stride, head_dim, chunks);
+        load_whole_chunks<kBlockM, kWidth, Config::kThreads>(
+            do_tiles + stage * kBlockM * kWidth,
+            reinterpret_cast<const Element*>(reinterpret_cast<std::intptr_t>(q_item) + do_from_q),
+            q_stride, head_dim, chunks);
+        if (stat_thread < 2 * kStatChunks) {
+          cp_async_16(smem_address(lse_rows + (stat_is_delta ? kStages * kBlockM : 0) +
+                                   stage * kBlockM + (stat_thread % kStatChunks) * 4),
+                      stat_item, 16);
+        }
+        return;
+      }
+    }
     const int head_offset = head_in_group(item);
     const int head = kv_head * params.group_size + head_offset;
     const int row0 = (m_first + item - head_offset * m_count) * kBlockM;
@@ -659,6 +711,11 @@ __global__ void __launch_bounds__(Config::kThreads)
               unpack_pair<Element>(*reinterpret_cast<const volatile std::uint32_t*>(
                                        p_tile + score_offset(kt, nt, half)),
                                    p);
+            } else if constexpr (kBitUnpack) {
+              // bf16 -> fp32 is the 16 bits moved to the top (low half first in the pair).
+              constexpr std::uint32_t kHighHalf = 0xffff0000u;
+              p[0] = __uint_as_float(p_packed[kt][nt][half] << 16);
+              p[1] = __uint_as_float(p_packed[kt][nt][half] & kHighHalf);
             } else if constexpr (kPackedP) {
               unpack_pair<Element>(p_packed[kt][nt][half], p);
             } else {
@@ -766,11 +823,17 @@ __global__ void __launch_bounds__(Config::kThreads)
         // Deterministic: the key tiles that touch this query tile add in a fixed order.
         semaphore = params.semaphores +
                     (static_cast<std::int64_t>(batch) * params.heads_q + head) * m_blocks + m_block;
-        if (threadIdx.x == 0) {
-          while (load_acquire(semaphore) != dq_turn(mask, row0, row_end, n_block)) {
+        // LightDqRelease: the first key tile in the order neither polls nor waits at the barrier
+        // (the counter starts at 0 and only this tile moves it from there): one L2 round trip
+        // off the head of each tile's chain.
+        const int turn = dq_turn(mask, row0, row_end, n_block);
+        if (!(kLightRelease && turn == 0)) {
+          if (threadIdx.x == 0) {
+            while (load_acquire(semaphore) != turn) {
+            }
           }
+          __syncthreads();
         }
-        __syncthreads();
       }
       // Columns past head_dim but inside the last 16-wide step exist in the accumulator (its
       // rows are dq_accum_stride long) and receive zeros (K is zero-filled there).
@@ -807,7 +870,7 @@ __global__ void __launch_bounds__(Config::kThreads)
           }
         }
       if (semaphore != nullptr) {
-        fence_acq_rel_gpu();
+        if constexpr (!kLightRelease) fence_acq_rel_gpu();
         __syncthreads();
         if (threadIdx.x == 0) store_release(semaphore, dq_turn(mask, row0, row_end, n_block) + 1);
       }

@@ -383,6 +383,47 @@ constexpr bool lean_tile_loop() {
   return has_option<Config, LeanTileLoopOption>;
 }
 
+// v5 candidates (fifth session, second round; docs/perf-notes.md "Backward v5"), bench variants
+// until measured. ncu at 128 (v4) counted 1243 instructions per warp and query tile against FA2's
+// 1016, of which ~217 issued the next tile's copies and 191 computed Pᵀ.
+// StridedItemLoads (full-width kernel, no GQA group, head_dim % 8 == 0, 16-byte-aligned rows,
+// whole tiles): the next Q/dO tile is copied from the CTA's head pointers plus row0·row_stride
+// with load_whole_chunks (tile_io.cuh: the predicate form of cp.async, no zero-fill count added
+// to each 64-bit address) and its LSE / D_i rows from one per-thread pointer, instead of
+// recomputing (batch, head, row) addresses per tensor and per copy. Not at 256: the two
+// registers of the carried source spilled 8 bytes there (sm_90a, WindowMask or, with the source
+// in a shared-memory slot instead, NoMask full-width kernel).
+struct StridedItemLoadsOption {};
+template <class Tile>
+struct StridedItemLoads : Tile, StridedItemLoadsOption {};
+template <class Config>
+constexpr bool strided_item_loads() {
+  return has_option<Config, StridedItemLoadsOption>;
+}
+// BitUnpackedProbabilities (packed bf16 tiles): the packed Pᵀ pairs are widened for dSᵀ by a
+// shift and a mask of the 32-bit pair. Through 16-bit values (unpack_pair), sm_90a SASS kept
+// each half in a register of its own and spent two PRMT per pair re-packing them (32 per tile at
+// 128) and 16 more registers. fp16 keeps the conversion (its widening is not a shift).
+struct BitUnpackedProbabilitiesOption {};
+template <class Tile>
+struct BitUnpackedProbabilities : Tile, BitUnpackedProbabilitiesOption {};
+template <class Config>
+constexpr bool bit_unpacked_probabilities() {
+  return has_option<Config, BitUnpackedProbabilitiesOption>;
+}
+// LightDqRelease (deterministic mode): the chain holder hands a query tile on with the CUTLASS
+// barrier's pattern: block barrier, then one thread's release store (a release is cumulative:
+// it orders every write that the barrier ordered before it), instead of a fence in each of the
+// 256 threads, then the barrier, then the store (sm_90a SASS: one MEMBAR.ALL.GPU per hop instead
+// of two in a row); and the first key tile of each query tile's order skips the poll.
+struct LightDqReleaseOption {};
+template <class Tile>
+struct LightDqRelease : Tile, LightDqReleaseOption {};
+template <class Config>
+constexpr bool light_dq_release() {
+  return has_option<Config, LightDqReleaseOption>;
+}
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
