@@ -122,6 +122,60 @@ TEST(Sm90NegativeScale, AutomaticForwardMatchesReference) {
   EXPECT_LE(relative_error(got_lse, ref_lse), kLseTolerance) << "lse";
 }
 
+// A large positive scale, so that a row's running max often grows by more than the lazy
+// rescale's threshold (tile_config.hpp, kRescaleThresholdLog2) after its first key tile, in some
+// rows of a warp and not others: the warps that rescale O and those that skip it, in the
+// unmasked width-256 kernel (whose first key tile walked, 1013 keys, is also the ragged one),
+// at D = 128, and in the causal D = 256 kernel.
+struct Sm90ScaleCase {
+  const char* name;
+  std::int64_t seqlen_q, seqlen_k, head_dim;
+  bool causal;
+};
+class Sm90LargeScale : public ::testing::TestWithParam<Sm90ScaleCase> {
+ protected:
+  void SetUp() override {
+    if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
+    if (!backend_compiled(Backend::cuda_sm90)) GTEST_SKIP() << "cuda_sm90 is not compiled";
+    if (detail::query_cuda_device(0).compute_capability != 90) GTEST_SKIP() << "not a Hopper GPU";
+  }
+};
+
+TEST_P(Sm90LargeScale, MatchesReference) {
+  const Sm90ScaleCase& c = GetParam();
+  constexpr float kLargeScale = 2.0f;
+  AttentionTensors t(DType::bfloat16, 2, c.seqlen_q, c.seqlen_k, 4, 2, c.head_dim,
+                     std::hash<std::string>{}(c.name), 0);
+  Options options;
+  options.softmax_scale = kLargeScale;
+  options.causal = c.causal;
+  HostTensor ref_out = clone(t.out), ref_lse = clone(t.lse);
+  options.backend = Backend::cpu_reference;
+  ASSERT_TRUE(forward(t.q.view, t.k.view, t.v.view, ref_out.view, ref_lse.view, options).ok());
+
+  poison(t.out);
+  poison(t.lse);
+  DeviceBuffer q(t.q), k(t.k), v(t.v), out(t.out), lse(t.lse);
+  options.backend = Backend::cuda_sm90;
+  if (auto pruned = pruned_from_build(
+          Backend::cuda_sm90, Problem::describe(q.view, k.view, options, Direction::forward))) {
+    GTEST_SKIP() << *pruned;
+  }
+  const Status s = forward(q.view, k.view, v.view, out.view, lse.view, options);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const HostTensor got_out = out.to_host(t.out), got_lse = lse.to_host(t.lse);
+  EXPECT_LE(relative_error(got_out, ref_out), tolerance_for(DType::bfloat16)) << "out";
+  EXPECT_LE(relative_error(got_lse, ref_lse), kLseTolerance) << "lse";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    LazyRescale, Sm90LargeScale,
+    ::testing::Values(Sm90ScaleCase{"large_scale_d256_ragged", 700, 1013, 256, false},
+                      Sm90ScaleCase{"large_scale_d128", 500, 900, 128, false},
+                      Sm90ScaleCase{"large_scale_d256_causal", 600, 700, 256, true}),
+    [](const ::testing::TestParamInfo<Sm90ScaleCase>& info) { return std::string(info.param.name); });
+
 // The producer's and consumers' tile loop (forward_kernel.cuh), run on the host.
 std::vector<std::tuple<int, int, int>> tiles_of(const detail::sm90::TileScheduler& scheduler, int cta,
                                                 int ctas) {

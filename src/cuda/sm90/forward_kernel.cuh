@@ -470,16 +470,26 @@ template <class Traits>
 inline constexpr bool causal_padding_first =
     kCausalPaddingFirst && Traits::kConsumerWarpgroups >= kPaddingFirstMinConsumers;
 
+// Which kernels test for a ragged key tile only at the first tile they walk
+// (tile_config.hpp, kRaggedTestFirstTileOnly): unmasked ones, in the buckets where it was
+// measured faster (D = 128 and 256; D = 64 neutral, D = 192 not timed).
+template <int kHeadDim, class Mask>
+inline constexpr bool ragged_test_first_tile_only =
+    kRaggedTestFirstTileOnly && std::is_same_v<Mask, NoMask> &&
+    (kHeadDim == 128 || kHeadDim == 256);
+
 // Which kernels keep the running max within kRescaleThresholdLog2 and skip the O rescale of
 // warps whose rows all kept it (tile_config.hpp). Measured on an H100 against rescaling after
 // every key tile (docs/perf-notes.md "v9", call 3, two runs): D = 128 +1.6 % non-causal, +3.0 %
-// causal; D = 256 +5.6 % causal, +5.1 % non-causal. Not D = 64 (the 160-register three-consumer
-// kernels ran 3.5 % / 1.3 % slower), not the unmasked width-256 kernel (ptxas spilled 8 bytes in
-// its ping-pong consumers with it), not D = 192 (not timed).
+// causal; D = 256 +5.6 % causal, +5.1 % non-causal. The unmasked width-256 kernel only where its
+// loop has no ragged-key test (ptxas spilled 8 bytes in its ping-pong consumers with both; "v10":
+// +5.6 % non-causal D = 256 with the two changes together, 0 spills). Not D = 64 (the
+// 160-register three-consumer kernels ran 3.5 % / 1.3 % slower), not D = 192 (not timed).
 template <int kHeadDim, int kWidth, class Mask>
 inline constexpr bool lazy_rescale =
     kRescaleThresholdLog2 > 0 && (kHeadDim == 128 || kHeadDim == 256) &&
-    !(kWidth == 256 && std::is_same_v<Mask, NoMask>);
+    (ragged_test_first_tile_only<kHeadDim, Mask> ||
+     !(kWidth == 256 && std::is_same_v<Mask, NoMask>));
 
 // Whether a kernel's producer issues the O stores (TileShape::producer_stores): only unmasked
 // kernels whose O reuses the V ring.
@@ -513,6 +523,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   // Where O reuses the V ring in this kernel (the bucket's layout leaves room for it either way).
   constexpr bool kOutInV = kTmaStore && Traits::kOutAliasesV;
   constexpr bool kLazyRescale = lazy_rescale<kHeadDim, kWidth, Mask>;
+  constexpr bool kRaggedTestFirstTileOnlyHere = ragged_test_first_tile_only<kHeadDim, Mask>;
   // Only causal kernels read the row offset (the others compile as before it existed), and only
   // there can a consumer's rows lie below row 0.
   constexpr bool kRowsBelowZero =
@@ -775,7 +786,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         release(&bars->k_empty[slot.stage]);
         // The last Q·Kᵀ of this tile is done: the producer may load the next tile's Q.
         if (i == num_tiles - 1) release(&bars->q_empty);
-        mask_if_needed(last_tile - 1 - i);
+        // Only the first tile walked can reach past seqlen_k (kRaggedTestFirstTileOnly).
+        if constexpr (!kRaggedTestFirstTileOnlyHere) mask_if_needed(last_tile - 1 - i);
         Math::template online_softmax<kLazyRescale>(s, row_max, row_sum, correction,
                                                     params.scale_log2);
         wgmma_wait<0>();

@@ -134,6 +134,17 @@ inline constexpr int kSoftmaxChains = 1;
 // 8 as in FlashAttention-4: P stays <= 256, well inside fp16/bf16 for the P·V operand.
 inline constexpr float kRescaleThresholdLog2 = 8.0f;
 
+// Unmasked kernels test for a key tile reaching past seqlen_k only at the first tile they walk
+// (forward_kernel.cuh, the key loop): tiles run from the last key tile down, and only the last
+// one can be ragged, so the test and its per-element path leave the loop body (forward_kernel.cuh,
+// ragged_test_first_tile_only, names the kernels). In the unmasked width-256 kernel that path's
+// scalars were what spilled 8 bytes with the lazy rescale (SASS: one STL/LDL pair at the
+// ping-pong barrier, one in the ragged mask path); without them it takes the lazy rescale with
+// 0 spills. Measured on an H100 beside the v9 kernels and cuDNN (docs/perf-notes.md "v10", two
+// runs): D = 256 non-causal +5.6 % (1.04-1.08 in all six samples), D = 128 non-causal +4.2 %
+// (+8 % at N = 1k); D = 64 0.99 (neutral within the noise), so its kernels keep the test.
+inline constexpr bool kRaggedTestFirstTileOnly = true;
+
 // Work widths compiled per bucket, narrowest first, the bucket itself last (any D of the bucket
 // falls back to it); a D whose width is not listed would run at the next listed one.
 template <int kHeadDimBucket>
