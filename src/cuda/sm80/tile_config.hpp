@@ -383,9 +383,10 @@ constexpr bool lean_tile_loop() {
   return has_option<Config, LeanTileLoopOption>;
 }
 
-// v5 candidates (fifth session, second round; docs/perf-notes.md "Backward v5"), bench variants
-// until measured. ncu at 128 (v4) counted 1243 instructions per warp and query tile against FA2's
-// 1016, of which ~217 issued the next tile's copies and 191 computed Pᵀ.
+// v5 options (fifth session, second round; docs/perf-notes.md "Backward v5"), in the table. ncu
+// at 128 (v4) counted 1243 instructions per warp and query tile against FA2's 1016, of which ~217
+// issued the next tile's copies and 191 computed Pᵀ; with StridedItemLoads and
+// BitUnpackedProbabilities 1077 (H100, D = 128, N = 4096), 9.60 -> 9.15 M cycles.
 // StridedItemLoads (full-width kernel, no GQA group, head_dim % 8 == 0, 16-byte-aligned rows,
 // whole tiles): the next Q/dO tile is copied from the CTA's head pointers plus row0·row_stride
 // with load_whole_chunks (tile_io.cuh: the predicate form of cp.async, no zero-fill count added
@@ -447,10 +448,14 @@ struct BackwardConfig;
 // of the difference. H100, bf16, bwd TFLOP/s after the same forward, N = 1k / 4k / 16k, call 2:
 // 175 / 218 / 231, causal 123 / 190 / 226 against the v3 tile's 165 / 197 / 210 and 108 / 151 /
 // 174 (rolled phase B alone 1.00-1.07x; rolled phase A on top 0.96-0.98x: not taken).
+// v5 (fifth session, second round): StridedItemLoads, BitUnpackedProbabilities and
+// LightDqRelease at 64 and 128, the last two at 256 (H100, same call as v4 and PyTorch's flash,
+// variants 21): bwd 1.02-1.05x v4 at 64, 1.00-1.06x at 128 (causal 1k-16k ~1.00-1.02), 0.99-1.02x
+// at 256; deterministic / default at N = 4096 0.86-0.90 (v4: 0.79-0.85).
 template <>
 struct BackwardConfig<64>
-    : LeanTileLoop<RolledProductB<
-          PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>> {};
+    : StridedItemLoads<BitUnpackedProbabilities<LightDqRelease<LeanTileLoop<RolledProductB<
+          PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>> {};
 // 128: packed Pᵀ (PackedProbabilities) with phase A in one pass, and 32 x 32 dQ warp tiles:
 // 608 instead of 768 KB of ldmatrix per query tile. fwd+bwd 212 / 251 / 261, causal 149 / 205 /
 // 235 against v2's 206 / 243 / 254 and 141 / 191 / 228 (2 query passes, 16 x 64 dQ tiles); the
@@ -461,8 +466,8 @@ struct BackwardConfig<64>
 // phase A on top 0.97-0.99x of this: not taken).
 template <>
 struct BackwardConfig<128>
-    : LeanTileLoop<RolledProductB<
-          PackedProbabilities<BackwardTile<128, 64, 128, 8, 2, 2, 2, 1, true, 2>>>> {};
+    : StridedItemLoads<BitUnpackedProbabilities<LightDqRelease<LeanTileLoop<RolledProductB<
+          PackedProbabilities<BackwardTile<128, 64, 128, 8, 2, 2, 2, 1, true, 2>>>>>>> {};
 // 192: two Q/dO buffers take 161 KB, just inside sm_80's 163 KB per block. dK + dV = 96
 // registers per thread with the head dim split over 2 warps.
 template <>
@@ -479,7 +484,7 @@ struct BackwardConfig<192> : BackwardTile<192, 64, 64, 8, 2, 2, 2> {};
 // causal 124 / 163 / 188 against 151 / 170 / 177 and 118 / 149 / 175 (call 2).
 template <>
 struct BackwardConfig<256>
-    : LeanTileLoop<RolledProductB<
-          PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 1, 1, true, 2>>>> {};
+    : BitUnpackedProbabilities<LightDqRelease<LeanTileLoop<RolledProductB<
+          PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 1, 1, true, 2>>>>>> {};
 
 }  // namespace fattn::detail::sm80
