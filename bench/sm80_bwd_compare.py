@@ -46,11 +46,16 @@ from kernel_bench_common import finish, make
 # backward is 20's kernel code, so 20 vs 21 there is the run-to-run spread). The baseline is the
 # same library's table (--baseline = --lib), so variant 0 is not run again. Variant 22 (the
 # unpacking alone) is compiled, not measured.
+# Fifth session, third round (-s5c-call1, "Backward v6"): the v5 table with each product's
+# first k-step writing its accumulators (ZeroStartAccumulators, 30), at 256 also 30 with the
+# strided item copies in the NoMask kernels (31); baseline = the same library's table (v5).
 CANDIDATES = {
-    64: {20: "v4 table + strided items + bit unpack", 21: "20 + light dQ release"},
-    128: {20: "v4 table + strided items + bit unpack", 21: "20 + light dQ release"},
+    64: {30: "v5 table + zero-start accumulators"},
+    128: {30: "v5 table + zero-start accumulators"},
     192: {},
-    256: {20: "v4 table + bit unpack (strided items spilled)", 21: "20 + light dQ release"},
+    256: {30: "v5 table + zero-start accumulators",
+          31: "30 + strided item copies in the NoMask kernels",
+          32: "31 with two Q/dO stages (Hopper's shared memory)"},
 }
 BUCKETS = (64, 128, 192, 256)
 

@@ -17,7 +17,8 @@
 # vsanitize: memcheck and racecheck of the candidates on the small shapes. SM80_BASELINE: the
 # baseline library (default SM80_BWD_DIR/shim_head/libsm80shim.so; the second round of the fifth
 # session passed the shim itself, whose table is the committed one). ncucount: executed
-# instructions and cycles only (ncu --metrics), of SM80_PROFILE_VARIANTS and FA2.
+# instructions and cycles only (ncu --metrics), of SM80_PROFILE_VARIANTS and FA2 (SM80_PROFILE_ARGS,
+# e.g. "--profile-dim 256", goes to bench/sm80_bwd_compare.py --profile).
 # variants (bench/sm80_vs_torch.py --bwd-variants) needs a shim built with
 # SM80_NVCC_FLAGS=-DFATTN_BENCH_EARLIER_BWD_VARIANTS (its variants are no longer compiled by
 # default); ncufa2 is the comparison with FA2's backward (docs/perf-notes.md "Backward v4").
@@ -114,7 +115,8 @@ step_ncucount() {
   count=$(( $(tr -cd , <<< "$variants" | wc -c) + 2 ))
   timeout ${SM80_NCU_S:-60} ncu --metrics smsp__inst_executed.sum,sm__cycles_elapsed.max,gpu__time_duration.sum,launch__registers_per_thread,smsp__average_warp_latency_issue_stalled_wait.ratio \
     -k regex:"backward_kernel|flash_bwd_dq_dk_dv" -c $count \
-    python3 bench/sm80_bwd_compare.py --lib $LIB --profile $variants > $LOGS/ncucount.log 2>&1
+    python3 bench/sm80_bwd_compare.py --lib $LIB --profile $variants ${SM80_PROFILE_ARGS:-} \
+    > $LOGS/ncucount.log 2>&1
   echo "ncucount rc $?"
   grep -E "backward_kernel|flash_bwd|inst_executed|cycles_elapsed|time_duration|registers|stalled" \
     $LOGS/ncucount.log | sed -E 's/\(int, int, int\)x\(int, int, int\)//' | cut -c1-160

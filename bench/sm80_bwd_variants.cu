@@ -12,6 +12,9 @@ using fattn::detail::sm80::BackwardTile;
 using fattn::detail::sm80::BitUnpackedProbabilities;
 using fattn::detail::sm80::LightDqRelease;
 using fattn::detail::sm80::StridedItemLoads;
+using fattn::detail::sm80::BackwardConfig;
+using fattn::detail::sm80::ZeroStartAccumulators;
+using fattn::detail::sm80::UnmaskedStridedItemLoads;
 using fattn::detail::sm80::launch_backward_with;
 using fattn::detail::sm80::PackedProbabilities;
 using fattn::detail::sm80::LeanTileLoop;
@@ -68,6 +71,23 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
       return launch_backward_with<
           LightDqRelease<BitUnpackedProbabilities<LeanTileLoop<RolledProductB<Packed256>>>>, E>(
           args);
+    // Fifth session, third round (docs/perf-notes.md "Backward v6"): the v5 table with each
+    // product's first k-step writing its accumulators (C = 0) instead of zeroing moves.
+    case 6430: return launch_backward_with<ZeroStartAccumulators<BackwardConfig<64>>, E>(args);
+    case 12830: return launch_backward_with<ZeroStartAccumulators<BackwardConfig<128>>, E>(args);
+    case 25630: return launch_backward_with<ZeroStartAccumulators<BackwardConfig<256>>, E>(args);
+    // 256: 30 with the strided item copies in the NoMask kernels only (the WindowMask full-width
+    // kernel spilled 8 bytes with them on sm_90a).
+    case 25631:
+      return launch_backward_with<
+          UnmaskedStridedItemLoads<ZeroStartAccumulators<BackwardConfig<256>>>, E>(args);
+    // 256: 31 with two Q/dO stages (209 KB: Hopper only), the LargeSharedMemoryBackwardConfig.
+    case 25632:
+      return launch_backward_with<
+          UnmaskedStridedItemLoads<ZeroStartAccumulators<BitUnpackedProbabilities<
+              LightDqRelease<LeanTileLoop<RolledProductB<PackedProbabilities<
+                  BackwardTile<256, 64, 64, 8, 2, 4, 2, 1, true, 2>>>>>>>>,
+          E>(args);
     default: break;
   }
   switch (bucket * 10 + variant) {

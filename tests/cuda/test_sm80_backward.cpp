@@ -150,7 +150,13 @@ INSTANTIATE_TEST_SUITE_P(
         Sm80Case{"strided_causal_d64", DType::float16, 1, 1100, 1100, 2, 2, 64, true, kNoWindow,
                  0, 0},
         Sm80Case{"strided_window_d256", DType::bfloat16, 1, 520, 600, 2, 2, 256, false,
-                 Window{100, 30}, 0, 0}),
+                 Window{100, 30}, 0, 0},
+        // v6 at 256: strided item copies in the NoMask kernel (UnmaskedStridedItemLoads), each
+        // product's first k-step from a zero C (ZeroStartAccumulators), and on a device with
+        // Hopper's shared memory the two-stage tile (LargeSharedMemoryBackwardConfig): whole
+        // query tiles, then a partial last one, fp16.
+        Sm80Case{"strided_nomask_d256", DType::float16, 2, 900, 520, 2, 2, 256, false, kNoWindow,
+                 0, 0}),
     [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
 
 }  // namespace

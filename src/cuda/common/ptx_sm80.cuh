@@ -34,6 +34,17 @@ struct ElementTraits<__half> {
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
   }
+  // D = A·B (C = 0): the first k-step of a product, so the accumulator needs no zeroing moves
+  // (the zero C operands become RZ in the HMMA).
+  __device__ __forceinline__ static void mma_from_zero(float (&d)[4], const std::uint32_t (&a)[4],
+                                                       std::uint32_t b0, std::uint32_t b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
+        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "f"(0.0f), "f"(0.0f),
+          "f"(0.0f), "f"(0.0f));
+  }
 };
 
 template <>
@@ -56,6 +67,17 @@ struct ElementTraits<__nv_bfloat16> {
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
   }
+  // D = A·B (C = 0): the first k-step of a product, so the accumulator needs no zeroing moves
+  // (the zero C operands become RZ in the HMMA).
+  __device__ __forceinline__ static void mma_from_zero(float (&d)[4], const std::uint32_t (&a)[4],
+                                                       std::uint32_t b0, std::uint32_t b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
+        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "f"(0.0f), "f"(0.0f),
+          "f"(0.0f), "f"(0.0f));
+  }
 };
 
 // One 16-column B block (an ldmatrix_x4: b[0..1] and b[2..3] are its two 8-column halves)
@@ -68,6 +90,18 @@ __device__ __forceinline__ void mma_column_pair(float (&acc)[kTiles][kColumnTile
   for (int t = 0; t < kTiles; ++t) {
     ElementTraits<Element>::mma(acc[t][2 * pair], a[t], b[0], b[1]);
     ElementTraits<Element>::mma(acc[t][2 * pair + 1], a[t], b[2], b[3]);
+  }
+}
+
+// mma_column_pair's first k-step: acc[t][2·pair] and acc[t][2·pair + 1] = a[t] · B (C = 0).
+template <class Element, int kTiles, int kColumnTiles>
+__device__ __forceinline__ void mma_column_pair_from_zero(float (&acc)[kTiles][kColumnTiles][4],
+                                                          const std::uint32_t (&a)[kTiles][4],
+                                                          const std::uint32_t (&b)[4], int pair) {
+#pragma unroll
+  for (int t = 0; t < kTiles; ++t) {
+    ElementTraits<Element>::mma_from_zero(acc[t][2 * pair], a[t], b[0], b[1]);
+    ElementTraits<Element>::mma_from_zero(acc[t][2 * pair + 1], a[t], b[2], b[3]);
   }
 }
 

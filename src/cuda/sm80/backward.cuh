@@ -121,6 +121,13 @@ Status launch_backward_with(const AttentionArgs& args) {
 
 template <int kHeadDim, class Element>
 Status launch_backward(const AttentionArgs& args) {
+  using Large = LargeSharedMemoryBackwardConfig<kHeadDim>;
+  if constexpr (Large::kSharedBytes != BackwardConfig<kHeadDim>::kSharedBytes) {
+    int shared_optin = 0;
+    FATTN_CUDA_TRY(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                          args.problem.device.index));
+    if (shared_optin >= Large::kSharedBytes) return launch_backward_with<Large, Element>(args);
+  }
   return launch_backward_with<BackwardConfig<kHeadDim>, Element>(args);
 }
 

@@ -309,10 +309,17 @@ __global__ void __launch_bounds__(Config::kThreads)
                 "the lean loop computes Pᵀ in the packed tiles' pass only");
   // v5 options (tile_config.hpp): strided item copies in the lean loop; bf16 Pᵀ widened by bit
   // operations; the deterministic chain's hand-over by one thread's release.
-  constexpr bool kStridedLoads = strided_item_loads<Config>() && kLean;
+  constexpr bool kStridedLoads =
+      (strided_item_loads<Config>() ||
+       (unmasked_strided_item_loads<Config>() && std::is_same_v<Mask, NoMask>)) &&
+      kLean;
   constexpr bool kBitUnpack = bit_unpacked_probabilities<Config>() && kPackedP &&
                               std::is_same_v<Element, __nv_bfloat16>;
   constexpr bool kLightRelease = light_dq_release<Config>();
+  // v6: each product's first k-step writes its accumulators (C = 0) instead of zeroing moves.
+  // The lean full-width kernel only, where step 0 of every product exists (head_dim >= 1) and the
+  // rolled phase A (which starts from the accumulators) is not used.
+  constexpr bool kZeroStart = zero_start_accumulators<Config>() && kLean && !kRolledA;
   // The packed tiles also take one register per fragment address (XorFragmentAddress) instead
   // of five: the registers that fit phase A's single pass without spills (ptxas -v).
   constexpr bool kXorAddresses = kPackedP;
@@ -556,8 +563,8 @@ __global__ void __launch_bounds__(Config::kThreads)
           q_tile, query_col + lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
       float s[kKeyTilesA][kQueryTilesA][4];
       float dp[kKeyTilesA][kQueryTilesA][4];
-      zero_fill(s);
-      if constexpr (!kPackedP) zero_fill(dp);
+      if constexpr (!kZeroStart) zero_fill(s);
+      if constexpr (!kPackedP && !kZeroStart) zero_fill(dp);
       // acc += A·Bᵀ over the k-steps, A = this warp's keys of K (a_offset 0) or V (kVFromK), B =
       // its queries of Q (b_offset 0) or dO (kDoFromQ). Sᵀ and dPᵀ are separate passes: only one
       // of the K / V fragment sets is live at a time (dK and dV hold 128 registers at the
@@ -584,7 +591,9 @@ __global__ void __launch_bounds__(Config::kThreads)
         if constexpr (kPipelinedB) load_b(b, 0, b_offset);
 #pragma unroll
         for (int step = 0; step < kMaxSteps; ++step) {
-          if (step < steps_a) {
+          // ZeroStart: step 0 always runs (steps_a >= 1) and writes the accumulators.
+          const bool first = kZeroStart && step == 0;
+          if (first || step < steps_a) {
             std::uint32_t a[kKeyTilesA][4];
 #pragma unroll
             for (int kt = 0; kt < kKeyTilesA; ++kt) {
@@ -599,7 +608,11 @@ __global__ void __launch_bounds__(Config::kThreads)
               if (step + 1 < kMaxSteps) load_b(b_next, step + 1, b_offset);
 #pragma unroll
               for (int np = 0; np < kQueryTilesA / 2; ++np) {
-                mma_column_pair<Element>(acc, a, b[np], np);
+                if (first) {
+                  mma_column_pair_from_zero<Element>(acc, a, b[np], np);
+                } else {
+                  mma_column_pair<Element>(acc, a, b[np], np);
+                }
               }
               if (step + 1 < kMaxSteps) __builtin_memcpy(b, b_next, sizeof(b));
             } else {
@@ -607,7 +620,11 @@ __global__ void __launch_bounds__(Config::kThreads)
               for (int np = 0; np < kQueryTilesA / 2; ++np) {
                 std::uint32_t b_step[4];
                 ldmatrix_x4(b_step, q_as_b.at(step, np * 16) + b_offset);
-                mma_column_pair<Element>(acc, a, b_step, np);
+                if (first) {
+                  mma_column_pair_from_zero<Element>(acc, a, b_step, np);
+                } else {
+                  mma_column_pair<Element>(acc, a, b_step, np);
+                }
               }
             }
           }
@@ -690,7 +707,7 @@ __global__ void __launch_bounds__(Config::kThreads)
             }
           }
       }
-      if constexpr (kPackedP) zero_fill(dp);
+      if constexpr (kPackedP && !kZeroStart) zero_fill(dp);
       product_a(dp, kVFromK, kDoFromQ, false);
 
       // dSᵀ = Pᵀ∘(dPᵀ - D), stored 16-bit.
@@ -791,7 +808,7 @@ __global__ void __launch_bounds__(Config::kThreads)
 
     // ---- dQ partial = dS·K for this warp's query rows x head-dim slice ----
     float dq[kRowTilesQ][kDimTilesQ][4];
-    zero_fill(dq);
+    if constexpr (!kZeroStart) zero_fill(dq);
     // Key steps outer, one step's dS fragments live at a time (as in phase B); each K fragment
     // feeds the warp's kRowTilesQ row tiles. Row tile rt of dS is 2·rt query chunks to the right
     // in dSᵀ, i.e. the fragment address's step rt.
@@ -809,8 +826,13 @@ __global__ void __launch_bounds__(Config::kThreads)
           ldmatrix_x4_trans(b, k_as_b.at(dstep, kstep * kMmaK));
 #pragma unroll
           for (int rt = 0; rt < kRowTilesQ; ++rt) {
-            Traits::mma(dq[rt][2 * dstep], dsq[rt], b[0], b[1]);
-            Traits::mma(dq[rt][2 * dstep + 1], dsq[rt], b[2], b[3]);
+            if (kZeroStart && kstep == 0) {
+              Traits::mma_from_zero(dq[rt][2 * dstep], dsq[rt], b[0], b[1]);
+              Traits::mma_from_zero(dq[rt][2 * dstep + 1], dsq[rt], b[2], b[3]);
+            } else {
+              Traits::mma(dq[rt][2 * dstep], dsq[rt], b[0], b[1]);
+              Traits::mma(dq[rt][2 * dstep + 1], dsq[rt], b[2], b[3]);
+            }
           }
         }
       }

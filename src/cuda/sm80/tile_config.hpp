@@ -425,6 +425,30 @@ constexpr bool light_dq_release() {
   return has_option<Config, LightDqReleaseOption>;
 }
 
+// ZeroStartAccumulators (lean full-width kernel): the first k-step of Sᵀ, dPᵀ and the dQ
+// partial writes its accumulators (mma with C = 0, RZ in the HMMA) instead of adding to
+// registers zeroed before each product. ptxas already folded the dQ product's zeros into RZ, but
+// kept the CS2R of Sᵀ and dPᵀ, whose first k-step sits behind the run-time step test (sm_90a
+// SASS, per query tile: 64 CS2R at 64, 32 at 128, 16 at 256, all gone with the option).
+struct ZeroStartAccumulatorsOption {};
+template <class Tile>
+struct ZeroStartAccumulators : Tile, ZeroStartAccumulatorsOption {};
+template <class Config>
+constexpr bool zero_start_accumulators() {
+  return has_option<Config, ZeroStartAccumulatorsOption>;
+}
+
+// UnmaskedStridedItemLoads: StridedItemLoads in the NoMask kernels only. At 256 the strided
+// sources spilled 8 bytes in the sm_90a WindowMask full-width kernel (the window's bounds are
+// live there too); the NoMask kernels took them with 0 spills.
+struct UnmaskedStridedItemLoadsOption {};
+template <class Tile>
+struct UnmaskedStridedItemLoads : Tile, UnmaskedStridedItemLoadsOption {};
+template <class Config>
+constexpr bool unmasked_strided_item_loads() {
+  return has_option<Config, UnmaskedStridedItemLoadsOption>;
+}
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
@@ -452,10 +476,14 @@ struct BackwardConfig;
 // LightDqRelease at 64 and 128, the last two at 256 (H100, same call as v4 and PyTorch's flash,
 // variants 21): bwd 1.02-1.05x v4 at 64, 1.00-1.06x at 128 (causal 1k-16k ~1.00-1.02), 0.99-1.02x
 // at 256; deterministic / default at N = 4096 0.86-0.90 (v4: 0.79-0.85).
+// v6 (fifth session, third round): ZeroStartAccumulators at 64 (H100, same call as v5 and
+// flash, N = 4k / 16k: bwd 1.01-1.04x v5, causal 4k +3.7 %); at 128 neutral (0.99-1.02x, not
+// taken); at 256 see LargeSharedMemoryBackwardConfig below.
 template <>
 struct BackwardConfig<64>
-    : StridedItemLoads<BitUnpackedProbabilities<LightDqRelease<LeanTileLoop<RolledProductB<
-          PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>> {};
+    : ZeroStartAccumulators<StridedItemLoads<BitUnpackedProbabilities<LightDqRelease<
+          LeanTileLoop<RolledProductB<
+              PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>>> {};
 // 128: packed Pᵀ (PackedProbabilities) with phase A in one pass, and 32 x 32 dQ warp tiles:
 // 608 instead of 768 KB of ldmatrix per query tile. fwd+bwd 212 / 251 / 261, causal 149 / 205 /
 // 235 against v2's 206 / 243 / 254 and 141 / 191 / 228 (2 query passes, 16 x 64 dQ tiles); the
@@ -482,9 +510,31 @@ struct BackwardConfig<192> : BackwardTile<192, 64, 64, 8, 2, 2, 2> {};
 // v4: packed Pᵀ with the full-width kernel, LeanTileLoop and RolledProductB (0 spills on sm_80
 // and sm_90a once the lean loop's epilogue re-reads the lane on sm_80), bwd 156 / 181 / 187,
 // causal 124 / 163 / 188 against 151 / 170 / 177 and 118 / 149 / 175 (call 2).
+// v6: ZeroStartAccumulators with strided item copies in the NoMask kernels measured 0.98-1.01x
+// this tile (not taken); two stages, on devices that have the shared memory, are the
+// LargeSharedMemoryBackwardConfig below.
 template <>
 struct BackwardConfig<256>
     : BitUnpackedProbabilities<LightDqRelease<LeanTileLoop<RolledProductB<
           PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 1, 1, true, 2>>>>>> {};
+
+// A second table for devices whose blocks may take more shared memory than sm_80's 163 KB
+// (Hopper: 227 KB); launch_backward picks it by the device's opt-in limit. Where it equals
+// BackwardConfig no second kernel is compiled.
+// 256: two Q/dO stages (209 KB), as FA2 runs on the H100 (its hdim-256 traits double-buffer when
+// 176 KB fit): the next item's copy is issued after the first barrier instead of waiting for
+// the previous item, so it overlaps this item's products. With the lean loop the single stage's
+// exposed copy had become the larger share (v3 measured two stages at +3-5 % fwd+bwd before the
+// lean loop). H100, same call as BackwardConfig<256> and flash (v6, variant 25632), N = 4k / 16k:
+// bwd 1.12x / 1.11x, causal 1.08x / 1.12x; fwd+bwd / flash 0.80-0.83 -> 0.86-0.89.
+// Deterministic / default 0.84 (the default got faster; deterministic itself 187 -> 195 TFLOP/s
+// fwd+bwd non-causal). 0 spills on sm_80 and sm_90a, bf16 and fp16.
+template <int kHeadDimBucket>
+struct LargeSharedMemoryBackwardConfig : BackwardConfig<kHeadDimBucket> {};
+template <>
+struct LargeSharedMemoryBackwardConfig<256>
+    : UnmaskedStridedItemLoads<ZeroStartAccumulators<BitUnpackedProbabilities<
+          LightDqRelease<LeanTileLoop<RolledProductB<PackedProbabilities<
+              BackwardTile<256, 64, 64, 8, 2, 4, 2, 1, true, 2>>>>>>>> {};
 
 }  // namespace fattn::detail::sm80
