@@ -128,6 +128,26 @@ __device__ __forceinline__ void load_tile_rows(Element* tile, const Element* glo
   }
 }
 
+// The passes of a copy of rows [0, kRows) that tests no row against a sequence end: calls
+// copy(to, row_offset) with the shared-memory address of this thread's chunk in row
+// first_row + row_offset, one call per pass (whole tiles: load_whole_tile, load_whole_chunks).
+template <int kRows, int kWidth, int kThreads, class Element, class Copy>
+__device__ __forceinline__ void for_each_whole_tile_pass(Element* tile, int first_row, int chunk,
+                                                         Copy&& copy) {
+  using Lanes = TileCopyLanes<kWidth, kThreads>;
+  constexpr int kRowsPerPass = Lanes::kRowsPerPass;
+  const std::uint32_t destination = smem_address(tile + swizzled_offset<kWidth>(first_row, chunk));
+#pragma unroll
+  for (int pass = 0; pass < (kRows + kRowsPerPass - 1) / kRowsPerPass; ++pass) {
+    const int row = first_row + pass * kRowsPerPass;
+    if (kRows % kRowsPerPass != 0 && row >= kRows) break;
+    const std::uint32_t to =
+        Lanes::kFixedPhase ? destination + pass * kRowsPerPass * kWidth * kBytesPerElement
+                           : smem_address(tile + swizzled_offset<kWidth>(row, chunk));
+    copy(to, pass * kRowsPerPass);
+  }
+}
+
 // Copies a K/V tile whose kRows rows all lie below seqlen_k, rows 16-byte aligned: the copy
 // load_tile makes, without its per-row "past the sequence end" test and the selects that follow
 // it, so the chunk's source size and the address steps are the same for every pass and are
@@ -138,25 +158,17 @@ __device__ __forceinline__ void load_whole_tile(Element* tile, const Element* gl
                                                 std::int64_t row_stride, int head_dim,
                                                 int chunks) {
   using Lanes = TileCopyLanes<kWidth, kThreads>;
-  constexpr int kRowsPerPass = Lanes::kRowsPerPass;
-  constexpr bool kFixedPhase = Lanes::kFixedPhase;
   const int chunk = Lanes::chunk();
   const int first_row = Lanes::first_row();
   if (chunk >= chunks) return;
   const int column = chunk * kChunkElements;
   const int source_bytes = clamp_count(head_dim - column, kChunkElements) * kBytesPerElement;
-  const std::uint32_t destination = smem_address(tile + swizzled_offset<kWidth>(first_row, chunk));
   // A chunk entirely past head_dim reads nothing (source size 0); point it at its row start.
   const Element* source = global + first_row * row_stride + (source_bytes > 0 ? column : 0);
-#pragma unroll
-  for (int pass = 0; pass < (kRows + kRowsPerPass - 1) / kRowsPerPass; ++pass) {
-    const int row = first_row + pass * kRowsPerPass;
-    if (kRows % kRowsPerPass != 0 && row >= kRows) break;
-    const std::uint32_t to =
-        kFixedPhase ? destination + pass * kRowsPerPass * kWidth * kBytesPerElement
-                    : smem_address(tile + swizzled_offset<kWidth>(row, chunk));
-    cp_async_16(to, source + pass * kRowsPerPass * row_stride, source_bytes);
-  }
+  for_each_whole_tile_pass<kRows, kWidth, kThreads>(
+      tile, first_row, chunk, [&](std::uint32_t to, int row_offset) {
+        cp_async_16(to, source + row_offset * row_stride, source_bytes);
+      });
 }
 
 // This thread's source for load_whole_chunks: the first element of its chunk in its first row
@@ -182,22 +194,14 @@ __device__ __forceinline__ void load_whole_chunks(Element* tile, const Element* 
                                                   std::int64_t row_stride, int head_dim,
                                                   int chunks) {
   using Lanes = TileCopyLanes<kWidth, kThreads>;
-  constexpr int kRowsPerPass = Lanes::kRowsPerPass;
-  constexpr bool kFixedPhase = Lanes::kFixedPhase;
   const int chunk = Lanes::chunk();
   const int first_row = Lanes::first_row();
   if (chunk >= chunks) return;
   const bool zero = chunk * kChunkElements >= head_dim;
-  const std::uint32_t destination = smem_address(tile + swizzled_offset<kWidth>(first_row, chunk));
-#pragma unroll
-  for (int pass = 0; pass < (kRows + kRowsPerPass - 1) / kRowsPerPass; ++pass) {
-    const int row = first_row + pass * kRowsPerPass;
-    if (kRows % kRowsPerPass != 0 && row >= kRows) break;
-    const std::uint32_t to =
-        kFixedPhase ? destination + pass * kRowsPerPass * kWidth * kBytesPerElement
-                    : smem_address(tile + swizzled_offset<kWidth>(row, chunk));
-    cp_async_16_whole_or_zero(to, source + pass * kRowsPerPass * row_stride, zero);
-  }
+  for_each_whole_tile_pass<kRows, kWidth, kThreads>(
+      tile, first_row, chunk, [&](std::uint32_t to, int row_offset) {
+        cp_async_16_whole_or_zero(to, source + row_offset * row_stride, zero);
+      });
 }
 
 // Rows narrower than 16-byte aligned: kept out of line so that the hot loops of the kernels hold
