@@ -89,6 +89,22 @@ Problem hopper_problem(std::int64_t head_dim, std::size_t alignment_bytes) {
   return p;
 }
 
+// cuda_sm90, asked by name, refuses `problem` with a reason containing `reason_part`, and
+// automatic picks cuda_sm80 (where this build holds its kernel).
+void expect_refused_by_sm90_and_run_by_sm80(Problem problem, const char* reason_part) {
+  problem.options.backend = Backend::cuda_sm90;
+  const Selection refused = detail::select_backend(problem, simulated_hopper());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.reason.find(reason_part), std::string::npos) << refused.reason;
+
+  problem.options.backend = Backend::automatic;
+  const Selection fallback = detail::select_backend(problem, simulated_hopper());
+  if (!detail::why_no_compiled_instance(Backend::cuda_sm80, problem)) {
+    ASSERT_TRUE(fallback.ok()) << fallback.reason;
+    EXPECT_EQ(*fallback.backend, Backend::cuda_sm80);
+  }
+}
+
 TEST(Sm90Selector, UnalignedStridesFallBackWithAReason) {
   if (!backend_compiled(Backend::cuda_sm90)) GTEST_SKIP() << "cuda_sm90 is not compiled";
   // D = 129 packed: rows are 258 bytes apart, only 2-byte aligned.
@@ -97,17 +113,7 @@ TEST(Sm90Selector, UnalignedStridesFallBackWithAReason) {
   if (auto why = detail::why_no_compiled_instance(Backend::cuda_sm90, packed_odd)) {
     GTEST_SKIP() << *why;
   }
-  packed_odd.options.backend = Backend::cuda_sm90;
-  const Selection refused = detail::select_backend(packed_odd, simulated_hopper());
-  ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.reason.find("16-byte"), std::string::npos) << refused.reason;
-
-  packed_odd.options.backend = Backend::automatic;
-  const Selection fallback = detail::select_backend(packed_odd, simulated_hopper());
-  if (!detail::why_no_compiled_instance(Backend::cuda_sm80, packed_odd)) {
-    ASSERT_TRUE(fallback.ok()) << fallback.reason;
-    EXPECT_EQ(*fallback.backend, Backend::cuda_sm80);
-  }
+  expect_refused_by_sm90_and_run_by_sm80(packed_odd, "16-byte");
 
   // The same head dim with rows padded to a 16-byte multiple is taken.
   Problem padded = hopper_problem(129, 16);
@@ -120,17 +126,8 @@ TEST(Sm90Selector, NegativeScaleForwardFallsBack) {
   if (!backend_compiled(Backend::cuda_sm90)) GTEST_SKIP() << "cuda_sm90 is not compiled";
   Problem problem = hopper_problem(128, 16);
   problem.options.softmax_scale = -0.5f;
-  problem.options.backend = Backend::cuda_sm90;
-  const Selection refused = detail::select_backend(problem, simulated_hopper());
-  ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.reason.find("positive softmax_scale"), std::string::npos) << refused.reason;
-
-  problem.options.backend = Backend::automatic;
-  const Selection fallback = detail::select_backend(problem, simulated_hopper());
-  if (!detail::why_no_compiled_instance(Backend::cuda_sm80, problem)) {
-    ASSERT_TRUE(fallback.ok()) << fallback.reason;
-    EXPECT_EQ(*fallback.backend, Backend::cuda_sm80);
-  }
+  expect_refused_by_sm90_and_run_by_sm80(problem, "positive softmax_scale");
+  if (HasFatalFailure()) return;
 
   // The backward subtracts the saved LSE, so its exponents stay <= 0 for either sign.
   problem.direction = Direction::backward;

@@ -438,7 +438,8 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     constexpr int kSteps = kFull ? kFixed : kMaxSteps;  // bound of the unrolled step loops
     for (int n_block = n_first; n_block < n_last; ++n_block) {
       const int key0 = n_block * kBlockN;
-      const Element* v_rows =
+      // Unused where K/V sources live in shared memory (the copy recomputes the rows itself).
+      [[maybe_unused]] const Element* v_rows =
           kSourcesInShared ? nullptr : v_rows_in_loop() + key0 * params.v_strides.row;
       if constexpr (kStaged) {
         // k_tile is free: every warp finished S_{j-1} before the mid-tile barrier.
