@@ -301,23 +301,14 @@ struct Consumer {
   static FATTN_DEVICE void online_softmax(float (&s)[kScoreRegs], float (&row_max)[2],
                                           float (&row_sum)[2], float (&correction)[2],
                                           float scale_log2) {
-    // kSoftmaxChains independent partial maxima and sums per row (where the column groups
-    // split evenly), so the FMNMX / FADD chains do not serialize on their latency.
     constexpr int kGroups = kBlockN / 8;
-    constexpr int kChains = kGroups % kSoftmaxChains == 0 ? kSoftmaxChains : 1;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      float partial_max[kChains];
-#pragma unroll
-      for (int c = 0; c < kChains; ++c) partial_max[c] = row_max[h];
+      float tile_max = row_max[h];
 #pragma unroll
       for (int j = 0; j < kGroups; ++j) {
-        partial_max[j % kChains] =
-            fmaxf(partial_max[j % kChains], fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]));
+        tile_max = fmaxf(tile_max, fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]));
       }
-      float tile_max = partial_max[0];
-#pragma unroll
-      for (int c = 1; c < kChains; ++c) tile_max = fmaxf(tile_max, partial_max[c]);
       // The four threads of a quad share a row.
       tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
       tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
@@ -336,19 +327,16 @@ struct Consumer {
           empty_row || keep_max ? 1.0f : fast_exp2((row_max[h] - tile_max) * scale_log2);
       if (!keep_max) row_max[h] = tile_max;
       const float max_scaled = empty_row ? 0.0f : row_max[h] * scale_log2;
-      float partial_sum[kChains] = {};
+      float sum = 0.0f;
 #pragma unroll
       for (int j = 0; j < kGroups; ++j) {
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           float& v = s[4 * j + 2 * h + e];
           v = fast_exp2(fmaf(v, scale_log2, -max_scaled));
-          partial_sum[j % kChains] += v;
+          sum += v;
         }
       }
-      float sum = partial_sum[0];
-#pragma unroll
-      for (int c = 1; c < kChains; ++c) sum += partial_sum[c];
       row_sum[h] = row_sum[h] * correction[h] + sum;
     }
   }

@@ -122,10 +122,6 @@ struct TileConfig<256> {
 // only where N % 128 is in 1..64 (forward_kernel.cuh keeps it to three-consumer tiles).
 inline constexpr bool kCausalPaddingFirst = true;
 
-// Independent partial reductions per row in the online softmax (forward_kernel.cuh,
-// online_softmax): 1 = one FMNMX chain and one FADD chain per row.
-inline constexpr int kSoftmaxChains = 1;
-
 // Online-softmax rescale threshold in powers of two (forward_kernel.cuh, online_softmax and
 // lazy_rescale, which names the kernels that use it): a row keeps its running max until a tile's
 // scores exceed it by more than 2^threshold, and a warp skips rescaling O when none of its rows
