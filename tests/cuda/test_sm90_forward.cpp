@@ -230,13 +230,14 @@ TEST(Sm90Scheduler, GroupSizes) {
   EXPECT_EQ(heads_per_group(kL2, 1024, 10, 4, 132, false), 1);
   // Masked: enough pairs for 8 rounds of 132 CTAs over 128 query blocks, capped by the pairs.
   EXPECT_EQ(heads_per_group(kL2, kv_16k_d256, 8, 128, 132, true), 8);
-  // With groups of whole rounds, rounded up to a multiple of 132 / gcd(128, 132) = 33 pairs.
-  using detail::sm90::kGroupsSpanWholeRounds;
-  EXPECT_EQ(heads_per_group(kL2, kv_16k_d256, 64, 128, 132, true), kGroupsSpanWholeRounds ? 33 : 9);
+  // Groups of whole rounds: the 9 pairs that balance asks for, rounded up to a multiple of
+  // 132 / gcd(128, 132) = 33 pairs.
+  EXPECT_EQ(heads_per_group(kL2, kv_16k_d256, 64, 128, 132, true), 33);
   // Few query blocks: balance would want 264 pairs, but past 132 / 4 = 33 heads K/V would come
-  // from HBM once per query block, unless L2 holds more (25 heads of 1 MB; 100 of 256 KB).
+  // from HBM once per query block, unless L2 holds more (25 heads of 1 MB; 100 of 256 KB, rounded
+  // up to whole rounds: a multiple of 132 / gcd(4, 132) = 33 pairs).
   EXPECT_EQ(heads_per_group(kL2, 1 << 20, 1000, 4, 132, true), 33);
-  EXPECT_EQ(heads_per_group(kL2, 256 << 10, 1000, 4, 132, true), kGroupsSpanWholeRounds ? 132 : 100);
+  EXPECT_EQ(heads_per_group(kL2, 256 << 10, 1000, 4, 132, true), 132);
   // Never more pairs than exist, never fewer than one.
   EXPECT_EQ(heads_per_group(kL2, 1024, 10, 4, 132, true), 10);
   EXPECT_EQ(heads_per_group(kL2, 0, 0, 1, 132, true), 1);
@@ -246,7 +247,6 @@ TEST(Sm90Scheduler, GroupSizes) {
 // unless the group holds every pair.
 TEST(Sm90Scheduler, GroupsFillWholeRounds) {
   using detail::sm90::heads_per_group;
-  if (!detail::sm90::kGroupsSpanWholeRounds) GTEST_SKIP() << "kGroupsSpanWholeRounds is off";
   constexpr std::int64_t kL2 = 50 << 20;
   for (std::int64_t ctas : {66, 114, 132}) {
     for (std::int64_t blocks : {1, 4, 6, 8, 22, 86, 128}) {
@@ -395,7 +395,7 @@ INSTANTIATE_TEST_SUITE_P(
                  kNoWindow, 0},
         Sm90Case{"register_fallback_d250_padded_rows", DType::float16, 2, 700, 900, 4, 2, 250,
                  false, kNoWindow, 6},
-        // Causal padding first (tile_config.hpp, kCausalPaddingFirst): 64-row slices below row 0
+        // Causal padding first (forward_kernel.cuh, causal_padding_first): 64-row slices below row 0
         // in the first tile of each head, with the TMA-store epilogue into a row-padded output
         // (D = 128: 1152 - 1050 -> offset 64), with O in the V ring (D = 192), and with 192-row
         // tiles whose top rows are fully masked (more queries than keys: the zero path).

@@ -82,7 +82,7 @@ Status launch_forward(const AttentionArgs& args) {
   params.num_m_blocks = static_cast<int>((problem.seqlen_q + Traits::kBlockM - 1) / Traits::kBlockM);
   params.out_tma_columns = static_cast<int>(out_tma_columns);
   // Causal: the padding of the last query tile, in whole 64-row slices, moves before row 0
-  // (tile_config.hpp, kCausalPaddingFirst).
+  // (forward_kernel.cuh, causal_padding_first).
   if (causal_padding_first<Traits> && args.mask.kind == MaskKind::causal) {
     const std::int64_t padding =
         std::int64_t{params.num_m_blocks} * Traits::kBlockM - problem.seqlen_q;

@@ -63,7 +63,7 @@ struct ForwardParams {
   // whole 16-byte units past a ragged inner extent (seen on an H100: D = 65 wrote columns 65..71
   // of a row-padded output), which would clobber the row padding.
   int out_tma_columns = 0;
-  // Causal kernels (tile_config.hpp, kCausalPaddingFirst): query tile m covers the rows from
+  // Causal kernels with padding first (causal_padding_first): query tile m covers the rows from
   // m · kBlockM - row_offset, a multiple of 64 up to the padding of the last tile, so that the
   // partly empty tile is the first (cheapest) one. Whole 64-row slices keep every consumer's
   // rows either all below 0 or all from 0 on.
@@ -448,23 +448,34 @@ FATTN_DEVICE void store_tail_columns(const ForwardParams& params, std::uint32_t 
 
 // ---- the kernel ---------------------------------------------------------------------------
 
-// Whether a kernel's causal tiles put their padding first (tile_config.hpp, kCausalPaddingFirst):
-// only tiles of three or more consumer slices (192 rows, D = 64). Measured on an H100
+// Causal padding first: query tiles are counted from the last row (decode_tile), so when
+// seqlen_q is not a multiple of kBlockM the whole 64-row slices of padding go before row 0
+// (ForwardParams::row_offset) instead of after the last row, and the partly empty tile is the one
+// at the top of the causal triangle, which sees the fewest keys, instead of the one at the
+// bottom, which sees them all. Counted in 64-row x 128-key GEMM units at D = 64 (192-row tiles,
+// Nq = Nk): N = 1024 96 -> 81, 4096 1152 -> 1089, 16384 16896 -> 16641 (N = 512: 27 -> 24).
+// Only tiles of three or more consumer slices (192 rows, D = 64) do it. Measured on an H100
 // (docs/perf-notes.md "v9"): D = 64 causal +13.5 % at N = 1k, +7 % at 4k, +1.6 % at 16k; the
-// two-consumer D = 128 / 256 causal kernels, whose tiles the sweep's N never pads, ran 0-13 %
-// slower with the extra code (0.87 at D = 256 N = 16k), so they compile without it.
+// two-consumer D = 128 / 256 causal kernels, whose tiles the sweep's N never pads (128-row tiles
+// change only where N % 128 is in 1..64), ran 0-13 % slower with the extra code (0.87 at
+// D = 256 N = 16k), so they compile without it.
 inline constexpr int kPaddingFirstMinConsumers = 3;
 template <class Traits>
 inline constexpr bool causal_padding_first =
-    kCausalPaddingFirst && Traits::kConsumerWarpgroups >= kPaddingFirstMinConsumers;
+    Traits::kConsumerWarpgroups >= kPaddingFirstMinConsumers;
 
-// Which kernels test for a ragged key tile only at the first tile they walk
-// (tile_config.hpp, kRaggedTestFirstTileOnly): unmasked ones, in the buckets where it was
-// measured faster (D = 128 and 256; D = 64 neutral, D = 192 not timed).
+// Which kernels test for a key tile reaching past seqlen_k only at the first tile they walk (the
+// key loop): tiles run from the last key tile down, and only the last one can be ragged, so the
+// test and its per-element path leave the loop body. In the unmasked width-256 kernel that
+// path's scalars were what spilled 8 bytes with the lazy rescale (SASS: one STL/LDL pair at the
+// ping-pong barrier, one in the ragged mask path); without them it takes the lazy rescale with
+// 0 spills. Measured on an H100 beside the v9 kernels and cuDNN (docs/perf-notes.md "v10", two
+// runs): D = 256 non-causal +5.6 % (1.04-1.08 in all six samples), D = 128 non-causal +4.2 %
+// (+8 % at N = 1k); D = 64 0.99 (neutral within the noise), so its kernels keep the test in the
+// loop; D = 192 was not timed. Masked kernels test every tile against the mask anyway.
 template <int kHeadDim, class Mask>
 inline constexpr bool ragged_test_first_tile_only =
-    kRaggedTestFirstTileOnly && std::is_same_v<Mask, NoMask> &&
-    (kHeadDim == 128 || kHeadDim == 256);
+    std::is_same_v<Mask, NoMask> && (kHeadDim == 128 || kHeadDim == 256);
 
 // Which kernels keep the running max within kRescaleThresholdLog2 and skip the O rescale of
 // warps whose rows all kept it (tile_config.hpp). Measured on an H100 against rescaling after
@@ -511,7 +522,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   // Where O reuses the V ring in this kernel (the bucket's layout leaves room for it either way).
   constexpr bool kOutInV = kTmaStore && Traits::kOutAliasesV;
   constexpr bool kLazyRescale = lazy_rescale<kHeadDim, kWidth, Mask>;
-  constexpr bool kRaggedTestFirstTileOnlyHere = ragged_test_first_tile_only<kHeadDim, Mask>;
+  constexpr bool kRaggedTestFirstTileOnly = ragged_test_first_tile_only<kHeadDim, Mask>;
   // Only causal kernels read the row offset (the others compile as before it existed), and only
   // there can a consumer's rows lie below row 0.
   constexpr bool kRowsBelowZero =
@@ -774,8 +785,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         release(&bars->k_empty[slot.stage]);
         // The last Q·Kᵀ of this tile is done: the producer may load the next tile's Q.
         if (i == num_tiles - 1) release(&bars->q_empty);
-        // Only the first tile walked can reach past seqlen_k (kRaggedTestFirstTileOnly).
-        if constexpr (!kRaggedTestFirstTileOnlyHere) mask_if_needed(last_tile - 1 - i);
+        // Only the first tile walked can reach past seqlen_k (ragged_test_first_tile_only).
+        if constexpr (!kRaggedTestFirstTileOnly) mask_if_needed(last_tile - 1 - i);
         Math::template online_softmax<kLazyRescale>(s, row_max, row_sum, correction,
                                                     params.scale_log2);
         wgmma_wait<0>();

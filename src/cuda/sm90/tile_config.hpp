@@ -113,15 +113,6 @@ struct TileConfig<256> {
   static constexpr TileShape kShape{128, 80, 2, true, false, true, true, true};
 };
 
-// Causal query tiles counted from the last row (forward_kernel.cuh, decode_tile): when seqlen_q
-// is not a multiple of kBlockM, the whole 64-row slices of padding go before row 0 instead of
-// after the last row, so the partly empty tile is the one at the top of the causal triangle,
-// which sees the fewest keys, instead of the one at the bottom, which sees them all. Counted in
-// 64-row x 128-key GEMM units at D = 64 (192-row tiles, Nq = Nk): N = 1024 96 -> 81, 4096
-// 1152 -> 1089, 16384 16896 -> 16641 (N = 512: 27 -> 24); buckets with 128-row tiles change
-// only where N % 128 is in 1..64 (forward_kernel.cuh keeps it to three-consumer tiles).
-inline constexpr bool kCausalPaddingFirst = true;
-
 // Online-softmax rescale threshold in powers of two (forward_kernel.cuh, online_softmax and
 // lazy_rescale, which names the kernels that use it): a row keeps its running max until a tile's
 // scores exceed it by more than 2^threshold, and a warp skips rescaling O when none of its rows
@@ -129,17 +120,6 @@ inline constexpr bool kCausalPaddingFirst = true;
 // per 80 keys; ncu SourceCounters, v9). 0 = the max follows every tile, O rescaled every tile.
 // 8 as in FlashAttention-4: P stays <= 256, well inside fp16/bf16 for the P·V operand.
 inline constexpr float kRescaleThresholdLog2 = 8.0f;
-
-// Unmasked kernels test for a key tile reaching past seqlen_k only at the first tile they walk
-// (forward_kernel.cuh, the key loop): tiles run from the last key tile down, and only the last
-// one can be ragged, so the test and its per-element path leave the loop body (forward_kernel.cuh,
-// ragged_test_first_tile_only, names the kernels). In the unmasked width-256 kernel that path's
-// scalars were what spilled 8 bytes with the lazy rescale (SASS: one STL/LDL pair at the
-// ping-pong barrier, one in the ragged mask path); without them it takes the lazy rescale with
-// 0 spills. Measured on an H100 beside the v9 kernels and cuDNN (docs/perf-notes.md "v10", two
-// runs): D = 256 non-causal +5.6 % (1.04-1.08 in all six samples), D = 128 non-causal +4.2 %
-// (+8 % at N = 1k); D = 64 0.99 (neutral within the noise), so its kernels keep the test.
-inline constexpr bool kRaggedTestFirstTileOnly = true;
 
 // Work widths compiled per bucket, narrowest first, the bucket itself last (any D of the bucket
 // falls back to it); a D whose width is not listed would run at the next listed one.

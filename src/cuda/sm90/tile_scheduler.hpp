@@ -59,7 +59,7 @@ inline constexpr std::int64_t kMinCtasPerHead = 4;
 // many pairs as keep their K and V in half of L2, and enough that a group spans kBalanceRounds
 // rounds of the grid, as long as every head keeps kMinCtasPerHead CTAs per round.
 //
-// Whole rounds (kGroupsSpanWholeRounds): the snake evens costs out only inside a stretch of the
+// Whole rounds: the snake evens costs out only inside a stretch of the
 // order whose costs fall steadily; where a group ends inside a round of the grid, the next
 // group's heaviest tiles land in that round's last positions, i.e. on the CTAs that the snake
 // had just given the heaviest tiles. So the pair count is rounded up to a multiple of
@@ -69,7 +69,6 @@ inline constexpr std::int64_t kMinCtasPerHead = 4;
 // 0.902 -> 0.995, D = 64 N = 16k 0.883 -> 0.998, D = 64 N = 2k 0.803 -> 0.972. Measured on an
 // H100 against the rule without it (docs/perf-notes.md "v9", call 1, two runs): causal D = 128
 // +6 / +6 / +9 % at N = 1k / 4k / 16k, D = 64 N = 16k +8 %, D = 256 unchanged (same groups).
-inline constexpr bool kGroupsSpanWholeRounds = true;
 
 inline int heads_per_group(std::int64_t l2_bytes, std::int64_t kv_bytes_per_pair,
                            std::int64_t total_pairs, std::int64_t num_m_blocks, std::int64_t ctas,
@@ -80,7 +79,7 @@ inline int heads_per_group(std::int64_t l2_bytes, std::int64_t kv_bytes_per_pair
   const std::int64_t balanced =
       (kBalanceRounds * ctas + num_m_blocks - 1) / std::max<std::int64_t>(num_m_blocks, 1);
   std::int64_t pairs = std::max(fits_l2, std::min(balanced, ctas / kMinCtasPerHead));
-  if (kGroupsSpanWholeRounds && num_m_blocks > 0 && ctas > 0) {
+  if (num_m_blocks > 0 && ctas > 0) {
     const std::int64_t pairs_per_whole_rounds = ctas / std::gcd(num_m_blocks, ctas);
     pairs = (pairs + pairs_per_whole_rounds - 1) / pairs_per_whole_rounds * pairs_per_whole_rounds;
   }
