@@ -11,6 +11,7 @@
 #   SM90_BWD_DQ_REDUCE=bulk_tensor bench/sm90_bwd_device_run.sh   # both buckets' rows switched
 #       to TMA reductions of dQ (D = 64 with 2 stages: the staging tiles take the third's room),
 #       edited into this machine's copy of backward_tile_config.hpp before the build
+#   SM90_BWD_STEPS="build variants_build ..." builds bench/sm90_bwd_variants.cu into $BUILD-variants
 #   SM90_BWD_STEPS="... variants" SM90_BWD_AB="before/lib.so:0,3,4 variants/lib.so:0,2,3,4"
 #       bench/sm90_bwd_device_run.sh   # bench/sm90_bwd_variants.py --bench on each carried shim
 #       (e.g. one built from the previous commit beside the working tree's: an A/B in one call)
@@ -24,7 +25,11 @@ BUILD=${SM90_BWD_BUILD:-build-bwd90-gpu}
 STEPS=${SM90_BWD_STEPS:-build tests memcheck racecheck bench}
 TESTS=$BUILD/tests/cuda/fattn_cuda_tests
 # Small cases for the sanitizers: one key tile (both dQ splits), GQA, fully masked rows.
-SMALL='Sm90/Sm90Backward.*one_key_tile*:Sm90/Sm90Backward.*causal_nq_gt_nk_d64*:Sm90/Sm90Backward.*gqa_d64*'
+SMALL=${SM90_BWD_SMALL:-'Sm90/Sm90Backward.*one_key_tile*:Sm90/Sm90Backward.*causal_nq_gt_nk_d64*:Sm90/Sm90Backward.*gqa_d64*'}
+# Head-dim buckets of the build (SM90_BWD_HEAD_DIMS="128;192;256" for the D = 256 backward beside
+# the sm80 one at 192 and 256) and of the library bench (SM90_BWD_BENCH_DIMS=192,256).
+HEAD_DIMS=${SM90_BWD_HEAD_DIMS:-64;128}
+BENCH_DIMS=${SM90_BWD_BENCH_DIMS:-64,128}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader
 step_build() {
   local start=$SECONDS
@@ -35,7 +40,7 @@ step_build() {
     echo "dQ reduce: bulk_tensor"; grep -A2 'struct BackwardTileConfig<' $config | grep -v '^--'
   fi
   cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release -DFATTN_CUDA=ON \
-    -DFATTN_CUDA_FAMILIES="sm80;sm90" -DFATTN_CUDA_HEAD_DIMS="64;128" \
+    -DFATTN_CUDA_FAMILIES="sm80;sm90" -DFATTN_CUDA_HEAD_DIMS="$HEAD_DIMS" \
     -DFATTN_CUDA_DTYPES="fp16;bf16" -DFATTN_CUDA_ARCHS=90a > $OUT/cmake.log 2>&1 &&
     ninja -C $BUILD -j16 fattn_cuda_tests fattn_cuda_bench fattn > $OUT/build.log 2>&1
   local rc=$?
@@ -46,13 +51,14 @@ step_build() {
 step_tests() {
   # The targeted cases and selector checks first (a hang shows here, in 60 s), then the shared
   # suite's cuda_sm90 rows (forward and backward of every case the selector lets it take).
-  timeout 60 $TESTS --gtest_filter='*Sm90Backward*' > $OUT/gtest.log 2>&1
+  # (150 s: the D = 256 cases' float64 references of 1013-row problems take seconds each.)
+  timeout 150 $TESTS --gtest_filter='*Sm90Backward*' > $OUT/gtest.log 2>&1
   local rc=$?
   echo "sm90 backward gtest rc $rc: $(grep -cE '^\[       OK' $OUT/gtest.log) ok," \
     "$(grep -cE '^\[  FAILED  \]' $OUT/gtest.log) failed lines"
   grep -E "^\[  (PASSED|FAILED)|FAILED  \]|Failure|Which is|dq|dk|dv" $OUT/gtest.log | head -30
   if [ $rc -eq 124 ]; then
-    echo "HANG: the sm90 backward tests ran past 60 s; skipping the remaining steps"
+    echo "HANG: the sm90 backward tests ran past 150 s; skipping the remaining steps"
     tail -5 $OUT/gtest.log
     exit 1
   fi
@@ -75,8 +81,8 @@ step_racecheck() {
   grep -m5 -E "hazard|Race" $OUT/racecheck.log
 }
 step_bench() {
-  timeout 120 python3 bench/sm90_bwd_vs_cudnn.py --bench-binary $BUILD/tests/cuda/fattn_cuda_bench \
-    --json $OUT/bench.json 2>&1 | tee $OUT/bench.log
+  timeout 150 python3 bench/sm90_bwd_vs_cudnn.py --bench-binary $BUILD/tests/cuda/fattn_cuda_bench \
+    --head-dims $BENCH_DIMS --json $OUT/bench.json 2>&1 | tee $OUT/bench.log
   echo "bench rc $?"
 }
 step_variants_check() {
@@ -97,6 +103,13 @@ step_variants_check() {
   grep -hE "check:|FAIL" $OUT/variants-check.log $OUT/variants-racecheck.log | sort | uniq -c | head -20
   grep -m5 -E "hazard|Invalid" $OUT/variants-racecheck.log $OUT/variants-memcheck.log
 }
+step_variants_build() {
+  # The shim of bench/sm90_bwd_variants.cu (every variant, one nvcc per variant) beside the build.
+  local start=$SECONDS
+  bench/sm90_bwd_variants_build.sh $BUILD-variants 16 > $OUT/variants-build.log 2>&1
+  echo "variants build rc $? in $((SECONDS - start)) s"
+  grep -E "error|spill|C75[0-9][0-9]" $OUT/variants-build.log | sort | uniq -c | head -10
+}
 step_variants() {
   local i=0
   for entry in $SM90_BWD_AB; do
@@ -104,6 +117,7 @@ step_variants() {
     i=$((i + 1))
     # The peers (SDPA cuDNN, flash) in the first run only.
     timeout 100 python3 bench/sm90_bwd_variants.py --lib $lib --variants $variants --bench \
+      --head-dims ${SM90_BWD_VARIANT_DIMS:-64,128} \
       $([ $i -gt 1 ] && echo --no-sdpa) --json $OUT/variants-$i.json > $OUT/variants-$i.log 2>&1
     echo "variants $i ($lib) rc $?"; grep -v '^|---' $OUT/variants-$i.log
   done

@@ -19,6 +19,7 @@ using fattn::detail::AttentionArgs;
 using fattn::detail::sm90::BackwardTileShape;
 using fattn::detail::sm90::DqSplit;
 using fattn::detail::sm90::DqReduce;
+using fattn::detail::sm90::GradSplit;
 
 constexpr DqReduce kAtomics = DqReduce::atomics;
 constexpr DqReduce kBulk = DqReduce::bulk_tensor;
@@ -30,7 +31,8 @@ struct Variant {
 };
 
 // The defaults of backward_tile_config.hpp (dQ by TMA reductions, DqReduce::bulk_tensor), the
-// atomics defaults they replaced (call 2 of 2026-11-22), and the first version's D = 64 shape.
+// atomics defaults they replaced (call 2 of 2026-11-22), the first version's D = 64 shape, and
+// the two D = 256 candidates (sixth session).
 // (Call 1 compared kBlockM = 128 with the query split and a third stage.)
 constexpr Variant kVariants[] = {
     {"d64 m64 keys s2 (first)", 64, {64, 128, 2, DqSplit::keys, kAtomics}},
@@ -42,6 +44,11 @@ constexpr Variant kVariants[] = {
      {64, 128, 2, DqSplit::head_dim, kAtomics}},
     {"d128 m64 head_dim s2 bulk (default)", 128,
      {64, 128, 2, DqSplit::head_dim, kBulk}},
+    // D = 256, head-dim split of dK/dV (backward_kernel_wide.cuh): the two shared-memory budgets
+    // of docs/design/sm90-backward.md, one Q/dO stage with the TMA reductions' staging tiles, or
+    // two stages with red.v2 atomics (each ~226 KB).
+    {"d256 n64 s1 bulk", 256, {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim}},
+    {"d256 n64 s2 atomics", 256, {64, 64, 2, DqSplit::head_dim, kAtomics, GradSplit::head_dim}},
 };
 
 // The tile configuration type the kernel template takes (a namespace-scope type: a kernel's

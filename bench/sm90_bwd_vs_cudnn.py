@@ -8,7 +8,8 @@ SDPA cuDNN and flash (FlashAttention-2) backends, in one run on one GPU.
 TARGETS.md's conventions: bf16, batch·seqlen = 16384, heads·head_dim = 2048; FLOPs forward =
 4·B·H·N²·D (halved for causal), forward+backward = 3.5 × forward. fattn's times come from
 fattn_cuda_bench (median of CUDA-event-timed runs, forward and backward timed separately and
-added); SDPA's from CUDA events around forward and forward+backward (median of repeats).
+added); SDPA's from CUDA events around forward and forward+backward (median of repeats; its backward
+alone is their difference).
 A contestant that refuses a shape is printed as n/a with its reason.
 """
 
@@ -98,9 +99,9 @@ def main():
     rows = []
     print(f"{torch.cuda.get_device_name()}; bf16, B*N={TOKENS}, H*D={WIDTH}; TFLOP/s fwd+bwd "
           "(fwd / bwd alone for fattn)")
-    print("| D | N | causal | sm90 fwd+bwd | sm90 bwd | sm80 fwd+bwd | cudnn fwd+bwd | flash fwd+bwd "
-          "| sm90 / cudnn |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| D | N | causal | sm90 fwd+bwd | sm90 bwd | sm80 fwd+bwd | sm80 bwd | cudnn fwd+bwd "
+          "| cudnn bwd | flash fwd+bwd | sm90 / cudnn |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for head_dim in map(int, args.head_dims.split(",")):
         for seqlen in map(int, args.seqlens.split(",")):
             for causal in (False, True):
@@ -118,6 +119,10 @@ def main():
                     result = sdpa_times(name, batch, heads, seqlen, head_dim, causal)
                     row[name] = (FWD_BWD_FACTOR * fwd / (result[1] * 1e-3) / 1e12
                                  if isinstance(result, tuple) else f"n/a ({result})")
+                    # The backward alone, as the difference of the two timed medians.
+                    if isinstance(result, tuple) and result[1] > result[0]:
+                        row[name + "_bwd"] = (BACKWARD_FACTOR * fwd /
+                                              ((result[1] - result[0]) * 1e-3) / 1e12)
                 rows.append(row)
 
                 def cell(key):
@@ -128,8 +133,9 @@ def main():
                          if isinstance(row["cuda_sm90"], float) and isinstance(row["cudnn"], float)
                          else "n/a")
                 print(f"| {head_dim} | {seqlen} | {int(causal)} | {cell('cuda_sm90')} | "
-                      f"{cell('cuda_sm90_bwd')} | {cell('cuda_sm80')} | {cell('cudnn')} | "
-                      f"{cell('flash')} | {ratio} |", flush=True)
+                      f"{cell('cuda_sm90_bwd')} | {cell('cuda_sm80')} | {cell('cuda_sm80_bwd')} | "
+                      f"{cell('cudnn')} | {cell('cudnn_bwd')} | {cell('flash')} | {ratio} |",
+                      flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"device": torch.cuda.get_device_name(), "rows": rows}, f, indent=1)

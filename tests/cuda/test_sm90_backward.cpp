@@ -1,17 +1,19 @@
 // cuda_sm90 backward checks, beside the shared matrix in test_cuda_backends.cpp (which runs
 // cuda_sm90's backward on every case the selector lets it take); these cases aim at the
 // kernel's structural edges (docs/design/sm90-backward.md).
-// - selector (no GPU needed): the backward is taken for every head dim up to 128 (buckets 64
-//   and 128, the columns past D zero-filled by TMA) on Hopper, refused with a reason for
-//   deterministic mode and for head dims without an instance (129 and up), and automatic
-//   selection then falls back to cuda_sm80;
+// - selector (no GPU needed): the backward is taken for every head dim up to 256 (buckets 64,
+//   128 and 256, the columns past D zero-filled by TMA; 129..192 run the 256 bucket) on Hopper,
+//   refused with a reason for deterministic mode and for head dims whose bucket this build
+//   pruned, and automatic selection then falls back to cuda_sm80;
 // - on the GPU, against the float64 reference, with poisoned outputs:
 //   one key tile (a single CTA per head, ragged keys), several query heads per KV head (GQA:
 //   dK/dV summed over the group inside one CTA), causal with Nq < Nk and Nq > Nk (the latter
 //   has fully masked rows: zero dQ, no NaN), a sliding window, ragged query tiles, head dims
 //   padded inside each bucket (TMA zero-fill; D = 72 is the odd one of the project's test
 //   shapes), both dQ splits of the default shapes (queries at D <= 64 with 128-query tiles, head
-//   dim at D <= 128), fp16 and bf16.
+//   dim at D <= 128), the head-dim split of dK/dV at D = 256 (backward_kernel_wide.cuh: 64-key
+//   CTAs, Pᵀ/dSᵀ exchanged between the consumers) with D = 192 and 200 padded into it, fp16 and
+//   bf16.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -53,11 +55,11 @@ bool sm90_backward_compiled(std::int64_t head_dim) {
   return detail::select_backend(p, simulated_hopper()).ok();
 }
 
-TEST(Sm90BackwardSelector, TakesBuckets64And128) {
+TEST(Sm90BackwardSelector, TakesEveryBucket) {
   if (!backend_compiled(Backend::cuda_sm90)) GTEST_SKIP() << "cuda_sm90 is not compiled";
-  // With 16-byte-aligned strides every head dim up to 128 is taken; a packed D = 100 (200-byte
+  // With 16-byte-aligned strides every head dim up to 256 is taken; a packed D = 100 (200-byte
   // rows) is refused by the TMA alignment rule instead (Sm90Selector's unaligned-stride test).
-  for (std::int64_t d : {64, 128, 40, 72, 80, 96, 100, 120}) {
+  for (std::int64_t d : {64, 128, 40, 72, 80, 96, 100, 120, 129, 192, 200, 256}) {
     Problem p = hopper_backward(d);
     const Selection s = detail::select_backend(p, simulated_hopper());
     if (!sm90_backward_compiled(d)) continue;  // pruned from this build (reason tested below)
@@ -79,15 +81,16 @@ TEST(Sm90BackwardSelector, RefusesDeterministicWithAReason) {
   if (automatic.ok()) EXPECT_NE(automatic.backend, Backend::cuda_sm90);
 }
 
-TEST(Sm90BackwardSelector, RefusesHeadDimsWithoutAnInstance) {
+TEST(Sm90BackwardSelector, PrunedBucketsFallBackToSm80) {
   if (!backend_compiled(Backend::cuda_sm90)) GTEST_SKIP() << "cuda_sm90 is not compiled";
-  for (std::int64_t d : {129, 192, 256}) {
+  // Every head dim has a Hopper bucket since the D = 256 backward; one this build pruned is
+  // refused with the option's name, and automatic selection runs it on cuda_sm80 instead.
+  for (std::int64_t d : {64, 129, 192, 256}) {
     Problem p = hopper_backward(d);
     p.options.backend = Backend::cuda_sm90;
-    const Selection refused = detail::select_backend(p, simulated_hopper());
-    ASSERT_FALSE(refused.ok()) << "head_dim " << d;
-    EXPECT_NE(refused.reason.find("backward"), std::string::npos) << refused.reason;
-    // Automatic selection runs such a backward on cuda_sm80 when this build has its bucket.
+    const Selection sm90 = detail::select_backend(p, simulated_hopper());
+    if (sm90.ok()) continue;
+    EXPECT_NE(sm90.reason.find("backward"), std::string::npos) << sm90.reason;
     p.options.backend = Backend::cuda_sm80;
     const bool sm80_takes_it = detail::select_backend(p, simulated_hopper()).ok();
     p.options.backend = Backend::automatic;
@@ -195,7 +198,35 @@ INSTANTIATE_TEST_SUITE_P(
                          kNoWindow},
         // Several query tiles and key tiles per head, long enough for the stage ring to wrap.
         Sm90BackwardCase{"long_d128", DType::bfloat16, 1, 1013, 1013, 2, 2, 128, true,
-                         kNoWindow}),
+                         kNoWindow},
+        // D = 256 (head-dim split of dK/dV, 64-key CTAs, Pᵀ/dSᵀ exchanged): the D = 128 matrix.
+        Sm90BackwardCase{"one_key_tile_d256", DType::bfloat16, 1, 17, 17, 2, 2, 256, false,
+                         kNoWindow},
+        Sm90BackwardCase{"one_query_d256", DType::float16, 1, 1, 300, 2, 1, 256, false,
+                         kNoWindow},
+        Sm90BackwardCase{"one_key_d256", DType::bfloat16, 2, 65, 1, 2, 2, 256, false,
+                         kNoWindow},
+        Sm90BackwardCase{"gqa_d256", DType::bfloat16, 2, 300, 420, 6, 2, 256, false, kNoWindow},
+        Sm90BackwardCase{"causal_nq_lt_nk_d256", DType::float16, 1, 300, 700, 2, 2, 256, true,
+                         kNoWindow},
+        Sm90BackwardCase{"causal_nq_eq_nk_d256", DType::bfloat16, 1, 333, 333, 2, 1, 256, true,
+                         kNoWindow},
+        Sm90BackwardCase{"causal_nq_gt_nk_d256", DType::bfloat16, 1, 700, 300, 4, 2, 256, true,
+                         kNoWindow},
+        Sm90BackwardCase{"window_d256", DType::float16, 1, 600, 600, 2, 2, 256, false,
+                         Window{100, 30}},
+        Sm90BackwardCase{"long_d256", DType::bfloat16, 1, 1013, 1013, 2, 2, 256, true,
+                         kNoWindow},
+        Sm90BackwardCase{"long_d256_fp16", DType::float16, 1, 1013, 1013, 2, 2, 256, false,
+                         kNoWindow},
+        // D = 192 and 200 run the 256 bucket (TMA zero-fills the columns past D; the second
+        // consumer's dK/dV/dQ columns are partly or, at 192 + 64 = 256, wholly past D).
+        Sm90BackwardCase{"padded_d192_causal_gqa", DType::bfloat16, 2, 257, 390, 6, 2, 192, true,
+                         kNoWindow},
+        Sm90BackwardCase{"padded_d192_fp16", DType::float16, 1, 1013, 1013, 2, 2, 192, false,
+                         kNoWindow},
+        Sm90BackwardCase{"padded_d200_window", DType::bfloat16, 1, 500, 520, 2, 2, 200, false,
+                         Window{64, 200}}),
     [](const ::testing::TestParamInfo<Sm90BackwardCase>& info) {
       return std::string(info.param.name);
     });

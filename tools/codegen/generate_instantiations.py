@@ -86,9 +86,10 @@ FAMILIES = {
         # the tensor map's inner extent is the real head dim, so columns past it read as zeros
         # (tile shapes and why: src/cuda/sm90/tile_config.hpp).
         "head_dims": [64, 128, 192, 256],
-        # The backward exists for buckets 64 and 128 only (src/cuda/sm90/backward_tile_config.hpp);
-        # larger head dims find no sm90 backward instance and the selector picks cuda_sm80.
-        "head_dims_by_direction": {"bwd": [64, 128]},
+        # The backward exists for buckets 64, 128 and 256 (src/cuda/sm90/backward_tile_config.hpp:
+        # 192's head-dim halves do not fit a wgmma descriptor); head dims 129..192 find no sm90
+        # backward instance and the selector picks cuda_sm80.
+        "head_dims_by_direction": {"bwd": [64, 128, 256]},
         "dtypes": ["fp16", "bf16"],
         "archs": ["90a"],
     },

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "api/attention_args.hpp"
 #include "cuda/common/cuda_check.hpp"
@@ -22,6 +23,7 @@
 #include "cuda/sm80/backward.cuh"
 #include "cuda/sm80/forward.cuh"
 #include "cuda/sm90/backward_kernel.cuh"
+#include "cuda/sm90/backward_kernel_wide.cuh"
 #include "cuda/sm90/launch.hpp"
 #include "cuda/sm90/tensor_map.hpp"
 
@@ -32,7 +34,10 @@ namespace fattn::detail::sm90 {
 // bench/sm90_bwd_variants.cu with alternatives, to time them side by side.
 template <int kHeadDim, class Element, class TileConfig>
 Status launch_backward_with(const AttentionArgs& args) {
-  using Traits = BackwardTraits<kHeadDim, Element, TileConfig>;
+  // GradSplit::head_dim (D = 256) runs backward_kernel_wide.cuh's kernel; the launch is the same.
+  constexpr bool kWide = TileConfig::kShape.grad_split == GradSplit::head_dim;
+  using Traits = std::conditional_t<kWide, WideBackwardTraits<kHeadDim, Element, TileConfig>,
+                                    BackwardTraits<kHeadDim, Element, TileConfig>>;
   const Problem& problem = args.problem;
   const std::int64_t batch = problem.batch;
   const std::int64_t heads_q = problem.heads_q;
@@ -97,10 +102,17 @@ Status launch_backward_with(const AttentionArgs& args) {
     const dim3 grid(static_cast<unsigned>(n_blocks), static_cast<unsigned>(problem.heads_kv),
                     static_cast<unsigned>(batch));
     FATTN_RETURN_IF_ERROR(with_mask(args, [&](auto mask) -> Status {
-      return launch_with_shared_memory(
-          &backward_kernel<kHeadDim, Element, decltype(mask), TileConfig>, "sm90::backward_kernel",
-          grid, dim3(Traits::kThreads), Traits::kSmemBytes, args, tma_q, tma_k, tma_v, tma_dout,
-          tma_dq_accum, mask, params);
+      if constexpr (kWide) {
+        return launch_with_shared_memory(
+            &wide_backward_kernel<kHeadDim, Element, decltype(mask), TileConfig>,
+            "sm90::wide_backward_kernel", grid, dim3(Traits::kThreads), Traits::kSmemBytes, args,
+            tma_q, tma_k, tma_v, tma_dout, tma_dq_accum, mask, params);
+      } else {
+        return launch_with_shared_memory(
+            &backward_kernel<kHeadDim, Element, decltype(mask), TileConfig>,
+            "sm90::backward_kernel", grid, dim3(Traits::kThreads), Traits::kSmemBytes, args, tma_q,
+            tma_k, tma_v, tma_dout, tma_dq_accum, mask, params);
+      }
     }));
   }
 

@@ -156,6 +156,21 @@ struct BackwardBarriers {
   std::uint64_t empty[kStages];
 };
 
+// Thread 0 initializes the barriers (K/V full: the producer's arrival and the transaction
+// bytes; per stage full: likewise; per stage empty: every consumer thread); the caller then
+// synchronizes the CTA.
+template <int kStages>
+FATTN_DEVICE void init_backward_barriers(BackwardBarriers<kStages>* bars, int consumer_threads) {
+  if (threadIdx.x == 0) {
+    mbarrier_init(&bars->kv_full, 1);
+    for (int s = 0; s < kStages; ++s) {
+      mbarrier_init(&bars->full[s], 1);
+      mbarrier_init(&bars->empty[s], consumer_threads);
+    }
+    fence_barrier_init();
+  }
+}
+
 // The query tiles [first, end) whose visible keys meet keys [key0, key0 + block_n): a
 // contiguous range for every mask (same rule as the sm80 backward).
 template <int kBlockM, class Mask>
@@ -183,6 +198,107 @@ FATTN_DEVICE std::uint32_t pack_pair_of(float lo, float hi, __nv_bfloat16*) {
 FATTN_DEVICE std::uint32_t pack_pair_of(float lo, float hi, __half*) {
   __half2 v = __floats2half2_rn(lo, hi);
   return *reinterpret_cast<std::uint32_t*>(&v);
+}
+
+// The epilogue of every kernel of this family: this thread's two key rows (key_row0 and
+// key_row0 + 8) of dK = scale · Σ dSᵀ·Q and dV = Σ Pᵀ·dO, head-dim columns from `column0` on
+// (the m64nN accumulator layout), converted to the element type; rows past seqlen_k and columns
+// past head_dim are not stored.
+template <class Element, int kGradRegs>
+FATTN_DEVICE void store_key_gradients(const float (&dk)[kGradRegs], const float (&dv)[kGradRegs],
+                                      const BackwardParams& params, int batch, int kv_head,
+                                      int key_row0, int column0) {
+  const int lane = threadIdx.x % backward::kWarpSize;
+  auto* dk_out = static_cast<Element*>(params.dk) + batch * params.dk_stride_batch +
+                 kv_head * params.dk_stride_head;
+  auto* dv_out = static_cast<Element*>(params.dv) + batch * params.dv_stride_batch +
+                 kv_head * params.dv_stride_head;
+  const bool pairs_aligned = params.head_dim % 2 == 0;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int key = key_row0 + 8 * h;
+    if (key >= params.seqlen_k) continue;
+    Element* dk_row = dk_out + key * params.dk_stride_seq;
+    Element* dv_row = dv_out + key * params.dv_stride_seq;
+#pragma unroll
+    for (int j = 0; j < kGradRegs / 4; ++j) {
+      const int col = column0 + 8 * j + 2 * (lane % 4);
+      const float k0 = dk[4 * j + 2 * h] * params.scale;
+      const float k1 = dk[4 * j + 2 * h + 1] * params.scale;
+      const float v0 = dv[4 * j + 2 * h];
+      const float v1 = dv[4 * j + 2 * h + 1];
+      if (pairs_aligned) {
+        if (col < params.head_dim) {
+          *reinterpret_cast<std::uint32_t*>(dk_row + col) =
+              pack_pair_of(k0, k1, static_cast<Element*>(nullptr));
+          *reinterpret_cast<std::uint32_t*>(dv_row + col) =
+              pack_pair_of(v0, v1, static_cast<Element*>(nullptr));
+        }
+      } else {
+        if (col < params.head_dim) {
+          dk_row[col] = static_cast<Element>(k0);
+          dv_row[col] = static_cast<Element>(v0);
+        }
+        if (col + 1 < params.head_dim) {
+          dk_row[col + 1] = static_cast<Element>(k1);
+          dv_row[col + 1] = static_cast<Element>(v1);
+        }
+      }
+    }
+  }
+}
+
+// The producer warpgroup's one thread (any kernel of this family: the traits give the layout):
+// K and V of the CTA's keys once, then per step (query head × query tile, tiles innermost) the Q
+// and dO tiles and the step's LSE·log2e and D_i vectors into the ring of kStages stages.
+template <class Traits>
+FATTN_DEVICE void run_backward_producer(const CUtensorMap& tma_q, const CUtensorMap& tma_k,
+                                        const CUtensorMap& tma_v, const CUtensorMap& tma_dout,
+                                        BackwardBarriers<Traits::kStages>* bars,
+                                        std::uint8_t* smem, const BackwardParams& params,
+                                        int key0, int kv_head, int batch, int m_first,
+                                        int m_count, int steps) {
+  using namespace backward;
+  constexpr int kBlockM = Traits::kBlockM;
+  constexpr int kStages = Traits::kStages;
+  prefetch_tensor_map(&tma_q);
+  prefetch_tensor_map(&tma_k);
+  prefetch_tensor_map(&tma_v);
+  prefetch_tensor_map(&tma_dout);
+  mbarrier_arrive_expect_tx(&bars->kv_full, 2 * Traits::kKvTileBytes);
+#pragma unroll
+  for (int b = 0; b < Traits::kColumnBlocks; ++b) {
+    tma_load_4d(&tma_k, &bars->kv_full,
+                smem + Traits::kKOffset + b * Traits::kKvColumnBlockBytes, b * kTmaColumns, key0,
+                kv_head, batch);
+    tma_load_4d(&tma_v, &bars->kv_full,
+                smem + Traits::kVOffset + b * Traits::kKvColumnBlockBytes, b * kTmaColumns, key0,
+                kv_head, batch);
+  }
+  for (int step = 0; step < steps; ++step) {
+    const int stage = step % kStages;
+    const std::uint32_t phase = (step / kStages) & 1;
+    const int head = kv_head * params.group_size + step / m_count;
+    const int row0 = (m_first + step % m_count) * kBlockM;
+    // A fresh barrier counts as having completed the phase before phase 0.
+    mbarrier_wait(&bars->empty[stage], phase ^ 1);
+    mbarrier_arrive_expect_tx(&bars->full[stage], Traits::kStageTransactionBytes);
+    std::uint8_t* q_dst = smem + Traits::kQOffset + stage * Traits::kQTileBytes;
+    std::uint8_t* do_dst = smem + Traits::kDoOffset + stage * Traits::kQTileBytes;
+#pragma unroll
+    for (int b = 0; b < Traits::kColumnBlocks; ++b) {
+      tma_load_4d(&tma_q, &bars->full[stage], q_dst + b * Traits::kQColumnBlockBytes,
+                  b * kTmaColumns, row0, head, batch);
+      tma_load_4d(&tma_dout, &bars->full[stage], do_dst + b * Traits::kQColumnBlockBytes,
+                  b * kTmaColumns, row0, head, batch);
+    }
+    const std::int64_t stats =
+        (static_cast<std::int64_t>(batch) * params.heads_q + head) * params.rows_rounded + row0;
+    bulk_load(smem + Traits::kLseOffset + stage * Traits::kStatBytes, params.lse_log2 + stats,
+              Traits::kStatBytes, &bars->full[stage]);
+    bulk_load(smem + Traits::kDeltaOffset + stage * Traits::kStatBytes, params.delta + stats,
+              Traits::kStatBytes, &bars->full[stage]);
+  }
 }
 
 // The consumer's GEMMs and element-wise steps. Accumulator layout of a m64nN wgmma: register
@@ -418,58 +534,15 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element, TileConfig>:
   const int m_count = m_end - m_first;
   const int steps = m_count * params.group_size;  // (query head, query tile), tiles innermost
 
-  if (threadIdx.x == 0) {
-    mbarrier_init(&bars->kv_full, 1);
-    for (int s = 0; s < kStages; ++s) {
-      mbarrier_init(&bars->full[s], 1);
-      mbarrier_init(&bars->empty[s], Traits::kConsumerThreads);
-    }
-    fence_barrier_init();
-  }
+  init_backward_barriers<kStages>(bars, Traits::kConsumerThreads);
   __syncthreads();
 
   if (warpgroup == 0) {
     // ---------------- producer ----------------
     release_registers<kProducerRegisters>();
     if (threadIdx.x != 0 || steps == 0) return;
-    prefetch_tensor_map(&tma_q);
-    prefetch_tensor_map(&tma_k);
-    prefetch_tensor_map(&tma_v);
-    prefetch_tensor_map(&tma_dout);
-    mbarrier_arrive_expect_tx(&bars->kv_full, 2 * Traits::kKvTileBytes);
-#pragma unroll
-    for (int b = 0; b < Traits::kColumnBlocks; ++b) {
-      tma_load_4d(&tma_k, &bars->kv_full,
-                  smem + Traits::kKOffset + b * Traits::kKvColumnBlockBytes, b * kTmaColumns, key0,
-                  kv_head, batch);
-      tma_load_4d(&tma_v, &bars->kv_full,
-                  smem + Traits::kVOffset + b * Traits::kKvColumnBlockBytes, b * kTmaColumns, key0,
-                  kv_head, batch);
-    }
-    for (int step = 0; step < steps; ++step) {
-      const int stage = step % kStages;
-      const std::uint32_t phase = (step / kStages) & 1;
-      const int head = kv_head * params.group_size + step / m_count;
-      const int row0 = (m_first + step % m_count) * kBlockM;
-      // A fresh barrier counts as having completed the phase before phase 0.
-      mbarrier_wait(&bars->empty[stage], phase ^ 1);
-      mbarrier_arrive_expect_tx(&bars->full[stage], Traits::kStageTransactionBytes);
-      std::uint8_t* q_dst = smem + Traits::kQOffset + stage * Traits::kQTileBytes;
-      std::uint8_t* do_dst = smem + Traits::kDoOffset + stage * Traits::kQTileBytes;
-#pragma unroll
-      for (int b = 0; b < Traits::kColumnBlocks; ++b) {
-        tma_load_4d(&tma_q, &bars->full[stage], q_dst + b * Traits::kQColumnBlockBytes,
-                    b * kTmaColumns, row0, head, batch);
-        tma_load_4d(&tma_dout, &bars->full[stage], do_dst + b * Traits::kQColumnBlockBytes,
-                    b * kTmaColumns, row0, head, batch);
-      }
-      const std::int64_t stats =
-          (static_cast<std::int64_t>(batch) * params.heads_q + head) * params.rows_rounded + row0;
-      bulk_load(smem + Traits::kLseOffset + stage * Traits::kStatBytes, params.lse_log2 + stats,
-                Traits::kStatBytes, &bars->full[stage]);
-      bulk_load(smem + Traits::kDeltaOffset + stage * Traits::kStatBytes, params.delta + stats,
-                Traits::kStatBytes, &bars->full[stage]);
-    }
+    run_backward_producer<Traits>(tma_q, tma_k, tma_v, tma_dout, bars, smem, params, key0,
+                                  kv_head, batch, m_first, m_count, steps);
     return;
   }
 
@@ -624,43 +697,7 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element, TileConfig>:
   }
 
   // ---------------- epilogue: dK = scale · Σ dSᵀ·Q, dV = Σ Pᵀ·dO ----------------
-  auto* dk_out = static_cast<Element*>(params.dk) + batch * params.dk_stride_batch +
-                 kv_head * params.dk_stride_head;
-  auto* dv_out = static_cast<Element*>(params.dv) + batch * params.dv_stride_batch +
-                 kv_head * params.dv_stride_head;
-  const bool pairs_aligned = params.head_dim % 2 == 0;
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int key = key_row0 + 8 * h;
-    if (key >= params.seqlen_k) continue;
-    Element* dk_row = dk_out + key * params.dk_stride_seq;
-    Element* dv_row = dv_out + key * params.dv_stride_seq;
-#pragma unroll
-    for (int j = 0; j < Math::kGradRegs / 4; ++j) {
-      const int col = 8 * j + 2 * (lane % 4);
-      const float k0 = dk[4 * j + 2 * h] * params.scale;
-      const float k1 = dk[4 * j + 2 * h + 1] * params.scale;
-      const float v0 = dv[4 * j + 2 * h];
-      const float v1 = dv[4 * j + 2 * h + 1];
-      if (pairs_aligned) {
-        if (col < params.head_dim) {
-          *reinterpret_cast<std::uint32_t*>(dk_row + col) =
-              pack_pair_of(k0, k1, static_cast<Element*>(nullptr));
-          *reinterpret_cast<std::uint32_t*>(dv_row + col) =
-              pack_pair_of(v0, v1, static_cast<Element*>(nullptr));
-        }
-      } else {
-        if (col < params.head_dim) {
-          dk_row[col] = static_cast<Element>(k0);
-          dv_row[col] = static_cast<Element>(v0);
-        }
-        if (col + 1 < params.head_dim) {
-          dk_row[col + 1] = static_cast<Element>(k1);
-          dv_row[col + 1] = static_cast<Element>(v1);
-        }
-      }
-    }
-  }
+  store_key_gradients<Element>(dk, dv, params, batch, kv_head, key_row0, 0);
 }
 
 }  // namespace fattn::detail::sm90

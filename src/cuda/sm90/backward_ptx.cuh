@@ -1,9 +1,10 @@
 // PTX wrappers that only the Hopper backward needs, beside the shared ones of ptx_sm90.cuh:
 // a 1-D bulk copy (the per-row LSE and D_i vectors have no tensor map), the TMA reduction and a
-// fp32 pair reduction into global memory (the dQ accumulator) and the wgmma form with both
-// operands "MN-major" in shared memory (dQ = dS·K reads dSᵀ and K as they lie).
+// fp32 pair reduction into global memory (the dQ accumulator), the wgmma form with both
+// operands "MN-major" in shared memory (dQ = dS·K reads dSᵀ and K as they lie), and two forms the
+// D = 256 kernel adds (m64n32 SS, and SS with only B MN-major).
 //
-// All verified on an H100 (docs/design/sm90-backward.md, "Open questions", answered).
+// The first four verified on an H100 (docs/design/sm90-backward.md, "Open questions", answered).
 #pragma once
 
 #include <cstdint>
@@ -61,6 +62,51 @@ FATTN_DEVICE void wgmma_ss_transposed_n64(float (&d)[32], std::uint64_t desc_a,
     FATTN_WGMMA_SS_TT_64("f16");
   }
 #undef FATTN_WGMMA_SS_TT_64
+}
+
+// D[64 x 32] (+)= A[64 x 16] · B[16 x 32], A and B K-major in shared memory: the D = 256
+// kernel's Sᵀ and dPᵀ of one half of the step's 64 queries (backward_kernel_wide.cuh). The
+// generated macros start at N = 64, so this width is spelled out here.
+template <class Element>
+FATTN_DEVICE void wgmma_ss_n32(float (&d)[16], std::uint64_t desc_a, std::uint64_t desc_b,
+                               int accumulate) {
+#define FATTN_WGMMA_SS_32(TYPE)                                                             \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"                                 \
+               "wgmma.mma_async.sync.aligned.m64n32k16.f32." TYPE "." TYPE                  \
+               " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15},"   \
+               " %16, %17, p, 1, 1, 0, 0;\n}\n"                                             \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),    \
+                 "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),  \
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])                         \
+               : "l"(desc_a), "l"(desc_b), "r"(accumulate))
+  if constexpr (kIsBf16<Element>) {
+    FATTN_WGMMA_SS_32("bf16");
+  } else {
+    FATTN_WGMMA_SS_32("f16");
+  }
+#undef FATTN_WGMMA_SS_32
+}
+
+// D[64 x 128] (+)= A[64 x 16] · B[16 x 128], A K-major and B MN-major ("transposed",
+// imm-trans-b = 1) in shared memory: the D = 256 kernel's dV += Pᵀ·dO and dK += dSᵀ·Q over one
+// head-dim half, with Pᵀ and dSᵀ read from the tiles the two consumers exchange. Operand
+// numbering follows the generated m64n128k16 macros (64 accumulators, desc_a %64, desc_b %65,
+// accumulate %66).
+template <class Element>
+FATTN_DEVICE void wgmma_ss_b_transposed_n128(float (&d)[64], std::uint64_t desc_a,
+                                             std::uint64_t desc_b, int accumulate) {
+#define FATTN_WGMMA_SS_TB_128(TYPE)                                                         \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                 \
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE " "             \
+               FATTN_WGMMA_REGS_128 ", %64, %65, p, 1, 1, 0, 1;\n}\n"                       \
+               : FATTN_WGMMA_ACC_128                                                        \
+               : "l"(desc_a), "l"(desc_b), "r"(accumulate))
+  if constexpr (kIsBf16<Element>) {
+    FATTN_WGMMA_SS_TB_128("bf16");
+  } else {
+    FATTN_WGMMA_SS_TB_128("f16");
+  }
+#undef FATTN_WGMMA_SS_TB_128
 }
 
 }  // namespace fattn::detail::sm90

@@ -1,5 +1,5 @@
-// Tile shapes of the Hopper backward kernel, one row per head-dim bucket (64 and 128 so far;
-// larger head dims run the sm80 backward). Measured on an H100 (2026-11-22, bench/results/
+// Tile shapes of the Hopper backward kernel, one row per head-dim bucket (64, 128 and 256; the
+// 192 bucket runs the sm80 backward: see the D = 256 note below). Measured on an H100 (2026-11-22, bench/results/
 // sm90-bwd-h100-2026-11-22-variants/, docs/design/sm90-backward.md "Measured"): every row was
 // timed beside its neighbours in one binary (bench/sm90_bwd_variants.cu).
 //
@@ -33,6 +33,16 @@
 // - dS is stored for dQ = dS·K as the registers hold it, transposed (key rows, 64-query column
 //   blocks), and read by wgmma as an MN-major A operand ("tnspA", verified on the GPU); the
 //   query-row fallback written before that check was never needed and is gone.
+// - D = 256: GradSplit::head_dim (backward_kernel_wide.cuh; docs/design/sm90-backward.md "D = 192
+//   and 256"). With 64 keys per warpgroup, dK and dV alone would take 2 · 64 · 256 / 128 = 256
+//   registers per thread, past the 240 a consumer gets; so the CTA owns 64 keys, both
+//   consumers share them and each keeps dK/dV of one half of the head dim (64 + 64 registers),
+//   computes Sᵀ/dPᵀ of one half of the 64 queries and exchanges Pᵀ/dSᵀ through shared memory.
+//   Shared memory allows one Q/dO stage with the dQ staging tiles of the TMA reductions (K, V 64
+//   KB, Q/dO 64 KB, Pᵀ/dSᵀ 2 · 16 KB, staging 64 KB: 226 KB) or two stages with atomics (226 KB).
+// - D = 192 has no Hopper backward: its head-dim halves (96 columns) would start the second
+//   consumer's MN-major operands 64 bytes into a 128-byte swizzle row, which a wgmma descriptor
+//   cannot express across the next column block.
 #pragma once
 
 namespace fattn::detail::sm90 {
@@ -44,6 +54,10 @@ enum class DqSplit { keys, head_dim, queries };
 // (cp.reduce.async.bulk.tensor ... add) of two 64-row × 32-column boxes (16 KB more shared
 // memory per consumer).
 enum class DqReduce { atomics, bulk_tensor };
+// Who owns dK/dV: keys = each consumer warpgroup 64 of the CTA's keys over the whole head dim
+// (backward_kernel.cuh, D <= 128); head_dim = every consumer all 64 keys of the CTA over its
+// share of the head-dim columns (backward_kernel_wide.cuh, D = 256).
+enum class GradSplit { keys, head_dim };
 
 // One row of the table; the kernel takes the type holding it (BackwardTileConfig<D>, or a
 // bench's own type, so that several shapes of one bucket build side by side:
@@ -54,6 +68,7 @@ struct BackwardTileShape {
   int stages;
   DqSplit dq_split;
   DqReduce dq_reduce;
+  GradSplit grad_split = GradSplit::keys;
 };
 
 template <int kHeadDimBucket>
@@ -68,6 +83,11 @@ template <>
 struct BackwardTileConfig<128> {
   static constexpr BackwardTileShape kShape{64, 128, 2, DqSplit::head_dim,
                                             DqReduce::bulk_tensor};
+};
+template <>
+struct BackwardTileConfig<256> {
+  static constexpr BackwardTileShape kShape{64, 64, 1, DqSplit::head_dim, DqReduce::bulk_tensor,
+                                            GradSplit::head_dim};
 };
 
 }  // namespace fattn::detail::sm90

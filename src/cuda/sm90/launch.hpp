@@ -14,8 +14,8 @@ namespace fattn::detail::sm90 {
 template <int kHeadDim, class Element>
 Status launch_forward(const AttentionArgs& args);
 
-// The backward (backward.cuh): buckets 64 and 128 only so far (tools/codegen lists them); larger
-// head dims have no sm90 backward instance, so the selector falls back to cuda_sm80.
+// The backward (backward.cuh): buckets 64, 128 and 256 (tools/codegen lists them); head dims
+// 129..256 run the 256 bucket (backward_kernel_wide.cuh), the columns past D zero-filled by TMA.
 template <int kHeadDim, class Element>
 Status launch_backward(const AttentionArgs& args);
 
