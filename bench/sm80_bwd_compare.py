@@ -37,7 +37,8 @@ from kernel_bench_common import finish, make
 # A's Q/dO fragments one k-step ahead (variants 1286, 1921, 2565; rejected, measured as the
 # table of a shim built with them, against the HEAD shim).
 # Fifth session (-s5-call*, "Backward v4"): the rolled k-step loops of the full-width kernel
-# (variants 646-648, 1287-1289) and packed Pᵀ with the full-width kernel at 256 (2566, 2567).
+# (variants 646-648, 1287-1289; the rolled phase A, 646/648/1287/1289, was removed in the sixth
+# session) and packed Pᵀ with the full-width kernel at 256 (2566, 2567).
 # Call 1 measured 646 (A + B), 647 (B), 1287 (A), 1288 (B), 1289 (A + B), 2566, 2567; call 2
 # the lean loop (LeanTileLoop) with them: 6410, 6411, 12810-12812, 25610. Call 3: the table
 # (now LeanTileLoop<RolledProductB<...>> at 64, 128 and 256) against the committed one.

@@ -9,7 +9,6 @@ namespace fattn_sm80_bench {
 
 using fattn::detail::AttentionArgs;
 using fattn::detail::sm80::BackwardTile;
-using fattn::detail::sm80::BitUnpackedProbabilities;
 using fattn::detail::sm80::LightDqRelease;
 using fattn::detail::sm80::StridedItemLoads;
 using fattn::detail::sm80::BackwardConfig;
@@ -19,7 +18,6 @@ using fattn::detail::sm80::launch_backward_with;
 using fattn::detail::sm80::PackedProbabilities;
 using fattn::detail::sm80::LeanTileLoop;
 using fattn::detail::sm80::PipelinedQueryFragments;
-using fattn::detail::sm80::RolledProductA;
 using fattn::detail::sm80::RolledProductB;
 
 // The table's tiles at 64 and 128 (packed Pᵀ, one phase-A pass).
@@ -39,37 +37,27 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
   // session, second call). 6410, 12810 and 25610 are the v4 table's tiles (taken in call 3).
   switch (bucket * 100 + variant) {
     // Fifth session, second round (docs/perf-notes.md "Backward v5"): the v4 table's tiles with
-    // strided item copies and bit-unpacked bf16 Pᵀ (20), the same with the deterministic chain's
-    // one-thread release (21), the unpacking alone (22; compiled, not measured).
+    // strided item copies (20), the same with the deterministic chain's one-thread release (21),
+    // the v4 tiles themselves (22). bf16 Pᵀ is widened by shift and mask in all of them (then the
+    // BitUnpackedProbabilities option of 20-22, now unpack_pair's: the same kernels).
     case 6420:
-      return launch_backward_with<
-          StridedItemLoads<BitUnpackedProbabilities<LeanTileLoop<RolledProductB<Table64>>>>, E>(
+      return launch_backward_with<StridedItemLoads<LeanTileLoop<RolledProductB<Table64>>>, E>(
           args);
     case 6421:
-      return launch_backward_with<LightDqRelease<StridedItemLoads<
-                                      BitUnpackedProbabilities<LeanTileLoop<RolledProductB<Table64>>>>>,
-                                  E>(args);
-    case 6422:
-      return launch_backward_with<BitUnpackedProbabilities<LeanTileLoop<RolledProductB<Table64>>>,
-                                  E>(args);
-    case 12820:
       return launch_backward_with<
-          StridedItemLoads<BitUnpackedProbabilities<LeanTileLoop<RolledProductB<Table128>>>>, E>(
+          LightDqRelease<StridedItemLoads<LeanTileLoop<RolledProductB<Table64>>>>, E>(args);
+    case 6422: return launch_backward_with<LeanTileLoop<RolledProductB<Table64>>, E>(args);
+    case 12820:
+      return launch_backward_with<StridedItemLoads<LeanTileLoop<RolledProductB<Table128>>>, E>(
           args);
     case 12821:
-      return launch_backward_with<LightDqRelease<StridedItemLoads<
-                                      BitUnpackedProbabilities<LeanTileLoop<RolledProductB<Table128>>>>>,
-                                  E>(args);
-    case 12822:
-      return launch_backward_with<BitUnpackedProbabilities<LeanTileLoop<RolledProductB<Table128>>>,
-                                  E>(args);
-    // 256: the unpacking (20) and the release (21) only; strided item copies spilled there.
-    case 25620:
-      return launch_backward_with<BitUnpackedProbabilities<LeanTileLoop<RolledProductB<Packed256>>>,
-                                  E>(args);
-    case 25621:
       return launch_backward_with<
-          LightDqRelease<BitUnpackedProbabilities<LeanTileLoop<RolledProductB<Packed256>>>>, E>(
+          LightDqRelease<StridedItemLoads<LeanTileLoop<RolledProductB<Table128>>>>, E>(args);
+    case 12822: return launch_backward_with<LeanTileLoop<RolledProductB<Table128>>, E>(args);
+    // 256: the v4 tile (20) and the release (21) only; strided item copies spilled there.
+    case 25620: return launch_backward_with<LeanTileLoop<RolledProductB<Packed256>>, E>(args);
+    case 25621:
+      return launch_backward_with<LightDqRelease<LeanTileLoop<RolledProductB<Packed256>>>, E>(
           args);
     // Fifth session, third round (docs/perf-notes.md "Backward v6"): the v5 table with each
     // product's first k-step writing its accumulators (C = 0) instead of zeroing moves.
@@ -84,22 +72,17 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
     // 256: 31 with two Q/dO stages (209 KB: Hopper only), the LargeSharedMemoryBackwardConfig.
     case 25632:
       return launch_backward_with<
-          UnmaskedStridedItemLoads<ZeroStartAccumulators<BitUnpackedProbabilities<
-              LightDqRelease<LeanTileLoop<RolledProductB<PackedProbabilities<
-                  BackwardTile<256, 64, 64, 8, 2, 4, 2, 1, true, 2>>>>>>>>,
+          UnmaskedStridedItemLoads<ZeroStartAccumulators<LightDqRelease<LeanTileLoop<RolledProductB<
+              PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 2, 1, true, 2>>>>>>>,
           E>(args);
     default: break;
   }
   switch (bucket * 10 + variant) {
-    // Fifth session (docs/perf-notes.md "Backward v4"): the rolled k-step loops of the
-    // full-width kernel (RolledProductA: phase A over step pairs with a two-deep fragment
-    // buffer; RolledProductB: phase B one query step per iteration, no head-dim tests).
-    case 646: return launch_backward_with<RolledProductA<RolledProductB<Table64>>, E>(args);
+    // Fifth session (docs/perf-notes.md "Backward v4"): the rolled phase B of the full-width
+    // kernel (RolledProductB: one query step per iteration, no head-dim tests). The rolled phase
+    // A measured beside it (646, 648, 1287, 1289) was rejected and removed (sixth session).
     case 647: return launch_backward_with<RolledProductB<Table64>, E>(args);
-    case 648: return launch_backward_with<RolledProductA<Table64>, E>(args);
-    case 1287: return launch_backward_with<RolledProductA<Table128>, E>(args);
     case 1288: return launch_backward_with<RolledProductB<Table128>, E>(args);
-    case 1289: return launch_backward_with<RolledProductA<RolledProductB<Table128>>, E>(args);
     case 2566: return launch_backward_with<Packed256, E>(args);
     case 2567: return launch_backward_with<RolledProductB<Packed256>, E>(args);
 #ifdef FATTN_BENCH_EARLIER_BWD_VARIANTS

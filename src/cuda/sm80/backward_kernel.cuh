@@ -211,62 +211,22 @@ __device__ __forceinline__ int opaque_lane_id() {
   return lane;
 }
 
-// The two 16-bit values of a packed pair (low half first) as floats.
+// The two 16-bit values of a packed pair (low half first) as floats. bf16 -> fp32 is exact as
+// the 16 bits moved to the top of the word, so bf16 pairs are widened by a shift and a mask of
+// the 32-bit pair: through two 16-bit values, sm_90a SASS kept each half in a register of its
+// own and re-packed them with two PRMT per pair (32 per query tile at D = 128, and 16 more live
+// registers until dSᵀ; docs/perf-notes.md "Backward v5"). fp16's widening is a conversion.
 template <class Element>
 __device__ __forceinline__ void unpack_pair(std::uint32_t packed, float (&values)[2]) {
-  Element pair[2];
-  __builtin_memcpy(pair, &packed, sizeof(packed));
-  values[0] = ElementTraits<Element>::to_float(pair[0]);
-  values[1] = ElementTraits<Element>::to_float(pair[1]);
-}
-
-// RolledProductA (tile_config.hpp): acc += A·Bᵀ over kSteps k-steps in a loop over step pairs
-// (not unrolled) with a two-deep fragment buffer: step k + 1's A (K or V) and B (Q or dO)
-// fragments load while step k's mma's run, so at most two steps of fragments are live. A is
-// this warp's key rows (`a`, plus the byte offset of V from K), B its query rows (`b`, plus dO's
-// offset from Q); `sign_flip` is XORed into the A fragments (the sign of a negative scale, 0 for
-// none).
-template <class Element, int kSteps, int kKeyTiles, int kQueryTiles, int kWidthA, int kWidthB>
-__device__ __forceinline__ void rolled_product_a(float (&acc)[kKeyTiles][kQueryTiles][4],
-                                                 const XorFragmentAddress<kWidthA>& a,
-                                                 const XorFragmentAddress<kWidthB>& b,
-                                                 std::uint32_t a_offset, std::uint32_t b_offset,
-                                                 std::uint32_t sign_flip) {
-  static_assert(kSteps % 2 == 0, "steps are walked in pairs");
-  struct StepFragments {
-    std::uint32_t a[kKeyTiles][4];
-    std::uint32_t b[kQueryTiles / 2][4];
-  };
-  auto load = [&](StepFragments& fragments, unsigned step) {
-    const std::uint32_t a_address = xor_address_at(a, step, 0) + a_offset;
-    const std::uint32_t b_address = xor_address_at(b, step, 0) + b_offset;
-#pragma unroll
-    for (int kt = 0; kt < kKeyTiles; ++kt) {
-      ldmatrix_x4(fragments.a[kt], a_address + kt * kMmaM * kWidthA * kBytesPerElement);
-    }
-#pragma unroll
-    for (int np = 0; np < kQueryTiles / 2; ++np) {
-      ldmatrix_x4(fragments.b[np], b_address + np * 2 * kMmaN * kWidthB * kBytesPerElement);
-    }
-  };
-  auto multiply = [&](StepFragments& fragments) {
-#pragma unroll
-    for (int kt = 0; kt < kKeyTiles; ++kt)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) fragments.a[kt][r] ^= sign_flip;
-#pragma unroll
-    for (int np = 0; np < kQueryTiles / 2; ++np) {
-      mma_column_pair<Element>(acc, fragments.a, fragments.b[np], np);
-    }
-  };
-  StepFragments current, next;
-  load(current, 0);
-#pragma unroll 1
-  for (unsigned step = 0; step < kSteps; step += 2) {
-    load(next, step + 1);
-    multiply(current);
-    if (step + 2 < kSteps) load(current, step + 2);
-    multiply(next);
+  if constexpr (std::is_same_v<Element, __nv_bfloat16>) {
+    constexpr std::uint32_t kHighHalf = 0xffff0000u;
+    values[0] = __uint_as_float(packed << 16);
+    values[1] = __uint_as_float(packed & kHighHalf);
+  } else {
+    Element pair[2];
+    __builtin_memcpy(pair, &packed, sizeof(packed));
+    values[0] = ElementTraits<Element>::to_float(pair[0]);
+    values[1] = ElementTraits<Element>::to_float(pair[1]);
   }
 }
 
@@ -301,31 +261,27 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr bool kPackedP = packed_probabilities<Config>();
   constexpr bool kPipelinedB = pipelined_query_fragments<Config>();
   // Rolled k-step loops (tile_config.hpp): the full-width kernel only, where every step exists.
-  constexpr bool kRolledA = rolled_product_a<Config>() && kFullWidth;
   constexpr bool kRolledB = rolled_product_b<Config>() && kFullWidth;
   // The lean loop in the full-width kernel only (the general one spilled with it at 64 on sm_80).
   constexpr bool kLean = lean_tile_loop<Config>() && kFullWidth;
   static_assert(!lean_tile_loop<Config>() || packed_probabilities<Config>(),
                 "the lean loop computes Pᵀ in the packed tiles' pass only");
-  // v5 options (tile_config.hpp): strided item copies in the lean loop; bf16 Pᵀ widened by bit
-  // operations; the deterministic chain's hand-over by one thread's release.
+  // v5 options (tile_config.hpp): strided item copies in the lean loop; the deterministic
+  // chain's hand-over by one thread's release.
   constexpr bool kStridedLoads =
       (strided_item_loads<Config>() ||
        (unmasked_strided_item_loads<Config>() && std::is_same_v<Mask, NoMask>)) &&
       kLean;
-  constexpr bool kBitUnpack = bit_unpacked_probabilities<Config>() && kPackedP &&
-                              std::is_same_v<Element, __nv_bfloat16>;
   constexpr bool kLightRelease = light_dq_release<Config>();
   // v6: each product's first k-step writes its accumulators (C = 0) instead of zeroing moves.
-  // The lean full-width kernel only, where step 0 of every product exists (head_dim >= 1) and the
-  // rolled phase A (which starts from the accumulators) is not used.
-  constexpr bool kZeroStart = zero_start_accumulators<Config>() && kLean && !kRolledA;
+  // The lean full-width kernel only, where step 0 of every product exists (head_dim >= 1).
+  constexpr bool kZeroStart = zero_start_accumulators<Config>() && kLean;
   // The packed tiles also take one register per fragment address (XorFragmentAddress) instead
   // of five: the registers that fit phase A's single pass without spills (ptxas -v).
   constexpr bool kXorAddresses = kPackedP;
-  static_assert(!(rolled_product_a<Config>() || rolled_product_b<Config>()) ||
+  static_assert(!rolled_product_b<Config>() ||
                     (kXorAddresses && is_power_of_two(kMaxSteps) && !kPipelinedB),
-                "the rolled loops address their steps at run time: XOR addresses only");
+                "the rolled loop addresses its steps at run time: XOR addresses only");
   static_assert(!kXorAddresses || (is_power_of_two(kRowTilesQ) &&
                                    is_power_of_two(Config::kDimPerWarpQ / kMmaK) &&
                                    is_power_of_two(Config::kDimPerWarpB / kMmaK)),
@@ -582,11 +538,6 @@ __global__ void __launch_bounds__(Config::kThreads)
         // during the previous step. The next step's are loaded whenever the tile has one (a
         // compile-time test: at a head dim short of the bucket the last step reads one unused
         // step of the tile, inside its row).
-        if constexpr (kRolledA) {
-          rolled_product_a<Element, kMaxSteps>(acc, k_as_a, q_as_b, a_offset, b_offset,
-                                               negate ? params.sign_flip : 0u);
-          return;
-        }
         [[maybe_unused]] std::uint32_t b[kQueryTilesA / 2][4];
         if constexpr (kPipelinedB) load_b(b, 0, b_offset);
 #pragma unroll
@@ -721,19 +672,7 @@ __global__ void __launch_bounds__(Config::kThreads)
 #pragma unroll
           for (int half = 0; half < 2; ++half) {
             float p[2];
-            if constexpr (kRolledA) {
-              // Back from this thread's own stores into the Pᵀ tile (no barrier needed): the 16
-              // registers of the packed pairs are what the rolled loop's second fragment set
-              // takes. Volatile, so the compiler cannot forward the stored registers instead.
-              unpack_pair<Element>(*reinterpret_cast<const volatile std::uint32_t*>(
-                                       p_tile + score_offset(kt, nt, half)),
-                                   p);
-            } else if constexpr (kBitUnpack) {
-              // bf16 -> fp32 is the 16 bits moved to the top (low half first in the pair).
-              constexpr std::uint32_t kHighHalf = 0xffff0000u;
-              p[0] = __uint_as_float(p_packed[kt][nt][half] << 16);
-              p[1] = __uint_as_float(p_packed[kt][nt][half] & kHighHalf);
-            } else if constexpr (kPackedP) {
+            if constexpr (kPackedP) {
               unpack_pair<Element>(p_packed[kt][nt][half], p);
             } else {
               probabilities(kt, nt, half, lse, p);

@@ -340,29 +340,20 @@ constexpr bool pipelined_query_fragments() {
   return has_option<Config, PipelinedQueryFragmentsOption>;
 }
 
-// Rolled k-step loops for the full-width kernel (the general kernel is unchanged). Fully
-// unrolled, ptxas hoists the ldmatrix of many k-steps to the top of a product and spills next
-// to dK + dV's 128 registers, which is why those steps sat behind run-time tests that left each
-// step's mma's waiting on their own loads (ncu: 40 % of issue cycles on fixed-latency
-// dependencies). A loop that is not unrolled bounds how far the loads can move:
-// RolledProductA: phase A walks its k-steps in pairs (a loop of kMaxSteps / 2 iterations) with
-// an explicit two-deep fragment buffer: step k + 1's K/V and Q/dO fragments load while step k's
-// mma's run, 2 steps of fragments live at most. Measured and not in the table: 0.99-1.02x alone,
-// 0.96-0.99x on top of RolledProductB (H100, docs/perf-notes.md "Backward v4").
-// RolledProductB: phase B walks its query steps in a loop (kBlockM / 16 iterations) and the
-// head-dim blocks of a step without tests, so ptxas may overlap one step's loads with its mma's
-// but not pile up several steps'. In the table at 64, 128 and 256 (with LeanTileLoop).
-struct RolledProductAOption {};
-template <class Tile>
-struct RolledProductA : Tile, RolledProductAOption {};
+// RolledProductB (the full-width kernel; the general kernel is unchanged): phase B walks its
+// query steps in a loop (kBlockM / 16 iterations, not unrolled) and the head-dim blocks of a step
+// without tests. Fully unrolled, ptxas hoists the ldmatrix of many k-steps to the top of a product
+// and spills next to dK + dV's 128 registers, which is why those steps sat behind run-time tests
+// that left each step's mma's waiting on their own loads (ncu: 40 % of issue cycles on
+// fixed-latency dependencies); a loop that is not unrolled bounds how far the loads can move, so
+// ptxas may overlap one step's loads with its mma's but not pile up several steps'. In the table
+// at 64, 128 and 256 (with LeanTileLoop). The same for phase A (RolledProductA: k-step pairs with
+// a two-deep fragment buffer) measured 0.96-1.02x and was removed (docs/perf-notes.md "Backward
+// v4" and "Backward v7").
 struct RolledProductBOption {};
 template <class Tile>
 struct RolledProductB : Tile, RolledProductBOption {};
 
-template <class Config>
-constexpr bool rolled_product_a() {
-  return has_option<Config, RolledProductAOption>;
-}
 template <class Config>
 constexpr bool rolled_product_b() {
   return has_option<Config, RolledProductBOption>;
@@ -385,8 +376,9 @@ constexpr bool lean_tile_loop() {
 
 // v5 options (fifth session, second round; docs/perf-notes.md "Backward v5"), in the table. ncu
 // at 128 (v4) counted 1243 instructions per warp and query tile against FA2's 1016, of which ~217
-// issued the next tile's copies and 191 computed Pᵀ; with StridedItemLoads and
-// BitUnpackedProbabilities 1077 (H100, D = 128, N = 4096), 9.60 -> 9.15 M cycles.
+// issued the next tile's copies and 191 computed Pᵀ; with StridedItemLoads and the bf16 Pᵀ
+// widened by shift and mask (then the BitUnpackedProbabilities option, now what unpack_pair does
+// for every kernel) 1077 (H100, D = 128, N = 4096), 9.60 -> 9.15 M cycles.
 // StridedItemLoads (full-width kernel, no GQA group, head_dim % 8 == 0, 16-byte-aligned rows,
 // whole tiles): the next Q/dO tile is copied from the CTA's head pointers plus row0·row_stride
 // with load_whole_chunks (tile_io.cuh: the predicate form of cp.async, no zero-fill count added
@@ -400,17 +392,6 @@ struct StridedItemLoads : Tile, StridedItemLoadsOption {};
 template <class Config>
 constexpr bool strided_item_loads() {
   return has_option<Config, StridedItemLoadsOption>;
-}
-// BitUnpackedProbabilities (packed bf16 tiles): the packed Pᵀ pairs are widened for dSᵀ by a
-// shift and a mask of the 32-bit pair. Through 16-bit values (unpack_pair), sm_90a SASS kept
-// each half in a register of its own and spent two PRMT per pair re-packing them (32 per tile at
-// 128) and 16 more registers. fp16 keeps the conversion (its widening is not a shift).
-struct BitUnpackedProbabilitiesOption {};
-template <class Tile>
-struct BitUnpackedProbabilities : Tile, BitUnpackedProbabilitiesOption {};
-template <class Config>
-constexpr bool bit_unpacked_probabilities() {
-  return has_option<Config, BitUnpackedProbabilitiesOption>;
 }
 // LightDqRelease (deterministic mode): the chain holder hands a query tile on with the CUTLASS
 // barrier's pattern: block barrier, then one thread's release store (a release is cumulative:
@@ -472,18 +453,18 @@ struct BackwardConfig;
 // of the difference. H100, bf16, bwd TFLOP/s after the same forward, N = 1k / 4k / 16k, call 2:
 // 175 / 218 / 231, causal 123 / 190 / 226 against the v3 tile's 165 / 197 / 210 and 108 / 151 /
 // 174 (rolled phase B alone 1.00-1.07x; rolled phase A on top 0.96-0.98x: not taken).
-// v5 (fifth session, second round): StridedItemLoads, BitUnpackedProbabilities and
-// LightDqRelease at 64 and 128, the last two at 256 (H100, same call as v4 and PyTorch's flash,
-// variants 21): bwd 1.02-1.05x v4 at 64, 1.00-1.06x at 128 (causal 1k-16k ~1.00-1.02), 0.99-1.02x
-// at 256; deterministic / default at N = 4096 0.86-0.90 (v4: 0.79-0.85).
+// v5 (fifth session, second round): StridedItemLoads, bf16 Pᵀ widened by shift and mask (now
+// unpack_pair's, every kernel) and LightDqRelease at 64 and 128, the last two at 256 (H100,
+// same call as v4 and PyTorch's flash, variants 21): bwd 1.02-1.05x v4 at 64, 1.00-1.06x at 128
+// (causal 1k-16k ~1.00-1.02), 0.99-1.02x at 256; deterministic / default at N = 4096 0.86-0.90
+// (v4: 0.79-0.85).
 // v6 (fifth session, third round): ZeroStartAccumulators at 64 (H100, same call as v5 and
 // flash, N = 4k / 16k: bwd 1.01-1.04x v5, causal 4k +3.7 %); at 128 neutral (0.99-1.02x, not
 // taken); at 256 see LargeSharedMemoryBackwardConfig below.
 template <>
 struct BackwardConfig<64>
-    : ZeroStartAccumulators<StridedItemLoads<BitUnpackedProbabilities<LightDqRelease<
-          LeanTileLoop<RolledProductB<
-              PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>>> {};
+    : ZeroStartAccumulators<StridedItemLoads<LightDqRelease<LeanTileLoop<RolledProductB<
+          PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>> {};
 // 128: packed Pᵀ (PackedProbabilities) with phase A in one pass, and 32 x 32 dQ warp tiles:
 // 608 instead of 768 KB of ldmatrix per query tile. fwd+bwd 212 / 251 / 261, causal 149 / 205 /
 // 235 against v2's 206 / 243 / 254 and 141 / 191 / 228 (2 query passes, 16 x 64 dQ tiles); the
@@ -494,8 +475,8 @@ struct BackwardConfig<64>
 // phase A on top 0.97-0.99x of this: not taken).
 template <>
 struct BackwardConfig<128>
-    : StridedItemLoads<BitUnpackedProbabilities<LightDqRelease<LeanTileLoop<RolledProductB<
-          PackedProbabilities<BackwardTile<128, 64, 128, 8, 2, 2, 2, 1, true, 2>>>>>>> {};
+    : StridedItemLoads<LightDqRelease<LeanTileLoop<RolledProductB<
+          PackedProbabilities<BackwardTile<128, 64, 128, 8, 2, 2, 2, 1, true, 2>>>>>> {};
 // 192: two Q/dO buffers take 161 KB, just inside sm_80's 163 KB per block. dK + dV = 96
 // registers per thread with the head dim split over 2 warps.
 template <>
@@ -515,8 +496,8 @@ struct BackwardConfig<192> : BackwardTile<192, 64, 64, 8, 2, 2, 2> {};
 // LargeSharedMemoryBackwardConfig below.
 template <>
 struct BackwardConfig<256>
-    : BitUnpackedProbabilities<LightDqRelease<LeanTileLoop<RolledProductB<
-          PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 1, 1, true, 2>>>>>> {};
+    : LightDqRelease<LeanTileLoop<RolledProductB<
+          PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 1, 1, true, 2>>>>> {};
 
 // A second table for devices whose blocks may take more shared memory than sm_80's 163 KB
 // (Hopper: 227 KB); launch_backward picks it by the device's opt-in limit. Where it equals
@@ -533,8 +514,7 @@ template <int kHeadDimBucket>
 struct LargeSharedMemoryBackwardConfig : BackwardConfig<kHeadDimBucket> {};
 template <>
 struct LargeSharedMemoryBackwardConfig<256>
-    : UnmaskedStridedItemLoads<ZeroStartAccumulators<BitUnpackedProbabilities<
-          LightDqRelease<LeanTileLoop<RolledProductB<PackedProbabilities<
-              BackwardTile<256, 64, 64, 8, 2, 4, 2, 1, true, 2>>>>>>>> {};
+    : UnmaskedStridedItemLoads<ZeroStartAccumulators<LightDqRelease<LeanTileLoop<RolledProductB<
+          PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 2, 1, true, 2>>>>>>> {};
 
 }  // namespace fattn::detail::sm80
