@@ -11,6 +11,9 @@
 #   SM90_BWD_DQ_REDUCE=bulk_tensor bench/sm90_bwd_device_run.sh   # both buckets' rows switched
 #       to TMA reductions of dQ (D = 64 with 2 stages: the staging tiles take the third's room),
 #       edited into this machine's copy of backward_tile_config.hpp before the build
+#   SM90_BWD_D256_IN_STAGE=1 bench/sm90_bwd_device_run.sh   # the D = 256 row with two stages
+#       and dQ staged in the stage, edited into this machine's copy before the build
+#   SM90_BWD_D256_EARLY_RELEASE=1 ...   # the D = 256 row with release_before_dq
 #   SM90_BWD_STEPS="build variants_build ..." builds bench/sm90_bwd_variants.cu into $BUILD-variants
 #   SM90_BWD_STEPS="... variants" SM90_BWD_AB="before/lib.so:0,3,4 variants/lib.so:0,2,3,4"
 #       bench/sm90_bwd_device_run.sh   # bench/sm90_bwd_variants.py --bench on each carried shim
@@ -38,6 +41,19 @@ step_build() {
     sed -i '/struct BackwardTileConfig<64>/,/^};/ s/128, 128, 3,/128, 128, 2,/' $config
     sed -i '/struct BackwardTileConfig<\(64\|128\)>/,/^};/ s/DqReduce::atomics/DqReduce::bulk_tensor/' $config
     echo "dQ reduce: bulk_tensor"; grep -A2 'struct BackwardTileConfig<' $config | grep -v '^--'
+  fi
+  if [ "${SM90_BWD_D256_IN_STAGE:-0}" = 1 ]; then
+    # The D = 256 row switched to two stages with dQ staged in the stage (DqReduce::
+    # bulk_tensor_in_stage), edited into this machine's copy before the build.
+    local config=src/cuda/sm90/backward_tile_config.hpp
+    sed -i '/struct BackwardTileConfig<256>/,/^};/ { s/{64, 64, 1,/{64, 64, 2,/; s/DqReduce::bulk_tensor,/DqReduce::bulk_tensor_in_stage,/ }' $config
+    echo "D = 256 row:"; grep -A3 'struct BackwardTileConfig<256>' $config
+  fi
+  if [ "${SM90_BWD_D256_EARLY_RELEASE:-0}" = 1 ]; then
+    # The D = 256 row releasing its stage before the dQ product (release_before_dq).
+    local config=src/cuda/sm90/backward_tile_config.hpp
+    sed -i '/struct BackwardTileConfig<256>/,/^};/ s/GradSplit::head_dim}/GradSplit::head_dim, true}/' $config
+    echo "D = 256 row:"; grep -A3 'struct BackwardTileConfig<256>' $config
   fi
   cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release -DFATTN_CUDA=ON \
     -DFATTN_CUDA_FAMILIES="sm80;sm90" -DFATTN_CUDA_HEAD_DIMS="$HEAD_DIMS" \
@@ -124,12 +140,12 @@ step_variants() {
 }
 step_ncu_variants() {
   # ncu of carried shim variants (SM90_BWD_NCU="lib:D,N,causal:variants ..."), as in
-  # bench/sm90_bwd_tune_run.sh.
+  # bench/sm90_bwd_tune_run.sh; SM90_BWD_NCU_KERNEL=wide_backward_kernel for the D = 256 kernel.
   for entry in $SM90_BWD_NCU; do
     local lib=${entry%%:*} rest=${entry#*:}
     timeout 90 ncu --section SpeedOfLight --section ComputeWorkloadAnalysis \
       --section MemoryWorkloadAnalysis --section WarpStateStats --print-details all \
-      --metrics lts__t_sectors_op_red.sum -k 'regex:(^|::)backward_kernel' \
+      --metrics lts__t_sectors_op_red.sum -k "regex:${SM90_BWD_NCU_KERNEL:-(^|::)backward_kernel}" \
       python3 bench/sm90_bwd_variants.py --lib $lib --profile ${rest%%:*} \
       --variants ${rest#*:} >> $OUT/ncu.log 2>&1
     echo "ncu $entry rc $?"

@@ -49,6 +49,14 @@ constexpr Variant kVariants[] = {
     // two stages with red.v2 atomics (each ~226 KB).
     {"d256 n64 s1 bulk", 256, {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim}},
     {"d256 n64 s2 atomics", 256, {64, 64, 2, DqSplit::head_dim, kAtomics, GradSplit::head_dim}},
+    // The staging tiles dropped: dQ staged in the consumer's consumed Q/dO column blocks, which
+    // leaves room for the second stage (after call 1: s1 bulk beat s2 atomics by 26-54 %).
+    {"d256 n64 s2 bulk in stage", 256,
+     {64, 64, 2, DqSplit::head_dim, DqReduce::bulk_tensor_in_stage, GradSplit::head_dim}},
+    // After call 2 (in-stage staging 8-23 % slower than one stage): one stage, released once dV
+    // and dK are done, so the next step's Q/dO load overlaps the dQ product.
+    {"d256 n64 s1 bulk early release", 256,
+     {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim, true}},
 };
 
 // The tile configuration type the kernel template takes (a namespace-scope type: a kernel's

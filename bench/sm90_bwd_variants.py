@@ -89,7 +89,10 @@ def reference(q, k, v, dout, scale, causal):
         rows = torch.arange(Nq, device=q.device)[:, None] + (Nk - Nq)
         s = s.masked_fill(torch.arange(Nk, device=q.device)[None, :] > rows, float("-inf"))
     lse = torch.logsumexp(s, dim=-1)
-    out = torch.einsum("bhqk,bkhd->bqhd", torch.softmax(s, dim=-1), vx)
+    # Fully masked rows (causal, Nq > Nk): softmax of all -inf is NaN; fattn's semantics are
+    # out = 0 and zero gradients there.
+    probabilities = torch.nan_to_num(torch.softmax(s, dim=-1), nan=0.0)
+    out = torch.einsum("bhqk,bkhd->bqhd", probabilities, vx)
     out.backward(dout.float())
     return out.detach(), lse.detach().contiguous(), q32.grad, k32.grad, v32.grad
 

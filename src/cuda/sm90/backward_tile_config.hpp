@@ -52,8 +52,11 @@ enum class DqSplit { keys, head_dim, queries };
 // red.global.add.v2.f32 per thread from the registers (through the LSU); bulk_tensor = stored to
 // a 128-byte-swizzled shared tile, then one thread issues TMA reductions
 // (cp.reduce.async.bulk.tensor ... add) of two 64-row × 32-column boxes (16 KB more shared
-// memory per consumer).
-enum class DqReduce { atomics, bulk_tensor };
+// memory per consumer); bulk_tensor_in_stage (GradSplit::head_dim only) = the same TMA reductions
+// from the consumer's own column blocks of the stage's Q and dO tiles, which its last products
+// have finished reading: no staging tiles, so D = 256 fits two stages; the stage is released
+// once the reductions have read it.
+enum class DqReduce { atomics, bulk_tensor, bulk_tensor_in_stage };
 // Who owns dK/dV: keys = each consumer warpgroup 64 of the CTA's keys over the whole head dim
 // (backward_kernel.cuh, D <= 128); head_dim = every consumer all 64 keys of the CTA over its
 // share of the head-dim columns (backward_kernel_wide.cuh, D = 256).
@@ -69,6 +72,10 @@ struct BackwardTileShape {
   DqSplit dq_split;
   DqReduce dq_reduce;
   GradSplit grad_split = GradSplit::keys;
+  // GradSplit::head_dim only: release the Q/dO stage as soon as dV and dK (its last readers) are
+  // done, while the dQ product (dS and K only) still runs, so that the next step's loads start
+  // earlier (matters with one stage).
+  bool release_before_dq = false;
 };
 
 template <int kHeadDimBucket>
