@@ -1,7 +1,8 @@
-// Tile shapes of the Hopper backward kernel, one row per head-dim bucket (64, 128 and 256; the
-// 192 bucket runs the sm80 backward: see the D = 256 note below). Measured on an H100 (2026-11-22, bench/results/
-// sm90-bwd-h100-2026-11-22-variants/, docs/design/sm90-backward.md "Measured"): every row was
-// timed beside its neighbours in one binary (bench/sm90_bwd_variants.cu).
+// Tile shapes of the Hopper backward kernel, one row per head-dim bucket (64, 128 and 256; head
+// dims 129..192 run the 256 row: see the D = 192 note below). Measured on an H100 (2026-11-22,
+// bench/results/sm90-bwd-h100-2026-11-22-variants/ and ...-s6/, docs/design/sm90-backward.md
+// "Measured"): every row was timed beside its neighbours in one binary
+// (bench/sm90_bwd_variants.cu).
 //
 // Why these numbers (H100/H200: 227 KB shared memory per block, 64K registers, one CTA per SM):
 // - kBlockN = 128 keys per CTA: two consumer warpgroups of 64 keys (wgmma's M), each holding
@@ -40,9 +41,20 @@
 //   computes Sᵀ/dPᵀ of one half of the 64 queries and exchanges Pᵀ/dSᵀ through shared memory.
 //   Shared memory allows one Q/dO stage with the dQ staging tiles of the TMA reductions (K, V 64
 //   KB, Q/dO 64 KB, Pᵀ/dSᵀ 2 · 16 KB, staging 64 KB: 226 KB) or two stages with atomics (226 KB).
-// - D = 192 has no Hopper backward: its head-dim halves (96 columns) would start the second
+//   Measured on an H100 in one run each (bench/results/sm90-bwd-h100-2026-11-22-s6/, backward
+//   alone, bf16, N = 1k / 4k / 16k non-causal): one stage + TMA reductions 216 / 342 / 386
+//   TFLOP/s, two stages + atomics 172 / 244 / 273 (the atomics cost more than the exposed load);
+//   two stages with dQ staged in the consumed Q/dO column blocks (DqReduce::bulk_tensor_in_stage)
+//   217 / 293 / 324 against 238 / 342 / 384 for one stage (rejected). release_before_dq (the
+//   stage freed before the dQ product): ncu at N = 4k 4.44 → 4.17 ms under locked clocks, the
+//   bench +3 % at N >= 4k and within the ±10 % run-to-run spread at 1k; kept. The sm80 backward
+//   at 256 measured 153–209 TFLOP/s in the same run, cuDNN's 186–367: the row is the default
+//   for D 129..256.
+// - D = 192 has no row of its own: its head-dim halves (96 columns) would start the second
 //   consumer's MN-major operands 64 bytes into a 128-byte swizzle row, which a wgmma descriptor
-//   cannot express across the next column block.
+//   cannot express across the next column block. Head dims 129..192 run the 256 row with the
+//   columns past D zero-filled (a third more tensor work at 192), still 1.4–1.7× the sm80
+//   backward's 192 bucket (same run).
 #pragma once
 
 namespace fattn::detail::sm90 {
@@ -94,7 +106,7 @@ struct BackwardTileConfig<128> {
 template <>
 struct BackwardTileConfig<256> {
   static constexpr BackwardTileShape kShape{64, 64, 1, DqSplit::head_dim, DqReduce::bulk_tensor,
-                                            GradSplit::head_dim};
+                                            GradSplit::head_dim, true};
 };
 
 }  // namespace fattn::detail::sm90
