@@ -50,13 +50,14 @@ from kernel_bench_common import finish, make
 # Fifth session, third round (-s5c-call1, "Backward v6"): the v5 table with each product's
 # first k-step writing its accumulators (ZeroStartAccumulators, 30), at 256 also 30 with the
 # strided item copies in the NoMask kernels (31); baseline = the same library's table (v5).
+# Sixth session ("Backward v7"): the v6 table with the dQ atomics from one address per query tile
+# (40; at 256 the two-stage tile the H100 runs), and at 256 the one-stage tile with it (41).
 CANDIDATES = {
-    64: {30: "v5 table + zero-start accumulators"},
-    128: {30: "v5 table + zero-start accumulators"},
+    64: {40: "v6 table + dQ atomics from one address"},
+    128: {40: "v6 table + dQ atomics from one address"},
     192: {},
-    256: {30: "v5 table + zero-start accumulators",
-          31: "30 + strided item copies in the NoMask kernels",
-          32: "31 with two Q/dO stages (Hopper's shared memory)"},
+    256: {40: "v6 two-stage tile + dQ atomics from one address",
+          41: "one-stage tile (sm_80's) + dQ atomics from one address"},
 }
 BUCKETS = (64, 128, 192, 256)
 
@@ -150,14 +151,14 @@ def bench(new, baseline, dims, seqlens):
     return rows
 
 
-def profile(new, variants, head_dim, seqlen):
+def profile(new, variants, head_dim, seqlen, batch=None):
     """For ncu: one forward, then one backward per variant of ours and one SDPA flash forward +
-    backward (FA2's kernels), bf16, B·N = 16384, H·D = 2048, non-causal."""
+    backward (FA2's kernels), bf16, B·N = 16384 (or `batch` sequences), H·D = 2048, non-causal."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     import torch.nn.functional as F
     gen = torch.Generator(device="cuda")
     gen.manual_seed(7)
-    B, H, D = 16384 // seqlen, 2048 // head_dim, head_dim
+    B, H, D = batch or 16384 // seqlen, 2048 // head_dim, head_dim
     q, k, v, dout = (make("bf16", B, seqlen, H, D, "bshd", gen) for _ in range(4))
     out, lse = torch.empty_like(q), torch.empty(B, H, seqlen, device="cuda")
     dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
@@ -210,10 +211,13 @@ def main():
                    "(with one SDPA flash backward)")
     p.add_argument("--profile-dim", type=int, default=128)
     p.add_argument("--profile-seqlen", type=int, default=4096)
+    p.add_argument("--profile-batch", type=int, help="sequences for --profile (default: "
+                   "16384 / seqlen); fewer make ncu's instruction-level passes shorter")
     a = p.parse_args()
     new = base_script.Sm80(a.lib)
     if a.profile:
-        profile(new, base_script.int_list(a.profile), a.profile_dim, a.profile_seqlen)
+        profile(new, base_script.int_list(a.profile), a.profile_dim, a.profile_seqlen,
+                a.profile_batch)
         return 0
     dims = base_script.int_list(a.dims)
     report = {"device": torch.cuda.get_device_name(), "candidates": CANDIDATES}

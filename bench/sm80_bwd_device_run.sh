@@ -97,7 +97,7 @@ step_ncufa2() {
     --section SourceCounters --section LaunchStats --section Occupancy --section InstructionStats \
     --section MemoryWorkloadAnalysis -k regex:"backward_kernel|flash_bwd_dq_dk_dv" -c $count \
     -o $TMP/bwd python3 bench/sm80_bwd_compare.py --lib $LIB --profile $variants \
-    > $TMP/ncu_run.log 2>&1
+    ${SM80_PROFILE_ARGS:-} > $TMP/ncu_run.log 2>&1
   echo "ncu rc $?"; tail -3 $TMP/ncu_run.log
   ncu --import $TMP/bwd.ncu-rep > $LOGS/ncu.log 2>&1
   grep -E "backward_kernel|flash_bwd|Duration|Registers Per|Stall|Warp Cycles Per Issued|Executed Ipc A|Issue Slots Busy|Shared Memory Configuration Size|Dynamic Shared|Achieved Occupancy|L1/TEX Hit|Compute \(SM\)|Memory Throughput" \

@@ -12,6 +12,8 @@ using fattn::detail::sm80::BackwardTile;
 using fattn::detail::sm80::LightDqRelease;
 using fattn::detail::sm80::StridedItemLoads;
 using fattn::detail::sm80::BackwardConfig;
+using fattn::detail::sm80::DqAtomicsFromOneAddress;
+using fattn::detail::sm80::LargeSharedMemoryBackwardConfig;
 using fattn::detail::sm80::ZeroStartAccumulators;
 using fattn::detail::sm80::UnmaskedStridedItemLoads;
 using fattn::detail::sm80::launch_backward_with;
@@ -36,6 +38,20 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
   // Two-digit variants (bucket · 100 + variant): LeanTileLoop with the rolled loops (fifth
   // session, second call). 6410, 12810 and 25610 are the v4 table's tiles (taken in call 3).
   switch (bucket * 100 + variant) {
+    // Sixth session (docs/perf-notes.md "Backward v7"): the v6 table with the dQ atomics from one
+    // address per query tile (40); at 256 on the two-stage tile that the H100 runs (40) and on
+    // the one-stage tile of sm_80-sized shared memory (41: the deterministic mode's alternative).
+    case 6440: return launch_backward_with<DqAtomicsFromOneAddress<BackwardConfig<64>>, E>(args);
+    case 12840:
+      return launch_backward_with<DqAtomicsFromOneAddress<BackwardConfig<128>>, E>(args);
+    case 25640:
+      return launch_backward_with<DqAtomicsFromOneAddress<LargeSharedMemoryBackwardConfig<256>>,
+                                  E>(args);
+    case 25641:
+      return launch_backward_with<DqAtomicsFromOneAddress<BackwardConfig<256>>, E>(args);
+#ifdef FATTN_BENCH_EARLIER_BWD_VARIANTS
+    // Earlier sessions' candidates, all measured (compiled only with SM80_NVCC_FLAGS=
+    // -DFATTN_BENCH_EARLIER_BWD_VARIANTS: they multiply the shim's build time).
     // Fifth session, second round (docs/perf-notes.md "Backward v5"): the v4 table's tiles with
     // strided item copies (20), the same with the deterministic chain's one-thread release (21),
     // the v4 tiles themselves (22). bf16 Pᵀ is widened by shift and mask in all of them (then the
@@ -75,9 +91,11 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
           UnmaskedStridedItemLoads<ZeroStartAccumulators<LightDqRelease<LeanTileLoop<RolledProductB<
               PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 2, 1, true, 2>>>>>>>,
           E>(args);
+#endif
     default: break;
   }
   switch (bucket * 10 + variant) {
+#ifdef FATTN_BENCH_EARLIER_BWD_VARIANTS
     // Fifth session (docs/perf-notes.md "Backward v4"): the rolled phase B of the full-width
     // kernel (RolledProductB: one query step per iteration, no head-dim tests). The rolled phase
     // A measured beside it (646, 648, 1287, 1289) was rejected and removed (sixth session).
@@ -85,10 +103,8 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
     case 1288: return launch_backward_with<RolledProductB<Table128>, E>(args);
     case 2566: return launch_backward_with<Packed256, E>(args);
     case 2567: return launch_backward_with<RolledProductB<Packed256>, E>(args);
-#ifdef FATTN_BENCH_EARLIER_BWD_VARIANTS
     // The fourth session's candidates and bench/sm80_vs_torch.py --bwd-variants' 641-643,
-    // 1281-1283, 2561-2562 (measured; compiled only with SM80_NVCC_FLAGS=
-    // -DFATTN_BENCH_EARLIER_BWD_VARIANTS, they double the shim's build time).
+    // 1281-1283, 2561-2562.
     case 641: return launch_backward_with<BackwardTile<64, 64, 128, 8, 1, 1, 2>, E>(args);
     case 642: return launch_backward_with<BackwardTile<64, 64, 128, 8, 2, 2, 2>, E>(args);
     // 128 query rows per step (FA2's D = 64 tile): packed Pᵀ, one pass (the table's now); or

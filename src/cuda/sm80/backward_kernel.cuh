@@ -276,6 +276,9 @@ __global__ void __launch_bounds__(Config::kThreads)
   // v6: each product's first k-step writes its accumulators (C = 0) instead of zeroing moves.
   // The lean full-width kernel only, where step 0 of every product exists (head_dim >= 1).
   constexpr bool kZeroStart = zero_start_accumulators<Config>() && kLean;
+  // v7 (tile_config.hpp): the dQ atomics from one address per query tile (the lean kernel's
+  // accumulator rows are kWidth floats).
+  constexpr bool kOneAddressAtomics = dq_atomics_from_one_address<Config>() && kLean;
   // The packed tiles also take one register per fragment address (XorFragmentAddress) instead
   // of five: the registers that fit phase A's single pass without spills (ptxas -v).
   constexpr bool kXorAddresses = kPackedP;
@@ -796,12 +799,45 @@ __global__ void __launch_bounds__(Config::kThreads)
           __syncthreads();
         }
       }
+      if constexpr (kOneAddressAtomics) {
+        // DqAtomicsFromOneAddress: accumulator rows are kWidth floats in this kernel, so every
+        // row (rt, half) and column block dt of the slice is a compile-time offset from the
+        // thread's first element, folded into the REDG; a whole query tile adds without tests.
+        const int first_row = row0 + query_row_q + group;
+        float* const first =
+            params.dq_accum +
+            ((static_cast<std::int64_t>(batch) * params.heads_q + head) * params.seqlen_q +
+             first_row) * kWidth +
+            dim_step_q * kMmaK + 2 * quad_lane;
+        const int rows_left = params.seqlen_q - first_row;
+        auto add_rows = [&](auto whole_tile) {
+#pragma unroll
+          for (int rt = 0; rt < kRowTilesQ; ++rt)
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+              constexpr int kHalfRows = kMmaM / 2;
+              const int row = rt * kMmaM + kHalfRows * half;
+              if (decltype(whole_tile)::value || row < rows_left) {
+#pragma unroll
+                for (int dt = 0; dt < kDimTilesQ; ++dt) {
+                  reduce_add_pair(first + row * kWidth + dt * kMmaN, dq[rt][dt][2 * half],
+                                  dq[rt][dt][2 * half + 1]);
+                }
+              }
+            }
+        };
+        if (row_end - row0 == kBlockM) {
+          add_rows(std::true_type{});
+        } else {
+          add_rows(std::false_type{});
+        }
+      }
       // Columns past head_dim but inside the last 16-wide step exist in the accumulator (its
       // rows are dq_accum_stride long) and receive zeros (K is zero-filled there).
       float* accumulator = params.dq_accum + (static_cast<std::int64_t>(batch) * params.heads_q +
                                               head) * params.seqlen_q * params.dq_accum_stride;
 #pragma unroll
-      for (int rt = 0; rt < kRowTilesQ; ++rt)
+      for (int rt = 0; rt < kRowTilesQ && !kOneAddressAtomics; ++rt)
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
           const int row = row0 + query_row_q + rt * kMmaM + group + 8 * half;

@@ -430,6 +430,25 @@ constexpr bool unmasked_strided_item_loads() {
   return has_option<Config, UnmaskedStridedItemLoadsOption>;
 }
 
+// v7 options (sixth session; docs/perf-notes.md "Backward v7"). ncu's per-instruction samples
+// at 128 (ours against FA2's backward, same tile and occupancy): Sᵀ, Pᵀ, dPᵀ and dSᵀ cost the
+// same cycles as FA2's, phase B and the dQ product fewer, but the dQ atomics 12 % of the
+// samples, 73 % of them long-scoreboard stalls on the instruction that rewrites the address
+// registers between rows: each row's 64-bit address went into registers that the previous row's
+// REDGs still had to read, and a REDG reads its registers only once the LSU takes it, behind the
+// CTA's other reductions (a 32 KB burst per query tile).
+// DqAtomicsFromOneAddress (lean full-width kernel): one address per thread and query tile; every
+// row and column of the warp's dQ slice is a compile-time offset from it (the accumulator's rows
+// are kWidth floats in that kernel: round_up(head_dim, 16) = kWidth), so no register that an
+// in-flight REDG reads is rewritten, and a whole query tile adds without per-row tests.
+struct DqAtomicsFromOneAddressOption {};
+template <class Tile>
+struct DqAtomicsFromOneAddress : Tile, DqAtomicsFromOneAddressOption {};
+template <class Config>
+constexpr bool dq_atomics_from_one_address() {
+  return has_option<Config, DqAtomicsFromOneAddressOption>;
+}
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
