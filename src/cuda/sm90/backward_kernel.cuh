@@ -20,7 +20,9 @@
 //                 dQ_part -> fp32 red.global.add.v2 into the dQ accumulator
 // The preprocess (D_i = rowsum(dO∘O), LSE·log2e with +inf for fully masked rows, accumulator
 // zeroed) and the postprocess (dQ = scale·accumulator) are the sm80 family's kernels, run by
-// backward.cuh around this one.
+// backward.cuh around this one. The D = 256 kernel (backward_kernel_wide.cuh) splits dK/dV by
+// head-dim halves instead of keys and shares this file's producer, barrier set-up, element-wise
+// steps and epilogue.
 #pragma once
 
 #include <cmath>
