@@ -10,7 +10,9 @@
 #        bench/sm90_device_run.sh FINAL_VARIANT [OTHER_VARIANT...]
 # A variant named "old" is timed but not checked (the committed kernel, as a baseline).
 # SM90_NCU_PEER=1 profiles cuDNN's SDPA kernel and FINAL_VARIANT at SM90_NCU_PEER_POINT (default
-# 128,4096,0) with the launch, occupancy, throughput and memory sections side by side.
+# 128,4096,0) with the launch, occupancy, throughput and memory sections side by side; with
+# SM90_NCU_SOURCE=1 also their stall samples per SASS instruction (ncu_peer_source_*.csv, read
+# by bench/sm90_ncu_source_summary.py).
 # SM90_BENCH_TWICE=1 times the sweep a second time with the variants in reverse order (the
 # contestant timed first at a point runs faster: docs/perf-notes.md, v5), so that a ratio can be
 # read from the two runs' geometric mean.
@@ -93,12 +95,27 @@ fi
 if [ "${SM90_NCU_PEER:-0}" = 1 ]; then
   point=${SM90_NCU_PEER_POINT:-128,4096,0}
   sections="--section LaunchStats --section Occupancy --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section ComputeWorkloadAnalysis --section InstructionStats --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio"
-  timeout 60 ncu $sections --nvtx --nvtx-include "cudnn_sdpa/" -s 1 -c 1 python3 $S \
-    --lib $L/$final/libsm90shim.so --profile $point --profile-cudnn > $LOGS/ncu_peer_cudnn.log 2>&1
+  # SM90_NCU_SOURCE=1: also the stall samples per SASS instruction of both kernels, exported as
+  # ncu_peer_source_<cudnn|variant>.csv (cuDNN's kernel has no source lines, only SASS).
+  [ "${SM90_NCU_SOURCE:-0}" = 1 ] && sections="$sections --section SourceCounters"
+  peer_source() {  # <name>: export the source page of $LOGS/ncu_peer_<name>.ncu-rep
+    [ "${SM90_NCU_SOURCE:-0}" = 1 ] || return 0
+    ncu -i $LOGS/ncu_peer_$1.ncu-rep --page details > $LOGS/ncu_peer_$1.log 2>&1
+    ncu -i $LOGS/ncu_peer_$1.ncu-rep --page source --csv --print-source sass \
+      > $OUT/ncu_peer_source_$1.csv 2> $LOGS/ncu_peer_source_$1.err
+    echo "source page $1 rc $?: $(wc -l < $OUT/ncu_peer_source_$1.csv) lines"
+  }
+  report() {  # <name>: write a report file when sampling per instruction, else the log
+    if [ "${SM90_NCU_SOURCE:-0}" = 1 ]; then echo "-f -o $LOGS/ncu_peer_$1"; fi
+  }
+  timeout 90 ncu $sections $(report cudnn) --nvtx --nvtx-include "cudnn_sdpa/" -s 1 -c 1 python3 $S \
+    --lib $L/$final/libsm90shim.so --profile $point --profile-cudnn > $LOGS/ncu_peer_cudnn_run.log 2>&1
   echo "== ncu cudnn rc $?"
-  timeout 60 ncu $sections -k regex:forward_kernel -s 1 -c 1 python3 $S \
-    --lib $L/$final/libsm90shim.so --profile $point > $LOGS/ncu_peer_$final.log 2>&1
+  if [ "${SM90_NCU_SOURCE:-0}" = 1 ]; then peer_source cudnn; else mv $LOGS/ncu_peer_cudnn_run.log $LOGS/ncu_peer_cudnn.log; fi
+  timeout 90 ncu $sections $(report $final) -k regex:forward_kernel -s 1 -c 1 python3 $S \
+    --lib $L/$final/libsm90shim.so --profile $point > $LOGS/ncu_peer_${final}_run.log 2>&1
   echo "== ncu $final rc $?"
+  if [ "${SM90_NCU_SOURCE:-0}" = 1 ]; then peer_source $final; else mv $LOGS/ncu_peer_${final}_run.log $LOGS/ncu_peer_$final.log; fi
   for f in $LOGS/ncu_peer_cudnn.log $LOGS/ncu_peer_$final.log; do
     echo "-- $(basename $f)"
     grep -E "^  [a-zA-Z_].*\(|Grid Size|Block Size|Cluster Size|Registers Per|Shared Memory Config|Dynamic Shared|Duration|Elapsed Cycles|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|L1/TEX Cache Throughput|DRAM Throughput|Achieved Occupancy|Eligible Warps|Warp Cycles Per Issued|Executed Instructions  |Issue Slots Busy" $f | head -30
