@@ -431,16 +431,18 @@ constexpr bool unmasked_strided_item_loads() {
 }
 
 // v7 options (sixth session; docs/perf-notes.md "Backward v7"). ncu's per-instruction samples
-// at 128 (ours against FA2's backward, same tile and occupancy): Sᵀ, Pᵀ, dPᵀ and dSᵀ cost the
-// same cycles as FA2's, phase B and the dQ product fewer, but the dQ atomics 12 % of the
-// samples, 73 % of them long-scoreboard stalls on the instruction that rewrites the address
-// registers between rows: each row's 64-bit address went into registers that the previous row's
-// REDGs still had to read, and a REDG reads its registers only once the LSU takes it, behind the
-// CTA's other reductions (a 32 KB burst per query tile).
+// at 128 (ours against FA2's backward, same tile and occupancy): Sᵀ, Pᵀ, dPᵀ and dSᵀ cost about
+// the cycles FA2 spends there, phase B and the dQ product fewer, but the dQ atomics 10-12 % of
+// the samples, more than half of them long-scoreboard stalls on the instruction that rewrites
+// the address registers between rows: each row's 64-bit address went into registers that the
+// previous row's REDGs still had to read, and a REDG reads its registers only once the LSU takes
+// it, behind the CTA's other reductions (a 32 KB burst per query tile).
 // DqAtomicsFromOneAddress (lean full-width kernel): one address per thread and query tile; every
 // row and column of the warp's dQ slice is a compile-time offset from it (the accumulator's rows
 // are kWidth floats in that kernel: round_up(head_dim, 16) = kWidth), so no register that an
-// in-flight REDG reads is rewritten, and a whole query tile adds without per-row tests.
+// in-flight REDG reads is rewritten, and a whole query tile adds without per-row tests. ncu at
+// 128 (N = 4096, non-causal): the long-scoreboard stalls go, the REDGs then wait on the LSU
+// queue (lg_throttle) instead, same cycles; measured faster on causal problems (table below).
 struct DqAtomicsFromOneAddressOption {};
 template <class Tile>
 struct DqAtomicsFromOneAddress : Tile, DqAtomicsFromOneAddressOption {};
@@ -480,10 +482,15 @@ struct BackwardConfig;
 // v6 (fifth session, third round): ZeroStartAccumulators at 64 (H100, same call as v5 and
 // flash, N = 4k / 16k: bwd 1.01-1.04x v5, causal 4k +3.7 %); at 128 neutral (0.99-1.02x, not
 // taken); at 256 see LargeSharedMemoryBackwardConfig below.
+// v7 (sixth session): DqAtomicsFromOneAddress at 64 and 128 (H100, two calls, each beside the v6
+// table and flash, bwd / v6 table): 64 0.995-1.04 (N = 1k-16k, causal 4k 1.01 and 1.04), 128
+// 0.99-1.06 (causal 1.025 / 1.06 / 1.04 at 1k / 4k / 16k, non-causal 0.99-1.005). At 256 it
+// measured 0.96-0.98 causal (1.01 non-causal): not taken there.
 template <>
 struct BackwardConfig<64>
-    : ZeroStartAccumulators<StridedItemLoads<LightDqRelease<LeanTileLoop<RolledProductB<
-          PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>> {};
+    : DqAtomicsFromOneAddress<ZeroStartAccumulators<StridedItemLoads<LightDqRelease<
+          LeanTileLoop<RolledProductB<
+              PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>>> {};
 // 128: packed Pᵀ (PackedProbabilities) with phase A in one pass, and 32 x 32 dQ warp tiles:
 // 608 instead of 768 KB of ldmatrix per query tile. fwd+bwd 212 / 251 / 261, causal 149 / 205 /
 // 235 against v2's 206 / 243 / 254 and 141 / 191 / 228 (2 query passes, 16 x 64 dQ tiles); the
@@ -494,8 +501,8 @@ struct BackwardConfig<64>
 // phase A on top 0.97-0.99x of this: not taken).
 template <>
 struct BackwardConfig<128>
-    : StridedItemLoads<LightDqRelease<LeanTileLoop<RolledProductB<
-          PackedProbabilities<BackwardTile<128, 64, 128, 8, 2, 2, 2, 1, true, 2>>>>>> {};
+    : DqAtomicsFromOneAddress<StridedItemLoads<LightDqRelease<LeanTileLoop<RolledProductB<
+          PackedProbabilities<BackwardTile<128, 64, 128, 8, 2, 2, 2, 1, true, 2>>>>>>> {};
 // 192: two Q/dO buffers take 161 KB, just inside sm_80's 163 KB per block. dK + dV = 96
 // registers per thread with the head dim split over 2 warps.
 template <>
