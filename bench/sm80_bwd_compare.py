@@ -52,9 +52,12 @@ from kernel_bench_common import finish, make
 # strided item copies in the NoMask kernels (31); baseline = the same library's table (v5).
 # Sixth session ("Backward v7"): the v6 table with the dQ atomics from one address per query tile
 # (40; at 256 the two-stage tile the H100 runs), and at 256 the one-stage tile with it (41).
+# The second call ran 40 and 42 = 40 with the dQ product and its atomics before phase B (from a
+# patch, s6-call2/dq_before_phase_b.patch; rejected), N = 4k / 16k. 40 is the v7 table at 64 and
+# 128 now (variant 0 runs it there).
 CANDIDATES = {
-    64: {40: "v6 table + dQ atomics from one address"},
-    128: {40: "v6 table + dQ atomics from one address"},
+    64: {40: "v6 table + dQ atomics from one address (the v7 table)"},
+    128: {40: "v6 table + dQ atomics from one address (the v7 table)"},
     192: {},
     256: {40: "v6 two-stage tile + dQ atomics from one address",
           41: "one-stage tile (sm_80's) + dQ atomics from one address"},
