@@ -831,41 +831,42 @@ __global__ void __launch_bounds__(Config::kThreads)
         } else {
           add_rows(std::false_type{});
         }
-      }
-      // Columns past head_dim but inside the last 16-wide step exist in the accumulator (its
-      // rows are dq_accum_stride long) and receive zeros (K is zero-filled there).
-      float* accumulator = params.dq_accum + (static_cast<std::int64_t>(batch) * params.heads_q +
-                                              head) * params.seqlen_q * params.dq_accum_stride;
+      } else {
+        // Columns past head_dim but inside the last 16-wide step exist in the accumulator (its
+        // rows are dq_accum_stride long) and receive zeros (K is zero-filled there).
+        float* accumulator = params.dq_accum + (static_cast<std::int64_t>(batch) * params.heads_q +
+                                                head) * params.seqlen_q * params.dq_accum_stride;
 #pragma unroll
-      for (int rt = 0; rt < kRowTilesQ && !kOneAddressAtomics; ++rt)
+        for (int rt = 0; rt < kRowTilesQ; ++rt)
 #pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          const int row = row0 + query_row_q + rt * kMmaM + group + 8 * half;
-          if (row < params.seqlen_q) {
-            float* accumulator_row =
-                accumulator + static_cast<std::int64_t>(row) * params.dq_accum_stride;
-            if constexpr (kLean) {
-              // This thread's first column once, the others compile-time offsets from it.
-              float* const columns = accumulator_row + dim_step_q * kMmaK + 2 * quad_lane;
+          for (int half = 0; half < 2; ++half) {
+            const int row = row0 + query_row_q + rt * kMmaM + group + 8 * half;
+            if (row < params.seqlen_q) {
+              float* accumulator_row =
+                  accumulator + static_cast<std::int64_t>(row) * params.dq_accum_stride;
+              if constexpr (kLean) {
+                // This thread's first column once, the others compile-time offsets from it.
+                float* const columns = accumulator_row + dim_step_q * kMmaK + 2 * quad_lane;
 #pragma unroll
-              for (int dt = 0; dt < kDimTilesQ; ++dt) {
-                if (kFullWidth || dim_step_q + dt / 2 < steps) {
-                  reduce_add_pair(columns + dt * kMmaN, dq[rt][dt][2 * half],
-                                  dq[rt][dt][2 * half + 1]);
+                for (int dt = 0; dt < kDimTilesQ; ++dt) {
+                  if (kFullWidth || dim_step_q + dt / 2 < steps) {
+                    reduce_add_pair(columns + dt * kMmaN, dq[rt][dt][2 * half],
+                                    dq[rt][dt][2 * half + 1]);
+                  }
                 }
-              }
-            } else {
+              } else {
 #pragma unroll
-              for (int dt = 0; dt < kDimTilesQ; ++dt) {
-                if (kFullWidth || dim_step_q + dt / 2 < steps) {
-                  const int column = dim_step_q * kMmaK + dt * kMmaN + 2 * quad_lane;
-                  reduce_add_pair(accumulator_row + column, dq[rt][dt][2 * half],
-                                  dq[rt][dt][2 * half + 1]);
+                for (int dt = 0; dt < kDimTilesQ; ++dt) {
+                  if (kFullWidth || dim_step_q + dt / 2 < steps) {
+                    const int column = dim_step_q * kMmaK + dt * kMmaN + 2 * quad_lane;
+                    reduce_add_pair(accumulator_row + column, dq[rt][dt][2 * half],
+                                    dq[rt][dt][2 * half + 1]);
+                  }
                 }
               }
             }
           }
-        }
+      }
       if (semaphore != nullptr) {
         if constexpr (!kLightRelease) fence_acq_rel_gpu();
         __syncthreads();
