@@ -17,11 +17,11 @@ namespace fattn_sm90_bwd_bench {
 
 using fattn::detail::AttentionArgs;
 using fattn::detail::sm90::BackwardTileShape;
+using fattn::detail::sm90::CtaOrder;
 using fattn::detail::sm90::DqSplit;
 using fattn::detail::sm90::DqReduce;
 using fattn::detail::sm90::GradSplit;
 
-constexpr DqReduce kAtomics = DqReduce::atomics;
 constexpr DqReduce kBulk = DqReduce::bulk_tensor;
 
 struct Variant {
@@ -30,33 +30,24 @@ struct Variant {
   BackwardTileShape shape;
 };
 
-// The defaults of backward_tile_config.hpp (dQ by TMA reductions, DqReduce::bulk_tensor), the
-// atomics defaults they replaced (call 2 of 2026-11-22), the first version's D = 64 shape, and
-// the two D = 256 candidates (sixth session).
-// (Call 1 compared kBlockM = 128 with the query split and a third stage.)
+// The CTA order under causal masks (seventh round of the sixth session, bench/results/
+// sm90-bwd-h100-2026-11-22-s6b/): each bucket's committed row with the natural order (the grid
+// as launched) and with CtaOrder::heaviest_first (backward_cta_order.hpp), timed side by side.
+// (The tile-shape rows of the earlier calls, atomics against TMA reductions, the D = 64 query
+// split and the D = 256 stage budgets, are in this file's history and their results folders.)
+constexpr CtaOrder kNatural = CtaOrder::natural;
+constexpr CtaOrder kHeaviestFirst = CtaOrder::heaviest_first;
 constexpr Variant kVariants[] = {
-    {"d64 m64 keys s2 (first)", 64, {64, 128, 2, DqSplit::keys, kAtomics}},
-    {"d64 m128 queries s3 (call-2 default)", 64,
-     {128, 128, 3, DqSplit::queries, kAtomics}},
-    {"d64 m128 queries s2", 64, {128, 128, 2, DqSplit::queries, kAtomics}},
-    {"d64 m128 queries s2 bulk (default)", 64, {128, 128, 2, DqSplit::queries, kBulk}},
-    {"d128 m64 head_dim s2 (call-2 default)", 128,
-     {64, 128, 2, DqSplit::head_dim, kAtomics}},
-    {"d128 m64 head_dim s2 bulk (default)", 128,
-     {64, 128, 2, DqSplit::head_dim, kBulk}},
-    // D = 256, head-dim split of dK/dV (backward_kernel_wide.cuh): the two shared-memory budgets
-    // of docs/design/sm90-backward.md, one Q/dO stage with the TMA reductions' staging tiles, or
-    // two stages with red.v2 atomics (each ~226 KB).
-    {"d256 n64 s1 bulk", 256, {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim}},
-    {"d256 n64 s2 atomics", 256, {64, 64, 2, DqSplit::head_dim, kAtomics, GradSplit::head_dim}},
-    // The staging tiles dropped: dQ staged in the consumer's consumed Q/dO column blocks, which
-    // leaves room for the second stage (after call 1: s1 bulk beat s2 atomics by 26-54 %).
-    {"d256 n64 s2 bulk in stage", 256,
-     {64, 64, 2, DqSplit::head_dim, DqReduce::bulk_tensor_in_stage, GradSplit::head_dim}},
-    // After call 2 (in-stage staging 8-23 % slower than one stage): one stage, released once dV
-    // and dK are done, so the next step's Q/dO load overlaps the dQ product.
-    {"d256 n64 s1 bulk early release", 256,
-     {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim, true}},
+    {"d64 natural", 64, {128, 128, 2, DqSplit::queries, kBulk, GradSplit::keys, false, kNatural}},
+    {"d64 heaviest-first", 64,
+     {128, 128, 2, DqSplit::queries, kBulk, GradSplit::keys, false, kHeaviestFirst}},
+    {"d128 natural", 128, {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, false, kNatural}},
+    {"d128 heaviest-first", 128,
+     {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, false, kHeaviestFirst}},
+    {"d256 natural", 256,
+     {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim, true, kNatural}},
+    {"d256 heaviest-first", 256,
+     {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim, true, kHeaviestFirst}},
 };
 
 // The tile configuration type the kernel template takes (a namespace-scope type: a kernel's

@@ -30,6 +30,7 @@
 
 #include "common/mask.hpp"
 #include "cuda/common/ptx_sm90.cuh"
+#include "cuda/sm90/backward_cta_order.hpp"
 #include "cuda/sm90/backward_ptx.cuh"
 #include "cuda/sm90/backward_tile_config.hpp"
 
@@ -194,6 +195,16 @@ FATTN_DEVICE void query_tile_range(const Mask& mask, int seqlen_q, int key0, int
   *first = m;
   while (m < m_blocks && touches(m)) ++m;
   *end = m;
+}
+
+// This CTA's (key tile, KV head, batch) under the tile shape's CTA order (backward_cta_order.hpp);
+// both kernels of the family take their job here.
+template <CtaOrder kOrder, class Mask>
+FATTN_DEVICE BackwardCtaJob this_cta_job(const Mask& mask) {
+  return backward_cta_job(static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y),
+                          static_cast<int>(blockIdx.z), static_cast<int>(gridDim.x),
+                          static_cast<int>(gridDim.y), static_cast<int>(gridDim.z), kOrder,
+                          key_work_slope(mask));
 }
 
 FATTN_DEVICE std::uint32_t pack_pair_of(float lo, float hi, __nv_bfloat16*) {
@@ -526,10 +537,10 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element, TileConfig>:
       smem_unaligned + (misalignment == 0 ? 0 : Traits::kAlignment - misalignment);
   auto* bars = reinterpret_cast<BackwardBarriers<kStages>*>(smem + Traits::kBarrierOffset);
 
-  const int n_block = static_cast<int>(blockIdx.x);
-  const int kv_head = static_cast<int>(blockIdx.y);
-  const int batch = static_cast<int>(blockIdx.z);
-  const int key0 = n_block * kBlockN;
+  const BackwardCtaJob job = this_cta_job<kShape.cta_order>(mask);
+  const int kv_head = job.kv_head;
+  const int batch = job.batch;
+  const int key0 = job.key_tile * kBlockN;
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
   const int lane = threadIdx.x % kWarpSize;
 

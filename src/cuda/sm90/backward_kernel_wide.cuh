@@ -207,9 +207,10 @@ __global__ void __launch_bounds__(WideBackwardTraits<kHeadDim, Element, TileConf
       smem_unaligned + (misalignment == 0 ? 0 : Traits::kAlignment - misalignment);
   auto* bars = reinterpret_cast<BackwardBarriers<kStages>*>(smem + Traits::kBarrierOffset);
 
-  const int kv_head = static_cast<int>(blockIdx.y);
-  const int batch = static_cast<int>(blockIdx.z);
-  const int key0 = static_cast<int>(blockIdx.x) * kBlockN;
+  const BackwardCtaJob job = this_cta_job<Traits::kShape.cta_order>(mask);
+  const int kv_head = job.kv_head;
+  const int batch = job.batch;
+  const int key0 = job.key_tile * kBlockN;
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
   const int lane = threadIdx.x % kWarpSize;
 

@@ -57,6 +57,8 @@
 //   backward's 192 bucket (same run).
 #pragma once
 
+#include "cuda/sm90/backward_cta_order.hpp"
+
 namespace fattn::detail::sm90 {
 
 enum class DqSplit { keys, head_dim, queries };
@@ -88,6 +90,10 @@ struct BackwardTileShape {
   // done, while the dQ product (dS and K only) still runs, so that the next step's loads start
   // earlier (matters with one stage).
   bool release_before_dq = false;
+  // Which (key tile, KV head, batch) each CTA takes (backward_cta_order.hpp): heaviest_first
+  // issues every head's heaviest key tiles first under masks whose work differs per key tile
+  // (causal, windows); without a mask both orders are the same grid.
+  CtaOrder cta_order = CtaOrder::natural;
 };
 
 template <int kHeadDimBucket>

@@ -1,0 +1,67 @@
+// The order in which the Hopper backward's CTAs take their (key tile, KV head, batch) jobs.
+//
+// The grid is launched as (key tiles, KV heads, batch) and the hardware issues CTAs by linear
+// block index, x fastest. Under a causal mask the first key tiles of a head carry the most query
+// steps (key tile j of T sees ~T − j query tiles) and the last ones the fewest, so the natural
+// order ends every head's run with its light tiles but places the last heads' heavy tiles in
+// the last wave, where one heavy CTA sets the kernel's end while the other SMs idle.
+// CtaOrder::heaviest_first issues the key tiles slowest, heaviest first, with the KV heads and
+// batches fastest: every (head, batch) gets its heaviest tile in the first waves and the last
+// wave holds only the lightest tiles (longest-processing-time-first list scheduling).
+// Counted at the benchmark shapes (bf16, B·N = 16384, H·D = 2048; one CTA per SM, 132 SMs):
+// docs/perf-notes.md, "Hopper backward: CTA order under causal masks".
+//
+// Host and device code (tests/cpu/test_sm90_backward_cta_order.cpp checks the mapping).
+#pragma once
+
+#include <cstdint>
+
+#include "common/host_device.hpp"
+#include "common/mask.hpp"
+
+namespace fattn::detail::sm90 {
+
+enum class CtaOrder { natural, heaviest_first };
+
+// How the number of query tiles a key tile sees runs along the key axis under a mask.
+// flat: every key tile sees every query tile (no mask). falling: bounded on the right (causal,
+// windows with a right bound; a two-sided band also falls at its end, and a light start is as
+// harmless in the first waves as anywhere else). rising: windows bounded on the left only (the
+// last keys are seen by the most queries).
+enum class KeyWorkSlope { flat, falling, rising };
+
+FATTN_HOST_DEVICE KeyWorkSlope key_work_slope(const NoMask&) { return KeyWorkSlope::flat; }
+FATTN_HOST_DEVICE KeyWorkSlope key_work_slope(const CausalMask&) { return KeyWorkSlope::falling; }
+FATTN_HOST_DEVICE KeyWorkSlope key_work_slope(const WindowMask& mask) {
+  if (mask.right >= 0) return KeyWorkSlope::falling;
+  return mask.left >= 0 ? KeyWorkSlope::rising : KeyWorkSlope::flat;
+}
+
+// One CTA's job.
+struct BackwardCtaJob {
+  int key_tile;
+  int kv_head;
+  int batch;
+};
+
+// The job of the CTA at block index (x, y, z) of a grid (key_tiles, heads_kv, batches).
+// natural (or a flat slope): the block index itself. heaviest_first: the linear block index
+// x + key_tiles·(y + heads_kv·z) (the issue order) read as (rank, kv head, batch) with the
+// rank slowest and the KV head fastest; rank 0 is the heaviest key tile (the first one for a
+// falling slope, the last one for a rising slope). A bijection of the grid onto the jobs in both
+// orders. The linear index is 64-bit: key tiles · heads · batches may pass 2^31.
+FATTN_HOST_DEVICE BackwardCtaJob backward_cta_job(int x, int y, int z, int key_tiles, int heads_kv,
+                                                  int batches, CtaOrder order,
+                                                  KeyWorkSlope slope) {
+  if (order == CtaOrder::natural || slope == KeyWorkSlope::flat) return {x, y, z};
+  const std::int64_t linear =
+      x + static_cast<std::int64_t>(key_tiles) * (y + static_cast<std::int64_t>(heads_kv) * z);
+  const std::int64_t heads_batches = static_cast<std::int64_t>(heads_kv) * batches;
+  const int rank = static_cast<int>(linear / heads_batches);
+  const std::int64_t head_batch = linear % heads_batches;
+  const int key_tile = slope == KeyWorkSlope::falling ? rank : key_tiles - 1 - rank;
+  return {key_tile, static_cast<int>(head_batch % heads_kv),
+          static_cast<int>(head_batch / heads_kv)};
+}
+
+}  // namespace fattn::detail::sm90
