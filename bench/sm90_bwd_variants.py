@@ -5,29 +5,38 @@ by side with the committed shape, SDPA cuDNN and SDPA flash, in one process on o
   python3 bench/sm90_bwd_variants.py --lib DIR/libsm90bwdvariants.so --check
   python3 bench/sm90_bwd_variants.py --lib ... --small            # sanitizer-sized checks
   python3 bench/sm90_bwd_variants.py --lib ... --bench [--head-dims 64,128] [--json out.json]
+      [--forward-binary build/tests/cuda/fattn_cuda_bench] [--peers cudnn]
   python3 bench/sm90_bwd_variants.py --lib ... --profile 64,4096,0   # one run per variant (ncu)
 
 Checks: dQ/dK/dV of every variant against an fp32 autograd reference on upcast inputs (bottom-right
 causal mask, GQA by repeating K/V), outputs poisoned with NaN first, fresh random inputs per case,
 odd sizes. Timing: bf16, B·N = 16384, H·D = 2048 (TARGETS.md); backward FLOPs = 2.5 × the forward's
 4·B·H·N²·D (halved for causal); the median of CUDA-event-timed backward calls (fattn: preprocess,
-main kernel, postprocess; SDPA: torch.autograd.grad of a saved forward).
+main kernel, postprocess; SDPA: torch.autograd.grad of a saved forward). With --forward-binary,
+also forward+backward TFLOP/s (3.5 × the forward's FLOPs): fattn's forward (cuda_sm90, timed by
+fattn_cuda_bench in a child process, the same for every variant) plus each variant's backward,
+and SDPA's forward+backward timed as one (bench/sm90_bwd_vs_cudnn.py's sdpa_times).
 """
 
 import argparse
 import ctypes
 import json
 import math
+import re
 import statistics
+import subprocess
 import sys
 
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
+from sm90_bwd_vs_cudnn import sdpa_times
+
 TOKENS = 16384
 WIDTH = 2048
 BACKWARD_FACTOR = 2.5
+FWD_BWD_FACTOR = 3.5
 REPEATS = 15
 WARMUP = 3
 TOLERANCE = 2e-2  # bf16 gradients against the fp32 reference (as the other bench scripts)
@@ -169,39 +178,83 @@ def problem(B, N, H, D, causal):
     return q, k, v, out, dout, lse, grads, scale
 
 
-def bench(lib, variants, head_dims, seqlens, json_path, sdpa=True):
+def fattn_forward_ms(binary, B, N, H, D, causal):
+    """fattn's cuda_sm90 forward (median ms, fattn_cuda_bench), or the reason it has none."""
+    command = [binary, "--backends", "cuda_sm90", "--dtype", "bf16", "--batch", str(B), "--heads",
+               str(H), "--seqlen", str(N), "--head-dim", str(D), "--direction", "fwd"]
+    if causal:
+        command.append("--causal")
+    text = subprocess.run(command, capture_output=True, text=True, timeout=120).stdout
+    match = re.search(r"^cuda_sm90\s+([0-9.]+)\s", text, re.MULTILINE)
+    return float(match.group(1)) if match else "no forward time"
+
+
+def bench(lib, variants, head_dims, seqlens, json_path, peers, forward_binary=None, rounds=1):
     rows = []
-    print(f"{torch.cuda.get_device_name()}; bf16, B*N={TOKENS}, H*D={WIDTH}; backward TFLOP/s")
+    print(f"{torch.cuda.get_device_name()}; bf16, B*N={TOKENS}, H*D={WIDTH}; backward TFLOP/s" +
+          (" (fwd+bwd TFLOP/s after the slash)" if forward_binary else ""))
     for D in head_dims:
         mine = [(i, n) for i, n, b in variants if b == D]
-        peers = list(SDPA) if sdpa else []
         print("| D | N | causal | " + " | ".join(n for _, n in mine + [(0, p) for p in peers]) +
               " |")
         print("|---" * (3 + len(mine) + len(peers)) + "|")
         for N in seqlens:
             for causal in (False, True):
                 B, H = TOKENS // N, WIDTH // D
-                flops = BACKWARD_FACTOR * 4.0 * B * H * N * N * D / (2 if causal else 1)
+                forward = 4.0 * B * H * N * N * D / (2 if causal else 1)
+                flops = BACKWARD_FACTOR * forward
                 row = {"head_dim": D, "seqlen": N, "causal": causal}
+                forward_ms = (fattn_forward_ms(forward_binary, B, N, H, D, causal)
+                              if forward_binary else None)
+                row["fattn_forward_ms"] = forward_ms
                 q, k, v, out, dout, lse, (dq, dk, dv), scale = problem(B, N, H, D, causal)
-                for index, name in mine:
-                    try:
-                        ms = median_ms(lambda: run_variant(lib, index, q, k, v, out, dout, lse,
-                                                           dq, dk, dv, scale, causal))
-                        row[name] = flops / (ms * 1e-3) / 1e12
-                    except RuntimeError as error:
-                        row[name] = f"n/a ({error})"
+                # The variants take turns, `rounds` times, so that a drift of the clocks or
+                # the temperature reaches each of them alike; each keeps the median of its
+                # rounds' medians.
+                round_ms = {name: [] for _, name in mine}
+                for _ in range(rounds):
+                    for index, name in mine:
+                        if not isinstance(row.get(name, 0.0), float):
+                            continue
+                        try:
+                            round_ms[name].append(median_ms(
+                                lambda: run_variant(lib, index, q, k, v, out, dout, lse, dq, dk,
+                                                    dv, scale, causal)))
+                            row[name] = 0.0
+                        except RuntimeError as error:
+                            row[name] = f"n/a ({error})"
+                for name, samples in round_ms.items():
+                    if not samples or not isinstance(row[name], float):
+                        continue
+                    ms = statistics.median(samples)
+                    row[name + " rounds_ms"] = samples
+                    row[name] = flops / (ms * 1e-3) / 1e12
+                    if isinstance(forward_ms, float):
+                        row[name + " fwd+bwd"] = (FWD_BWD_FACTOR * forward /
+                                                  ((forward_ms + ms) * 1e-3) / 1e12)
                 del q, k, v, out, dout, lse, dq, dk, dv
                 for name in peers:
                     ms = sdpa_backward_ms(name, B, N, H, D, causal)
                     row[name] = flops / (ms * 1e-3) / 1e12 if isinstance(ms, float) else ms
+                    if forward_binary:
+                        both = sdpa_times(name, B, N, H, D, causal)
+                        if isinstance(both, tuple):
+                            row[name + " fwd+bwd"] = (FWD_BWD_FACTOR * forward /
+                                                      (both[1] * 1e-3) / 1e12)
                 rows.append(row)
-                cells = [f"{row[n]:.0f}" if isinstance(row[n], float) else str(row[n])
-                         for n in [n for _, n in mine] + peers]
+
+                def cell(name):
+                    value = row[name]
+                    text = f"{value:.0f}" if isinstance(value, float) else str(value)
+                    both = row.get(name + " fwd+bwd")
+                    return text + (f" / {both:.0f}" if isinstance(both, float) else "")
+
+                cells = [cell(n) for n in [n for _, n in mine] + peers]
                 print(f"| {D} | {N} | {int(causal)} | " + " | ".join(cells) + " |", flush=True)
-    if json_path:
-        with open(json_path, "w") as f:
-            json.dump({"device": torch.cuda.get_device_name(), "rows": rows}, f, indent=1)
+                if json_path:  # after every row: a run cut off at its limit keeps what it timed
+                    with open(json_path, "w") as f:
+                        json.dump({"device": torch.cuda.get_device_name(), "rows": rows}, f,
+                                  indent=1)
 
 
 def profile(lib, variants, spec):
@@ -228,6 +281,12 @@ def main():
     parser.add_argument("--seqlens", default="1024,4096,16384")
     parser.add_argument("--json")
     parser.add_argument("--no-sdpa", action="store_true", help="time fattn's variants only")
+    parser.add_argument("--peers", default=",".join(SDPA),
+                        help="SDPA backends to time beside the variants (cudnn,flash)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="timings per variant and shape, the variants taking turns")
+    parser.add_argument("--forward-binary",
+                        help="fattn_cuda_bench: adds forward+backward TFLOP/s (fattn's forward)")
     args = parser.parse_args()
     torch.manual_seed(0)
     lib, variants = load(args.lib)
@@ -240,8 +299,10 @@ def main():
     if args.small:
         failures += check(lib, variants, SMALL_CASES)
     if args.bench:
+        peers = [] if args.no_sdpa else [p for p in args.peers.split(",") if p]
         bench(lib, variants, [int(x) for x in args.head_dims.split(",")],
-              [int(x) for x in args.seqlens.split(",")], args.json, sdpa=not args.no_sdpa)
+              [int(x) for x in args.seqlens.split(",")], args.json, peers, args.forward_binary,
+              args.rounds)
     if args.profile:
         profile(lib, variants, args.profile)
     return 1 if failures else 0

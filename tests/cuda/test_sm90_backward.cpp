@@ -226,7 +226,18 @@ INSTANTIATE_TEST_SUITE_P(
         Sm90BackwardCase{"padded_d192_fp16", DType::float16, 1, 1013, 1013, 2, 2, 192, false,
                          kNoWindow},
         Sm90BackwardCase{"padded_d200_window", DType::bfloat16, 1, 500, 520, 2, 2, 200, false,
-                         Window{64, 200}}),
+                         Window{64, 200}},
+        // The CTA order (backward_cta_order.hpp): several key tiles, KV heads and batches, so
+        // that heaviest_first's remapped grid crosses heads and batches; a falling slope (causal,
+        // GQA) in every bucket and a rising one (a window bounded on the left only).
+        Sm90BackwardCase{"cta_order_causal_d64", DType::bfloat16, 3, 400, 520, 6, 3, 64, true,
+                         kNoWindow},
+        Sm90BackwardCase{"cta_order_causal_d128", DType::bfloat16, 3, 520, 520, 6, 3, 128, true,
+                         kNoWindow},
+        Sm90BackwardCase{"cta_order_causal_d256", DType::bfloat16, 3, 260, 300, 4, 2, 256, true,
+                         kNoWindow},
+        Sm90BackwardCase{"cta_order_left_window_d64", DType::bfloat16, 2, 400, 650, 4, 2, 64,
+                         false, Window{150, kUnboundedWindow}}),
     [](const ::testing::TestParamInfo<Sm90BackwardCase>& info) {
       return std::string(info.param.name);
     });
