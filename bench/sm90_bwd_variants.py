@@ -237,7 +237,7 @@ def bench(lib, variants, head_dims, seqlens, json_path, peers, forward_binary=No
                     ms = sdpa_backward_ms(name, B, N, H, D, causal)
                     row[name] = flops / (ms * 1e-3) / 1e12 if isinstance(ms, float) else ms
                     if forward_binary:
-                        both = sdpa_times(name, B, N, H, D, causal)
+                        both = sdpa_times(name, B, H, N, D, causal)  # (batch, heads, seqlen, ...)
                         if isinstance(both, tuple):
                             row[name + " fwd+bwd"] = (FWD_BWD_FACTOR * forward /
                                                       (both[1] * 1e-3) / 1e12)

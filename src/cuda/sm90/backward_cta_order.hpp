@@ -9,7 +9,15 @@
 // batches fastest: every (head, batch) gets its heaviest tile in the first waves and the last
 // wave holds only the lightest tiles (longest-processing-time-first list scheduling).
 // Counted at the benchmark shapes (bf16, B·N = 16384, H·D = 2048; one CTA per SM, 132 SMs):
-// docs/perf-notes.md, "Hopper backward: CTA order under causal masks".
+// the list-scheduling count gave heaviest_first +2–6 % under causal masks at N = 1k/4k.
+// Measured on an H100 (bench/results/sm90-bwd-h100-2026-11-22-s6b/): 0.55–0.80 × the natural
+// order's backward at N = 1k/4k and 0.93–0.98 × at 16k, so every row keeps CtaOrder::natural.
+// The natural order's wave holds the key tiles of a few heads, which read the same Q/dO tiles
+// and reduce into the same dQ rows in L2; heaviest_first spreads a wave over ~130 (head, batch)
+// pairs whose Q/dO and dQ accumulators (~2 MB each at N = 4k, D = 64) no longer fit the 50 MB L2,
+// and the lost reuse costs far more than the tail it saves (docs/perf-notes.md, "Hopper
+// backward: CTA order under causal masks"). The option stays for the variants bench
+// (bench/sm90_bwd_variants.cu) and for an order that keeps heads grouped.
 //
 // Host and device code (tests/cpu/test_sm90_backward_cta_order.cpp checks the mapping).
 #pragma once
