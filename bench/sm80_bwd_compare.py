@@ -16,7 +16,8 @@
          table), each candidate and SDPA flash; every one of ours runs after the SAME forward
          (the baseline's), so the differences are the backward's. "bwd" columns: 2.5 × forward
          FLOPs over (forward+backward time - forward time). At N = 4096 also the deterministic
-         backward.
+         backward
+         (--det-seqlens for others).
 Candidates: CANDIDATES below, variant numbers of bench/sm80_bwd_variants.cu (bf16 only there).
 """
 
@@ -55,12 +56,17 @@ from kernel_bench_common import finish, make
 # The second call ran 40 and 42 = 40 with the dQ product and its atomics before phase B (from a
 # patch, s6-call2/dq_before_phase_b.patch; rejected), N = 4k / 16k. 40 is the v7 table at 64 and
 # 128 now (variant 0 runs it there).
+# Sixth session, second round ("Backward v8"): the table's deterministic mode at 256 runs the
+# dQ product before phase B (LargeSharedMemoryDeterministicBackward); 50 is the v7 tile in both
+# modes (the deterministic kernel before), 51 the v8 deterministic tile with the dQ atomics from
+# one address (DqAtomicsFromOneAddress) too; run with --det-seqlens 4096,16384. 40 and 41 at 256
+# were the first round's (still compiled).
 CANDIDATES = {
     64: {40: "v6 table + dQ atomics from one address (the v7 table)"},
     128: {40: "v6 table + dQ atomics from one address (the v7 table)"},
     192: {},
-    256: {40: "v6 two-stage tile + dQ atomics from one address",
-          41: "one-stage tile (sm_80's) + dQ atomics from one address"},
+    256: {50: "v7 tile in both modes (the deterministic kernel before v8)",
+          51: "v8 deterministic tile + dQ atomics from one address"},
 }
 BUCKETS = (64, 128, 192, 256)
 
@@ -91,7 +97,7 @@ def check_candidates(sm80, small, buckets):
     return failures, report
 
 
-def bench(new, baseline, dims, seqlens):
+def bench(new, baseline, dims, seqlens, det_seqlens=(4096,)):
     from torch.nn.attention import SDPBackend, sdpa_kernel
     import torch.nn.functional as F
     time_ms = base_script.time_ms
@@ -130,7 +136,7 @@ def bench(new, baseline, dims, seqlens):
                     t = time_ms(fwd_bwd(lib, variant, False))
                     row[name] = 3.5 * fwd_flops / t / 1e9
                     row[f"{name}_bwd"] = 2.5 * fwd_flops / (t - t_fwd) / 1e9
-                    if N == 4096:
+                    if N in det_seqlens:
                         t_det = time_ms(fwd_bwd(lib, variant, True))
                         row[f"{name}_det"] = 3.5 * fwd_flops / t_det / 1e9
                     lib.lib.fattn_sm80_set_backward_variant(0)
@@ -209,6 +215,8 @@ def main():
     p.add_argument("--bench", action="store_true")
     p.add_argument("--dims", default="64,128,256")
     p.add_argument("--seqlens", default="1024,4096,16384")
+    p.add_argument("--det-seqlens", default="4096",
+                   help="sequence lengths at which the deterministic backward is timed too")
     p.add_argument("--json")
     p.add_argument("--profile", help="variants of ours to run once for ncu, e.g. 0,9 "
                    "(with one SDPA flash backward)")
@@ -230,7 +238,8 @@ def main():
         print(f"candidate checks: {failures} failures", flush=True)
     if a.bench:
         report["bench"] = bench(new, base_script.Sm80(a.baseline), dims,
-                                base_script.int_list(a.seqlens))
+                                base_script.int_list(a.seqlens),
+                                base_script.int_list(a.det_seqlens))
     return finish(report, a.json, failures)
 
 

@@ -13,6 +13,7 @@ using fattn::detail::sm80::LightDqRelease;
 using fattn::detail::sm80::StridedItemLoads;
 using fattn::detail::sm80::BackwardConfig;
 using fattn::detail::sm80::DqAtomicsFromOneAddress;
+using fattn::detail::sm80::DqProductBeforePhaseB;
 using fattn::detail::sm80::LargeSharedMemoryBackwardConfig;
 using fattn::detail::sm80::ZeroStartAccumulators;
 using fattn::detail::sm80::UnmaskedStridedItemLoads;
@@ -51,6 +52,17 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
                                   E>(args);
     case 25641:
       return launch_backward_with<DqAtomicsFromOneAddress<BackwardConfig<256>>, E>(args);
+    // Sixth session, second round ("Backward v8"): the deterministic mode of the table before
+    // LargeSharedMemoryDeterministicBackward (phase B before the dQ product): the v7 tile itself,
+    // which the table runs in the default mode, so 50's default-mode numbers are a rerun of the
+    // table's (the run's spread) and its deterministic ones the committed deterministic kernel.
+    case 25650: return launch_backward_with<LargeSharedMemoryBackwardConfig<256>, E>(args);
+    // 51: the deterministic mode's alternative with the dQ atomics from one address as well (the
+    // first round's 42 at 256: 40 with the dQ product before phase B).
+    case 25651:
+      return launch_backward_with<
+          DqProductBeforePhaseB<DqAtomicsFromOneAddress<LargeSharedMemoryBackwardConfig<256>>>,
+          E>(args);
 #ifdef FATTN_BENCH_EARLIER_BWD_VARIANTS
     // Earlier sessions' candidates, all measured (compiled only with SM80_NVCC_FLAGS=
     // -DFATTN_BENCH_EARLIER_BWD_VARIANTS: they multiply the shim's build time).

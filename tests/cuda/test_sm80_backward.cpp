@@ -156,7 +156,13 @@ INSTANTIATE_TEST_SUITE_P(
         // Hopper's shared memory the two-stage tile (LargeSharedMemoryBackwardConfig): whole
         // query tiles, then a partial last one, fp16.
         Sm80Case{"strided_nomask_d256", DType::float16, 2, 900, 520, 2, 2, 256, false, kNoWindow,
-                 0, 0}),
+                 0, 0},
+        // v8 at 256: the deterministic mode's own kernel on Hopper-sized shared memory (the dQ
+        // product and its ordered atomics before phase B, LargeSharedMemoryDeterministicBackward):
+        // causal (descending order) with odd N, GQA 4 -> 2, many key tiles per query tile, a
+        // partial last query tile.
+        Sm80Case{"deterministic_causal_gqa_d256_odd", DType::bfloat16, 1, 1013, 1013, 4, 2, 256,
+                 true, kNoWindow, 0, 0}),
     [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
 
 }  // namespace

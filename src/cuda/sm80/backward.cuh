@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <type_traits>
 
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/launch_kernel.cuh"
@@ -108,7 +109,7 @@ Status launch_backward_with(const AttentionArgs& args) {
     const bool full_width = (params.head_dim + kMmaK - 1) / kMmaK * kMmaK == Config::kWidth;
     FATTN_RETURN_IF_ERROR(with_kernel_mask(args, [&](auto mask) -> Status {
       using Mask = decltype(mask);
-      auto* kernel = &backward_kernel<Config, Element, Mask, false>;
+      auto* kernel = &backward_kernel<general_kernel_config<Config>, Element, Mask, false>;
       if constexpr (Config::kFullWidthKernel) {
         if (full_width) kernel = &backward_kernel<Config, Element, Mask, true>;
       }
@@ -119,14 +120,26 @@ Status launch_backward_with(const AttentionArgs& args) {
   return finish_backward<Element>(args, params);
 }
 
+// The one place that picks the backward's tile configuration: the table's, the large-shared-
+// memory table's where the device's blocks may take its shared memory, and on those devices the
+// deterministic mode's own where it differs (tile_config.hpp: at 256 the dQ product before phase
+// B, which measured faster in the ordered mode only).
 template <int kHeadDim, class Element>
 Status launch_backward(const AttentionArgs& args) {
   using Large = LargeSharedMemoryBackwardConfig<kHeadDim>;
+  using DeterministicLarge = typename LargeSharedMemoryDeterministicBackward<kHeadDim>::type;
   if constexpr (Large::kSharedBytes != BackwardConfig<kHeadDim>::kSharedBytes) {
     int shared_optin = 0;
     FATTN_CUDA_TRY(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
                                           args.problem.device.index));
-    if (shared_optin >= Large::kSharedBytes) return launch_backward_with<Large, Element>(args);
+    if (shared_optin >= Large::kSharedBytes) {
+      if constexpr (!std::is_same_v<DeterministicLarge, Large>) {
+        if (args.problem.options.deterministic) {
+          return launch_backward_with<DeterministicLarge, Element>(args);
+        }
+      }
+      return launch_backward_with<Large, Element>(args);
+    }
   }
   return launch_backward_with<BackwardConfig<kHeadDim>, Element>(args);
 }

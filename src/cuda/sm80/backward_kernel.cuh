@@ -9,6 +9,7 @@
 //                  Pᵀ = 2^(Sᵀ·c - LSE), dSᵀ = Pᵀ∘(dPᵀ - D)   -> shared memory, 16-bit
 //                  dV += Pᵀ·dO, dK += dSᵀ·Q          (phase B, warps split keys x head dim)
 //                  dQ_partial = dS·K  -> fp32 atomics into the dQ accumulator
+//                (DqProductBeforePhaseB, the deterministic mode's tile at 256: dQ before phase B)
 //   postprocess  dQ = scale · accumulator, converted to the storage type
 // Deterministic mode orders the dQ accumulation: the CTAs that touch a query tile add their
 // partials in a fixed key-tile order (see dq_turn_for), each waiting on a per-(batch, head,
@@ -230,6 +231,39 @@ __device__ __forceinline__ void unpack_pair(std::uint32_t packed, float (&values
   }
 }
 
+// Phase B of the RolledProductB kernels (see the kernel): dV += Pᵀ·dO, dK += dSᵀ·Q, one query
+// step per iteration (a loop that is not unrolled), every head-dim block of the warp's slice
+// untested. `p_as_a` addresses the warp's Pᵀ rows (dSᵀ at kDsFromP bytes after them), `q_as_b`
+// its Q columns (dO at kDoFromQ). The DqProductBeforePhaseB kernels run it after the dQ product;
+// the other RolledProductB kernels keep the loop written out in the kernel (see there).
+template <class Element, int kBlockM, int kWidth, std::uint32_t kDsFromP, std::uint32_t kDoFromQ,
+          int kKeyTilesB, int kDimTilesB, class PAddress, class QAddress>
+__device__ __forceinline__ void rolled_phase_b(float (&dv_acc)[kKeyTilesB][kDimTilesB][4],
+                                               float (&dk_acc)[kKeyTilesB][kDimTilesB][4],
+                                               const PAddress& p_as_a, const QAddress& q_as_b) {
+#pragma unroll 1
+  for (unsigned qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
+    std::uint32_t pa[kKeyTilesB][4];
+    std::uint32_t dsa[kKeyTilesB][4];
+    const std::uint32_t p_address = xor_address_at(p_as_a, qstep, 0);
+#pragma unroll
+    for (int kt = 0; kt < kKeyTilesB; ++kt) {
+      constexpr std::uint32_t kTileRowBytes = kMmaM * kBlockM * kBytesPerElement;
+      ldmatrix_x4(pa[kt], p_address + kt * kTileRowBytes);
+      ldmatrix_x4(dsa[kt], p_address + kt * kTileRowBytes + kDsFromP);
+    }
+    const std::uint32_t query_rows = qstep * kMmaK * kWidth * kBytesPerElement;
+#pragma unroll
+    for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
+      std::uint32_t b[4];
+      ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows + kDoFromQ);
+      mma_column_pair<Element>(dv_acc, pa, b, dstep);
+      ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows);
+      mma_column_pair<Element>(dk_acc, dsa, b, dstep);
+    }
+  }
+}
+
 template <int kBlockN, class Mask>
 __device__ __forceinline__ int dq_turn_for(const Mask& mask, int row0, int row_end, int n_block,
                                            bool descending) {
@@ -279,6 +313,11 @@ __global__ void __launch_bounds__(Config::kThreads)
   // v7 (tile_config.hpp): the dQ atomics from one address per query tile (the lean kernel's
   // accumulator rows are kWidth floats).
   constexpr bool kOneAddressAtomics = dq_atomics_from_one_address<Config>() && kLean;
+  // v8 (tile_config.hpp, the deterministic mode at 256): the dQ product and its ordered
+  // atomics before phase B, so the chain's hand-over waits less on this CTA's phase B.
+  constexpr bool kDqFirst = dq_product_before_phase_b<Config>() && kLean;
+  static_assert(!dq_product_before_phase_b<Config>() || rolled_product_b<Config>(),
+                "the dQ-first order runs phase B rolled (rolled_phase_b)");
   // The packed tiles also take one register per fragment address (XorFragmentAddress) instead
   // of five: the registers that fit phase A's single pass without spills (ptxas -v).
   constexpr bool kXorAddresses = kPackedP;
@@ -698,8 +737,13 @@ __global__ void __launch_bounds__(Config::kThreads)
     // 16-column blocks (a uniform branch each, 4·kKeyTilesB independent mma's per block). The
     // kFullWidth kernel keeps these tests: without them (one block of 16·kKeyTilesB mma's per
     // query step) it spilled 4-52 bytes at 128.
-    if constexpr (kRolledB) {
-      // RolledProductB: one query step per iteration, every head-dim block of it untested.
+    if constexpr (kDqFirst) {
+      // DqProductBeforePhaseB: phase B runs after the dQ partial's atomics (below).
+    } else if constexpr (kRolledB) {
+      // RolledProductB: one query step per iteration, every head-dim block of it untested. The
+      // same loop as rolled_phase_b, written out here: through the function, ptxas allocated
+      // the registers of every kernel of the table differently (sm_90a SASS), and their speed
+      // is measured as this text compiles.
       const auto q_as_b =
           fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
 #pragma unroll 1
@@ -872,6 +916,11 @@ __global__ void __launch_bounds__(Config::kThreads)
         __syncthreads();
         if (threadIdx.x == 0) store_release(semaphore, dq_turn(mask, row0, row_end, n_block) + 1);
       }
+    }
+    if constexpr (kDqFirst) {
+      rolled_phase_b<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(
+          dv_acc, dk_acc, p_as_a,
+          fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b));
     }
   }
   cp_async_wait<0>();

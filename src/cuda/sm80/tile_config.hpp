@@ -451,6 +451,38 @@ constexpr bool dq_atomics_from_one_address() {
   return has_option<Config, DqAtomicsFromOneAddressOption>;
 }
 
+// v8 option (sixth session, second round; docs/perf-notes.md "Backward v8").
+// DqProductBeforePhaseB (lean full-width kernel; with RolledProductB): FA2's order, the dQ
+// product and its atomics right after the Pᵀ/dSᵀ barrier and phase B (dV, dK) after them. In the
+// deterministic mode a query tile's key tiles add in a chain, and each CTA's hand-over (its
+// release) then comes one phase B earlier, so the next CTA of the chain waits less; the default
+// mode's atomics, unordered, measured 0.96-0.99x with it ("Backward v7"), so only the
+// deterministic launch takes it (LargeSharedMemoryDeterministicBackward below). The option
+// changes the full-width kernel only: GeneralKernelConfig names the configuration whose general
+// kernel it runs, so that kernel is not compiled a second time.
+struct DqProductBeforePhaseBOption {};
+template <class Tile>
+struct DqProductBeforePhaseB : Tile, DqProductBeforePhaseBOption {
+  using GeneralKernelConfig = Tile;
+};
+template <class Config>
+constexpr bool dq_product_before_phase_b() {
+  return has_option<Config, DqProductBeforePhaseBOption>;
+}
+
+// The configuration of the kernel launched for head dims short of the bucket: Config's own,
+// unless an option of Config changes the full-width kernel only (GeneralKernelConfig).
+template <class Config, class = void>
+struct GeneralKernelOf {
+  using type = Config;
+};
+template <class Config>
+struct GeneralKernelOf<Config, std::void_t<typename Config::GeneralKernelConfig>> {
+  using type = typename Config::GeneralKernelConfig;
+};
+template <class Config>
+using general_kernel_config = typename GeneralKernelOf<Config>::type;
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
@@ -542,5 +574,24 @@ template <>
 struct LargeSharedMemoryBackwardConfig<256>
     : UnmaskedStridedItemLoads<ZeroStartAccumulators<LightDqRelease<LeanTileLoop<RolledProductB<
           PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 2, 1, true, 2>>>>>>> {};
+
+// The deterministic mode's configuration on the same devices (launch_backward picks it when the
+// problem asks for deterministic gradients; the mode is a run-time flag of the same kernels, so
+// a configuration of its own is what lets it run different code). Where `type` is
+// LargeSharedMemoryBackwardConfig no other kernel is compiled.
+// 256: DqProductBeforePhaseB (the same order cost the default mode 1-4 %, "Backward v7").
+// H100, bf16, fwd+bwd after the same forward, beside the v7 kernel in both modes (variant 25650)
+// and flash, N = 4k / 16k: deterministic +3.0 / +5.9 % non-causal, +3.0 / +4.5 % causal;
+// deterministic / default 0.84 -> 0.87 at 4k (both), 0.85 -> 0.90 / 0.79 -> 0.83 at 16k. The
+// dQ atomics from one address on top (variant 25651) measured 0 to +1.5 % more in the
+// deterministic mode, inside the run's spread: not taken (another general kernel to compile).
+template <int kHeadDimBucket>
+struct LargeSharedMemoryDeterministicBackward {
+  using type = LargeSharedMemoryBackwardConfig<kHeadDimBucket>;
+};
+template <>
+struct LargeSharedMemoryDeterministicBackward<256> {
+  using type = DqProductBeforePhaseB<LargeSharedMemoryBackwardConfig<256>>;
+};
 
 }  // namespace fattn::detail::sm80
