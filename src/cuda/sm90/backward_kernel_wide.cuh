@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(WideBackwardTraits<kHeadDim, Element, TileConf
   extern __shared__ std::uint8_t smem_unaligned[];
   // From here to the consumers this is backward_kernel's prologue. Moving it (or only the
   // alignment below) into a shared function changed ptxas's integer scheduling of every kernel of
-  // the family (sixth session, sm_90a SASS: +16 to +32 instructions per TU), which needs a GPU
+  // the family (sixth session, sm_90a SASS: up to +32 instructions per TU), which needs a GPU
   // run to accept; until then both kernels spell it out.
   // Aligned by pointer arithmetic (not through an integer) to keep ld/st.shared, as in
   // backward_kernel.cuh.
