@@ -16,8 +16,15 @@
 // and reduce into the same dQ rows in L2; heaviest_first spreads a wave over ~130 (head, batch)
 // pairs whose Q/dO and dQ accumulators (~2 MB each at N = 4k, D = 64) no longer fit the 50 MB L2,
 // and the lost reuse costs far more than the tail it saves (docs/perf-notes.md, "Hopper
-// backward: CTA order under causal masks"). The option stays for the variants bench
-// (bench/sm90_bwd_variants.cu) and for an order that keeps heads grouped.
+// backward: CTA order under causal masks").
+// CtaOrder::heaviest_first_groups_of_4 / _of_8 keep the natural order's L2 footprint and still
+// move the heavy tiles forward: the (head, batch) pairs are cut into groups of G consecutive
+// pairs (G = 4 or 8), issued group after group as in the natural order, and inside a group the
+// key tiles go heaviest first with the group's pairs fastest. A wave then spans about as many
+// pairs as a natural wave (132 SMs / T key tiles: ~4 at N = 4k, ~16 at 1k) and each group ends
+// on its light tiles, which fill the tail. Counted (list scheduling, as above): G = 4 at N = 4k
+// 0.997–0.999 busy against the natural order's 0.936–0.968 (+3–6 %); at N = 1k G needs ≥ 8.
+// Not yet measured: prepared for bench/sm90_bwd_order_device_run.sh, every row stays natural.
 //
 // Host and device code (tests/cpu/test_sm90_backward_cta_order.cpp checks the mapping).
 #pragma once
@@ -29,7 +36,24 @@
 
 namespace fattn::detail::sm90 {
 
-enum class CtaOrder { natural, heaviest_first };
+enum class CtaOrder {
+  natural,
+  heaviest_first,
+  heaviest_first_groups_of_4,
+  heaviest_first_groups_of_8
+};
+
+// (Head, batch) pairs per group of the grouped orders; 0 for the others. The two sizes bracket
+// the pairs one wave of the natural order spans at the benchmark shapes (132 SMs over 32 key
+// tiles at N = 4k: ~4; over 8 key tiles at N = 1k: ~16, where the count wants G ≥ 8), so that
+// one device call shows which one keeps the L2 reuse and still fills the tail.
+constexpr int kPairsPerGroupSmall = 4;
+constexpr int kPairsPerGroupLarge = 8;
+FATTN_HOST_DEVICE constexpr int pairs_per_group(CtaOrder order) {
+  return order == CtaOrder::heaviest_first_groups_of_4   ? kPairsPerGroupSmall
+         : order == CtaOrder::heaviest_first_groups_of_8 ? kPairsPerGroupLarge
+                                                          : 0;
+}
 
 // How the number of query tiles a key tile sees runs along the key axis under a mask.
 // flat: every key tile sees every query tile (no mask). falling: bounded on the right (causal,
@@ -53,23 +77,34 @@ struct BackwardCtaJob {
 };
 
 // The job of the CTA at block index (x, y, z) of a grid (key_tiles, heads_kv, batches).
-// natural (or a flat slope): the block index itself. heaviest_first: the linear block index
-// x + key_tiles·(y + heads_kv·z) (the issue order) read as (rank, kv head, batch) with the
-// rank slowest and the KV head fastest; rank 0 is the heaviest key tile (the first one for a
-// falling slope, the last one for a rising slope). A bijection of the grid onto the jobs in both
-// orders. The linear index is 64-bit: key tiles · heads · batches may pass 2^31.
+// natural (or a flat slope): the block index itself. The others read the linear block index
+// x + key_tiles·(y + heads_kv·z) (the issue order). heaviest_first: as (rank, pair) with the
+// rank slowest and the (head, batch) pair fastest. Grouped: the pairs (head fastest, as in the
+// natural order) are cut into groups of G; group g holds key_tiles·G consecutive linear indices
+// (the last group fewer pairs when G does not divide heads·batches), read inside the group as
+// (rank, pair of the group) with the rank slowest. Rank 0 is the heaviest key tile (the first
+// one for a falling slope, the last one for a rising slope). A bijection of the grid onto the
+// jobs in every order. 64-bit indices: key tiles · heads · batches may pass 2^31.
 FATTN_HOST_DEVICE BackwardCtaJob backward_cta_job(int x, int y, int z, int key_tiles, int heads_kv,
                                                   int batches, CtaOrder order,
                                                   KeyWorkSlope slope) {
   if (order == CtaOrder::natural || slope == KeyWorkSlope::flat) return {x, y, z};
   const std::int64_t linear =
       x + static_cast<std::int64_t>(key_tiles) * (y + static_cast<std::int64_t>(heads_kv) * z);
-  const std::int64_t heads_batches = static_cast<std::int64_t>(heads_kv) * batches;
-  const int rank = static_cast<int>(linear / heads_batches);
-  const std::int64_t head_batch = linear % heads_batches;
+  const std::int64_t pairs = static_cast<std::int64_t>(heads_kv) * batches;
+  const int group_size = pairs_per_group(order);
+  // heaviest_first is the grouped order with one group of every pair.
+  const std::int64_t pairs_per_full_group = group_size > 0 ? group_size : pairs;
+  const std::int64_t group = linear / (key_tiles * pairs_per_full_group);
+  const std::int64_t first_pair = group * pairs_per_full_group;
+  const std::int64_t pairs_in_group = pairs - first_pair < pairs_per_full_group
+                                          ? pairs - first_pair
+                                          : pairs_per_full_group;
+  const std::int64_t within_group = linear - first_pair * key_tiles;
+  const int rank = static_cast<int>(within_group / pairs_in_group);
+  const std::int64_t pair = first_pair + within_group % pairs_in_group;
   const int key_tile = slope == KeyWorkSlope::falling ? rank : key_tiles - 1 - rank;
-  return {key_tile, static_cast<int>(head_batch % heads_kv),
-          static_cast<int>(head_batch / heads_kv)};
+  return {key_tile, static_cast<int>(pair % heads_kv), static_cast<int>(pair / heads_kv)};
 }
 
 }  // namespace fattn::detail::sm90
