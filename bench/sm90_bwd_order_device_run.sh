@@ -1,17 +1,21 @@
 #!/bin/bash
-# One call on the GPU machine (<= 150 s) for the Hopper backward's CTA order
+# One call on the GPU machine (~200 s; give it timeout_s 300) for the Hopper backward's CTA order
 # (src/cuda/sm90/backward_cta_order.hpp; docs/perf-notes.md, "Hopper backward: CTA order under
-# causal masks"):
-#   1. builds, in parallel: bench/sm90_bwd_variants.cu (each bucket's row in the natural and the
-#      heaviest_first order, one shim) and the library pruned to sm90, D 64/128/256, fp16+bf16,
-#      sm_90a, with heaviest_first edited into this machine's copy of every row (so that the GPU
-#      tests and racecheck run the new order; fattn_cuda_bench's forward does not depend on it);
-#   2. times both orders side by side (taking turns, three rounds) with SDPA cuDNN in the same
-#      process, backward alone and forward+backward (fattn's forward from fattn_cuda_bench);
+# causal masks", "Prepared: grouped heaviest-first"):
+#   1. builds, in parallel: bench/sm90_bwd_variants.cu (each bucket's row in the natural order
+#      and heaviest first within groups of 4 and of 8 (head, batch) pairs, one shim) and the
+#      library pruned to sm90, D 64/128/256, fp16+bf16, sm_90a, with heaviest_first_groups_of_4
+#      edited into this machine's copy of every row (so that the GPU tests and racecheck run the
+#      grouped mapping; fattn_cuda_bench's forward does not depend on it);
+#   2. times the three orders side by side (taking turns, three rounds) with SDPA cuDNN in the
+#      same process, backward alone and forward+backward (fattn's forward from fattn_cuda_bench),
+#      and prints each grouped order's ratio to the natural one;
 #   3. the sm90 backward GPU tests and the shared suite's small cuda_sm90 bf16 cases;
 #   4. racecheck on two small causal cases.
-# Usage (device call, carry [".deps"]): bench/sm90_bwd_order_device_run.sh
-# Logs land in $OUT as each step ends.
+# Usage (device call, carry [".deps"], timeout_s 300):
+#   source scripts/gpu-env.sh; bench/sm90_bwd_order_device_run.sh 2>&1 | tee $OUT/run.log
+# Logs land in $OUT as each step ends. (The first call of this script, with the global
+# heaviest_first order, took 146 s with 6 variants: bench/results/sm90-bwd-h100-2026-11-22-s6b/.)
 set -o pipefail
 source scripts/gpu-env.sh
 export PYTHONUNBUFFERED=1
@@ -22,9 +26,9 @@ TESTS=$BUILD/tests/cuda/fattn_cuda_tests
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader
 
 start=$SECONDS
-sed -i 's/CtaOrder cta_order = CtaOrder::natural;/CtaOrder cta_order = CtaOrder::heaviest_first;/' \
+sed -i 's/CtaOrder cta_order = CtaOrder::natural;/CtaOrder cta_order = CtaOrder::heaviest_first_groups_of_4;/' \
   src/cuda/sm90/backward_tile_config.hpp
-echo "library rows' order: $(grep -o 'CtaOrder cta_order = [a-zA-Z:_]*' src/cuda/sm90/backward_tile_config.hpp)"
+echo "library rows' order: $(grep -o 'CtaOrder cta_order = [a-zA-Z0-9:_]*' src/cuda/sm90/backward_tile_config.hpp)"
 {
   cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release -DFATTN_CUDA=ON \
     -DFATTN_CUDA_FAMILIES=sm90 -DFATTN_CUDA_HEAD_DIMS="64;128;256" -DFATTN_CUDA_DTYPES="fp16;bf16" \
@@ -39,7 +43,7 @@ echo "library build rc $rc in $((SECONDS - start)) s"
 grep -hE "error|spill|C75[0-9][0-9]" $OUT/build.log $OUT/variants-build.log | sort | uniq -c | head -8
 [ $rc -eq 0 ] || exit 1
 
-timeout 80 python3 bench/sm90_bwd_variants.py --lib $BUILD-variants/libsm90bwdvariants.so \
+timeout 130 python3 bench/sm90_bwd_variants.py --lib $BUILD-variants/libsm90bwdvariants.so \
   --bench --head-dims 64,128,256 --peers cudnn --rounds 3 \
   --forward-binary $BUILD/tests/cuda/fattn_cuda_bench --json $OUT/order.json > $OUT/order.log 2>&1
 echo "order bench rc $?"

@@ -30,24 +30,33 @@ struct Variant {
   BackwardTileShape shape;
 };
 
-// The CTA order under causal masks (seventh round of the sixth session, bench/results/
-// sm90-bwd-h100-2026-11-22-s6b/): each bucket's committed row with the natural order (the grid
-// as launched) and with CtaOrder::heaviest_first (backward_cta_order.hpp), timed side by side.
-// (The tile-shape rows of the earlier calls, atomics against TMA reductions, the D = 64 query
-// split and the D = 256 stage budgets, are in this file's history and their results folders.)
+// The CTA order under causal masks: each bucket's committed row with the natural order (the
+// grid as launched) and with heaviest first inside groups of 4 and of 8 (head, batch) pairs
+// (CtaOrder::heaviest_first_groups_of_{4,8}, backward_cta_order.hpp), timed side by side. The
+// global heaviest-first order was measured and rejected (0.55–0.98 ×, bench/results/
+// sm90-bwd-h100-2026-11-22-s6b/, whose rows are in this file's history with the tile-shape rows
+// of the earlier calls: atomics against TMA reductions, the D = 64 query split and the D = 256
+// stage budgets).
 constexpr CtaOrder kNatural = CtaOrder::natural;
-constexpr CtaOrder kHeaviestFirst = CtaOrder::heaviest_first;
+constexpr CtaOrder kGroupsOf4 = CtaOrder::heaviest_first_groups_of_4;
+constexpr CtaOrder kGroupsOf8 = CtaOrder::heaviest_first_groups_of_8;
 constexpr Variant kVariants[] = {
     {"d64 natural", 64, {128, 128, 2, DqSplit::queries, kBulk, GradSplit::keys, false, kNatural}},
-    {"d64 heaviest-first", 64,
-     {128, 128, 2, DqSplit::queries, kBulk, GradSplit::keys, false, kHeaviestFirst}},
+    {"d64 grouped-4", 64,
+     {128, 128, 2, DqSplit::queries, kBulk, GradSplit::keys, false, kGroupsOf4}},
+    {"d64 grouped-8", 64,
+     {128, 128, 2, DqSplit::queries, kBulk, GradSplit::keys, false, kGroupsOf8}},
     {"d128 natural", 128, {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, false, kNatural}},
-    {"d128 heaviest-first", 128,
-     {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, false, kHeaviestFirst}},
+    {"d128 grouped-4", 128,
+     {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, false, kGroupsOf4}},
+    {"d128 grouped-8", 128,
+     {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, false, kGroupsOf8}},
     {"d256 natural", 256,
      {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim, true, kNatural}},
-    {"d256 heaviest-first", 256,
-     {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim, true, kHeaviestFirst}},
+    {"d256 grouped-4", 256,
+     {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim, true, kGroupsOf4}},
+    {"d256 grouped-8", 256,
+     {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim, true, kGroupsOf8}},
 };
 
 // The tile configuration type the kernel template takes (a namespace-scope type: a kernel's
