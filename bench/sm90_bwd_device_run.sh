@@ -8,12 +8,6 @@
 #   bench/sm90_bwd_device_run.sh                 # every step
 #   SM90_BWD_STEPS="build tests" bench/sm90_bwd_device_run.sh
 #   SM90_BWD_STEPS="build ncu" bench/sm90_bwd_device_run.sh      # profile one backward (tuning)
-#   SM90_BWD_DQ_REDUCE=bulk_tensor bench/sm90_bwd_device_run.sh   # both buckets' rows switched
-#       to TMA reductions of dQ (D = 64 with 2 stages: the staging tiles take the third's room),
-#       edited into this machine's copy of backward_tile_config.hpp before the build
-#   SM90_BWD_D256_IN_STAGE=1 bench/sm90_bwd_device_run.sh   # the D = 256 row with two stages
-#       and dQ staged in the stage, edited into this machine's copy before the build
-#   SM90_BWD_D256_EARLY_RELEASE=1 ...   # the D = 256 row with release_before_dq
 #   SM90_BWD_STEPS="build variants_build ..." builds bench/sm90_bwd_variants.cu into $BUILD-variants
 #   SM90_BWD_STEPS="... variants" SM90_BWD_AB="before/lib.so:0,3,4 variants/lib.so:0,2,3,4"
 #       bench/sm90_bwd_device_run.sh   # bench/sm90_bwd_variants.py --bench on each carried shim
@@ -36,25 +30,6 @@ BENCH_DIMS=${SM90_BWD_BENCH_DIMS:-64,128}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader
 step_build() {
   local start=$SECONDS
-  if [ "${SM90_BWD_DQ_REDUCE:-atomics}" = bulk_tensor ]; then
-    local config=src/cuda/sm90/backward_tile_config.hpp
-    sed -i '/struct BackwardTileConfig<64>/,/^};/ s/128, 128, 3,/128, 128, 2,/' $config
-    sed -i '/struct BackwardTileConfig<\(64\|128\)>/,/^};/ s/DqReduce::atomics/DqReduce::bulk_tensor/' $config
-    echo "dQ reduce: bulk_tensor"; grep -A2 'struct BackwardTileConfig<' $config | grep -v '^--'
-  fi
-  if [ "${SM90_BWD_D256_IN_STAGE:-0}" = 1 ]; then
-    # The D = 256 row switched to two stages with dQ staged in the stage (DqReduce::
-    # bulk_tensor_in_stage), edited into this machine's copy before the build.
-    local config=src/cuda/sm90/backward_tile_config.hpp
-    sed -i '/struct BackwardTileConfig<256>/,/^};/ { s/{64, 64, 1,/{64, 64, 2,/; s/DqReduce::bulk_tensor,/DqReduce::bulk_tensor_in_stage,/ }' $config
-    echo "D = 256 row:"; grep -A3 'struct BackwardTileConfig<256>' $config
-  fi
-  if [ "${SM90_BWD_D256_EARLY_RELEASE:-0}" = 1 ]; then
-    # The D = 256 row releasing its stage before the dQ product (release_before_dq).
-    local config=src/cuda/sm90/backward_tile_config.hpp
-    sed -i '/struct BackwardTileConfig<256>/,/^};/ s/GradSplit::head_dim}/GradSplit::head_dim, true}/' $config
-    echo "D = 256 row:"; grep -A3 'struct BackwardTileConfig<256>' $config
-  fi
   cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release -DFATTN_CUDA=ON \
     -DFATTN_CUDA_FAMILIES="sm80;sm90" -DFATTN_CUDA_HEAD_DIMS="$HEAD_DIMS" \
     -DFATTN_CUDA_DTYPES="fp16;bf16" -DFATTN_CUDA_ARCHS=90a > $OUT/cmake.log 2>&1 &&

@@ -41,22 +41,22 @@ constexpr CtaOrder kNatural = CtaOrder::natural;
 constexpr CtaOrder kGroupsOf4 = CtaOrder::heaviest_first_groups_of_4;
 constexpr CtaOrder kGroupsOf8 = CtaOrder::heaviest_first_groups_of_8;
 constexpr Variant kVariants[] = {
-    {"d64 natural", 64, {128, 128, 2, DqSplit::queries, kBulk, GradSplit::keys, false, kNatural}},
+    {"d64 natural", 64, {128, 128, 2, DqSplit::queries, kBulk, GradSplit::keys, kNatural}},
     {"d64 grouped-4", 64,
-     {128, 128, 2, DqSplit::queries, kBulk, GradSplit::keys, false, kGroupsOf4}},
+     {128, 128, 2, DqSplit::queries, kBulk, GradSplit::keys, kGroupsOf4}},
     {"d64 grouped-8", 64,
-     {128, 128, 2, DqSplit::queries, kBulk, GradSplit::keys, false, kGroupsOf8}},
-    {"d128 natural", 128, {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, false, kNatural}},
+     {128, 128, 2, DqSplit::queries, kBulk, GradSplit::keys, kGroupsOf8}},
+    {"d128 natural", 128, {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, kNatural}},
     {"d128 grouped-4", 128,
-     {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, false, kGroupsOf4}},
+     {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, kGroupsOf4}},
     {"d128 grouped-8", 128,
-     {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, false, kGroupsOf8}},
+     {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, kGroupsOf8}},
     {"d256 natural", 256,
-     {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim, true, kNatural}},
+     {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim, kNatural}},
     {"d256 grouped-4", 256,
-     {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim, true, kGroupsOf4}},
+     {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim, kGroupsOf4}},
     {"d256 grouped-8", 256,
-     {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim, true, kGroupsOf8}},
+     {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim, kGroupsOf8}},
 };
 
 // The tile configuration type the kernel template takes (a namespace-scope type: a kernel's

@@ -150,9 +150,8 @@ struct BackwardTraits {
                     kDsBytes % kAlignment == 0 && kDsOffset % kAlignment == 0,
                 "every tile must start on a swizzle atom");
   static_assert(kSmemBytes <= backward::kMaxSharedBytesPerBlock, "shared memory per block");
-  static_assert(kShape.dq_reduce != DqReduce::bulk_tensor_in_stage &&
-                    kShape.grad_split == GradSplit::keys && !kShape.release_before_dq,
-                "the head-dim split's options are backward_kernel_wide.cuh's");
+  static_assert(kShape.grad_split == GradSplit::keys,
+                "the head-dim split is backward_kernel_wide.cuh's");
 };
 
 template <int kStages>

@@ -30,9 +30,8 @@ struct WideBackwardTraits {
   static constexpr int kBlockM = kShape.block_m;
   static constexpr int kBlockN = kShape.block_n;
   static constexpr int kStages = kShape.stages;
-  static constexpr bool kDqBulk = kShape.dq_reduce != DqReduce::atomics;
-  static constexpr bool kDqInStage = kShape.dq_reduce == DqReduce::bulk_tensor_in_stage;
-  static constexpr bool kReleaseBeforeDq = kShape.release_before_dq;
+  // dQ leaves by TMA reductions from staging tiles (the launcher builds their tensor map).
+  static constexpr bool kDqBulk = true;
   static constexpr int kConsumerWarpgroups = 2;
   static constexpr int kConsumerThreads = kConsumerWarpgroups * backward::kWarpgroupThreads;
   static constexpr int kThreads = backward::kWarpgroupThreads * (1 + kConsumerWarpgroups);
@@ -69,11 +68,7 @@ struct WideBackwardTraits {
   static constexpr int kPOffset = kDoOffset + kStages * kQTileBytes;
   static constexpr int kDsOffset = kPOffset + kExchangeBuffers * kExchangeTileBytes;
   static constexpr int kDqStageOffset = kDsOffset + kExchangeBuffers * kExchangeTileBytes;
-  static constexpr int kDqStageBytes =
-      kShape.dq_reduce == DqReduce::bulk_tensor ? kConsumerWarpgroups * kDqStageTileBytes : 0;
-  // DqReduce::bulk_tensor_in_stage: a consumer's boxes are its column blocks of the stage's Q
-  // (boxes 0, 1) and dO (boxes 2, 3), one box per column block.
-  static constexpr int kDqBoxesPerTile = kColumnBlocksPerConsumer;
+  static constexpr int kDqStageBytes = kConsumerWarpgroups * kDqStageTileBytes;
   static constexpr int kLseOffset = kDqStageOffset + kDqStageBytes;
   static constexpr int kDeltaOffset = kLseOffset + kStages * kStatBytes;
   static constexpr int kBarrierOffset = kDeltaOffset + kStages * kStatBytes;
@@ -103,11 +98,10 @@ struct WideBackwardTraits {
                 "dV/dK use the m64n128 B-transposed wrapper (backward_ptx.cuh)");
   static_assert(kQueriesPerConsumer == 32, "Sᵀ/dPᵀ use the m64n32 wrapper (backward_ptx.cuh)");
   static_assert(kSmemBytes <= backward::kMaxSharedBytesPerBlock, "shared memory per block");
-  static_assert(!kDqInStage || (kDqBoxBytes == kQColumnBlockBytes &&
-                                2 * kDqBoxesPerTile == kDqBoxesPerConsumer && kStages > 1),
-                "dQ staged in the stage: one box per Q and dO column block of the consumer, and "
-                "a second stage to load into while the reductions read this one");
-  static_assert(!(kDqInStage && kReleaseBeforeDq), "in-stage staging writes the stage after dQ");
+  static_assert(kShape.dq_reduce == DqReduce::bulk_tensor,
+                "one Q/dO stage with TMA reductions measured fastest at D = 256 (two stages with "
+                "atomics, or with dQ staged in the consumed stage, lost 5-35 %: "
+                "backward_tile_config.hpp)");
 };
 
 // The wide kernel's own products and the Pᵀ/dSᵀ store; the element-wise steps are
@@ -267,25 +261,7 @@ __global__ void __launch_bounds__(WideBackwardTraits<kHeadDim, Element, TileConf
   const bool dq_reduce_leader = threadIdx.x % kWarpgroupThreads == 0;
   // Box `box` (32 columns) of the consumer's dQ partial in shared memory; boxes 2b and 2b + 1
   // are adjacent (Shared::store_dq writes a 64-column block as two).
-  auto dq_box = [&](int stage, int box) -> std::uint8_t* {
-    if constexpr (Traits::kDqInStage) {
-      const int tile = box < Traits::kDqBoxesPerTile ? Traits::kQOffset : Traits::kDoOffset;
-      return smem + tile + stage * Traits::kQTileBytes +
-             consumer * Traits::kColumnBlocksPerConsumer * Traits::kQColumnBlockBytes +
-             (box % Traits::kDqBoxesPerTile) * Traits::kDqBoxBytes;
-    } else {
-      return dq_stage_tile + box * Traits::kDqBoxBytes;
-    }
-  };
-  // bulk_tensor_in_stage: the leader releases a stage only once the reductions have read it,
-  // which it checks one step later, after issuing that step's first products (so the wait
-  // overlaps them instead of holding the warpgroup's next wgmma).
-  auto release_reduced_stage = [&](int step) {
-    if (dq_reduce_leader) {
-      bulk_wait_group_read<0>();
-      mbarrier_arrive(&bars->empty[step % kStages]);
-    }
-  };
+  auto dq_box = [&](int box) -> std::uint8_t* { return dq_stage_tile + box * Traits::kDqBoxBytes; };
 
   if (steps > 0) mbarrier_wait(&bars->kv_full, 0);
   for (int step = 0; step < steps; ++step) {
@@ -309,9 +285,6 @@ __global__ void __launch_bounds__(WideBackwardTraits<kHeadDim, Element, TileConf
     float dp[Wide::kScoreRegs];
     Wide::issue_half_scores(s, k_tile, q_stage + first_query_bytes);
     Wide::issue_half_scores(dp, v_tile, do_stage + first_query_bytes);
-    if constexpr (Traits::kDqInStage) {
-      if (step > 0) release_reduced_stage(step - 1);
-    }
     wgmma_wait<1>();  // Sᵀ is ready; dPᵀ may still run
     fence_operands(s);
     const int query0 = row0 + first_query;
@@ -344,9 +317,7 @@ __global__ void __launch_bounds__(WideBackwardTraits<kHeadDim, Element, TileConf
       Wide::store_exchange(ds_tile, first_query, ds_words);
     }
     fence_view_async_shared();
-    if constexpr (Traits::kShape.dq_reduce == DqReduce::bulk_tensor) {
-      if (dq_reduce_leader) bulk_wait_group_read<0>();  // the dQ staging tile is free again
-    }
+    if (dq_reduce_leader) bulk_wait_group_read<0>();  // the dQ staging tile is free again
     named_barrier_sync(kDsReadyBarrier, Traits::kConsumerThreads);
 
     fence_operands(dv);
@@ -360,67 +331,35 @@ __global__ void __launch_bounds__(WideBackwardTraits<kHeadDim, Element, TileConf
       Shared::issue_dq(dq[b], smem_address(ds_tile), 0,
                        k_tile + kv_columns_bytes + b * Traits::kKvColumnBlockBytes);
     }
-    if constexpr (Traits::kReleaseBeforeDq) {
-      wgmma_wait<kDqBlocks>();  // dV and dK are done: nothing reads the stage's Q and dO now
-      fence_operands(dv);
-      fence_operands(dk);
-      mbarrier_arrive(&bars->empty[stage]);
-    }
+    // The stage is released as soon as dV and dK (its last readers; each consumer thread
+    // arrives, its LSE / D_i reads done too) are, while the dQ product (dS and K only) still
+    // runs, so that the next step's loads start earlier: with one stage, ncu 4.44 -> 4.17 ms at
+    // N = 4k (backward_tile_config.hpp).
+    wgmma_wait<kDqBlocks>();
+    fence_operands(dv);
+    fence_operands(dk);
+    mbarrier_arrive(&bars->empty[stage]);
     wgmma_wait<0>();
 #pragma unroll
     for (int b = 0; b < kDqBlocks; ++b) fence_operands(dq[b]);
     fence_operands(dv);
     fence_operands(dk);
-    // Every wgmma that read the stage's Q and dO is done, and so are this thread's LSE / D_i
-    // reads (each consumer thread arrives, as in backward_kernel.cuh). In-stage staging: after
-    // the dQ partial is in the stage, and for the leader once the reductions have read it.
-    if constexpr (!Traits::kDqInStage && !Traits::kReleaseBeforeDq) {
-      mbarrier_arrive(&bars->empty[stage]);
-    }
 
-    if constexpr (Traits::kDqBulk) {
-      constexpr int kBoxesPerBlock = kDqColumns / kDqBoxColumns;
+    constexpr int kBoxesPerBlock = kDqColumns / kDqBoxColumns;
 #pragma unroll
-      for (int b = 0; b < kDqBlocks; ++b) {
-        Shared::store_dq(dq_box(stage, b * kBoxesPerBlock), dq[b]);
+    for (int b = 0; b < kDqBlocks; ++b) Shared::store_dq(dq_box(b * kBoxesPerBlock), dq[b]);
+    fence_view_async_shared();
+    named_barrier_sync(kDqStagedBarrier + consumer, kWarpgroupThreads);
+    if (dq_reduce_leader) {
+#pragma unroll
+      for (int box = 0; box < Traits::kDqBoxesPerConsumer; ++box) {
+        tma_reduce_add_4d(&tma_dq_accum, dq_box(box), column0 + box * kDqBoxColumns, row0, head,
+                          batch);
       }
-      fence_view_async_shared();
-      named_barrier_sync(kDqStagedBarrier + consumer, kWarpgroupThreads);
-      if (dq_reduce_leader) {
-#pragma unroll
-        for (int box = 0; box < Traits::kDqBoxesPerConsumer; ++box) {
-          tma_reduce_add_4d(&tma_dq_accum, dq_box(stage, box), column0 + box * kDqBoxColumns,
-                            row0, head, batch);
-        }
-        bulk_commit_group();
-      } else if constexpr (Traits::kDqInStage) {
-        mbarrier_arrive(&bars->empty[stage]);
-      }
-    } else {
-      const std::int64_t head_index = static_cast<std::int64_t>(batch) * params.heads_q + head;
-      float* accumulator =
-          params.dq_accum + head_index * params.seqlen_q * params.dq_accum_stride;
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int query = row0 + warp_in_group * 16 + lane / 4 + 8 * h;
-        if (query >= params.seqlen_q) continue;
-        float* row = accumulator + static_cast<std::int64_t>(query) * params.dq_accum_stride;
-#pragma unroll
-        for (int b = 0; b < kDqBlocks; ++b) {
-#pragma unroll
-          for (int j = 0; j < kDqColumns / 8; ++j) {
-            const int col = column0 + b * kDqColumns + 8 * j + 2 * (lane % 4);
-            if (col < params.dq_accum_stride) {
-              reduce_add_pair_global(row + col, dq[b][4 * j + 2 * h], dq[b][4 * j + 2 * h + 1]);
-            }
-          }
-        }
-      }
+      bulk_commit_group();
     }
   }
-  if constexpr (Traits::kDqBulk) {
-    if (dq_reduce_leader) bulk_wait_group<0>();  // the reductions complete before the CTA exits
-  }
+  if (dq_reduce_leader) bulk_wait_group<0>();  // the reductions complete before the CTA exits
 
   store_key_gradients<Element>(dk, dv, params, batch, kv_head, key_row0, column0);
 }

@@ -44,9 +44,10 @@
 //   Measured on an H100 in one run each (bench/results/sm90-bwd-h100-2026-11-22-s6/, backward
 //   alone, bf16, N = 1k / 4k / 16k non-causal): one stage + TMA reductions 216 / 342 / 386
 //   TFLOP/s, two stages + atomics 172 / 244 / 273 (the atomics cost more than the exposed load);
-//   two stages with dQ staged in the consumed Q/dO column blocks (DqReduce::bulk_tensor_in_stage)
-//   217 / 293 / 324 against 238 / 342 / 384 for one stage (rejected). release_before_dq (the
-//   stage freed before the dQ product): ncu at N = 4k 4.44 → 4.17 ms under locked clocks, the
+//   two stages with dQ staged in the consumed Q/dO column blocks
+//   217 / 293 / 324 against 238 / 342 / 384 for one stage (rejected; both rejected forms are in
+//   git history, the kernel now has only the one-stage TMA-reduction form). Releasing the stage
+//   before the dQ product (what the kernel does): ncu at N = 4k 4.44 → 4.17 ms under locked clocks, the
 //   bench +3 % at N >= 4k and within the ±10 % run-to-run spread at 1k; kept. The sm80 backward
 //   at 256 measured 153–209 TFLOP/s in the same run, cuDNN's 186–367: the row is the default
 //   for D 129..256.
@@ -66,11 +67,8 @@ enum class DqSplit { keys, head_dim, queries };
 // red.global.add.v2.f32 per thread from the registers (through the LSU); bulk_tensor = stored to
 // a 128-byte-swizzled shared tile, then one thread issues TMA reductions
 // (cp.reduce.async.bulk.tensor ... add) of two 64-row × 32-column boxes (16 KB more shared
-// memory per consumer); bulk_tensor_in_stage (GradSplit::head_dim only) = the same TMA reductions
-// from the consumer's own column blocks of the stage's Q and dO tiles, which its last products
-// have finished reading: no staging tiles, so D = 256 fits two stages; the stage is released
-// once the reductions have read it.
-enum class DqReduce { atomics, bulk_tensor, bulk_tensor_in_stage };
+// memory per consumer). The head-dim split (GradSplit::head_dim) takes bulk_tensor only.
+enum class DqReduce { atomics, bulk_tensor };
 // Who owns dK/dV: keys = each consumer warpgroup 64 of the CTA's keys over the whole head dim
 // (backward_kernel.cuh, D <= 128); head_dim = every consumer all 64 keys of the CTA over its
 // share of the head-dim columns (backward_kernel_wide.cuh, D = 256).
@@ -86,10 +84,6 @@ struct BackwardTileShape {
   DqSplit dq_split;
   DqReduce dq_reduce;
   GradSplit grad_split = GradSplit::keys;
-  // GradSplit::head_dim only: release the Q/dO stage as soon as dV and dK (its last readers) are
-  // done, while the dQ product (dS and K only) still runs, so that the next step's loads start
-  // earlier (matters with one stage).
-  bool release_before_dq = false;
   // Which (key tile, KV head, batch) each CTA takes (backward_cta_order.hpp): heaviest_first
   // issues every head's heaviest key tiles first under masks whose work differs per key tile
   // (causal, windows); without a mask both orders are the same grid. Natural in every row:
@@ -114,7 +108,7 @@ struct BackwardTileConfig<128> {
 template <>
 struct BackwardTileConfig<256> {
   static constexpr BackwardTileShape kShape{64, 64, 1, DqSplit::head_dim, DqReduce::bulk_tensor,
-                                            GradSplit::head_dim, true};
+                                            GradSplit::head_dim};
 };
 
 }  // namespace fattn::detail::sm90
