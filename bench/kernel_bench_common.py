@@ -99,6 +99,41 @@ def time_ms(fn, reps, inner, warmup, prefill_cycles=0):
     return statistics.median(times)
 
 
+def time_in_turns(contestants, reps, inner, warmup, prefill_cycles=0):
+    """Like time_ms, for several contestants at once: each of the `reps` rounds times every
+    contestant's batch of `inner` calls, in an order that rotates by one from round to round, and
+    each contestant's median over the rounds is returned ({name: ms}). Timed one after the other
+    (a whole contestant, then the next), byte-identical kernels read up to 10 % apart on an H100
+    (clock and power drift over the seconds a sweep point takes, and the first contestant after
+    a pause running cooler; docs/perf-notes.md "v13"); in turns every contestant sees the same
+    drift. contestants: [(name, fn, context)] where context() returns a context manager entered
+    around that contestant's batches (e.g. an SDPA backend), or None."""
+    import contextlib
+    for _, fn, context in contestants:
+        with (context() if context else contextlib.nullcontext()):
+            for _ in range(warmup):
+                fn()
+    times = {name: [] for name, _, _ in contestants}
+    for round_index in range(reps):
+        shift = round_index % len(contestants)
+        spans = []
+        for name, fn, context in contestants[shift:] + contestants[:shift]:
+            a = torch.cuda.Event(enable_timing=True)
+            b = torch.cuda.Event(enable_timing=True)
+            with (context() if context else contextlib.nullcontext()):
+                if prefill_cycles:
+                    torch.cuda._sleep(prefill_cycles)
+                a.record()
+                for _ in range(inner):
+                    fn()
+                b.record()
+            spans.append((name, a, b))
+        spans[-1][2].synchronize()
+        for name, a, b in spans:
+            times[name].append(a.elapsed_time(b) / inner)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
 def gemm_ceiling(time_fn, reps):
     """bf16 GEMM TFLOP/s, timed with the caller's `time_fn` (its own inner/warmup counts)."""
     a = torch.randn(GEMM_SIZE, GEMM_SIZE, device="cuda", dtype=torch.bfloat16)

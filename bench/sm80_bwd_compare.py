@@ -61,9 +61,12 @@ from kernel_bench_common import finish, make
 # modes (the deterministic kernel before), 51 the v8 deterministic tile with the dQ atomics from
 # one address (DqAtomicsFromOneAddress) too; run with --det-seqlens 4096,16384. 40 and 41 at 256
 # were the first round's (still compiled).
+# Seventh session (bench/results/sm80-bwd-h100-2026-11-22-s7/): the dQ reductions spread over
+# phase B (DqAtomicsInPhaseB) at 64 (taken: the table) and 128 (0.96-0.98x), rolled and unrolled;
+# those variants are in this file's history.
 CANDIDATES = {
-    64: {40: "v6 table + dQ atomics from one address (the v7 table)"},
-    128: {40: "v6 table + dQ atomics from one address (the v7 table)"},
+    64: {},
+    128: {},
     192: {},
     256: {50: "v7 tile in both modes (the deterministic kernel before v8)",
           51: "v8 deterministic tile + dQ atomics from one address"},

@@ -39,14 +39,11 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
   // Two-digit variants (bucket · 100 + variant): LeanTileLoop with the rolled loops (fifth
   // session, second call). 6410, 12810 and 25610 are the v4 table's tiles (taken in call 3).
   switch (bucket * 100 + variant) {
-    // Sixth session (docs/perf-notes.md "Backward v7"): the v6 table with the dQ atomics from one
-    // address per query tile (40; the v7 table at 64 and 128); at 256 on the two-stage tile that
-    // the H100 runs (40) and on the one-stage tile of sm_80-sized shared memory (41: the
-    // deterministic mode's alternative). 42 (the dQ product before phase B) was measured from a
-    // patch (bench/results/sm80-bwd-h100-2026-11-22-s6-call2/dq_before_phase_b.patch).
-    case 6440: return launch_backward_with<DqAtomicsFromOneAddress<BackwardConfig<64>>, E>(args);
-    case 12840:
-      return launch_backward_with<DqAtomicsFromOneAddress<BackwardConfig<128>>, E>(args);
+    // Sixth session (docs/perf-notes.md "Backward v7"): the dQ atomics from one address per
+    // query tile (at 64 and 128 now the table's); at 256 on the two-stage tile that the H100 runs
+    // (40) and on the one-stage tile of sm_80-sized shared memory (41: the deterministic mode's
+    // alternative). 42 (the dQ product before phase B) was measured from a patch
+    // (bench/results/sm80-bwd-h100-2026-11-22-s6-call2/dq_before_phase_b.patch).
     case 25640:
       return launch_backward_with<DqAtomicsFromOneAddress<LargeSharedMemoryBackwardConfig<256>>,
                                   E>(args);

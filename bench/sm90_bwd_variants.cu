@@ -17,7 +17,6 @@ namespace fattn_sm90_bwd_bench {
 
 using fattn::detail::AttentionArgs;
 using fattn::detail::sm90::BackwardTileShape;
-using fattn::detail::sm90::CtaOrder;
 using fattn::detail::sm90::DqSplit;
 using fattn::detail::sm90::DqReduce;
 using fattn::detail::sm90::GradSplit;
@@ -30,33 +29,15 @@ struct Variant {
   BackwardTileShape shape;
 };
 
-// The CTA order under causal masks: each bucket's committed row with the natural order (the
-// grid as launched) and with heaviest first inside groups of 4 and of 8 (head, batch) pairs
-// (CtaOrder::heaviest_first_groups_of_{4,8}, backward_cta_order.hpp), timed side by side. The
-// global heaviest-first order was measured and rejected (0.55–0.98 ×, bench/results/
-// sm90-bwd-h100-2026-11-22-s6b/, whose rows are in this file's history with the tile-shape rows
-// of the earlier calls: atomics against TMA reductions, the D = 64 query split and the D = 256
-// stage budgets).
-constexpr CtaOrder kNatural = CtaOrder::natural;
-constexpr CtaOrder kGroupsOf4 = CtaOrder::heaviest_first_groups_of_4;
-constexpr CtaOrder kGroupsOf8 = CtaOrder::heaviest_first_groups_of_8;
+// Each bucket's committed row (backward_tile_config.hpp); a candidate shape goes beside its
+// bucket's row, one row per line (bench/sm90_bwd_variants_build.sh counts the lines), and
+// --bench prints its ratio to the bucket's first row. Earlier calls' rows (atomics against TMA
+// reductions, the D = 64 query split, the D = 256 stage budgets, the CTA orders of
+// bench/results/sm90-bwd-h100-2026-11-22-s6b/ and -s7/) are in this file's history.
 constexpr Variant kVariants[] = {
-    {"d64 natural", 64, {128, 128, 2, DqSplit::queries, kBulk, GradSplit::keys, kNatural}},
-    {"d64 grouped-4", 64,
-     {128, 128, 2, DqSplit::queries, kBulk, GradSplit::keys, kGroupsOf4}},
-    {"d64 grouped-8", 64,
-     {128, 128, 2, DqSplit::queries, kBulk, GradSplit::keys, kGroupsOf8}},
-    {"d128 natural", 128, {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, kNatural}},
-    {"d128 grouped-4", 128,
-     {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, kGroupsOf4}},
-    {"d128 grouped-8", 128,
-     {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, kGroupsOf8}},
-    {"d256 natural", 256,
-     {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim, kNatural}},
-    {"d256 grouped-4", 256,
-     {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim, kGroupsOf4}},
-    {"d256 grouped-8", 256,
-     {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim, kGroupsOf8}},
+    {"d64", 64, {128, 128, 2, DqSplit::queries, kBulk, GradSplit::keys}},
+    {"d128", 128, {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys}},
+    {"d256", 256, {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim}},
 };
 
 // The tile configuration type the kernel template takes (a namespace-scope type: a kernel's

@@ -17,11 +17,9 @@ also forward+backward TFLOP/s (3.5 × the forward's FLOPs): fattn's forward (cud
 fattn_cuda_bench in a child process, the same for every variant) plus each variant's backward,
 and SDPA's forward+backward timed as one (bench/sm90_bwd_vs_cudnn.py's sdpa_times).
 
-The variants are whatever the shim lists (its table in bench/sm90_bwd_variants.cu): at present
-each bucket's committed row in the natural CTA order and heaviest first within groups of 4 and 8
-(head, batch) pairs ("grouped-4", "grouped-8"; src/cuda/sm90/backward_cta_order.hpp), which
-bench/sm90_bwd_order_device_run.sh times against cuDNN; --bench prints each grouped column's
-ratio to the bucket's natural one under the table.
+The variants are whatever the shim lists (its table in bench/sm90_bwd_variants.cu): each
+bucket's committed row first, then any candidate shapes; --bench prints each candidate's ratio to
+its bucket's first row under the table.
 """
 
 import argparse
@@ -261,19 +259,18 @@ def bench(lib, variants, head_dims, seqlens, json_path, peers, forward_binary=No
                     with open(json_path, "w") as f:
                         json.dump({"device": torch.cuda.get_device_name(), "rows": rows}, f,
                                   indent=1)
-        print_ratios_to_natural([r for r in rows if r["head_dim"] == D], [n for _, n in mine])
+        print_ratios_to_first([r for r in rows if r["head_dim"] == D], [n for _, n in mine])
 
 
-def print_ratios_to_natural(rows, names):
-    """Each variant's backward over the bucket's natural-order variant's, per shape (the CTA
-    order comparison); nothing when the bucket has no variant named "... natural"."""
-    natural = next((n for n in names if n.endswith(" natural")), None)
-    others = [n for n in names if n != natural]
-    if natural is None or not others:
+def print_ratios_to_first(rows, names):
+    """Each candidate's backward over the bucket's first variant's (the committed row), per
+    shape; nothing when the bucket has one variant."""
+    if len(names) < 2:
         return
-    print("ratio to " + natural + ": " + ", ".join(others))
+    first, others = names[0], names[1:]
+    print("ratio to " + first + ": " + ", ".join(others))
     for row in rows:
-        base = row.get(natural)
+        base = row.get(first)
         ratios = [f"{row[n] / base:.3f}" if isinstance(row.get(n), float) and
                   isinstance(base, float) and base > 0 else "n/a" for n in others]
         print(f"  N={row['seqlen']} causal={int(row['causal'])}: " + " ".join(ratios),

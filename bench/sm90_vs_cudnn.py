@@ -22,6 +22,7 @@ library's cuda_sm90 backend runs.
 import argparse
 import ctypes
 import functools
+import contextlib
 import math
 import sys
 
@@ -35,11 +36,6 @@ time_ms = functools.partial(common.time_ms, reps=10, inner=10, warmup=3)
 # GPU cycles of torch.cuda._sleep queued before each timed batch (--prefill): while the GPU sleeps
 # the host enqueues the whole batch, so no contestant's first launch latency is timed.
 PREFILL_CYCLES = 4_000_000
-
-
-def time_ms_prefilled(fn, reps=10, inner=10, warmup=3):
-    """time_ms with the queue filled before the start event (see PREFILL_CYCLES)."""
-    return common.time_ms(fn, reps, inner, warmup, prefill_cycles=PREFILL_CYCLES)
 
 
 def power_probe(lib, point, seconds):
@@ -215,7 +211,7 @@ def gemm_ceiling():
 
 
 def bench(libs, dims, seqlens, dtype="bf16", shape=None, causals=(False, True), layout="bshd",
-          prefill=False, flash=True):
+          prefill=False, flash=True, rounds=10):
     """The sweep: B·N = 16384 and H·D = 2048 (TARGETS.md), or a fixed (B, H) from `shape` (the
     odd-head-dim comparison: every D at the same B, H, N)."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -250,22 +246,23 @@ def bench(libs, dims, seqlens, dtype="bf16", shape=None, causals=(False, True), 
                     ("flash", sdpa, SDPBackend.FLASH_ATTENTION)][:None if flash else -1]
                 if not flash:
                     row["flash"] = float("nan")
-                # The contestant timed first at a point ran measurably faster (one H100 call,
-                # 2026-11-22: byte-identical kernels 5% apart, first ahead of second), so the
-                # order rotates from point to point and the bias spreads over all of them.
-                shift = len(results) % len(contestants)
-                for name, fn, backend in contestants[shift:] + contestants[:shift]:
+                runnable = []
+                for name, fn, backend in contestants:
+                    context = (lambda b=backend: sdpa_kernel(b)) if backend is not None else None
                     try:
-                        timer = time_ms_prefilled if prefill else time_ms
-                        if backend is None:
-                            ms = timer(fn)
-                        else:
-                            with sdpa_kernel(backend):
-                                ms = timer(fn)
-                        row[name] = flops / ms / 1e9
+                        with (context() if context else contextlib.nullcontext()):
+                            fn()
+                        runnable.append((name, fn, context))
                     except RuntimeError as e:
                         row[name] = float("nan")
                         print(f"  {name} failed: {e}", flush=True)
+                # All contestants in turns, the order rotating from round to round
+                # (common.time_in_turns: timed one after the other, the contestant timed first at
+                # a point ran measurably faster).
+                medians = common.time_in_turns(runnable, reps=rounds, inner=10, warmup=3,
+                                               prefill_cycles=PREFILL_CYCLES if prefill else 0)
+                for name, ms in medians.items():
+                    row[name] = flops / ms / 1e9
                 row["vs_cudnn"] = row[names[0]] / row["cudnn"]
                 results.append(row)
                 print(f"D={D:3d} N={N:5d} causal={int(causal)}: " +
@@ -308,6 +305,8 @@ def main():
                    "(power_probe), nothing else")
     p.add_argument("--no-flash", action="store_true",
                    help="leave SDPA's flash backend out of the timing (device time)")
+    p.add_argument("--rounds", type=int, default=10,
+                   help="rounds of the sweep's timing: each times every contestant once, in turns")
     p.add_argument("--json")
     p.add_argument("--profile", help="D,N,causal: run the first --lib 3 times on that sweep point "
                    "(for ncu), nothing else")
@@ -358,7 +357,7 @@ def main():
                                 int_list(a.seqlens), a.dtype,
                                 tuple(int_list(a.shape)) if a.shape else None,
                                 tuple(bool(int(x)) for x in a.causal.split(",")), a.layout,
-                                a.prefill, not a.no_flash)
+                                a.prefill, not a.no_flash, a.rounds)
     return common.finish(report, a.json, failures)
 
 

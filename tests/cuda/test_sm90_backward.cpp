@@ -227,9 +227,8 @@ INSTANTIATE_TEST_SUITE_P(
                          kNoWindow},
         Sm90BackwardCase{"padded_d200_window", DType::bfloat16, 1, 500, 520, 2, 2, 200, false,
                          Window{64, 200}},
-        // The CTA order (backward_cta_order.hpp): several key tiles, KV heads and batches, so
-        // that heaviest_first's remapped grid crosses heads and batches; a falling slope (causal,
-        // GQA) in every bucket and a rising one (a window bounded on the left only).
+        // Grids of several key tiles, KV heads and batches (each CTA's job from its block
+        // index): causal with GQA in every bucket, and a window bounded on the left only.
         Sm90BackwardCase{"cta_order_causal_d64", DType::bfloat16, 3, 400, 520, 6, 3, 64, true,
                          kNoWindow},
         Sm90BackwardCase{"cta_order_causal_d128", DType::bfloat16, 3, 520, 520, 6, 3, 128, true,

@@ -9,7 +9,9 @@
 //                  Pᵀ = 2^(Sᵀ·c - LSE), dSᵀ = Pᵀ∘(dPᵀ - D)   -> shared memory, 16-bit
 //                  dV += Pᵀ·dO, dK += dSᵀ·Q          (phase B, warps split keys x head dim)
 //                  dQ_partial = dS·K  -> fp32 atomics into the dQ accumulator
-//                (DqProductBeforePhaseB, the deterministic mode's tile at 256: dQ before phase B)
+//                (DqProductBeforePhaseB, the deterministic mode's tile at 256: dQ before phase B;
+//                DqAtomicsInPhaseB, the default mode's tile at 64: dQ before phase B, its
+//                atomics spread over phase B's query steps)
 //   postprocess  dQ = scale · accumulator, converted to the storage type
 // Deterministic mode orders the dQ accumulation: the CTAs that touch a query tile add their
 // partials in a fixed key-tile order (see dq_turn_for), each waiting on a per-(batch, head,
@@ -18,6 +20,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "common/mask.hpp"
 #include "cuda/common/ptx_sm80.cuh"
@@ -264,6 +267,85 @@ __device__ __forceinline__ void rolled_phase_b(float (&dv_acc)[kKeyTilesB][kDimT
   }
 }
 
+// Phase B with the dQ partial's reductions spread over its query steps (DqAtomicsInPhaseB, the
+// default mode): the kernel has computed the partial (dq) before phase B, and the reductions of
+// one accumulator row (rt, half) of this thread, kDimTilesQ REDG, go out at the top of a query
+// step, before that step's Pᵀ/dSᵀ fragments and dV/dK mma's, so each row drains from the LSU's
+// queue while mma's issue, instead of 16 REDG per thread leaving in one burst per query tile
+// (docs/perf-notes.md "Backward v7": a full queue, lg_throttle, and the loop-top barrier behind
+// it). Whole rows per group: one row test each, every offset from `first` a compile-time
+// constant (DqAtomicsFromOneAddress: accumulator rows are kWidth floats); half-row groups cost
+// twice the per-group instructions. A row at or past rows_left (the sequence end) is skipped: a
+// branch around its group, not a copy of the loop. The query steps are unrolled, row r at the
+// top of step r·kQuerySteps / (2·kRows), i.e. every row in the first half of phase B (the last
+// one has half of phase B's mma's to drain behind before the loop-top barrier).
+// `first` passes through a shuffle once per tile: unrolled, ptxas otherwise rebuilt the 64-bit
+// address from the tile's indices before each row (13 instructions per row at 64, sm_90a SASS).
+template <class Element, int kBlockM, int kWidth, std::uint32_t kDsFromP, std::uint32_t kDoFromQ,
+          int kKeyTilesB, int kDimTilesB, int kRowTilesQ, int kDimTilesQ, class PAddress,
+          class QAddress>
+__device__ __forceinline__ void phase_b_with_dq_atomics(
+    float (&dv_acc)[kKeyTilesB][kDimTilesB][4], float (&dk_acc)[kKeyTilesB][kDimTilesB][4],
+    const PAddress& p_as_a, const QAddress& q_as_b, const float (&dq)[kRowTilesQ][kDimTilesQ][4],
+    float* first, int rows_left) {
+  constexpr int kQuerySteps = kBlockM / kMmaK;
+  constexpr int kRows = kRowTilesQ * 2;  // accumulator rows of this thread, one group each
+  {
+    // Each lane reads its own value back: an instruction ptxas does not rematerialize, so the
+    // address is computed once and held (two registers) instead of rebuilt before every group.
+    const int lane = opaque_lane_id();
+    const auto bits = reinterpret_cast<std::uintptr_t>(first);
+    constexpr int kLowBits = 32;
+    constexpr unsigned kAllLanes = 0xffffffffu;
+    const unsigned low = __shfl_sync(kAllLanes, static_cast<unsigned>(bits), lane);
+    const unsigned high = __shfl_sync(kAllLanes, static_cast<unsigned>(bits >> kLowBits), lane);
+    first = reinterpret_cast<float*>((static_cast<std::uintptr_t>(high) << kLowBits) | low);
+  }
+  auto add_row = [&](auto row_group) {
+    constexpr int kRt = decltype(row_group)::value / 2;
+    constexpr int kHalf = decltype(row_group)::value % 2;
+    constexpr int kRow = kRt * kMmaM + (kMmaM / 2) * kHalf;
+    if (kRow < rows_left) {
+#pragma unroll
+      for (int dt = 0; dt < kDimTilesQ; ++dt) {
+        reduce_add_pair(first + kRow * kWidth + dt * kMmaN, dq[kRt][dt][2 * kHalf],
+                        dq[kRt][dt][2 * kHalf + 1]);
+      }
+    }
+  };
+  auto step = [&](unsigned qstep) {
+    std::uint32_t pa[kKeyTilesB][4];
+    std::uint32_t dsa[kKeyTilesB][4];
+    const std::uint32_t p_address = xor_address_at(p_as_a, qstep, 0);
+#pragma unroll
+    for (int kt = 0; kt < kKeyTilesB; ++kt) {
+      constexpr std::uint32_t kTileRowBytes = kMmaM * kBlockM * kBytesPerElement;
+      ldmatrix_x4(pa[kt], p_address + kt * kTileRowBytes);
+      ldmatrix_x4(dsa[kt], p_address + kt * kTileRowBytes + kDsFromP);
+    }
+    const std::uint32_t query_rows = qstep * kMmaK * kWidth * kBytesPerElement;
+#pragma unroll
+    for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
+      std::uint32_t b[4];
+      ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows + kDoFromQ);
+      mma_column_pair<Element>(dv_acc, pa, b, dstep);
+      ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows);
+      mma_column_pair<Element>(dk_acc, dsa, b, dstep);
+    }
+  };
+  auto rows_of_step = [&](auto query_step) {
+    [&]<int... kRowGroups>(std::integer_sequence<int, kRowGroups...>) {
+      ((kRowGroups * kQuerySteps / (2 * kRows) == decltype(query_step)::value
+            ? add_row(std::integral_constant<int, kRowGroups>{})
+            : void()),
+       ...);
+    }(std::make_integer_sequence<int, kRows>{});
+  };
+  [&]<int... kSteps>(std::integer_sequence<int, kSteps...>) {
+    ((rows_of_step(std::integral_constant<int, kSteps>{}), step(kSteps)), ...);
+  }(std::make_integer_sequence<int, kQuerySteps>{});
+}
+
 template <int kBlockN, class Mask>
 __device__ __forceinline__ int dq_turn_for(const Mask& mask, int row0, int row_end, int n_block,
                                            bool descending) {
@@ -318,6 +400,14 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr bool kDqFirst = dq_product_before_phase_b<Config>() && kLean;
   static_assert(!dq_product_before_phase_b<Config>() || rolled_product_b<Config>(),
                 "the dQ-first order runs phase B rolled (rolled_phase_b)");
+  // v9 (tile_config.hpp, the table at 64): the dQ product before phase B and, in the default
+  // mode, its reductions spread over phase B's query steps (phase_b_with_dq_atomics); the
+  // deterministic mode runs v8's order (ordered atomics, then rolled_phase_b).
+  constexpr bool kDqInB = dq_atomics_in_phase_b<Config>() && kLean;
+  static_assert(!dq_atomics_in_phase_b<Config>() ||
+                    (rolled_product_b<Config>() && dq_atomics_from_one_address<Config>() &&
+                     !dq_product_before_phase_b<Config>()),
+                "the spread reductions run phase B's rolled steps from the one-address form");
   // The packed tiles also take one register per fragment address (XorFragmentAddress) instead
   // of five: the registers that fit phase A's single pass without spills (ptxas -v).
   constexpr bool kXorAddresses = kPackedP;
@@ -737,8 +827,8 @@ __global__ void __launch_bounds__(Config::kThreads)
     // 16-column blocks (a uniform branch each, 4·kKeyTilesB independent mma's per block). The
     // kFullWidth kernel keeps these tests: without them (one block of 16·kKeyTilesB mma's per
     // query step) it spilled 4-52 bytes at 128.
-    if constexpr (kDqFirst) {
-      // DqProductBeforePhaseB: phase B runs after the dQ partial's atomics (below).
+    if constexpr (kDqFirst || kDqInB) {
+      // DqProductBeforePhaseB, DqAtomicsInPhaseB: phase B runs after the dQ product (below).
     } else if constexpr (kRolledB) {
       // RolledProductB: one query step per iteration, every head-dim block of it untested. The
       // same loop as rolled_phase_b, written out here: through the function, ptxas allocated
@@ -821,6 +911,24 @@ __global__ void __launch_bounds__(Config::kThreads)
             }
           }
         }
+      }
+    }
+
+    if constexpr (kDqInB) {
+      if (params.semaphores == nullptr) {
+        // DqAtomicsInPhaseB, default mode: phase B with the partial's reductions spread over
+        // its query steps; the item ends with it (no hand-over to order).
+        const int first_row = row0 + query_row_q + group;
+        phase_b_with_dq_atomics<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(
+            dv_acc, dk_acc, p_as_a,
+            fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b),
+            dq,
+            params.dq_accum +
+                ((static_cast<std::int64_t>(batch) * params.heads_q + head) * params.seqlen_q +
+                 first_row) * kWidth +
+                dim_step_q * kMmaK + 2 * quad_lane,
+            params.seqlen_q - first_row);
+        continue;
       }
     }
 
@@ -917,7 +1025,7 @@ __global__ void __launch_bounds__(Config::kThreads)
         if (threadIdx.x == 0) store_release(semaphore, dq_turn(mask, row0, row_end, n_block) + 1);
       }
     }
-    if constexpr (kDqFirst) {
+    if constexpr (kDqFirst || kDqInB) {
       rolled_phase_b<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(
           dv_acc, dk_acc, p_as_a,
           fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b));

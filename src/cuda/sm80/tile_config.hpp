@@ -483,6 +483,31 @@ struct GeneralKernelOf<Config, std::void_t<typename Config::GeneralKernelConfig>
 template <class Config>
 using general_kernel_config = typename GeneralKernelOf<Config>::type;
 
+// v9 (seventh session; the table at 64). DqAtomicsInPhaseB (lean full-width kernel; with
+// RolledProductB and DqAtomicsFromOneAddress): the dQ product right after the Pᵀ/dSᵀ barrier,
+// then phase B, whose first query steps each send one accumulator row of the partial's
+// reductions first (4 REDG per thread; 4 rows per thread). ncu at 128 (v7) put the extra 15 %
+// over FA2 at the query tile's end: the reductions leave as one 32 KB burst per CTA (LSU queue
+// full, lg_throttle), the loop-top barrier waits for the slowest warp's, and the next tile's
+// copies queue behind them; FA2 spreads its reductions over its dK product. v7's dQ-first order
+// with the burst before phase B measured 0.96-0.99x: the warps stalled on the full queue before
+// phase B instead of after it. Here each row of REDGs drains while dV/dK mma's issue. The
+// deterministic mode keeps v8's order (its reductions wait for their turn, so they are not
+// spread). Measured on an H100 (docs/perf-notes.md "Backward v9"): backward +2–7 % at 64 (6 of
+// 6 sweep points); at 128 0.96–0.98x (ncu: the lg_throttle and barrier stalls gone, but phase
+// B's ldmatrix now queue behind the reductions: short-scoreboard +10 k samples, mio +4 k), so
+// 128 keeps the burst. A rolled phase B (a row every other step, picked by a uniform branch)
+// measured 0.5–2 % below the unrolled one at 64 (fwd+bwd) and was dropped.
+struct DqAtomicsInPhaseBOption {};
+template <class Tile>
+struct DqAtomicsInPhaseB : Tile, DqAtomicsInPhaseBOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool dq_atomics_in_phase_b() {
+  return has_option<Config, DqAtomicsInPhaseBOption>;
+}
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
@@ -518,11 +543,14 @@ struct BackwardConfig;
 // table and flash, bwd / v6 table): 64 0.995-1.04 (N = 1k-16k, causal 4k 1.01 and 1.04), 128
 // 0.99-1.06 (causal 1.025 / 1.06 / 1.04 at 1k / 4k / 16k, non-causal 0.99-1.005). At 256 it
 // measured 0.96-0.98 causal (1.01 non-causal): not taken there.
+// v9 (seventh session): DqAtomicsInPhaseB at 64 (above; H100, one call beside the v7 table and
+// flash): bwd 1.04 / 1.03 / 1.04 / 1.07 / 1.02 / 1.05 at N = 1k, 1k causal, 4k, 4k causal, 16k,
+// 16k causal; deterministic / default fwd+bwd at 4k 0.86 / 0.90.
 template <>
 struct BackwardConfig<64>
-    : DqAtomicsFromOneAddress<ZeroStartAccumulators<StridedItemLoads<LightDqRelease<
-          LeanTileLoop<RolledProductB<
-              PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>>> {};
+    : DqAtomicsInPhaseB<DqAtomicsFromOneAddress<ZeroStartAccumulators<StridedItemLoads<
+          LightDqRelease<LeanTileLoop<RolledProductB<
+              PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>>>> {};
 // 128: packed Pᵀ (PackedProbabilities) with phase A in one pass, and 32 x 32 dQ warp tiles:
 // 608 instead of 768 KB of ldmatrix per query tile. fwd+bwd 212 / 251 / 261, causal 149 / 205 /
 // 235 against v2's 206 / 243 / 254 and 141 / 191 / 228 (2 query passes, 16 x 64 dQ tiles); the

@@ -30,7 +30,6 @@
 
 #include "common/mask.hpp"
 #include "cuda/common/ptx_sm90.cuh"
-#include "cuda/sm90/backward_cta_order.hpp"
 #include "cuda/sm90/backward_ptx.cuh"
 #include "cuda/sm90/backward_tile_config.hpp"
 
@@ -196,14 +195,22 @@ FATTN_DEVICE void query_tile_range(const Mask& mask, int seqlen_q, int key0, int
   *end = m;
 }
 
-// This CTA's (key tile, KV head, batch) under the tile shape's CTA order (backward_cta_order.hpp);
-// both kernels of the family take their job here.
-template <CtaOrder kOrder, class Mask>
-FATTN_DEVICE BackwardCtaJob this_cta_job(const Mask& mask) {
-  return backward_cta_job(static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y),
-                          static_cast<int>(blockIdx.z), static_cast<int>(gridDim.x),
-                          static_cast<int>(gridDim.y), static_cast<int>(gridDim.z), kOrder,
-                          key_work_slope(mask));
+// One CTA's job.
+struct BackwardCtaJob {
+  int key_tile;
+  int kv_head;
+  int batch;
+};
+
+// This CTA's (key tile, KV head, batch): the grid (key tiles, KV heads, batch) as launched, key
+// tile fastest, so one wave holds the key tiles of a few (head, batch) pairs, which share their
+// Q/dO tiles and dQ rows in L2. Both kernels of the family take their job here. Reordering the
+// CTAs so that causal masks' heaviest key tiles go first was measured twice on an H100 and
+// rejected: over every pair 0.55–0.98 × (the L2 reuse lost), heaviest first within groups of 4
+// or 8 pairs 1.00 × over the sweep and 0.95–0.97 × at N = 16k causal (docs/perf-notes.md,
+// "Hopper backward: CTA order under causal masks").
+FATTN_DEVICE BackwardCtaJob this_cta_job() {
+  return {static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.z)};
 }
 
 FATTN_DEVICE std::uint32_t pack_pair_of(float lo, float hi, __nv_bfloat16*) {
@@ -536,7 +543,7 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element, TileConfig>:
       smem_unaligned + (misalignment == 0 ? 0 : Traits::kAlignment - misalignment);
   auto* bars = reinterpret_cast<BackwardBarriers<kStages>*>(smem + Traits::kBarrierOffset);
 
-  const BackwardCtaJob job = this_cta_job<kShape.cta_order>(mask);
+  const BackwardCtaJob job = this_cta_job();
   const int kv_head = job.kv_head;
   const int batch = job.batch;
   const int key0 = job.key_tile * kBlockN;

@@ -205,7 +205,7 @@ __global__ void __launch_bounds__(WideBackwardTraits<kHeadDim, Element, TileConf
       smem_unaligned + (misalignment == 0 ? 0 : Traits::kAlignment - misalignment);
   auto* bars = reinterpret_cast<BackwardBarriers<kStages>*>(smem + Traits::kBarrierOffset);
 
-  const BackwardCtaJob job = this_cta_job<Traits::kShape.cta_order>(mask);
+  const BackwardCtaJob job = this_cta_job();
   const int kv_head = job.kv_head;
   const int batch = job.batch;
   const int key0 = job.key_tile * kBlockN;

@@ -58,8 +58,6 @@
 //   backward's 192 bucket (same run).
 #pragma once
 
-#include "cuda/sm90/backward_cta_order.hpp"
-
 namespace fattn::detail::sm90 {
 
 enum class DqSplit { keys, head_dim, queries };
@@ -84,12 +82,6 @@ struct BackwardTileShape {
   DqSplit dq_split;
   DqReduce dq_reduce;
   GradSplit grad_split = GradSplit::keys;
-  // Which (key tile, KV head, batch) each CTA takes (backward_cta_order.hpp): heaviest_first
-  // issues every head's heaviest key tiles first under masks whose work differs per key tile
-  // (causal, windows); without a mask both orders are the same grid. Natural in every row:
-  // heaviest_first measured 0.55–0.98 × under causal masks (it scatters a wave over the heads
-  // and loses the L2 reuse of Q/dO and the dQ rows; bench/results/sm90-bwd-h100-2026-11-22-s6b/).
-  CtaOrder cta_order = CtaOrder::natural;
 };
 
 template <int kHeadDimBucket>
