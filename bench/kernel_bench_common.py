@@ -2,6 +2,7 @@
 shims' forward entry point, random inputs in the tested layouts, the bottom-right-aligned mask,
 CUDA-event timing and the bf16 GEMM ceiling. Imported by those scripts from their own folder."""
 
+import contextlib
 import ctypes
 import json
 import statistics
@@ -82,21 +83,7 @@ def time_ms(fn, reps, inner, warmup, prefill_cycles=0):
     keeps the GPU queue full, so host launch latency (ctypes, Python) is not counted as GPU time.
     prefill_cycles > 0: a sleep kernel of that many cycles runs before each start event, so that
     the first timed launches are queued behind it too (no launch gap inside the timed span)."""
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        if prefill_cycles:
-            torch.cuda._sleep(prefill_cycles)
-        a.record()
-        for _ in range(inner):
-            fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) / inner)
-    return statistics.median(times)
+    return time_in_turns([("fn", fn, None)], reps, inner, warmup, prefill_cycles)["fn"]
 
 
 def time_in_turns(contestants, reps, inner, warmup, prefill_cycles=0):
@@ -108,7 +95,6 @@ def time_in_turns(contestants, reps, inner, warmup, prefill_cycles=0):
     a pause running cooler; docs/perf-notes.md "v13"); in turns every contestant sees the same
     drift. contestants: [(name, fn, context)] where context() returns a context manager entered
     around that contestant's batches (e.g. an SDPA backend), or None."""
-    import contextlib
     for _, fn, context in contestants:
         with (context() if context else contextlib.nullcontext()):
             for _ in range(warmup):

@@ -234,11 +234,40 @@ __device__ __forceinline__ void unpack_pair(std::uint32_t packed, float (&values
   }
 }
 
-// Phase B of the RolledProductB kernels (see the kernel): dV += Pᵀ·dO, dK += dSᵀ·Q, one query
-// step per iteration (a loop that is not unrolled), every head-dim block of the warp's slice
-// untested. `p_as_a` addresses the warp's Pᵀ rows (dSᵀ at kDsFromP bytes after them), `q_as_b`
-// its Q columns (dO at kDoFromQ). The DqProductBeforePhaseB kernels run it after the dQ product;
-// the other RolledProductB kernels keep the loop written out in the kernel (see there).
+// One query step of phase B (dV += Pᵀ·dO, dK += dSᵀ·Q over the warp's key tiles and head-dim
+// slice, every head-dim block untested): the step's Pᵀ/dSᵀ fragments, then per head-dim block
+// pair the dO and Q fragments and their mma's. `p_as_a` addresses the warp's Pᵀ rows (dSᵀ at
+// kDsFromP bytes after them), `q_as_b` its Q columns (dO at kDoFromQ).
+template <class Element, int kBlockM, int kWidth, std::uint32_t kDsFromP, std::uint32_t kDoFromQ,
+          int kKeyTilesB, int kDimTilesB, class PAddress, class QAddress>
+__device__ __forceinline__ void phase_b_step(float (&dv_acc)[kKeyTilesB][kDimTilesB][4],
+                                             float (&dk_acc)[kKeyTilesB][kDimTilesB][4],
+                                             const PAddress& p_as_a, const QAddress& q_as_b,
+                                             unsigned qstep) {
+  std::uint32_t pa[kKeyTilesB][4];
+  std::uint32_t dsa[kKeyTilesB][4];
+  const std::uint32_t p_address = xor_address_at(p_as_a, qstep, 0);
+#pragma unroll
+  for (int kt = 0; kt < kKeyTilesB; ++kt) {
+    constexpr std::uint32_t kTileRowBytes = kMmaM * kBlockM * kBytesPerElement;
+    ldmatrix_x4(pa[kt], p_address + kt * kTileRowBytes);
+    ldmatrix_x4(dsa[kt], p_address + kt * kTileRowBytes + kDsFromP);
+  }
+  const std::uint32_t query_rows = qstep * kMmaK * kWidth * kBytesPerElement;
+#pragma unroll
+  for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
+    std::uint32_t b[4];
+    ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows + kDoFromQ);
+    mma_column_pair<Element>(dv_acc, pa, b, dstep);
+    ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows);
+    mma_column_pair<Element>(dk_acc, dsa, b, dstep);
+  }
+}
+
+// Phase B of the RolledProductB kernels (see the kernel), one query step per iteration (a loop
+// that is not unrolled). The DqProductBeforePhaseB kernels and the deterministic mode of the
+// DqAtomicsInPhaseB kernels run it after the dQ product; the other RolledProductB kernels keep
+// the loop written out in the kernel (see there).
 template <class Element, int kBlockM, int kWidth, std::uint32_t kDsFromP, std::uint32_t kDoFromQ,
           int kKeyTilesB, int kDimTilesB, class PAddress, class QAddress>
 __device__ __forceinline__ void rolled_phase_b(float (&dv_acc)[kKeyTilesB][kDimTilesB][4],
@@ -246,24 +275,8 @@ __device__ __forceinline__ void rolled_phase_b(float (&dv_acc)[kKeyTilesB][kDimT
                                                const PAddress& p_as_a, const QAddress& q_as_b) {
 #pragma unroll 1
   for (unsigned qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
-    std::uint32_t pa[kKeyTilesB][4];
-    std::uint32_t dsa[kKeyTilesB][4];
-    const std::uint32_t p_address = xor_address_at(p_as_a, qstep, 0);
-#pragma unroll
-    for (int kt = 0; kt < kKeyTilesB; ++kt) {
-      constexpr std::uint32_t kTileRowBytes = kMmaM * kBlockM * kBytesPerElement;
-      ldmatrix_x4(pa[kt], p_address + kt * kTileRowBytes);
-      ldmatrix_x4(dsa[kt], p_address + kt * kTileRowBytes + kDsFromP);
-    }
-    const std::uint32_t query_rows = qstep * kMmaK * kWidth * kBytesPerElement;
-#pragma unroll
-    for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
-      std::uint32_t b[4];
-      ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows + kDoFromQ);
-      mma_column_pair<Element>(dv_acc, pa, b, dstep);
-      ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows);
-      mma_column_pair<Element>(dk_acc, dsa, b, dstep);
-    }
+    phase_b_step<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(dv_acc, dk_acc, p_as_a, q_as_b,
+                                                               qstep);
   }
 }
 
@@ -313,26 +326,6 @@ __device__ __forceinline__ void phase_b_with_dq_atomics(
       }
     }
   };
-  auto step = [&](unsigned qstep) {
-    std::uint32_t pa[kKeyTilesB][4];
-    std::uint32_t dsa[kKeyTilesB][4];
-    const std::uint32_t p_address = xor_address_at(p_as_a, qstep, 0);
-#pragma unroll
-    for (int kt = 0; kt < kKeyTilesB; ++kt) {
-      constexpr std::uint32_t kTileRowBytes = kMmaM * kBlockM * kBytesPerElement;
-      ldmatrix_x4(pa[kt], p_address + kt * kTileRowBytes);
-      ldmatrix_x4(dsa[kt], p_address + kt * kTileRowBytes + kDsFromP);
-    }
-    const std::uint32_t query_rows = qstep * kMmaK * kWidth * kBytesPerElement;
-#pragma unroll
-    for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
-      std::uint32_t b[4];
-      ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows + kDoFromQ);
-      mma_column_pair<Element>(dv_acc, pa, b, dstep);
-      ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows);
-      mma_column_pair<Element>(dk_acc, dsa, b, dstep);
-    }
-  };
   auto rows_of_step = [&](auto query_step) {
     [&]<int... kRowGroups>(std::integer_sequence<int, kRowGroups...>) {
       ((kRowGroups * kQuerySteps / (2 * kRows) == decltype(query_step)::value
@@ -342,7 +335,10 @@ __device__ __forceinline__ void phase_b_with_dq_atomics(
     }(std::make_integer_sequence<int, kRows>{});
   };
   [&]<int... kSteps>(std::integer_sequence<int, kSteps...>) {
-    ((rows_of_step(std::integral_constant<int, kSteps>{}), step(kSteps)), ...);
+    ((rows_of_step(std::integral_constant<int, kSteps>{}),
+      phase_b_step<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(dv_acc, dk_acc, p_as_a, q_as_b,
+                                                                 kSteps)),
+     ...);
   }(std::make_integer_sequence<int, kQuerySteps>{});
 }
 
