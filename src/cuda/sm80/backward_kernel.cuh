@@ -342,6 +342,82 @@ __device__ __forceinline__ void phase_b_with_dq_atomics(
   }(std::make_integer_sequence<int, kQuerySteps>{});
 }
 
+// DqAtomicsAfterStepLoads (v10 bench candidates, tile_config.hpp): phase_b_with_dq_atomics with
+// a step's rows of reductions sent after that step's fragment loads, right before the mma's of
+// head-dim block kRowsBeforeBlock (kLastHeadDimBlock: the last block, whose dO and Q fragments
+// are loaded together before the rows), and with kOneRowPerStep row r at step
+// r·steps/rows. The reductions' address is pinned by the same shuffle.
+template <class Config, class Element, int kBlockM, int kWidth, std::uint32_t kDsFromP,
+          std::uint32_t kDoFromQ, int kKeyTilesB, int kDimTilesB, int kRowTilesQ, int kDimTilesQ,
+          class PAddress, class QAddress>
+__device__ __forceinline__ void phase_b_with_dq_atomics_after_loads(
+    float (&dv_acc)[kKeyTilesB][kDimTilesB][4], float (&dk_acc)[kKeyTilesB][kDimTilesB][4],
+    const PAddress& p_as_a, const QAddress& q_as_b, const float (&dq)[kRowTilesQ][kDimTilesQ][4],
+    float* first, int rows_left) {
+  constexpr int kQuerySteps = kBlockM / kMmaK;
+  constexpr int kRows = kRowTilesQ * 2;  // accumulator rows of this thread, one group each
+  constexpr int kBlocks = kDimTilesB / 2;
+  constexpr int kRowsBlock = Config::kDqRowsBeforeBlock == kLastHeadDimBlock
+                                 ? kBlocks - 1
+                                 : Config::kDqRowsBeforeBlock;
+  static_assert(kRowsBlock >= 0 && kRowsBlock < kBlocks);
+  constexpr int kStepsPerRowSlot = Config::kDqOneRowPerStep ? kRows : 2 * kRows;
+  {
+    const int lane = opaque_lane_id();
+    const auto bits = reinterpret_cast<std::uintptr_t>(first);
+    constexpr int kLowBits = 32;
+    constexpr unsigned kAllLanes = 0xffffffffu;
+    const unsigned low = __shfl_sync(kAllLanes, static_cast<unsigned>(bits), lane);
+    const unsigned high = __shfl_sync(kAllLanes, static_cast<unsigned>(bits >> kLowBits), lane);
+    first = reinterpret_cast<float*>((static_cast<std::uintptr_t>(high) << kLowBits) | low);
+  }
+  auto add_row = [&](auto row_group) {
+    constexpr int kRt = decltype(row_group)::value / 2;
+    constexpr int kHalf = decltype(row_group)::value % 2;
+    constexpr int kRow = kRt * kMmaM + (kMmaM / 2) * kHalf;
+    if (kRow < rows_left) {
+#pragma unroll
+      for (int dt = 0; dt < kDimTilesQ; ++dt) {
+        reduce_add_pair(first + kRow * kWidth + dt * kMmaN, dq[kRt][dt][2 * kHalf],
+                        dq[kRt][dt][2 * kHalf + 1]);
+      }
+    }
+  };
+  auto rows_of_step = [&](auto query_step) {
+    [&]<int... kRowGroups>(std::integer_sequence<int, kRowGroups...>) {
+      ((kRowGroups * kQuerySteps / kStepsPerRowSlot == decltype(query_step)::value
+            ? add_row(std::integral_constant<int, kRowGroups>{})
+            : void()),
+       ...);
+    }(std::make_integer_sequence<int, kRows>{});
+  };
+  auto step = [&](auto query_step) {
+    constexpr unsigned kStep = decltype(query_step)::value;
+    std::uint32_t pa[kKeyTilesB][4];
+    std::uint32_t dsa[kKeyTilesB][4];
+    const std::uint32_t p_address = xor_address_at(p_as_a, kStep, 0);
+#pragma unroll
+    for (int kt = 0; kt < kKeyTilesB; ++kt) {
+      constexpr std::uint32_t kTileRowBytes = kMmaM * kBlockM * kBytesPerElement;
+      ldmatrix_x4(pa[kt], p_address + kt * kTileRowBytes);
+      ldmatrix_x4(dsa[kt], p_address + kt * kTileRowBytes + kDsFromP);
+    }
+    constexpr std::uint32_t kQueryRows = kStep * kMmaK * kWidth * kBytesPerElement;
+#pragma unroll
+    for (int dstep = 0; dstep < kBlocks; ++dstep) {
+      std::uint32_t b[4];
+      ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + kQueryRows + kDoFromQ);
+      if (dstep == kRowsBlock) rows_of_step(query_step);
+      mma_column_pair<Element>(dv_acc, pa, b, dstep);
+      ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + kQueryRows);
+      mma_column_pair<Element>(dk_acc, dsa, b, dstep);
+    }
+  };
+  [&]<int... kSteps>(std::integer_sequence<int, kSteps...>) {
+    (step(std::integral_constant<unsigned, kSteps>{}), ...);
+  }(std::make_integer_sequence<int, kQuerySteps>{});
+}
+
 template <int kBlockN, class Mask>
 __device__ __forceinline__ int dq_turn_for(const Mask& mask, int row0, int row_end, int n_block,
                                            bool descending) {
@@ -915,15 +991,21 @@ __global__ void __launch_bounds__(Config::kThreads)
         // DqAtomicsInPhaseB, default mode: phase B with the partial's reductions spread over
         // its query steps; the item ends with it (no hand-over to order).
         const int first_row = row0 + query_row_q + group;
-        phase_b_with_dq_atomics<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(
-            dv_acc, dk_acc, p_as_a,
-            fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b),
-            dq,
+        float* const first =
             params.dq_accum +
-                ((static_cast<std::int64_t>(batch) * params.heads_q + head) * params.seqlen_q +
-                 first_row) * kWidth +
-                dim_step_q * kMmaK + 2 * quad_lane,
-            params.seqlen_q - first_row);
+            ((static_cast<std::int64_t>(batch) * params.heads_q + head) * params.seqlen_q +
+             first_row) * kWidth +
+            dim_step_q * kMmaK + 2 * quad_lane;
+        const auto q_as_b =
+            fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
+        if constexpr (dq_atomics_after_step_loads<Config>()) {
+          phase_b_with_dq_atomics_after_loads<Config, Element, kBlockM, kWidth, kDsFromP,
+                                              kDoFromQ>(dv_acc, dk_acc, p_as_a, q_as_b, dq, first,
+                                                        params.seqlen_q - first_row);
+        } else {
+          phase_b_with_dq_atomics<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(
+              dv_acc, dk_acc, p_as_a, q_as_b, dq, first, params.seqlen_q - first_row);
+        }
         continue;
       }
     }

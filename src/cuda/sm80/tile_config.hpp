@@ -508,6 +508,31 @@ constexpr bool dq_atomics_in_phase_b() {
   return has_option<Config, DqAtomicsInPhaseBOption>;
 }
 
+// v10 candidates (seventh session, second helper; docs/perf-notes.md "Backward v10"), bench
+// variants only. ncu's source page of DqAtomicsInPhaseB at 128 (v9) put its loss on the step
+// tops: the step's first ldmatrix writes registers that the REDGs just before it still have to
+// read (a global reduction reads its sources only when the LSU accepts it: 11.0 k long-scoreboard
+// samples on two LDSMs), and the step's other ldmatrix queue behind the REDGs (short-scoreboard
+// +10 k, mio 10.8 k). DqAtomicsAfterStepLoads sends a step's rows of reductions after that
+// step's fragment loads instead, right before the mma's of head-dim block kRowsBeforeBlockArg
+// (kLastHeadDimBlock: the step's last block, whose dO and Q fragments are then loaded together
+// first), so the loads are ahead of the REDGs in the queue and the freed accumulator registers
+// are next written by the following step's loads. kOneRowPerStepArg: row r goes with step
+// r·steps/rows (one row per step at 128) instead of DqAtomicsInPhaseB's first half of phase B.
+inline constexpr int kLastHeadDimBlock = -1;
+struct DqAtomicsAfterStepLoadsOption {};
+template <class Tile, int kRowsBeforeBlockArg, bool kOneRowPerStepArg>
+struct DqAtomicsAfterStepLoads : Tile, DqAtomicsAfterStepLoadsOption {
+  static_assert(has_option<Tile, DqAtomicsInPhaseBOption>,
+                "a placement of DqAtomicsInPhaseB's spread reductions");
+  static constexpr int kDqRowsBeforeBlock = kRowsBeforeBlockArg;
+  static constexpr bool kDqOneRowPerStep = kOneRowPerStepArg;
+};
+template <class Config>
+constexpr bool dq_atomics_after_step_loads() {
+  return has_option<Config, DqAtomicsAfterStepLoadsOption>;
+}
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
