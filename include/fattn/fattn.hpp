@@ -84,6 +84,14 @@ struct Problem {
   // Smallest pointer alignment (bytes) over all tensors and the alignment of every row
   // stride in bytes; fast kernels need 16-byte vectors.
   std::size_t alignment_bytes = 16;
+  // The same over the sequence and batch strides alone (the pointer and head stride left out),
+  // where every tensor's heads lie side by side inside its sequence rows and each query head
+  // starts at the same offset within a 16-byte word as its key head; 1 where not, 0 where not
+  // described. cuda_sm90's forward reads a row's heads as the columns of one TMA row
+  // (src/cuda/sm90/heads_as_columns.hpp), which needs only these 16-byte aligned: packed odd
+  // head dims (D = 129 with 8 heads: rows 2,064 bytes apart, heads 258) and slices of a fused
+  // qkv tensor.
+  std::size_t row_alignment_bytes = 0;
 
   // Describe a call from its inputs (shapes are read from q and k).
   static Problem describe(const TensorView& q, const TensorView& k, const Options& options,

@@ -69,6 +69,10 @@ Problem Problem::describe(const TensorView& q, const TensorView& k, const Option
   p.direction = direction;
   p.options = options;
   p.alignment_bytes = std::min(detail::vector_alignment_bytes(q), detail::vector_alignment_bytes(k));
+  p.row_alignment_bytes =
+      detail::head_phases_agree(q, k)
+          ? std::min(detail::row_alignment_bytes(q), detail::row_alignment_bytes(k))
+          : 1;
   return p;
 }
 
@@ -100,6 +104,7 @@ namespace {
 void narrow_alignment(Problem& problem, std::initializer_list<const TensorView*> tensors) {
   for (const TensorView* t : tensors) {
     problem.alignment_bytes = std::min(problem.alignment_bytes, vector_alignment_bytes(*t));
+    problem.row_alignment_bytes = std::min(problem.row_alignment_bytes, row_alignment_bytes(*t));
   }
 }
 

@@ -6,6 +6,7 @@
 #if FATTN_HAS_CUDA
 #include "cuda/common/instances.hpp"  // which generated kernel instances this build kept
 #endif
+#include "cuda/sm90/heads_as_columns.hpp"  // host-only: the forward's unaligned-rows rule
 
 namespace fattn::detail {
 namespace {
@@ -106,8 +107,11 @@ static std::optional<std::string> why_backend_rules_refuse(Backend backend, cons
                std::to_string(problem.heads_kv) + ", batch " + std::to_string(problem.batch);
       }
       // TMA descriptors need 16-byte-aligned base pointers and row/head/batch strides (an odd
-      // head dim in a packed layout breaks this); such inputs fall back to cuda_sm80.
-      if (problem.alignment_bytes < kTmaAlignmentBytes) {
+      // head dim in a packed layout breaks this). The forward also reads tensors whose sequence
+      // and batch strides alone are aligned, heads as columns of one row
+      // (sm90/heads_as_columns.hpp); other inputs fall back to cuda_sm80.
+      if (problem.alignment_bytes < kTmaAlignmentBytes &&
+          !sm90::forward_reads_heads_as_columns(problem)) {
         return name(backend) + " loads tiles with TMA, which needs 16-byte-aligned pointers and "
                "strides; these tensors are aligned to " + std::to_string(problem.alignment_bytes) +
                " bytes (pad the head dimension to a multiple of 8)";

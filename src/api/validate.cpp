@@ -1,5 +1,6 @@
 #include "api/validate.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -189,6 +190,48 @@ std::size_t vector_alignment_bytes(const TensorView& tensor) {
     if (tensor.shape[d] > 1) limit_by(static_cast<std::uint64_t>(tensor.stride[d]) * size_of(tensor.dtype));
   }
   return alignment;
+}
+
+std::size_t row_alignment_bytes(const TensorView& tensor) {
+  constexpr int kBatchDim = 0, kSeqDim = 1, kHeadDim = 2, kColumnDim = 3;
+  constexpr std::int64_t kMaxColumnCoordinate = std::numeric_limits<std::int32_t>::max();
+  const std::uint64_t element_bytes = size_of(tensor.dtype);
+  std::size_t alignment = kMaxVectorBytes;
+  auto limit_by = [&alignment](std::uint64_t bytes) {
+    while (alignment > 1 && bytes % alignment != 0) alignment /= 2;
+  };
+  for (int d : {kBatchDim, kSeqDim}) {
+    if (tensor.shape[d] > 1) limit_by(static_cast<std::uint64_t>(tensor.stride[d]) * element_bytes);
+  }
+  // One row's heads, from the 16-byte word holding the first element, in elements.
+  const std::int64_t lead = static_cast<std::int64_t>(
+      reinterpret_cast<std::uintptr_t>(tensor.data) % kMaxVectorBytes / element_bytes);
+  const std::int64_t row_span = lead + (tensor.shape[kHeadDim] - 1) * tensor.stride[kHeadDim] +
+                                tensor.shape[kColumnDim];
+  if (row_span > kMaxColumnCoordinate) return 1;
+  // The next stepped dimension must start past the row's heads.
+  for (int d : {kSeqDim, kBatchDim}) {
+    if (tensor.shape[d] > 1) return row_span <= tensor.stride[d] ? alignment : 1;
+  }
+  return alignment;
+}
+
+bool head_phases_agree(const TensorView& q, const TensorView& k) {
+  constexpr int kHeadDim = 2;
+  const auto element = static_cast<std::int64_t>(size_of(q.dtype));
+  const std::int64_t word = static_cast<std::int64_t>(kMaxVectorBytes) / element;
+  auto phase = [&](const TensorView& t, std::int64_t head) {
+    const auto lead = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(t.data) %
+                                                kMaxVectorBytes / static_cast<std::uint64_t>(element));
+    return (lead + head * t.stride[kHeadDim]) % word;
+  };
+  const std::int64_t group = k.shape[kHeadDim] > 0 ? q.shape[kHeadDim] / k.shape[kHeadDim] : 1;
+  // Both phases repeat after `word` key heads, i.e. `word` groups of query heads.
+  const std::int64_t heads = std::min(q.shape[kHeadDim], word * std::max<std::int64_t>(group, 1));
+  for (std::int64_t h = 0; h < heads; ++h) {
+    if (phase(q, h) != phase(k, h / std::max<std::int64_t>(group, 1))) return false;
+  }
+  return true;
 }
 
 Status validate_forward(const TensorView& q, const TensorView& k, const TensorView& v,

@@ -18,4 +18,16 @@ Status validate_backward(const TensorView& q, const TensorView& k, const TensorV
 // bytes: what vector width a kernel may use on it.
 std::size_t vector_alignment_bytes(const TensorView& tensor);
 
+// Largest power of two (capped at 16) dividing the tensor's sequence and batch strides in bytes,
+// where its heads lie side by side inside each sequence row (the span from the pointer's 16-byte
+// word to the last head's last element fits in the row stride); else 1 (Problem's
+// row_alignment_bytes).
+std::size_t row_alignment_bytes(const TensorView& tensor);
+
+// Whether every query head starts at the same offset within a 16-byte word as the key head it
+// reads (GQA: query head h reads key head h / (Hq / Hkv)). A kernel that loads each head from
+// the 16-byte word holding its first element (cuda_sm90's forward, heads as columns) finds a
+// query row's and its key rows' columns at the same shift, so Q·Kᵀ needs no realignment.
+bool head_phases_agree(const TensorView& q, const TensorView& k);
+
 }  // namespace fattn::detail

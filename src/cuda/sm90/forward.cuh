@@ -19,6 +19,7 @@
 #include "cuda/common/launch_kernel.cuh"
 #include "cuda/common/stream.hpp"
 #include "cuda/sm90/forward_kernel.cuh"
+#include "cuda/sm90/heads_as_columns.hpp"
 #include "cuda/sm90/launch.hpp"
 #include "cuda/sm90/tensor_map.hpp"
 
@@ -26,47 +27,94 @@ namespace fattn::detail::sm90 {
 
 inline constexpr float kLog2e = 1.4426950408889634f;
 
+// The four tensor maps of one launch. Maps the kernel never reads get any valid map.
+struct ForwardMaps {
+  CUtensorMap q{};
+  CUtensorMap k{};
+  CUtensorMap v{};
+  CUtensorMap o{};
+};
+
+// Maps for tensors that are 16-byte aligned throughout: one box per 64 columns of one head.
+// `out_tma_columns`: the output columns the TMA-store epilogue stores (tile_config.hpp), each
+// consumer's 64 rows one box per 64 columns. TMA writes whole 16-byte units, so its map stops at
+// the last full unit of a row; the kernel stores the few columns past it itself
+// (ForwardParams::out_tma_columns).
+template <class Traits>
+Status make_aligned_maps(const AttentionArgs& args, long long out_tma_columns, ForwardMaps* maps) {
+  if (Status s = make_attention_tensor_map(&maps->q, args.q, Traits::kBlockM); !s.ok()) return s;
+  if (out_tma_columns > 0) {
+    TensorView out_columns = args.out;
+    out_columns.shape[3] = out_tma_columns;
+    if (Status s = make_attention_tensor_map(&maps->o, out_columns, kWgmmaM); !s.ok()) return s;
+  } else {
+    maps->o = maps->q;
+  }
+  if (args.problem.seqlen_k > 0) {
+    if (Status s = make_attention_tensor_map(&maps->k, args.k, Traits::kBlockN); !s.ok()) return s;
+    if (Status s = make_attention_tensor_map(&maps->v, args.v, Traits::kBlockN); !s.ok()) return s;
+  } else {
+    // No key tile is ever loaded (every row is fully masked).
+    maps->k = maps->q;
+    maps->v = maps->q;
+  }
+  return Status::Ok();
+}
+
+// Maps for the heads-as-columns kernels (heads_as_columns.hpp), and where each tensor's heads
+// start in their rows. O leaves by register stores: no output map.
+template <class Traits>
+Status make_heads_as_columns_maps(const AttentionArgs& args, ForwardMaps* maps,
+                                  ForwardParams* params) {
+  if (Status s = make_heads_as_columns_tensor_map(&maps->q, &params->q_columns, args.q,
+                                                  Traits::kBlockM);
+      !s.ok()) {
+    return s;
+  }
+  maps->o = maps->q;
+  if (args.problem.seqlen_k == 0) {
+    maps->k = maps->q;
+    maps->v = maps->q;
+    return Status::Ok();
+  }
+  if (Status s = make_heads_as_columns_tensor_map(&maps->k, &params->k_columns, args.k,
+                                                  Traits::kBlockN);
+      !s.ok()) {
+    return s;
+  }
+  return make_heads_as_columns_tensor_map(&maps->v, &params->v_columns, args.v, Traits::kBlockN);
+}
+
 template <int kHeadDim, class Element>
 Status launch_forward(const AttentionArgs& args) {
   using Traits = ForwardTraits<kHeadDim, Element>;
   const Problem& problem = args.problem;
   if (problem.seqlen_q == 0) return Status::Ok();
 
-  CUtensorMap tma_q{};
-  CUtensorMap tma_k{};
-  CUtensorMap tma_v{};
-  CUtensorMap tma_o{};
-  if (Status s = make_attention_tensor_map(&tma_q, args.q, Traits::kBlockM); !s.ok()) return s;
-  // The TMA-store epilogue (tile_config.hpp) stores each consumer's 64 rows as one box per 64
-  // columns. The selector sends only 16-byte-aligned outputs here (as for q, k, v).
-  // TMA writes whole 16-byte units, so its map stops at the last full unit of a row; the kernel
-  // stores the few columns past it itself (ForwardParams::out_tma_columns).
+  // Tensors that are 16-byte aligned throughout run the kernels they always ran (the output
+  // needs it only for TMA stores); the others (the selector checked their sequence and batch
+  // strides: forward_reads_heads_as_columns) read heads as columns and store O from registers.
+  const bool heads_as_columns =
+      !(tensor_map_can_address(args.q) && tensor_map_can_address(args.k) &&
+        tensor_map_can_address(args.v) &&
+        (!Traits::kTmaStoreAny || tensor_map_can_address(args.out)));
+  if (heads_as_columns && !heads_as_columns_compiled(kHeadDim)) {
+    return Status::Unsupported("cuda_sm90: the " + std::to_string(kHeadDim) +
+                               " bucket has no kernels for tensors that are not 16-byte aligned");
+  }
+  ForwardParams params;
+  ForwardMaps maps;
   constexpr long long kTmaStoreUnitElements = 16 / sizeof(Element);
   const long long out_tma_columns =
-      Traits::kTmaStoreAny ? problem.head_dim / kTmaStoreUnitElements * kTmaStoreUnitElements : 0;
-  if constexpr (Traits::kTmaStoreAny) {
-    if (!tensor_map_can_address(args.out)) {
-      return Status::Unsupported(
-          "cuda_sm90: the output needs a 16-byte-aligned pointer and strides (TMA stores)");
-    }
-  }
-  if (out_tma_columns > 0) {
-    TensorView out_columns = args.out;
-    out_columns.shape[3] = out_tma_columns;
-    if (Status s = make_attention_tensor_map(&tma_o, out_columns, kWgmmaM); !s.ok()) return s;
-  } else {
-    tma_o = tma_q;  // never used; any valid map will do
-  }
-  if (problem.seqlen_k > 0) {
-    if (Status s = make_attention_tensor_map(&tma_k, args.k, Traits::kBlockN); !s.ok()) return s;
-    if (Status s = make_attention_tensor_map(&tma_v, args.v, Traits::kBlockN); !s.ok()) return s;
-  } else {
-    // No key tile is ever loaded (every row is fully masked); any valid map will do.
-    tma_k = tma_q;
-    tma_v = tma_q;
+      Traits::kTmaStoreAny && !heads_as_columns
+          ? problem.head_dim / kTmaStoreUnitElements * kTmaStoreUnitElements
+          : 0;
+  if (Status s = heads_as_columns ? make_heads_as_columns_maps<Traits>(args, &maps, &params)
+                                  : make_aligned_maps<Traits>(args, out_tma_columns, &maps);
+      !s.ok()) {
+    return s;
   }
 
-  ForwardParams params;
   params.out = args.out.data;
   params.lse = static_cast<float*>(args.lse.data);
   params.out_stride_batch = args.out.stride[0];
@@ -115,7 +163,14 @@ Status launch_forward(const AttentionArgs& args) {
   const dim3 block(Traits::kThreads);
 
   // The narrowest compiled work width that covers D (the bucket's list ends with the bucket).
-  const int needed_width = work_width(problem.head_dim);
+  // Heads as columns: D columns at any phase within their first 16-byte word.
+  const int needed_width = heads_as_columns ? heads_as_columns_width(problem.head_dim)
+                                            : work_width(problem.head_dim);
+  if (needed_width > (heads_as_columns ? std::min(kHeadDim, kHeadsAsColumnsMaxWidth) : kHeadDim)) {
+    return Status::Unsupported("cuda_sm90: head_dim " + std::to_string(problem.head_dim) +
+                               " at a 2-byte phase needs more than the " +
+                               std::to_string(kHeadDim) + " bucket's columns");
+  }
   auto launch_width = [&]<int kWidth>(std::integer_sequence<int, kWidth>) -> Status {
     using WidthTraits = ForwardTraits<kHeadDim, Element, kWidth>;
     static_assert(WidthTraits::kSmemBytes == Traits::kSmemBytes &&
@@ -125,18 +180,26 @@ Status launch_forward(const AttentionArgs& args) {
                   "a work width keeps its bucket's shared-memory layout and TMA boxes");
     return with_mask(args, [&](auto mask) -> Status {
       using Mask = decltype(mask);
+      if constexpr (heads_as_columns_compiled(kHeadDim) && kWidth <= kHeadsAsColumnsMaxWidth) {
+        if (heads_as_columns) {
+          return launch_with_shared_memory(
+              &forward_kernel<kHeadDim, kWidth, Element, Mask, true, true>,
+              "sm90::forward_kernel", grid, block, Traits::kSmemBytes, args, maps.q, maps.k, maps.v,
+              maps.o, mask, params);
+        }
+      }
       // A producer-store kernel (tile_config.hpp, producer_stores) has no path for the columns
       // past the last 16-byte unit: such head dims run the register-store kernel.
       if constexpr (kProducerStoresOutput<WidthTraits, Mask>) {
         if (out_tma_columns < problem.head_dim) {
           return launch_with_shared_memory(
               &forward_kernel<kHeadDim, kWidth, Element, Mask, true>, "sm90::forward_kernel",
-              grid, block, Traits::kSmemBytes, args, tma_q, tma_k, tma_v, tma_o, mask, params);
+              grid, block, Traits::kSmemBytes, args, maps.q, maps.k, maps.v, maps.o, mask, params);
         }
       }
       return launch_with_shared_memory(&forward_kernel<kHeadDim, kWidth, Element, Mask>,
                                        "sm90::forward_kernel", grid, block, Traits::kSmemBytes,
-                                       args, tma_q, tma_k, tma_v, tma_o, mask, params);
+                                       args, maps.q, maps.k, maps.v, maps.o, mask, params);
     });
   };
   Status status = Status::Ok();

@@ -34,6 +34,7 @@
 
 #include "common/mask.hpp"
 #include "cuda/common/ptx_sm90.cuh"
+#include "cuda/sm90/tensor_map.hpp"
 #include "cuda/sm90/tile_config.hpp"
 #include "cuda/sm90/tile_scheduler.hpp"
 
@@ -68,6 +69,12 @@ struct ForwardParams {
   // partly empty tile is the first (cheapest) one. Whole 64-row slices keep every consumer's
   // rows either all below 0 or all from 0 on.
   int row_offset = 0;
+  // Heads-as-columns kernels (kHeadsAsColumns, heads_as_columns.hpp): where each head's first
+  // column lies in the rows of q's, k's and v's tensor maps. Last, so that the other kernels
+  // read every field above at the offsets they always had.
+  HeadColumns q_columns;
+  HeadColumns k_columns;
+  HeadColumns v_columns;
 };
 
 constexpr int kWarpgroupThreads = 128;
@@ -446,6 +453,41 @@ FATTN_DEVICE void store_tail_columns(const ForwardParams& params, std::uint32_t 
   }
 }
 
+// Heads as columns (heads_as_columns.hpp): a head's boxes start at the 16-byte word holding its
+// first column, which lands `phase` columns into the tile.
+inline constexpr int kColumnsPerWord = 8;  // 16-bit elements per 16-byte word
+FATTN_DEVICE int head_phase(const HeadColumns& columns, int head) {
+  int phase = (columns.origin + head * columns.step) & (kColumnsPerWord - 1);
+  asm volatile("" : "+r"(phase));
+  return phase;
+}
+
+// Zeros the columns [0, phase) and [phase + head_dim, kWidth) of the calling warpgroup's 64 rows
+// of the Q tile (`q_smem`: its first row in column block 0; blocks `block_bytes` apart, 128-byte
+// swizzled as TMA wrote them). Heads-as-columns kernels only: there TMA filled those columns
+// with the neighbouring heads' data, which Q·Kᵀ must not see. Generic-proxy stores: the caller
+// fences them for wgmma.
+template <class Element, int kWidth>
+FATTN_DEVICE void zero_q_padding(int head_dim, int phase, std::uint32_t q_smem,
+                                 std::uint32_t block_bytes) {
+  constexpr int kChunkElements = 8;
+  constexpr int kChunksPerRow = kTmaColumns / kChunkElements;
+  constexpr std::uint32_t kChunkBytes = 16;
+  const int padding = kWidth - head_dim;
+  for (int i = threadIdx.x % kWarpgroupThreads; i < kWgmmaM * padding; i += kWarpgroupThreads) {
+    const int row = i / padding;
+    const int pad = i % padding;
+    const int col = pad < phase ? pad : head_dim + pad;
+    const int within = col % kTmaColumns;
+    const int chunk = within / kChunkElements;
+    const std::uint32_t address = q_smem + (col / kTmaColumns) * block_bytes +
+                                  row * kSwizzleRowBytes +
+                                  ((chunk ^ (row % kChunksPerRow)) * kChunkBytes) +
+                                  (within % kChunkElements) * sizeof(Element);
+    asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(address), "h"(std::uint16_t{0}));
+  }
+}
+
 // ---- the kernel ---------------------------------------------------------------------------
 
 // Causal padding first: query tiles are counted from the last row (decode_tile), so when
@@ -502,7 +544,10 @@ inline constexpr bool kProducerStoresOutput = std::is_same_v<Mask, NoMask> &&
 // Q, and its K/V ring never drains — so a tile's prologue (first loads) hides under the previous
 // tile's last P·V and epilogue. kRegisterStores: the register-store epilogue whatever the tile
 // shape says (forward.cuh picks it where the producer-store epilogue cannot write the output).
-template <int kHeadDim, int kWidth, class Element, class Mask, bool kRegisterStores = false>
+// kHeadsAsColumns: q, k and v come as heads-as-columns tensor maps (heads_as_columns.hpp); such
+// kernels store O from registers.
+template <int kHeadDim, int kWidth, class Element, class Mask, bool kRegisterStores = false,
+          bool kHeadsAsColumns = false>
 __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThreads, 1)
     forward_kernel(const __grid_constant__ CUtensorMap tma_q,
                    const __grid_constant__ CUtensorMap tma_k,
@@ -536,6 +581,23 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
                           : row < params.seqlen_q;
   };
   constexpr bool kProducerStores = !kRegisterStores && kProducerStoresOutput<Traits, Mask>;
+  static_assert(!kHeadsAsColumns || kRegisterStores,
+                "a TMA store box of a heads-as-columns row would write into the next head");
+  // The tensor-map coordinates of column block `block` of a head and of its head dimension:
+  // heads as columns put the head into the column (from the 16-byte word holding its first
+  // element: a box starts on a 16-byte boundary) and leave the (extent-1) head dimension at 0.
+  // The empty asm makes each column a value of its own load: hoisted out of the key loop, the
+  // eight K and V columns spilled the producer's 24 registers (ptxas, width 256 unmasked).
+  auto column = [&](const HeadColumns& columns, int head, int block) {
+    if constexpr (kHeadsAsColumns) {
+      int first = (columns.origin + head * columns.step) & ~(kColumnsPerWord - 1);
+      asm volatile("" : "+r"(first));
+      return first + block * kTmaColumns;
+    } else {
+      return block * kTmaColumns;
+    }
+  };
+  auto head_coordinate = [](int head) { return kHeadsAsColumns ? 0 : head; };
 
   extern __shared__ std::uint8_t smem_unaligned[];
   std::uint8_t* smem = reinterpret_cast<std::uint8_t*>(
@@ -625,7 +687,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
 #pragma unroll
       for (int b = 0; b < Traits::kColumnBlocks; ++b) {
         tma_load_4d(&tma_q, &bars->q_full, smem + Traits::kQOffset + b * Traits::kQColumnBlockBytes,
-                    b * kTmaColumns, row_begin, head, batch);
+                    column(params.q_columns, head, b), row_begin,
+                    head_coordinate(head), batch);
       }
       for (int n = last_tile - 1; n >= first_tile; --n, ++kv_iteration) {
         const RingSlot slot = ring_slot<kStages>(kv_iteration);
@@ -636,7 +699,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
 #pragma unroll
         for (int b = 0; b < Traits::kColumnBlocks; ++b) {
           tma_load_4d(&tma_k, &bars->k_full[slot.stage], k_dst + b * Traits::kKvColumnBlockBytes,
-                      b * kTmaColumns, n * kBlockN, kv_head, batch);
+                      column(params.k_columns, kv_head, b), n * kBlockN,
+                      head_coordinate(kv_head), batch);
         }
         if (kOutInV && n == last_tile - 1) {
           if constexpr (kProducerStores) {
@@ -654,7 +718,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
 #pragma unroll
         for (int b = 0; b < Traits::kColumnBlocks; ++b) {
           tma_load_4d(&tma_v, &bars->v_full[slot.stage], v_dst + b * Traits::kKvColumnBlockBytes,
-                      b * kTmaColumns, n * kBlockN, kv_head, batch);
+                      column(params.v_columns, kv_head, b), n * kBlockN,
+                      head_coordinate(kv_head), batch);
         }
       }
     }
@@ -755,6 +820,15 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
     if (num_tiles > 0) {
       mbarrier_wait(&bars->q_full, q_round & 1);
       ++q_round;
+      if constexpr (kHeadsAsColumns) {
+        // The neighbours' columns out of this warpgroup's Q rows, made visible to wgmma (async
+        // proxy) before any of its warps issues Q·Kᵀ. The output barrier is free: these
+        // kernels store O from registers.
+        zero_q_padding<Element, kWidth>(params.head_dim, head_phase(params.q_columns, head),
+                                        q_base, Traits::kQColumnBlockBytes);
+        fence_view_async_shared();
+        named_barrier_sync(kOutputBarrier + consumer, kWarpgroupThreads);
+      }
       {
         const RingSlot slot = ring_slot<kStages>(kv_iteration);
         mbarrier_wait(&bars->k_full[slot.stage], slot.phase);
@@ -884,6 +958,9 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       auto* out = static_cast<Element*>(params.out) + batch * params.out_stride_batch +
                   head * params.out_stride_head;
       const bool pairs_aligned = params.head_dim % 2 == 0;
+      // Heads as columns: head column c sits in accumulator column c + V's phase, and the
+      // output's rows may start on any 2-byte boundary.
+      const int v_phase = kHeadsAsColumns ? head_phase(params.v_columns, head / params.group_size) : 0;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         float sum = row_sum[h];
@@ -898,7 +975,15 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
           const int col = 8 * j + 2 * (lane % 4);
           const float v0 = o[4 * j + 2 * h] * inv_sum;
           const float v1 = o[4 * j + 2 * h + 1] * inv_sum;
-          if (pairs_aligned) {
+          if constexpr (kHeadsAsColumns) {
+            const int out_col = col - v_phase;
+            if (static_cast<unsigned>(out_col) < static_cast<unsigned>(params.head_dim)) {
+              out_row[out_col] = static_cast<Element>(v0);
+            }
+            if (static_cast<unsigned>(out_col + 1) < static_cast<unsigned>(params.head_dim)) {
+              out_row[out_col + 1] = static_cast<Element>(v1);
+            }
+          } else if (pairs_aligned) {
             if (col < params.head_dim) {
               *reinterpret_cast<std::uint32_t*>(out_row + col) =
                   pack_pair(v0, v1, static_cast<Element*>(nullptr));

@@ -86,6 +86,44 @@ Status make_attention_tensor_map(CUtensorMap* map, const TensorView& tensor, int
                       "the tensor " + tensor.shape_string());
 }
 
+Status make_heads_as_columns_tensor_map(CUtensorMap* map, HeadColumns* columns,
+                                        const TensorView& tensor, int box_rows) {
+  constexpr int kBatchDim = 0, kSeqDim = 1, kHeadDim = 2, kColumnDim = 3;
+  const std::uint64_t element_bytes = size_of(tensor.dtype);
+  const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(tensor.data);
+  const std::uint64_t lead_bytes = address % kStrideAlignment;
+  columns->origin = static_cast<int>(lead_bytes / element_bytes);
+  columns->step = static_cast<int>(tensor.stride[kHeadDim]);
+  const std::uint64_t row_columns =
+      static_cast<std::uint64_t>(columns->origin) +
+      static_cast<std::uint64_t>((tensor.shape[kHeadDim] - 1) * tensor.stride[kHeadDim] +
+                                 tensor.shape[kColumnDim]);
+  const cuuint64_t dims[kRank] = {
+      row_columns, static_cast<cuuint64_t>(std::max<std::int64_t>(tensor.shape[kSeqDim], 1)), 1,
+      static_cast<cuuint64_t>(std::max<std::int64_t>(tensor.shape[kBatchDim], 1))};
+  const std::uint64_t seq_bytes = static_cast<std::uint64_t>(tensor.stride[kSeqDim]) * element_bytes;
+  const std::uint64_t batch_bytes =
+      static_cast<std::uint64_t>(tensor.stride[kBatchDim]) * element_bytes;
+  // Dimensions of extent 1 are never stepped over; give them a legal stride past everything.
+  const std::uint64_t span_bytes = std::max({row_columns * element_bytes, seq_bytes * dims[1],
+                                             batch_bytes * dims[3]});
+  const std::uint64_t unused_stride = round_up(span_bytes, kStrideAlignment);
+  if ((dims[1] > 1 && seq_bytes % kStrideAlignment != 0) ||
+      (dims[3] > 1 && batch_bytes % kStrideAlignment != 0)) {
+    return Status::Internal("cuda_sm90: the tensor " + tensor.shape_string() +
+                            " has sequence or batch strides that are not 16-byte multiples");
+  }
+  const cuuint64_t strides[kRank - 1] = {dims[1] > 1 ? seq_bytes : unused_stride, unused_stride,
+                                         dims[3] > 1 ? batch_bytes : unused_stride};
+  const cuuint32_t box[kRank] = {kBoxColumns, static_cast<cuuint32_t>(box_rows), 1, 1};
+  const CUtensorMapDataType type = tensor.dtype == DType::bfloat16
+                                       ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                       : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  void* row_base = reinterpret_cast<void*>(address - lead_bytes);
+  return encode_rank4(map, type, row_base, dims, strides, box,
+                      "the tensor " + tensor.shape_string() + " (heads as columns)");
+}
+
 bool tensor_map_can_address(const TensorView& tensor) {
   const std::uint64_t element_bytes = size_of(tensor.dtype);
   if (reinterpret_cast<std::uintptr_t>(tensor.data) % kStrideAlignment != 0) return false;

@@ -17,6 +17,22 @@ namespace fattn::detail::sm90 {
 // the selector guarantees it). `box_rows` <= 256.
 Status make_attention_tensor_map(CUtensorMap* map, const TensorView& tensor, int box_rows);
 
+// Where head h's first column lies in a heads-as-columns map's rows: column origin + h · step.
+// Boxes start on 16-byte boundaries only (PTX ISA, tiled mode), so the kernel loads a head from
+// the word holding that column (heads_as_columns.hpp).
+struct HeadColumns {
+  int origin = 0;
+  int step = 0;
+};
+
+// Fills `map` for `tensor` with its heads as columns (heads_as_columns.hpp): dimensions
+// (row columns, seqlen, 1, batch) innermost first, the base rounded down to its 16-byte word,
+// boxes as make_attention_tensor_map's; `columns` receives where each head's first column lies.
+// Needs the sequence and batch strides 16-byte multiples (row_alignment_bytes >= 16: the
+// selector guarantees it).
+Status make_heads_as_columns_tensor_map(CUtensorMap* map, HeadColumns* columns,
+                                        const TensorView& tensor, int box_rows);
+
 // Whether a tensor map can describe `tensor` as it lies: TMA needs a 16-byte-aligned base and
 // 16-byte-multiple strides for every dimension it steps over (extent > 1). The selector
 // guarantees it for q, k, v and out; kernels called directly (bench shims) may get an output

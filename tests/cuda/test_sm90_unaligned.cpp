@@ -1,0 +1,429 @@
+// cuda_sm90's forward on tensors whose rows are only 2-byte aligned, read heads as columns
+// (src/cuda/sm90/heads_as_columns.hpp): packed odd head dims (D = 129 with 8 heads: heads 258
+// bytes apart, sequence rows 2,064), q/k/v slices of a fused qkv tensor, and [..., 1:] views
+// of tensors one element wider (every head 2 bytes into a 16-byte word, the output too; with
+// GQA where every head sits at the same phase). Against the fp64 reference, outputs poisoned;
+// the selector must pick cuda_sm90 for each.
+// The neighbour tests check that the neighbouring heads' columns, which TMA loads into a tile's
+// padding, never reach a result: large values in the next head, NaN in its Q and Inf in its V,
+// and NaN in its K between the columns other heads' boxes load (the documented limit: inside
+// them a non-finite K gives NaN scores). Output bytes outside the view (the sliced column, the
+// other tensors' rows) must stay untouched.
+// Selector rules (no GPU): which layouts row_alignment_bytes admits, and that the backward, the
+// 64 bucket and D = 242..256 keep the 16-byte rule.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "api/device_query.hpp"
+#include "api/selector.hpp"
+#include "device_buffer.hpp"
+#include "support/pruning.hpp"
+#include "support/simulated_device.hpp"
+#include "support/test_tensors.hpp"
+
+namespace fattn::testing {
+namespace {
+
+constexpr double kLseTolerance = 1e-5;  // as in test_sm90_forward.cpp
+constexpr std::size_t kTmaAlignment = 16;
+
+// How a case lays out q, k, v (and the output, for `sliced`).
+enum class Layout {
+  packed,       // (B, S, H, D) dense
+  rows_padded,  // heads packed, each sequence row padded to a 16-byte multiple (GQA, few heads)
+  sliced,       // [..., 1:] of a (B, S, H, D + 1) tensor, out too
+  fused_qkv,    // q, k, v = [:, :, i] of one (B, S, 3, H, D) tensor
+};
+
+// A strided view over its own host storage; `bytes`: the storage's bytes from its start to one
+// past the view's last element, which is all a device copy gets (no slack to hide a read past
+// the end under memcheck).
+struct StridedTensor {
+  HostTensor tensor;
+  std::size_t bytes = 0;
+};
+
+std::int64_t round_up(std::int64_t value, std::int64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+// A (batch, seqlen, heads, head_dim) view with the given strides, starting `lead` elements into
+// random storage (the gaps between heads and rows are random too).
+StridedTensor strided_tensor(DType dtype, std::int64_t batch, std::int64_t seqlen,
+                             std::int64_t heads, std::int64_t head_dim, std::int64_t head_stride,
+                             std::int64_t seq_stride, std::int64_t lead, std::mt19937_64& rng) {
+  const std::int64_t elements = lead + (batch * seqlen - 1) * seq_stride +
+                                (heads - 1) * head_stride + head_dim;
+  StridedTensor t;
+  t.tensor = make_tensor(dtype, {elements});
+  fill_random(t.tensor, rng);
+  t.bytes = static_cast<std::size_t>(elements) * size_of(dtype);
+  t.tensor.view = TensorView::strided(t.tensor.storage.data() + lead * size_of(dtype), dtype,
+                                      Device::cpu(), {batch, seqlen, heads, head_dim},
+                                      {seqlen * seq_stride, seq_stride, head_stride, 1});
+  return t;
+}
+
+// Tensor `slot` (0 = q, 1 = k, 2 = v) of a case's layout; `out` for the output (packed unless
+// the case is sliced).
+StridedTensor layout_tensor(Layout layout, int slot, DType dtype, std::int64_t batch,
+                            std::int64_t seqlen, std::int64_t heads, std::int64_t head_dim,
+                            std::mt19937_64& rng) {
+  constexpr std::int64_t kFusedSlots = 3;
+  const std::int64_t row_unit = static_cast<std::int64_t>(kTmaAlignment / size_of(dtype));
+  switch (layout) {
+    case Layout::rows_padded:
+      return strided_tensor(dtype, batch, seqlen, heads, head_dim, head_dim,
+                            round_up(heads * head_dim, row_unit), 0, rng);
+    case Layout::sliced:
+      return strided_tensor(dtype, batch, seqlen, heads, head_dim, head_dim + 1,
+                            heads * (head_dim + 1), 1, rng);
+    case Layout::fused_qkv:
+      // Each of q, k, v gets a whole fused tensor of its own, its view at its slot: the columns
+      // past q's last head are k's first head, as in the real thing.
+      return strided_tensor(dtype, batch, seqlen, heads, head_dim, head_dim,
+                            kFusedSlots * heads * head_dim, slot * heads * head_dim, rng);
+    case Layout::packed:
+    default:
+      return strided_tensor(dtype, batch, seqlen, heads, head_dim, head_dim, heads * head_dim, 0,
+                            rng);
+  }
+}
+
+// A device copy of a strided tensor's exact bytes, with the same view.
+struct ExactDeviceCopy {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+  TensorView view;
+
+  explicit ExactDeviceCopy(const StridedTensor& host) : bytes(host.bytes) {
+    EXPECT_EQ(cudaMalloc(&data, bytes), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(data, host.tensor.storage.data(), bytes, cudaMemcpyHostToDevice),
+              cudaSuccess);
+    view = host.tensor.view;
+    view.data = static_cast<char*>(data) + view_offset(host);
+    view.device = Device::cuda(0);
+  }
+  ~ExactDeviceCopy() { cudaFree(data); }
+  ExactDeviceCopy(const ExactDeviceCopy&) = delete;
+  ExactDeviceCopy& operator=(const ExactDeviceCopy&) = delete;
+
+  static std::ptrdiff_t view_offset(const StridedTensor& t) {
+    return static_cast<const std::uint8_t*>(t.tensor.view.data) - t.tensor.storage.data();
+  }
+  // The device bytes in a host copy of `like` (same layout).
+  StridedTensor to_host(const StridedTensor& like) const {
+    StridedTensor h = like;
+    EXPECT_EQ(cudaMemcpy(h.tensor.storage.data(), data, bytes, cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    h.tensor.view.data = h.tensor.storage.data() + view_offset(like);
+    return h;
+  }
+};
+
+// The view of heads [first, first + count) along dimension `head_index` (2 for a (B, S, H, D)
+// tensor, 1 for a (B, H, S) LSE).
+TensorView heads_of(TensorView view, int head_index, std::int64_t first, std::int64_t count) {
+  view.data = static_cast<char*>(view.data) +
+              first * view.stride[head_index] * static_cast<std::int64_t>(size_of(view.dtype));
+  view.shape[head_index] = count;
+  return view;
+}
+constexpr int kOutHeadIndex = 2;
+constexpr int kLseHeadIndex = 1;
+
+// Whether each byte of the storage lies under an element of the view.
+std::vector<bool> covered_bytes(const StridedTensor& t) {
+  const TensorView& v = t.tensor.view;
+  std::vector<bool> covered(t.bytes, false);
+  const std::int64_t first = ExactDeviceCopy::view_offset(t);
+  const auto element = static_cast<std::int64_t>(size_of(v.dtype));
+  for (std::int64_t b = 0; b < v.shape[0]; ++b)
+    for (std::int64_t s = 0; s < v.shape[1]; ++s)
+      for (std::int64_t h = 0; h < v.shape[2]; ++h)
+        for (std::int64_t d = 0; d < v.shape[3]; ++d) {
+          const std::int64_t offset =
+              first + (b * v.stride[0] + s * v.stride[1] + h * v.stride[2] + d) * element;
+          for (std::int64_t i = 0; i < element; ++i) covered[offset + i] = true;
+        }
+  return covered;
+}
+
+struct UnalignedCase {
+  const char* name;
+  DType dtype;
+  std::int64_t batch, seqlen_q, seqlen_k, heads_q, heads_kv, head_dim;
+  Layout layout;
+  bool causal = false;
+  Window window{};
+};
+
+// What a test does to the next head (head 1) of the inputs before running.
+struct Neighbour {
+  // Head 1 of q, k and v scaled by this (1: untouched).
+  float loud_scale = 1.0f;
+  // Head 1 of q NaN, of v +Inf, of k NaN in columns [first_nonfinite_k_column,
+  // end_nonfinite_k_column); head 1's own results are then not compared.
+  bool nonfinite = false;
+  std::int64_t first_nonfinite_k_column = 0;
+  std::int64_t end_nonfinite_k_column = 0;
+};
+constexpr std::int64_t kNeighbourHead = 1;
+
+// Applies `value(old)` to columns [first_column, end_column) of head `head` of a (B, S, H, D)
+// view (end_column < 0: to the end).
+template <class Value>
+void rewrite_head(HostTensor& t, std::int64_t head, std::int64_t first_column, Value value,
+                  std::int64_t end_column = -1) {
+  const TensorView& v = t.view;
+  const std::int64_t end = end_column < 0 ? v.shape[3] : end_column;
+  for (std::int64_t b = 0; b < v.shape[0]; ++b)
+    for (std::int64_t s = 0; s < v.shape[1]; ++s)
+      for (std::int64_t d = first_column; d < end; ++d) {
+        const std::int64_t flat = ((b * v.shape[1] + s) * v.shape[2] + head) * v.shape[3] + d;
+        t.set(flat, value(t.at(flat)));
+      }
+}
+
+// Runs the case on Backend::automatic (which must pick cuda_sm90) into poisoned outputs and
+// compares with the fp64 reference: every head, or all but head 1 where it holds non-finite
+// inputs. Output bytes outside the view must keep their poison.
+void expect_sm90_matches_reference(const UnalignedCase& c, const Neighbour& neighbour) {
+  std::mt19937_64 rng(std::hash<std::string>{}(c.name));
+  StridedTensor q = layout_tensor(c.layout, 0, c.dtype, c.batch, c.seqlen_q, c.heads_q, c.head_dim, rng);
+  StridedTensor k = layout_tensor(c.layout, 1, c.dtype, c.batch, c.seqlen_k, c.heads_kv, c.head_dim, rng);
+  StridedTensor v = layout_tensor(c.layout, 2, c.dtype, c.batch, c.seqlen_k, c.heads_kv, c.head_dim, rng);
+  const Layout out_layout = c.layout == Layout::sliced ? Layout::sliced : Layout::packed;
+  StridedTensor out = layout_tensor(out_layout, 0, c.dtype, c.batch, c.seqlen_q, c.heads_q, c.head_dim, rng);
+  HostTensor lse = make_tensor(DType::float32, {c.batch, c.heads_q, c.seqlen_q});
+  if (neighbour.loud_scale != 1.0f) {
+    for (StridedTensor* t : {&q, &k, &v}) {
+      rewrite_head(t->tensor, kNeighbourHead, 0, [&](float x) { return x * neighbour.loud_scale; });
+    }
+  }
+  if (neighbour.nonfinite) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float inf = std::numeric_limits<float>::infinity();
+    rewrite_head(q.tensor, kNeighbourHead, 0, [&](float) { return nan; });
+    rewrite_head(v.tensor, kNeighbourHead, 0, [&](float) { return inf; });
+    rewrite_head(k.tensor, kNeighbourHead, neighbour.first_nonfinite_k_column,
+                 [&](float) { return nan; }, neighbour.end_nonfinite_k_column);
+  }
+  poison(out.tensor);
+  poison(lse);
+
+  Options options;
+  options.causal = c.causal;
+  options.window = c.window;
+  options.backend = Backend::cpu_reference;
+  StridedTensor ref_out = out;
+  ref_out.tensor.view.data =
+      ref_out.tensor.storage.data() + ExactDeviceCopy::view_offset(out);
+  HostTensor ref_lse = clone(lse);
+  ASSERT_TRUE(forward(q.tensor.view, k.tensor.view, v.tensor.view, ref_out.tensor.view,
+                      ref_lse.view, options)
+                  .ok());
+
+  ExactDeviceCopy d_q(q), d_k(k), d_v(v), d_out(out);
+  DeviceBuffer d_lse(lse);
+  options.backend = Backend::automatic;
+  Problem problem = Problem::describe(d_q.view, d_k.view, options, Direction::forward);
+  ASSERT_LT(problem.alignment_bytes, kTmaAlignment) << "the case must not be 16-byte aligned";
+  if (auto pruned = pruned_from_build(Backend::cuda_sm90, problem)) GTEST_SKIP() << *pruned;
+  RunStats stats;
+  ExecutionContext context;
+  context.stats = &stats;
+  const Status s = forward(d_q.view, d_k.view, d_v.view, d_out.view, d_lse.view, options, context);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(stats.backend, Backend::cuda_sm90) << "ran " << to_string(stats.backend);
+
+  const StridedTensor got_out = d_out.to_host(out);
+  const HostTensor got_lse = d_lse.to_host(lse);
+  auto compare_heads = [&](std::int64_t first, std::int64_t count) {
+    if (count <= 0) return;
+    EXPECT_LE(relative_error(heads_of(got_out.tensor.view, kOutHeadIndex, first, count),
+                             heads_of(ref_out.tensor.view, kOutHeadIndex, first, count)),
+              tolerance_for(c.dtype))
+        << "out, heads " << first << ".." << first + count - 1;
+    EXPECT_LE(relative_error(heads_of(got_lse.view, kLseHeadIndex, first, count),
+                             heads_of(ref_lse.view, kLseHeadIndex, first, count)),
+              kLseTolerance)
+        << "lse, heads " << first << ".." << first + count - 1;
+  };
+  if (neighbour.nonfinite) {
+    compare_heads(0, kNeighbourHead);
+    compare_heads(kNeighbourHead + 1, c.heads_q - kNeighbourHead - 1);
+  } else {
+    compare_heads(0, c.heads_q);
+  }
+  const std::vector<bool> covered = covered_bytes(out);
+  std::size_t clobbered = 0;
+  for (std::size_t i = 0; i < out.bytes; ++i) {
+    if (!covered[i] && got_out.tensor.storage[i] != out.tensor.storage[i]) ++clobbered;
+  }
+  EXPECT_EQ(clobbered, 0u) << "bytes outside the output view were written";
+}
+
+class Sm90Unaligned : public ::testing::TestWithParam<UnalignedCase> {
+ protected:
+  void SetUp() override {
+    if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
+    if (!backend_compiled(Backend::cuda_sm90)) GTEST_SKIP() << "cuda_sm90 is not compiled";
+    if (detail::query_cuda_device(0).compute_capability != 90) GTEST_SKIP() << "not a Hopper GPU";
+  }
+};
+
+TEST_P(Sm90Unaligned, ForwardMatchesReference) { expect_sm90_matches_reference(GetParam(), {}); }
+
+constexpr DType kF16 = DType::float16;
+constexpr DType kBf16 = DType::bfloat16;
+
+INSTANTIATE_TEST_SUITE_P(
+    HeadsAsColumns, Sm90Unaligned,
+    ::testing::Values(
+        // D = 129 packed, 8 heads: the alignment trap (work width 144 of the 192 bucket).
+        UnalignedCase{"d129_fp16_n1013", kF16, 1, 1013, 1013, 8, 8, 129, Layout::packed},
+        UnalignedCase{"d129_bf16_b2_h16", kBf16, 2, 257, 257, 16, 16, 129, Layout::packed},
+        UnalignedCase{"d129_bf16_causal", kBf16, 2, 300, 300, 8, 8, 129, Layout::packed, true},
+        UnalignedCase{"d129_fp16_causal_nq_lt_nk", kF16, 1, 17, 1013, 8, 8, 129, Layout::packed,
+                      true},
+        // Rows 0..282 see no key (bottom-right causal): out 0, LSE -inf.
+        UnalignedCase{"d129_bf16_causal_nq_gt_nk", kBf16, 1, 300, 17, 8, 8, 129, Layout::packed,
+                      true},
+        UnalignedCase{"d129_fp16_window", kF16, 1, 400, 400, 8, 8, 129, Layout::packed, false,
+                      Window{50, 10}},
+        UnalignedCase{"d129_fp16_n1", kF16, 1, 1, 1, 8, 8, 129, Layout::packed},
+        UnalignedCase{"d129_bf16_n1_keys1013", kBf16, 1, 1, 1013, 8, 8, 129, Layout::packed},
+        UnalignedCase{"d129_fp16_n17", kF16, 3, 17, 17, 8, 8, 129, Layout::packed, true},
+        // GQA, 2 KV heads: [..., 1:] views of D = 136 rows, every head at phase 1 (packed
+        // D = 129 with GQA puts query and key heads at different phases: cuda_sm80 runs it).
+        UnalignedCase{"d135_fp16_gqa_8_2_sliced", kF16, 2, 200, 333, 8, 2, 135, Layout::sliced},
+        UnalignedCase{"d135_bf16_gqa_8_2_sliced_causal", kBf16, 1, 333, 200, 8, 2, 135,
+                      Layout::sliced, true},
+        // q, k, v slices of one (B, S, 3, H, D) tensor: q's last head is followed by k's first.
+        UnalignedCase{"d129_bf16_fused_qkv", kBf16, 2, 200, 200, 8, 8, 129, Layout::fused_qkv},
+        UnalignedCase{"d129_fp16_fused_qkv_causal", kF16, 1, 190, 190, 8, 8, 129,
+                      Layout::fused_qkv, true},
+        // [..., 1:] views: every head 2 bytes into a 16-byte word; out too (2-byte stores,
+        // even for even D), its sliced column must stay untouched.
+        UnalignedCase{"d65_fp16_sliced", kF16, 2, 130, 130, 8, 8, 65, Layout::sliced},
+        UnalignedCase{"d233_bf16_sliced_causal", kBf16, 1, 100, 160, 8, 8, 233, Layout::sliced,
+                      true},
+        UnalignedCase{"d200_fp16_sliced", kF16, 1, 150, 150, 8, 8, 200, Layout::sliced},
+        // Other buckets' work widths (D + 7 rounded up to 16): 97 -> 112 (128 bucket), 211 -> 224
+        // and 233 (above) -> 240 (256 bucket).
+        UnalignedCase{"d97_bf16_packed", kBf16, 1, 160, 160, 8, 8, 97, Layout::packed},
+        UnalignedCase{"d211_fp16_packed_causal", kF16, 1, 160, 160, 8, 8, 211, Layout::packed,
+                      true}),
+    [](const ::testing::TestParamInfo<UnalignedCase>& info) { return std::string(info.param.name); });
+
+// The next head's columns reach head h's tiles (Q's and K's columns D..W-1, V's too); large
+// values there must not show in head h's results, nor in the last head's (TMA's zero fill past
+// the row's end).
+TEST_F(Sm90Unaligned, LoudNeighbourHeadDoesNotLeak) {
+  Neighbour loud;
+  loud.loud_scale = 1000.0f;
+  expect_sm90_matches_reference({"d129_fp16_loud", kF16, 1, 130, 130, 8, 8, 129, Layout::packed},
+                                loud);
+  expect_sm90_matches_reference(
+      {"d129_bf16_loud_causal", kBf16, 1, 130, 130, 8, 8, 129, Layout::packed, true}, loud);
+}
+
+// Non-finite inputs in a neighbouring head: its Q columns are zeroed in shared memory and its V
+// columns reach only O's padding, so NaN / Inf there cannot leak. K's columns meet Q's zeros: a
+// NaN in the columns a neighbour's boxes load (head 0 loads head 1's first W - D = 15, head 2
+// at phase 2 its last 2; up to 7 for other phases) would (heads_as_columns.hpp, "Limit");
+// between them it is never read.
+TEST_F(Sm90Unaligned, NonFiniteNeighbourQAndVDoNotLeak) {
+  constexpr std::int64_t kD = 129;
+  constexpr std::int64_t kWorkWidth = 144;
+  constexpr std::int64_t kMaxPhase = 7;
+  Neighbour nonfinite;
+  nonfinite.nonfinite = true;
+  nonfinite.first_nonfinite_k_column = kWorkWidth - kD;
+  nonfinite.end_nonfinite_k_column = kD - kMaxPhase;
+  expect_sm90_matches_reference({"d129_fp16_nan", kF16, 1, 130, 130, 8, 8, kD, Layout::packed},
+                                nonfinite);
+}
+
+// ---- selector rules (no GPU) --------------------------------------------------------------
+
+Problem unaligned_problem(std::int64_t head_dim, std::size_t row_alignment, Direction direction) {
+  Problem p;
+  p.batch = 2;
+  p.seqlen_q = 128;
+  p.seqlen_k = 128;
+  p.heads_q = 8;
+  p.heads_kv = 8;
+  p.head_dim = head_dim;
+  p.dtype = DType::float16;
+  p.device = Device::cuda(0);
+  p.direction = direction;
+  p.alignment_bytes = 2;
+  p.row_alignment_bytes = row_alignment;
+  p.options.backend = Backend::cuda_sm90;
+  return p;
+}
+
+TEST(Sm90UnalignedSelector, ForwardTakesRowAlignedTensors) {
+  if (!backend_compiled(Backend::cuda_sm90)) GTEST_SKIP() << "cuda_sm90 is not compiled";
+  const Problem forward_problem = unaligned_problem(129, kTmaAlignment, Direction::forward);
+  if (auto why = detail::why_no_compiled_instance(Backend::cuda_sm90, forward_problem)) {
+    GTEST_SKIP() << *why;
+  }
+  const Selection taken = detail::select_backend(forward_problem, simulated_hopper());
+  EXPECT_TRUE(taken.ok()) << taken.reason;
+
+  // Rows not 16-byte aligned, the backward, the 64 bucket, and head dims whose columns at a
+  // phase need width 256 or more than the bucket (D = 242..256) keep the 16-byte rule.
+  for (const Problem& refused :
+       {unaligned_problem(129, 8, Direction::forward),
+        unaligned_problem(129, 0, Direction::forward),
+        unaligned_problem(129, kTmaAlignment, Direction::backward),
+        unaligned_problem(63, kTmaAlignment, Direction::forward),
+        unaligned_problem(245, kTmaAlignment, Direction::forward),
+        unaligned_problem(255, kTmaAlignment, Direction::forward)}) {
+    const Selection s = detail::select_backend(refused, simulated_hopper());
+    EXPECT_FALSE(s.ok()) << "head_dim " << refused.head_dim << ", rows "
+                         << refused.row_alignment_bytes;
+    if (!s.ok() && s.reason.find(detail::kPrunedFromBuild) == std::string::npos) {
+      EXPECT_NE(s.reason.find("16-byte"), std::string::npos) << s.reason;
+    }
+  }
+}
+
+TEST(Sm90UnalignedSelector, RowAlignmentOfLayouts) {
+  std::mt19937_64 rng(7);
+  auto row_alignment = [](const StridedTensor& t) {
+    return Problem::describe(t.tensor.view, t.tensor.view, {}, Direction::forward)
+        .row_alignment_bytes;
+  };
+  // Packed D = 129: 8 heads make 2,064-byte rows; 2 heads 516 (4-byte aligned).
+  EXPECT_EQ(row_alignment(layout_tensor(Layout::packed, 0, kF16, 2, 4, 8, 129, rng)), 16u);
+  EXPECT_EQ(row_alignment(layout_tensor(Layout::packed, 0, kF16, 2, 4, 2, 129, rng)), 4u);
+  EXPECT_EQ(row_alignment(layout_tensor(Layout::rows_padded, 0, kF16, 2, 4, 2, 129, rng)), 16u);
+  EXPECT_EQ(row_alignment(layout_tensor(Layout::sliced, 0, kF16, 2, 4, 8, 200, rng)), 16u);
+  EXPECT_EQ(row_alignment(layout_tensor(Layout::fused_qkv, 1, kBf16, 2, 4, 8, 129, rng)), 16u);
+  // GQA with packed D = 129 queries (head h at phase h mod 8) and keys whose rows are padded
+  // (key head j at phase j mod 8): query head 1 reads key head 0 at another phase.
+  const StridedTensor gqa_q = layout_tensor(Layout::packed, 0, kF16, 2, 4, 8, 129, rng);
+  const StridedTensor gqa_k = layout_tensor(Layout::rows_padded, 1, kF16, 2, 4, 2, 129, rng);
+  EXPECT_EQ(Problem::describe(gqa_q.tensor.view, gqa_k.tensor.view, {}, Direction::forward)
+                .row_alignment_bytes,
+            1u);
+  // Heads outside the sequence rows ((B, H, S, D) memory order): no row holds the heads.
+  const StridedTensor heads_outer =
+      strided_tensor(kF16, 2, 4, 8, 129, 4 * 136, 136, 0, rng);
+  EXPECT_EQ(row_alignment(heads_outer), 1u);
+}
+
+}  // namespace
+}  // namespace fattn::testing
