@@ -122,36 +122,24 @@ Options ProblemSpec::options(Backend backend) const {
 
 namespace {
 
-// The vector alignment the selector will see on the packed (batch, seqlen, heads, head_dim)
-// tensors this program allocates (device allocations are 256-byte aligned): the largest power of
-// two, at most 16 bytes, dividing every row stride. An odd head dim in 16-bit storage gives 2,
-// which the TMA kernels refuse.
-std::size_t packed_alignment_bytes(std::int64_t heads, std::int64_t head_dim, DType dtype) {
-  constexpr std::size_t kWidestVectorBytes = 16;
-  const auto row_bytes = static_cast<std::uint64_t>(head_dim) * size_of(dtype);
-  const auto head_row_bytes = row_bytes * static_cast<std::uint64_t>(heads);
-  std::size_t alignment = kWidestVectorBytes;
-  while (alignment > 1 && (row_bytes % alignment != 0 || head_row_bytes % alignment != 0)) alignment /= 2;
-  return alignment;
+// A packed (batch, seqlen, heads, head_dim) view of the shape this program allocates, for
+// Problem::describe. Only its pointer's offset within 16 bytes reaches the description (the
+// alignment the selector sees), and device allocations are 256-byte aligned: a null pointer has
+// that offset.
+TensorView packed_shape(std::int64_t batch, std::int64_t seqlen, std::int64_t heads,
+                        std::int64_t head_dim, DType dtype, Device device) {
+  return TensorView::contiguous(nullptr, dtype, device, {batch, seqlen, heads, head_dim});
 }
 
 }  // namespace
 
 Problem ProblemSpec::problem(Backend backend, Direction direction) const {
-  Problem p;
-  p.alignment_bytes = std::min(packed_alignment_bytes(heads_q, head_dim, dtype),
-                               packed_alignment_bytes(heads_kv, head_dim, dtype));
-  p.batch = batch;
-  p.seqlen_q = seqlen_q;
-  p.seqlen_k = seqlen_k;
-  p.heads_q = heads_q;
-  p.heads_kv = heads_kv;
-  p.head_dim = head_dim;
-  p.dtype = dtype;
-  p.device = device;
-  p.direction = direction;
-  p.options = options(backend);
-  return p;
+  // Through Problem::describe, as the library describes a call: the vector and row alignments
+  // of packed tensors (an odd head dim in 16-bit storage gives 2-byte vectors, which the TMA
+  // kernels read only as heads side by side in a row, Problem::row_alignment_bytes).
+  return Problem::describe(packed_shape(batch, seqlen_q, heads_q, head_dim, dtype, device),
+                           packed_shape(batch, seqlen_k, heads_kv, head_dim, dtype, device),
+                           options(backend), direction);
 }
 
 ExecutionContext ProblemSpec::context(RunStats* stats) const {

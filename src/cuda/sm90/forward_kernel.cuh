@@ -233,6 +233,14 @@ FATTN_DEVICE TileWork decode_tile(const TileScheduler& scheduler, const Mask& ma
 
 // ---- the consumer's pieces ----------------------------------------------------------------
 
+// A CTA-scope fence as a scheduling anchor (TileShape::pin_pv_wait_unmasked): ptxas moves
+// neither the exponentials above it below nor the following wgmma wait above it (SASS:
+// MEMBAR.ALL.CTA, the wait after all 66 MUFU.EX2 of the D = 128 key loop). __syncwarp() held
+// the wait only where the warp was not provably converged, and fence.sc is the heavier fence.
+// The consumer has no generic-proxy memory traffic in flight there but its mbarrier arrives,
+// so the fence waits for little.
+FATTN_DEVICE void schedule_anchor() { asm volatile("fence.acq_rel.cta;\n" ::: "memory"); }
+
 template <class Traits, class Element>
 struct Consumer {
   static constexpr int kBlockN = Traits::kBlockN;
@@ -567,6 +575,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   // Where O reuses the V ring in this kernel (the bucket's layout leaves room for it either way).
   constexpr bool kOutInV = kTmaStore && Traits::kOutAliasesV;
   constexpr bool kLazyRescale = lazy_rescale<kHeadDim, kWidth, Mask>;
+  constexpr bool kPinPvWait = Traits::kShape.pin_pv_wait_unmasked &&
+                              std::is_same_v<Mask, NoMask> && kWidth == kHeadDim;
   constexpr bool kRaggedTestFirstTileOnly = ragged_test_first_tile_only<kHeadDim, Mask>;
   // Only causal kernels read the row offset (the others compile as before it existed), and only
   // there can a consumer's rows lie below row 0.
@@ -863,6 +873,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         if constexpr (!kRaggedTestFirstTileOnly) mask_if_needed(last_tile - 1 - i);
         Math::template online_softmax<kLazyRescale>(s, row_max, row_sum, correction,
                                                     params.scale_log2);
+        // The exponentials run under this warpgroup's P·V only if the wait stays here.
+        if constexpr (kPinPvWait) schedule_anchor();
         wgmma_wait<0>();
         fence_operands(o);
         release(&bars->v_empty[prev.stage]);

@@ -91,6 +91,13 @@ struct TileShape {
   // inside 240 registers. Head dims with columns past the last 16-byte unit (D % 8 != 0) run
   // the register-store kernel instead (forward.cuh), as that tail path needs consumer code.
   bool producer_stores = false;
+  // The unmasked kernel of the bucket's full width keeps the previous tile's P·V wait after the
+  // exponentials (forward_kernel.cuh, schedule_anchor). Left alone, ptxas hoists that wait above
+  // the whole exp2 stream of the unmasked D = 128 kernel, so the exponentials never run under
+  // the warpgroup's own P·V. Measured on an H100 (docs/perf-notes.md "v13", two calls):
+  // +4–7 % at D = 128 N = 4k/16k non-causal, +0.5–1 % at 1k; the causal kernel (33 of its 66
+  // exponentials already before the wait) lost 1–4 % and D = 64 3–5 %, so only this kernel.
+  bool pin_pv_wait_unmasked = false;
 };
 
 template <int kHeadDimBucket>
@@ -102,7 +109,7 @@ struct TileConfig<64> {
 };
 template <>
 struct TileConfig<128> {
-  static constexpr TileShape kShape{128, 128, 2, true, true, true, true};
+  static constexpr TileShape kShape{128, 128, 2, true, true, true, true, false, true};
 };
 template <>
 struct TileConfig<192> {
