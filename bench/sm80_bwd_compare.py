@@ -67,10 +67,9 @@ from kernel_bench_common import finish, make
 # Seventh session, second helper (bench/results/sm80-bwd-h100-2026-11-22-s7b/, "Backward v10"):
 # where the spread reductions go inside a query step (DqAtomicsAfterStepLoads): 61 is v9's form
 # at 128 (control), 62 / 63 its rows after the step's fragment loads; at 64 (table = v9's form)
-# 62 and 63 (one row per step).
+# 62 and 63 (one row per step; 63 is the table at 64 now, so both left the shim).
 CANDIDATES = {
-    64: {62: "table's spread reductions after each step's fragment loads",
-         63: "62 with one row per query step (steps 0, 2, 4, 6)"},
+    64: {},
     128: {61: "v9 spread reductions (DqAtomicsInPhaseB; control)",
           62: "61 with each step's rows after its fragment loads (before the last block)",
           63: "61 with each step's rows before the second head-dim block's mma's"},

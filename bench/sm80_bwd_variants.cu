@@ -69,8 +69,9 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
     // mma's), rows at v9's steps; 63: the rows before the second head-dim block's mma's. One row
     // per query step (kOneRowPerStep) and the rows before the first block spilled 4-48 bytes at
     // 128 (sm_90a ptxas -v), as did DqAtomicsInPhaseB at 256 (12-20 bytes): not measured.
-    // At 64, whose table is v9's form: 6462 = 12862's placement, 6463 the same with one row per
-    // query step (rows at steps 0, 2, 4, 6 of 8 instead of 0-3).
+    // At 64 (then v9's form in the table) 6462 = 12862's placement and 6463 the same with one row
+    // per query step (rows at steps 0, 2, 4, 6 of 8 instead of 0-3) were measured too; 6463 is
+    // the table's now (BackwardConfig<64>).
     case 12861: return launch_backward_with<DqAtomicsInPhaseB<BackwardConfig<128>>, E>(args);
     case 12862:
       return launch_backward_with<
@@ -81,12 +82,6 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
       return launch_backward_with<
           DqAtomicsAfterStepLoads<DqAtomicsInPhaseB<BackwardConfig<128>>, 1, false>,
           E>(args);
-    case 6462:
-      return launch_backward_with<
-          DqAtomicsAfterStepLoads<BackwardConfig<64>, kLastHeadDimBlock, false>, E>(args);
-    case 6463:
-      return launch_backward_with<
-          DqAtomicsAfterStepLoads<BackwardConfig<64>, kLastHeadDimBlock, true>, E>(args);
 #ifdef FATTN_BENCH_EARLIER_BWD_VARIANTS
     // Earlier sessions' candidates, all measured (compiled only with SM80_NVCC_FLAGS=
     // -DFATTN_BENCH_EARLIER_BWD_VARIANTS: they multiply the shim's build time).

@@ -11,7 +11,8 @@
 //                  dQ_partial = dS·K  -> fp32 atomics into the dQ accumulator
 //                (DqProductBeforePhaseB, the deterministic mode's tile at 256: dQ before phase B;
 //                DqAtomicsInPhaseB, the default mode's tile at 64: dQ before phase B, its
-//                atomics spread over phase B's query steps)
+//                atomics spread over phase B's query steps, after each step's fragment loads
+//                with DqAtomicsAfterStepLoads)
 //   postprocess  dQ = scale · accumulator, converted to the storage type
 // Deterministic mode orders the dQ accumulation: the CTAs that touch a query tile add their
 // partials in a fixed key-tile order (see dq_turn_for), each waiting on a per-(batch, head,
@@ -342,10 +343,10 @@ __device__ __forceinline__ void phase_b_with_dq_atomics(
   }(std::make_integer_sequence<int, kQuerySteps>{});
 }
 
-// DqAtomicsAfterStepLoads (v10 bench candidates, tile_config.hpp): phase_b_with_dq_atomics with
-// a step's rows of reductions sent after that step's fragment loads, right before the mma's of
-// head-dim block kRowsBeforeBlock (kLastHeadDimBlock: the last block, whose dO and Q fragments
-// are loaded together before the rows), and with kOneRowPerStep row r at step
+// DqAtomicsAfterStepLoads (v10, the default mode's tile at 64; tile_config.hpp):
+// phase_b_with_dq_atomics with a step's rows of reductions sent after that step's Pᵀ/dSᵀ
+// fragments and the dO fragment of head-dim block kDqRowsBeforeBlock (kLastHeadDimBlock: the
+// last block), before that block's mma's; with kDqOneRowPerStep row r goes with step
 // r·steps/rows. The reductions' address is pinned by the same shuffle.
 template <class Config, class Element, int kBlockM, int kWidth, std::uint32_t kDsFromP,
           std::uint32_t kDoFromQ, int kKeyTilesB, int kDimTilesB, int kRowTilesQ, int kDimTilesQ,

@@ -508,17 +508,22 @@ constexpr bool dq_atomics_in_phase_b() {
   return has_option<Config, DqAtomicsInPhaseBOption>;
 }
 
-// v10 candidates (seventh session, second helper; docs/perf-notes.md "Backward v10"), bench
-// variants only. ncu's source page of DqAtomicsInPhaseB at 128 (v9) put its loss on the step
-// tops: the step's first ldmatrix writes registers that the REDGs just before it still have to
-// read (a global reduction reads its sources only when the LSU accepts it: 11.0 k long-scoreboard
-// samples on two LDSMs), and the step's other ldmatrix queue behind the REDGs (short-scoreboard
-// +10 k, mio 10.8 k). DqAtomicsAfterStepLoads sends a step's rows of reductions after that
-// step's fragment loads instead, right before the mma's of head-dim block kRowsBeforeBlockArg
-// (kLastHeadDimBlock: the step's last block, whose dO and Q fragments are then loaded together
-// first), so the loads are ahead of the REDGs in the queue and the freed accumulator registers
-// are next written by the following step's loads. kOneRowPerStepArg: row r goes with step
-// r·steps/rows (one row per step at 128) instead of DqAtomicsInPhaseB's first half of phase B.
+// v10 (seventh session, second helper; docs/perf-notes.md "Backward v10"). ncu's source page of
+// DqAtomicsInPhaseB at 128 (v9) put its loss on the step tops: the step's first ldmatrix writes
+// registers that the REDGs just before it still have to read (a global reduction reads its
+// sources only when the LSU accepts it: 11.0 k long-scoreboard samples on two LDSMs), and the
+// step's other ldmatrix queue behind the REDGs (short-scoreboard +10 k, mio 10.8 k).
+// DqAtomicsAfterStepLoads sends a step's rows of reductions after that step's Pᵀ/dSᵀ fragments
+// and the dO fragment of head-dim block kRowsBeforeBlockArg (kLastHeadDimBlock: the step's last
+// block), before that block's mma's, so most of the step's loads are ahead of the REDGs in the
+// queue. kOneRowPerStepArg: row r goes with query step r·steps/rows (at 64: rows at steps 0, 2,
+// 4, 6 of 8) instead of DqAtomicsInPhaseB's r·steps/(2·rows) (steps 0-3). H100, one call
+// beside the table and flash: at 64 (one row per step, last block) bwd +1.0-3.7 % on 6 of 6
+// points, the table there now; at 128 (rows at v9's steps, before the last or the second block)
+// 0.96-1.00x the burst table, like v9's 0.95-0.99x in the same call: ncu still counted 7.7 k
+// long-scoreboard samples of the same register hazard (now on the next step's first ldmatrix)
+// and short-scoreboard +9.7 k, mio 8.8 k. One row per step at 128, and rows before the first
+// block, spilled 4-48 bytes (sm_90a ptxas -v): not measured.
 inline constexpr int kLastHeadDimBlock = -1;
 struct DqAtomicsAfterStepLoadsOption {};
 template <class Tile, int kRowsBeforeBlockArg, bool kOneRowPerStepArg>
@@ -571,11 +576,17 @@ struct BackwardConfig;
 // v9 (seventh session): DqAtomicsInPhaseB at 64 (above; H100, one call beside the v7 table and
 // flash): bwd 1.04 / 1.03 / 1.04 / 1.07 / 1.02 / 1.05 at N = 1k, 1k causal, 4k, 4k causal, 16k,
 // 16k causal; deterministic / default fwd+bwd at 4k 0.86 / 0.90.
+// v10 (seventh session, second helper): DqAtomicsAfterStepLoads at 64, one row per query step
+// (rows at steps 0, 2, 4, 6 of 8, each after its step's fragment loads; H100, one call beside
+// the v9 table and flash, docs/perf-notes.md "Backward v10"): bwd 1.032 / 1.010 / 1.021 / 1.037
+// / 1.023 / 1.011 at N = 1k, 1k causal, 4k, 4k causal, 16k, 16k causal.
 template <>
 struct BackwardConfig<64>
-    : DqAtomicsInPhaseB<DqAtomicsFromOneAddress<ZeroStartAccumulators<StridedItemLoads<
-          LightDqRelease<LeanTileLoop<RolledProductB<
-              PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>>>> {};
+    : DqAtomicsAfterStepLoads<
+          DqAtomicsInPhaseB<DqAtomicsFromOneAddress<ZeroStartAccumulators<StridedItemLoads<
+              LightDqRelease<LeanTileLoop<RolledProductB<
+                  PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>>>>,
+          kLastHeadDimBlock, true> {};
 // 128: packed Pᵀ (PackedProbabilities) with phase A in one pass, and 32 x 32 dQ warp tiles:
 // 608 instead of 768 KB of ldmatrix per query tile. fwd+bwd 212 / 251 / 261, causal 149 / 205 /
 // 235 against v2's 206 / 243 / 254 and 141 / 191 / 228 (2 query passes, 16 x 64 dQ tiles); the
