@@ -37,6 +37,7 @@
 #include "cuda/sm90/tensor_map.hpp"
 #include "cuda/sm90/tile_config.hpp"
 #include "cuda/sm90/tile_scheduler.hpp"
+#include "cuda/sm90/timeline.cuh"
 
 namespace fattn::detail::sm90 {
 
@@ -75,6 +76,8 @@ struct ForwardParams {
   HeadColumns q_columns;
   HeadColumns k_columns;
   HeadColumns v_columns;
+  // Bench builds with FATTN_SM90_TIMELINE only (timeline.cuh): where the phase records go.
+  FATTN_TIMELINE_PARAMS_FIELD
 };
 
 constexpr int kWarpgroupThreads = 128;
@@ -644,6 +647,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
     // ---------------- producer ----------------
     release_registers<kProducerRegisters>();
     if (threadIdx.x != 0) return;
+    FATTN_TIMELINE_TRACK(params, 0, true);
     prefetch_tensor_map(&tma_q);
     prefetch_tensor_map(&tma_k);
     prefetch_tensor_map(&tma_v);
@@ -683,6 +687,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       const auto [head, batch, row_begin, row_end, first_tile, last_tile] =
           decode_tile<kBlockM, kBlockN>(scheduler, mask, tile, params.seqlen_q, row_offset);
       if (last_tile == first_tile) continue;  // fully masked: the consumers write zeros
+      FATTN_TIMELINE_MARK(kProducerTileStart, tile);
       // q_round counts the tiles with loads. Where O reuses the V ring, the first V of the j-th
       // such tile waits until the consumers' TMA stores of tile j - 1 have read it (phase j - 1
       // of o_stored, the same parity as the q_empty wait; fully masked tiles store their zeros
@@ -692,6 +697,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       // A fresh barrier counts as having completed the phase before phase 0, so the first
       // round through each buffer does not wait.
       mbarrier_wait(&bars->q_empty, (q_round & 1) ^ 1);
+      FATTN_TIMELINE_MARK(kQEmptyWaited, 0);
       ++q_round;
       mbarrier_arrive_expect_tx(&bars->q_full, Traits::kQBytes);
 #pragma unroll
@@ -700,11 +706,13 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
                     column(params.q_columns, head, b), row_begin,
                     head_coordinate(head), batch);
       }
+      FATTN_TIMELINE_MARK(kQIssued, 0);
       for (int n = last_tile - 1; n >= first_tile; --n, ++kv_iteration) {
         const RingSlot slot = ring_slot<kStages>(kv_iteration);
         std::uint8_t* k_dst = smem + Traits::kKOffset + slot.stage * Traits::kKvTileBytes;
         std::uint8_t* v_dst = smem + Traits::kVOffset + slot.stage * Traits::kKvTileBytes;
         mbarrier_wait(&bars->k_empty[slot.stage], slot.phase ^ 1);
+        FATTN_TIMELINE_MARK(kKEmptyWaited, last_tile - 1 - n);
         mbarrier_arrive_expect_tx(&bars->k_full[slot.stage], Traits::kKvTileBytes);
 #pragma unroll
         for (int b = 0; b < Traits::kColumnBlocks; ++b) {
@@ -712,6 +720,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
                       column(params.k_columns, kv_head, b), n * kBlockN,
                       head_coordinate(kv_head), batch);
         }
+        FATTN_TIMELINE_MARK(kKIssued, last_tile - 1 - n);
         if (kOutInV && n == last_tile - 1) {
           if constexpr (kProducerStores) {
             // The previous tile's O, staged where this V goes (q_round counts this tile).
@@ -724,6 +733,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
           }
         }
         mbarrier_wait(&bars->v_empty[slot.stage], slot.phase ^ 1);
+        FATTN_TIMELINE_MARK(kVEmptyWaited, last_tile - 1 - n);
         mbarrier_arrive_expect_tx(&bars->v_full[slot.stage], Traits::kKvTileBytes);
 #pragma unroll
         for (int b = 0; b < Traits::kColumnBlocks; ++b) {
@@ -738,6 +748,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       if (q_round > 0) store_staged(q_round);
       bulk_wait_group<0>();
     }
+    FATTN_TIMELINE_END();
     return;
   }
 
@@ -745,6 +756,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   claim_registers<Traits::kConsumerRegisters>();
   const int consumer = warpgroup - 1;
   const int warp_in_group = (threadIdx.x % kWarpgroupThreads) / kWarpSize;
+  FATTN_TIMELINE_TRACK(params, warpgroup, threadIdx.x % kWarpgroupThreads == 0);
   const std::uint32_t q_base =
       smem_address(smem + Traits::kQOffset) + consumer * kWgmmaM * kSwizzleRowBytes;
   const std::uint32_t k_base = smem_address(smem + Traits::kKOffset);
@@ -804,6 +816,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
     const auto [head, batch, row_begin, row_end, first_tile, last_tile] =
         decode_tile<kBlockM, kBlockN>(scheduler, mask, tile, params.seqlen_q, row_offset);
     const int num_tiles = last_tile - first_tile;
+    FATTN_TIMELINE_MARK(kTileStart, tile);
     // This thread's two rows: r and r + 8 (wgmma accumulator layout).
     const int row0 = row_begin + consumer * kWgmmaM + warp_in_group * 16 + lane / 4;
     const int group_rows_begin = row_begin + consumer * kWgmmaM;
@@ -829,6 +842,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
 
     if (num_tiles > 0) {
       mbarrier_wait(&bars->q_full, q_round & 1);
+      FATTN_TIMELINE_MARK(kQReady, 0);
       ++q_round;
       if constexpr (kHeadsAsColumns) {
         // The neighbours' columns out of this warpgroup's Q rows, made visible to wgmma (async
@@ -842,30 +856,40 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       {
         const RingSlot slot = ring_slot<kStages>(kv_iteration);
         mbarrier_wait(&bars->k_full[slot.stage], slot.phase);
+        FATTN_TIMELINE_MARK(kLoadsReady, 0);
         take_turn();
+        FATTN_TIMELINE_MARK(kTurnTaken, 0);
         Math::issue_scores(s, q_base, k_base + slot.stage * Traits::kKvTileBytes);
         pass_turn();
+        FATTN_TIMELINE_MARK(kGemmsIssued, 0);
         confirm_output_read(kv_iteration);
         wgmma_wait<0>();
         fence_operands(s);
+        FATTN_TIMELINE_MARK(kScoresWaited, 0);
         release(&bars->k_empty[slot.stage]);
         if (num_tiles == 1) release(&bars->q_empty);
         mask_if_needed(last_tile - 1);
         Math::template online_softmax<kLazyRescale>(s, row_max, row_sum, correction,
                                                     params.scale_log2);
+        FATTN_TIMELINE_MARK(kSoftmaxDone, 0);
         Math::convert_p(s, p);
+        FATTN_TIMELINE_MARK(kStepEnd, 0);
       }
       for (int i = 1; i < num_tiles; ++i) {
         const RingSlot slot = ring_slot<kStages>(kv_iteration + i);
         const RingSlot prev = ring_slot<kStages>(kv_iteration + i - 1);
         mbarrier_wait(&bars->k_full[slot.stage], slot.phase);
         mbarrier_wait(&bars->v_full[prev.stage], prev.phase);
+        FATTN_TIMELINE_MARK(kLoadsReady, i);
         take_turn();
+        FATTN_TIMELINE_MARK(kTurnTaken, i);
         Math::issue_scores(s, q_base, k_base + slot.stage * Traits::kKvTileBytes);
         Math::issue_pv(o, p, v_base + prev.stage * Traits::kKvTileBytes);
         pass_turn();
+        FATTN_TIMELINE_MARK(kGemmsIssued, i);
         wgmma_wait<1>();  // the scores are ready; P·V of the previous tile still runs
         fence_operands(s);
+        FATTN_TIMELINE_MARK(kScoresWaited, i);
         release(&bars->k_empty[slot.stage]);
         // The last Q·Kᵀ of this tile is done: the producer may load the next tile's Q.
         if (i == num_tiles - 1) release(&bars->q_empty);
@@ -875,8 +899,10 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
                                                     params.scale_log2);
         // The exponentials run under this warpgroup's P·V only if the wait stays here.
         if constexpr (kPinPvWait) schedule_anchor();
+        FATTN_TIMELINE_MARK(kSoftmaxDone, i);
         wgmma_wait<0>();
         fence_operands(o);
+        FATTN_TIMELINE_MARK(kPvWaited, i);
         release(&bars->v_empty[prev.stage]);
         // With a rescale threshold, a warp whose rows all kept their max skips the multiplies.
         if (!kLazyRescale ||
@@ -884,14 +910,19 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
           Math::rescale(o, correction);
         }
         Math::convert_p(s, p);
+        FATTN_TIMELINE_MARK(kStepEnd, i);
       }
       const RingSlot slot = ring_slot<kStages>(kv_iteration + num_tiles - 1);
       mbarrier_wait(&bars->v_full[slot.stage], slot.phase);
+      FATTN_TIMELINE_MARK(kLoadsReady, num_tiles);
       take_turn();
+      FATTN_TIMELINE_MARK(kTurnTaken, num_tiles);
       Math::issue_pv(o, p, v_base + slot.stage * Traits::kKvTileBytes);
       pass_turn();
+      FATTN_TIMELINE_MARK(kGemmsIssued, num_tiles);
       wgmma_wait<0>();
       fence_operands(o);
+      FATTN_TIMELINE_MARK(kPvWaited, num_tiles);
       release(&bars->v_empty[slot.stage]);
       kv_iteration += num_tiles;
     }
@@ -1011,12 +1042,14 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         }
       }
     }
+    FATTN_TIMELINE_MARK(kEpilogueDone, 0);
   }
   // A TMA store still reading shared memory must finish before the CTA's memory goes away.
   if (kTmaStore && !kProducerStores && store_thread()) bulk_wait_group<0>();
   // The last consumer passed the turn once more than consumer 0 took it; absorb that pass so that
   // no named barrier is left half-arrived when the CTA exits.
   if (consumer == 0) take_turn();
+  FATTN_TIMELINE_END();
 }
 
 }  // namespace fattn::detail::sm90
