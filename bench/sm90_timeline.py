@@ -24,9 +24,7 @@ the period of a consumer's step while all consumers run (ping-pong interleaves t
 
 import argparse
 import array
-import contextlib
 import ctypes
-import functools
 import json
 import os
 import statistics
@@ -36,6 +34,8 @@ import sys
 TRACK_START, SM_ID, TRACK_END = 1, 2, 3
 TILE_START, Q_READY, LOADS_READY, TURN_TAKEN, GEMMS_ISSUED = 10, 11, 12, 13, 14
 SCORES_WAITED, SOFTMAX_DONE, PV_WAITED, STEP_END, EPILOGUE_DONE = 15, 16, 17, 18, 19
+# Kernels without the pinned P·V wait stamp the softmax and that wait as one (timeline.cuh).
+SOFTMAX_AND_PV = 20
 P_TILE_START, Q_EMPTY_WAITED, Q_ISSUED, K_EMPTY_WAITED, K_ISSUED, V_EMPTY_WAITED = 30, 31, 32, 33, 34, 35
 
 # The phase that ends at each event (the span from the track's previous record to this one).
@@ -43,14 +43,15 @@ CONSUMER_PHASES = {
     TILE_START: "tile start", Q_READY: "wait Q", LOADS_READY: "wait K/V", TURN_TAKEN: "wait turn",
     GEMMS_ISSUED: "issue GEMMs", SCORES_WAITED: "wait QK", SOFTMAX_DONE: "softmax",
     PV_WAITED: "wait PV", STEP_END: "rescale+convert", EPILOGUE_DONE: "epilogue",
+    SOFTMAX_AND_PV: "softmax+wait PV",
 }
 PRODUCER_PHASES = {
     P_TILE_START: "next tile", Q_EMPTY_WAITED: "wait Q free", Q_ISSUED: "issue Q",
     K_EMPTY_WAITED: "wait K slot", K_ISSUED: "issue K", V_EMPTY_WAITED: "wait V slot",
 }
-RECORD_WORDS = 4          # clock lo, clock hi, event, argument (timeline.cuh Record)
-TRACK_CAPACITY = 4096     # records per track: 24 tiles x ~45 consumer records fit with room
-TRACE_CTAS = 8            # CTAs written to the Chrome trace (all go into the summary)
+RECORD_WORDS = 4          # clock, event, argument, unused (timeline.cuh Record)
+CLOCK_WRAP = 1 << 32      # the 32-bit %clock
+TRACE_CTAS = 4            # CTAs written to the Chrome trace (all go into the summary)
 # Dense bf16 wgmma rate of one Hopper SM: 4 tensor cores x 512 FMA per clock.
 TENSOR_FLOP_PER_CLOCK = 4096
 ROWS_PER_CONSUMER = 64
@@ -58,6 +59,7 @@ BLOCK_N = 128             # key tile of both buckets (tile_config.hpp)
 # GPU clocks of sleep queued before each timed batch, so that the host (ctypes, tensor maps)
 # enqueues the whole batch before it starts (as bench/sm90_vs_cudnn.py --prefill).
 PREFILL_CYCLES = 4_000_000
+TIMING_RUNS = 2           # each a full time_in_turns: their spread is the noise
 POINTS = [(128, 1024, False), (64, 1024, True)]
 
 
@@ -73,10 +75,13 @@ def parse_tracks(meta, blob):
     words.frombytes(blob)
     tracks = {}
     for cta, track, offset, count in meta["tracks"]:
-        rows = []
+        rows, wraps, previous = [], 0, None
         for i in range(offset, offset + count):
             w = words[RECORD_WORDS * i: RECORD_WORDS * i + RECORD_WORDS]
-            rows.append((w[0] | (w[1] << 32), w[2], w[3]))
+            if previous is not None and w[0] < previous:
+                wraps += 1
+            previous = w[0]
+            rows.append((w[0] + wraps * CLOCK_WRAP, w[1], w[2]))
         tracks[(cta, track)] = rows
     return tracks
 
@@ -91,7 +96,7 @@ def consumer_tiles(rows):
         elif tiles and event not in (TRACK_END, TRACK_START, SM_ID):
             tiles[-1]["events"].append((clock, event, arg))
     for t in tiles:
-        steps = [a for _, e, a in t["events"] if e == SOFTMAX_DONE]
+        steps = [a for _, e, a in t["events"] if e in (SOFTMAX_DONE, SOFTMAX_AND_PV)]
         t["steps"] = max(steps) + 1 if steps else 0
     return tiles
 
@@ -104,7 +109,21 @@ def find(events, event, arg):
 
 
 STEP_EVENTS = (LOADS_READY, TURN_TAKEN, GEMMS_ISSUED, SCORES_WAITED, SOFTMAX_DONE, PV_WAITED,
-               STEP_END)
+               STEP_END, SOFTMAX_AND_PV)
+
+
+def softmax_end(events, step):
+    """The stamp that closes a step's softmax (the step's anchor)."""
+    clock = find(events, SOFTMAX_DONE, step)
+    return clock if clock is not None else find(events, SOFTMAX_AND_PV, step)
+
+
+def gemms_end(events, step):
+    """The stamp by which the GEMMs issued at `step` are known to be done."""
+    if step == 0:
+        return find(events, SCORES_WAITED, 0)
+    clock = find(events, PV_WAITED, step)
+    return clock if clock is not None else find(events, SOFTMAX_AND_PV, step)
 
 
 def phases_between(events, begin, end, tag=lambda event, arg: ""):
@@ -145,7 +164,7 @@ def analyze(meta, tracks):
     ctas = sorted({cta for cta, _ in tracks})
 
     # Clock rate from each track's globaltimer stamps (ns) and clock64.
-    rates, spans_ns = [], []
+    rates = []
     for rows in tracks.values():
         start = [(c, a) for c, e, a in rows if e == TRACK_START]
         end = [(c, a) for c, e, a in rows if e == TRACK_END]
@@ -171,7 +190,7 @@ def analyze(meta, tracks):
             n = t["steps"]
             # Steady key steps: softmax to softmax between interior steps of the same tile.
             for i in range(1, n - 1):
-                a, b = find(ev, SOFTMAX_DONE, i), find(ev, SOFTMAX_DONE, i + 1)
+                a, b = softmax_end(ev, i), softmax_end(ev, i + 1)
                 if a is not None and b is not None:
                     steady_periods.append(b - a)
                     for phase, clocks in phases_between(ev, a, b):
@@ -179,8 +198,8 @@ def analyze(meta, tracks):
         for t, u in zip(tiles, tiles[1:]):
             if t["steps"] == 0 or u["steps"] == 0:
                 continue
-            a = find(t["events"], SOFTMAX_DONE, t["steps"] - 1)
-            b = find(u["events"], SOFTMAX_DONE, 0)
+            a = softmax_end(t["events"], t["steps"] - 1)
+            b = softmax_end(u["events"], 0)
             if a is None or b is None:
                 continue
             boundary_totals.append(b - a)
@@ -219,7 +238,7 @@ def analyze(meta, tracks):
                 first = t["start"] if first is None else min(first, t["start"])
                 for i in range(n + 1):
                     issued = find(ev, GEMMS_ISSUED, i)
-                    done = find(ev, PV_WAITED, i) if i > 0 else find(ev, SCORES_WAITED, 0)
+                    done = gemms_end(ev, i)
                     if issued is not None and done is not None:
                         intervals.append((issued, done))
                 gemm_steps += n
@@ -227,8 +246,8 @@ def analyze(meta, tracks):
                 if end is not None:
                     last = end if last is None else max(last, end)
             for t, u in zip(tiles, tiles[1:]):
-                a = find(t["events"], SOFTMAX_DONE, max(t["steps"] - 1, 0))
-                b = find(u["events"], SOFTMAX_DONE, 0)
+                a = softmax_end(t["events"], max(t["steps"] - 1, 0))
+                b = softmax_end(u["events"], 0)
                 if a is not None and b is not None:
                     windows.append((a, b))
         if first is None or last is None or not intervals:
@@ -252,6 +271,34 @@ def analyze(meta, tracks):
     result["idle_steady_share"] = median([i / s for i, s in zip(idle_steady, spans)])
     tiles_per_cta = median([len(all_tiles.get((cta, 1), [])) for cta in ctas])
     result["tiles_per_cta"] = tiles_per_cta
+
+    # The grid's tail: CTAs ending at different times (globaltimer, ns; one consumer per CTA).
+    starts_ns, ends_ns = [], []
+    for (cta, track), rows in tracks.items():
+        if track != 1:
+            continue
+        s0 = [a for _, e, a in rows if e == TRACK_START]
+        e0 = [a for _, e, a in rows if e == TRACK_END]
+        if s0 and e0:
+            starts_ns.append(s0[0])
+            ends_ns.append(s0[0] + ((e0[0] - s0[0]) & 0xFFFFFFFF))
+    if starts_ns:
+        first_ns = min(starts_ns)
+        result["kernel_span_us"] = (max(ends_ns) - first_ns) / 1000
+        result["cta_end_spread_us"] = (max(ends_ns) - min(ends_ns)) / 1000
+        result["mean_cta_busy_share"] = statistics.mean(
+            (e - first_ns) / (max(ends_ns) - first_ns) for e in ends_ns)
+
+    # One track's boundaries one by one (CTA 0, consumer 0).
+    example = []
+    tiles0 = all_tiles.get((min(ctas), 1), []) if ctas else []
+    for t, u in zip(tiles0, tiles0[1:]):
+        a = softmax_end(t["events"], t["steps"] - 1) if t["steps"] else None
+        b = softmax_end(u["events"], 0) if u["steps"] else None
+        if a is None or b is None:
+            continue
+        parts = boundary_phases(t, u, a, b)
+        example.append((t["tile"], t["steps"], u["tile"], u["steps"], b - a, parts))
 
     # Producer: how long Q took from issue to the consumers, and the ring waits.
     q_latency, k_slot, v_slot = [], [], []
@@ -285,13 +332,20 @@ def analyze(meta, tracks):
                  f"{'causal' if causal else 'non-causal'}; {len(ctas)} CTAs recorded, "
                  f"{consumers} consumers, median {tiles_per_cta} tiles per CTA; SM clock "
                  f"{clock_ghz:.3f} GHz (clock64 / globaltimer)")
-    for key in ("tflops",):
-        if key in meta:
-            lines.append("TFLOP/s in turns: " + ", ".join(f"{k} {v:.1f}" for k, v in meta[key].items()))
+    for run in meta.get("tflops_runs", []):
+        lines.append("TFLOP/s in turns: " + ", ".join(f"{k} {v:.1f}" for k, v in run.items()) +
+                     f"; timeline/plain {run['timeline'] / run['plain']:.3f}, "
+                     f"timeline-off/plain {run['timeline-off'] / run['plain']:.3f}")
+    if "rel_error_vs_fp32_sdpa" in meta:
+        lines.append(f"output: bitwise equal to the uninstrumented kernel's "
+                     f"{meta['bitwise_equal_to_plain']}, relative error vs fp32 SDPA "
+                     f"{meta['rel_error_vs_fp32_sdpa']:.2e}")
     lines.append("")
     lines.append(f"steady key step (consumer softmax to softmax, interior steps, median of "
                  f"{len(steady_periods)}): {step:.0f} clocks; tensor floor of the CTA's step "
-                 f"({consumers} consumers x {floor_step:.0f}) = {consumers * floor_step:.0f}")
+                 f"({consumers} consumers x {floor_step:.0f}) = {consumers * floor_step:.0f}, "
+                 f"i.e. the tensor pipe {100 * consumers * floor_step / step:.0f} % busy in the "
+                 f"steady state")
     lines.append("  phases of a steady step (median each; they need not add up):")
     for p, v in sorted(result["steady_step_phases"].items(), key=lambda x: -x[1]):
         lines.append(f"    {p:<18}{ck(v)}")
@@ -311,9 +365,21 @@ def analyze(meta, tracks):
                  f"between issue and wait: {100 * result['idle_at_boundaries_share']:.1f} % at tile "
                  f"boundaries, {100 * result['idle_steady_share']:.1f} % elsewhere (a lower bound "
                  f"of the pipe's idle time: a wait may come after its GEMM ended)")
+    if "kernel_span_us" in result:
+        lines.append(f"grid: kernel span {result['kernel_span_us']:.1f} us (recorded CTAs), CTA ends "
+                     f"spread over {result['cta_end_spread_us']:.1f} us, CTAs busy "
+                     f"{100 * result['mean_cta_busy_share']:.1f} % of the span on average")
     lines.append(f"producer: Q issue to consumers' Q ready {result['q_issue_to_ready_clocks']:.0f}; "
                  f"wait for a K slot {result['producer_k_slot_wait_clocks']:.0f}, for a V slot "
                  f"{result['producer_v_slot_wait_clocks']:.0f} clocks (median)")
+    if example:
+        lines.append("")
+        lines.append(f"CTA {min(ctas)} consumer 0, boundary by boundary (tile: key steps; clocks; "
+                     f"the largest parts):")
+        for tile, n, tile2, n2, total, parts in example:
+            top = sorted(parts, key=lambda x: -x[1])[:6]
+            lines.append(f"  {tile}:{n} -> {tile2}:{n2}  {total:6d}  " +
+                         ", ".join(f"{p} {c}" for p, c in top))
     return result, "\n".join(lines) + "\n"
 
 
@@ -395,10 +461,11 @@ def run_point(torch, common, plain, timeline, out_dir, D, N, causal, reps):
 
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     tracks_per_cta = timeline.fattn_sm90_timeline_tracks()
-    records = torch.zeros(sms * tracks_per_cta * TRACK_CAPACITY * RECORD_WORDS, dtype=torch.int32,
+    capacity = timeline.fattn_sm90_timeline_capacity()
+    records = torch.zeros(sms * tracks_per_cta * capacity * RECORD_WORDS, dtype=torch.int32,
                           device="cuda")
     set_buffer = lambda on: timeline.fattn_sm90_timeline_set(
-        ctypes.c_void_p(records.data_ptr() if on else 0), sms, TRACK_CAPACITY)
+        ctypes.c_void_p(records.data_ptr() if on else 0), sms)
 
     for name, lib in (("plain", plain), ("timeline", timeline)):
         out = torch.full_like(q, float("nan"))
@@ -428,8 +495,8 @@ def run_point(torch, common, plain, timeline, out_dir, D, N, causal, reps):
     run_timeline()
     torch.cuda.synchronize()
 
-    host = records.view(sms, tracks_per_cta, TRACK_CAPACITY, RECORD_WORDS).cpu()
-    events = host[..., 2]
+    host = records.view(sms, tracks_per_cta, capacity, RECORD_WORDS).cpu()
+    events = host[..., 1]
     meta_tracks, chunks, offset = [], [], 0
     for cta in range(sms):
         for track in range(tracks_per_cta):
@@ -455,19 +522,27 @@ def run_point(torch, common, plain, timeline, out_dir, D, N, causal, reps):
         run_timeline()
 
     contestants = [("plain", run_plain, None), ("timeline", timeline_on, None),
-                   ("timeline-off", timeline_off, None),
-                   ("cudnn", cudnn, lambda: sdpa_kernel(SDPBackend.CUDNN_ATTENTION))]
-    ms = common.time_in_turns(contestants, reps=reps, inner=10, warmup=3,
-                              prefill_cycles=PREFILL_CYCLES)
+                   ("timeline-off", timeline_off, None)]
+    try:
+        with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+            cudnn()
+        contestants.append(("cudnn", cudnn, lambda: sdpa_kernel(SDPBackend.CUDNN_ATTENTION)))
+    except RuntimeError as e:  # a torch without cuDNN attention: time ours alone
+        print(f"cudnn left out: {e}")
     flops = 4 * B * H * N * N * D / (2 if causal else 1)
-    tflops = {k2: flops / t / 1e9 for k2, t in ms.items()}
+    runs = []
+    for _ in range(TIMING_RUNS):
+        ms = common.time_in_turns(contestants, reps=reps, inner=10, warmup=3,
+                                  prefill_cycles=PREFILL_CYCLES)
+        runs.append({k2: flops / t / 1e9 for k2, t in ms.items()})
+    tflops = {k2: statistics.median(r[k2] for r in runs) for k2 in runs[0]}
     set_buffer(False)
 
     name = point_name(D, N, causal)
     meta = {"name": name, "D": D, "N": N, "B": B, "H": H, "causal": causal,
             "consumers": (192 if D == 64 else 128) // ROWS_PER_CONSUMER,
             "device": torch.cuda.get_device_name(0), "sms": sms, "tracks": meta_tracks,
-            "tflops": tflops, "ms": ms, "bitwise_equal_to_plain": identical,
+            "tflops": tflops, "tflops_runs": runs, "bitwise_equal_to_plain": identical,
             "rel_error_vs_fp32_sdpa": rel, "finite": finite}
     blob = b"".join(chunks)
     with open(os.path.join(out_dir, f"records-{name}.json"), "w") as f:
@@ -500,7 +575,7 @@ def main():
         lib = ctypes.CDLL(os.path.abspath(getattr(args, key)))
         lib.fattn_sm90_forward.argtypes = common.FORWARD_ARGTYPES
         lib.fattn_sm90_forward.restype = ctypes.c_int
-        lib.fattn_sm90_timeline_set.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
+        lib.fattn_sm90_timeline_set.argtypes = [ctypes.c_void_p, ctypes.c_int]
         libs[key] = lib
     if libs["timeline"].fattn_sm90_timeline_tracks() == 0:
         raise SystemExit("--timeline: that shim was built without FATTN_SM90_TIMELINE")

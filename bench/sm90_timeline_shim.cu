@@ -39,7 +39,8 @@ extern "C" int fattn_sm90_forward(void* q, void* k, void* v, void* out, void* ls
   return finish(status, error, error_bytes);
 }
 
-// Tracks per CTA in the record buffer, or 0 where this build records nothing.
+// Tracks per CTA in the record buffer and records per track (timeline.cuh), or 0 where this
+// build records nothing.
 extern "C" int fattn_sm90_timeline_tracks() {
 #ifdef FATTN_SM90_TIMELINE
   return fattn::detail::sm90::timeline::kTracksPerCta;
@@ -47,18 +48,24 @@ extern "C" int fattn_sm90_timeline_tracks() {
   return 0;
 #endif
 }
+extern "C" int fattn_sm90_timeline_capacity() {
+#ifdef FATTN_SM90_TIMELINE
+  return fattn::detail::sm90::timeline::kTrackCapacity;
+#else
+  return 0;
+#endif
+}
 
-// The record buffer of the following launches (16-byte records, `capacity` per track, the
-// first `ctas` CTAs); records = null turns recording off. Returns -1 in a build without it.
-extern "C" int fattn_sm90_timeline_set(void* records, int ctas, int capacity) {
+// The record buffer of the following launches (16-byte records, tracks x capacity per CTA, the
+// first `ctas` CTAs record); records = null turns recording off. -1 in a build without it.
+extern "C" int fattn_sm90_timeline_set(void* records, int ctas) {
 #ifdef FATTN_SM90_TIMELINE
   fattn::detail::sm90::timeline::requested_buffer = {
-      static_cast<fattn::detail::sm90::timeline::Record*>(records), ctas, capacity};
+      static_cast<fattn::detail::sm90::timeline::Record*>(records), ctas};
   return 0;
 #else
   (void)records;
   (void)ctas;
-  (void)capacity;
   return -1;
 #endif
 }

@@ -899,10 +899,10 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
                                                     params.scale_log2);
         // The exponentials run under this warpgroup's P·V only if the wait stays here.
         if constexpr (kPinPvWait) schedule_anchor();
-        FATTN_TIMELINE_MARK(kSoftmaxDone, i);
+        FATTN_TIMELINE_MARK_IF(kPinPvWait, kSoftmaxDone, i);
         wgmma_wait<0>();
         fence_operands(o);
-        FATTN_TIMELINE_MARK(kPvWaited, i);
+        FATTN_TIMELINE_MARK_EITHER(kPinPvWait, kPvWaited, kSoftmaxAndPvWaited, i);
         release(&bars->v_empty[prev.stage]);
         // With a rescale threshold, a warp whose rows all kept their max skips the multiplies.
         if (!kLazyRescale ||
