@@ -36,6 +36,8 @@ TILE_START, Q_READY, LOADS_READY, TURN_TAKEN, GEMMS_ISSUED = 10, 11, 12, 13, 14
 SCORES_WAITED, SOFTMAX_DONE, PV_WAITED, STEP_END, EPILOGUE_DONE = 15, 16, 17, 18, 19
 # Kernels without the pinned P·V wait stamp the softmax and that wait as one (timeline.cuh).
 SOFTMAX_AND_PV = 20
+# Inside the TMA-store epilogue (builds from after the seventh session's first call).
+LSE_STORED, OUTPUT_BUFFER_FREE, OUTPUT_STAGED, OUTPUT_STAGED_BARRIER, STORE_ISSUED = 21, 22, 23, 24, 25
 P_TILE_START, Q_EMPTY_WAITED, Q_ISSUED, K_EMPTY_WAITED, K_ISSUED, V_EMPTY_WAITED = 30, 31, 32, 33, 34, 35
 
 # The phase that ends at each event (the span from the track's previous record to this one).
@@ -44,6 +46,9 @@ CONSUMER_PHASES = {
     GEMMS_ISSUED: "issue GEMMs", SCORES_WAITED: "wait QK", SOFTMAX_DONE: "softmax",
     PV_WAITED: "wait PV", STEP_END: "rescale+convert", EPILOGUE_DONE: "epilogue",
     SOFTMAX_AND_PV: "softmax+wait PV",
+    LSE_STORED: "epilogue: LSE", OUTPUT_BUFFER_FREE: "epilogue: O buffer free",
+    OUTPUT_STAGED: "epilogue: stage O + fence", OUTPUT_STAGED_BARRIER: "epilogue: barrier",
+    STORE_ISSUED: "epilogue: TMA store issue",
 }
 PRODUCER_PHASES = {
     P_TILE_START: "next tile", Q_EMPTY_WAITED: "wait Q free", Q_ISSUED: "issue Q",

@@ -581,6 +581,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   constexpr bool kPinPvWait = Traits::kShape.pin_pv_wait_unmasked &&
                               std::is_same_v<Mask, NoMask> && kWidth == kHeadDim;
   constexpr bool kRaggedTestFirstTileOnly = ragged_test_first_tile_only<kHeadDim, Mask>;
+  constexpr bool kLseAfterOutput = Traits::kShape.lse_after_output;
   // Only causal kernels read the row offset (the others compile as before it existed), and only
   // there can a consumer's rows lie below row 0.
   constexpr bool kRowsBelowZero =
@@ -929,8 +930,10 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
 
     // ---------------- epilogue: O / l and LSE ----------------
     if constexpr (kTmaStore) {
-      // The LSE first, so that only O and the two inverse sums stay live for the O stores.
+      // The LSE first, so that only O and the two inverse sums stay live for the O stores;
+      // with kLseAfterOutput its two values are kept and stored once O's store is issued.
       float inv_sum[2];
+      [[maybe_unused]] float lse_late[2];
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         float sum = row_sum[h];
@@ -938,11 +941,14 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         sum += __shfl_xor_sync(0xffffffffu, sum, 2);
         inv_sum[h] = sum > 0.0f ? 1.0f / sum : 0.0f;
         const int row = row0 + 8 * h;
-        if (row_in_output(row) && lane % 4 == 0) {
+        if constexpr (kLseAfterOutput) {
+          lse_late[h] = sum > 0.0f ? row_max[h] * params.scale + logf(sum) : -INFINITY;
+        } else if (row_in_output(row) && lane % 4 == 0) {
           const float lse = sum > 0.0f ? row_max[h] * params.scale + logf(sum) : -INFINITY;
           params.lse[batch * params.lse_stride_batch + head * params.lse_stride_head + row] = lse;
         }
       }
+      FATTN_TIMELINE_MARK(kLseStored, 0);
       if (kOutInV && (kProducerStores || !std::is_same_v<Mask, NoMask>) && num_tiles == 0) {
         // Fully masked (rare: bottom-right masks with more queries than keys): the V ring may
         // be filling for the next tile, so the zeros go straight to global memory. (Without a
@@ -964,15 +970,18 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
           if (store_thread()) bulk_wait_group_read<0>();
           named_barrier_sync(kOutputBarrier + consumer, kWarpgroupThreads);
         }
+        FATTN_TIMELINE_MARK(kOutputBufferFree, 0);
         const std::uint32_t o_smem =
             smem_address(smem + Traits::kOOffset) + consumer * kWgmmaM * kSwizzleRowBytes;
         Math::stage_output(o, inv_sum, o_smem, Traits::kQColumnBlockBytes);
         fence_view_async_shared();
+        FATTN_TIMELINE_MARK(kOutputStaged, 0);
         if constexpr (kProducerStores) {
           // This warp's rows are staged (and made visible to TMA): the producer stores them.
           release(&bars->o_stored);
         } else {
           named_barrier_sync(kOutputBarrier + consumer, kWarpgroupThreads);
+          FATTN_TIMELINE_MARK(kOutputStagedBarrier, 0);
           // Slices wholly below row 0 (row_offset) or past seqlen_q store nothing.
           const bool rows_stored = row_in_output(group_rows_begin);
           if (store_thread() && rows_stored) {
@@ -986,6 +995,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
             }
             bulk_commit_group();
           }
+          FATTN_TIMELINE_MARK(kStoreIssued, 0);
           if (params.out_tma_columns < params.head_dim) {
             store_tail_columns<Element, kRowsBelowZero>(params, o_smem, Traits::kQColumnBlockBytes,
                                                         head, batch, group_rows_begin);
@@ -994,6 +1004,16 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
             if constexpr (kOutInV) {
               named_barrier_sync(kOutputBarrier + consumer, kWarpgroupThreads);
             }
+          }
+        }
+      }
+      if constexpr (kLseAfterOutput) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int row = row0 + 8 * h;
+          if (row_in_output(row) && lane % 4 == 0) {
+            params.lse[batch * params.lse_stride_batch + head * params.lse_stride_head + row] =
+                lse_late[h];
           }
         }
       }

@@ -98,6 +98,14 @@ struct TileShape {
   // +4–7 % at D = 128 N = 4k/16k non-causal, +0.5–1 % at 1k; the causal kernel (33 of its 66
   // exponentials already before the wait) lost 1–4 % and D = 64 3–5 %, so only this kernel.
   bool pin_pv_wait_unmasked = false;
+  // TMA-store kernels write the LSE after O's TMA store is issued instead of before O is
+  // staged (forward_kernel.cuh, epilogue). The staging's proxy fence (fence.proxy.async, SASS
+  // MEMBAR.ALL.CTA) waits for the thread's earlier memory operations, the LSE's global stores
+  // among them. The tile-boundary timeline (docs/perf-notes.md, "Tile-boundary timeline
+  // (seventh session)") put the D = 128 epilogue at ~1,850 SM clocks, every consumer in it at
+  // once, the tensor pipe idle; without the output stores (D = 64 slices below row 0) an
+  // epilogue takes ~310. Not measured yet: off in every bucket.
+  bool lse_after_output = false;
 };
 
 template <int kHeadDimBucket>

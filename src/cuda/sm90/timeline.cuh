@@ -41,6 +41,14 @@ enum Event : std::uint32_t {
   // softmax and that wait would pin it there (ptxas moves neither across a clock read) and change
   // the schedule, so one stamp after both stands for the two.
   kSoftmaxAndPvWaited = 20,
+  // Inside the TMA-store epilogue (before kEpilogueDone): LSE written; the O buffer free (the
+  // previous store read it, warpgroup barrier); O staged and fenced for TMA; the warpgroup
+  // barrier after staging; the TMA store issued.
+  kLseStored = 21,
+  kOutputBufferFree = 22,
+  kOutputStaged = 23,
+  kOutputStagedBarrier = 24,
+  kStoreIssued = 25,
   // producer
   kProducerTileStart = 30,  // argument: the scheduler's tile index
   kQEmptyWaited = 31,
