@@ -61,18 +61,13 @@ from kernel_bench_common import finish, make
 # modes (the deterministic kernel before), 51 the v8 deterministic tile with the dQ atomics from
 # one address (DqAtomicsFromOneAddress) too; run with --det-seqlens 4096,16384. 40 and 41 at 256
 # were the first round's (still compiled).
-# Seventh session (bench/results/sm80-bwd-h100-2026-11-22-s7/): the dQ reductions spread over
-# phase B (DqAtomicsInPhaseB) at 64 (taken: the table) and 128 (0.96-0.98x), rolled and unrolled;
-# those variants are in this file's history.
-# Seventh session, second helper (bench/results/sm80-bwd-h100-2026-11-22-s7b/, "Backward v10"):
-# where the spread reductions go inside a query step (DqAtomicsAfterStepLoads): 61 is v9's form
-# at 128 (control), 62 / 63 its rows after the step's fragment loads; at 64 (table = v9's form)
-# 62 and 63 (one row per step; 63 is the table at 64 now, so both left the shim).
+# Seventh session (bench/results/sm80-bwd-h100-2026-11-22-s7/, -s7b/, -s7c/; "Backward v9-v11"):
+# the dQ reductions spread over phase B (DqAtomicsInPhaseB; the table at 64), where they go
+# inside a query step, and a bulk reduction through shared memory at 128 (rejected); those
+# variants are in this file's history.
 CANDIDATES = {
     64: {},
-    128: {61: "v9 spread reductions (DqAtomicsInPhaseB; control)",
-          62: "61 with each step's rows after its fragment loads (before the last block)",
-          63: "61 with each step's rows before the second head-dim block's mma's"},
+    128: {},
     192: {},
     256: {50: "v7 tile in both modes (the deterministic kernel before v8)",
           51: "v8 deterministic tile + dQ atomics from one address"},

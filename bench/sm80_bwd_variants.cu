@@ -12,10 +12,7 @@ using fattn::detail::sm80::BackwardTile;
 using fattn::detail::sm80::LightDqRelease;
 using fattn::detail::sm80::StridedItemLoads;
 using fattn::detail::sm80::BackwardConfig;
-using fattn::detail::sm80::DqAtomicsAfterStepLoads;
 using fattn::detail::sm80::DqAtomicsFromOneAddress;
-using fattn::detail::sm80::DqAtomicsInPhaseB;
-using fattn::detail::sm80::kLastHeadDimBlock;
 using fattn::detail::sm80::DqProductBeforePhaseB;
 using fattn::detail::sm80::LargeSharedMemoryBackwardConfig;
 using fattn::detail::sm80::ZeroStartAccumulators;
@@ -62,25 +59,6 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
     case 25651:
       return launch_backward_with<
           DqProductBeforePhaseB<DqAtomicsFromOneAddress<LargeSharedMemoryBackwardConfig<256>>>,
-          E>(args);
-    // Seventh session, second helper (docs/perf-notes.md "Backward v10"): where phase B's
-    // spread dQ reductions go. 12861 is v9's measured form at 128 (the table's at 64), the
-    // control; 62: each step's rows after its fragment loads (before the last head-dim block's
-    // mma's), rows at v9's steps; 63: the rows before the second head-dim block's mma's. One row
-    // per query step (kOneRowPerStep) and the rows before the first block spilled 4-48 bytes at
-    // 128 (sm_90a ptxas -v), as did DqAtomicsInPhaseB at 256 (12-20 bytes): not measured.
-    // At 64 (then v9's form in the table) 6462 = 12862's placement and 6463 the same with one row
-    // per query step (rows at steps 0, 2, 4, 6 of 8 instead of 0-3) were measured too; 6463 is
-    // the table's now (BackwardConfig<64>).
-    case 12861: return launch_backward_with<DqAtomicsInPhaseB<BackwardConfig<128>>, E>(args);
-    case 12862:
-      return launch_backward_with<
-          DqAtomicsAfterStepLoads<DqAtomicsInPhaseB<BackwardConfig<128>>, kLastHeadDimBlock,
-                                  false>,
-          E>(args);
-    case 12863:
-      return launch_backward_with<
-          DqAtomicsAfterStepLoads<DqAtomicsInPhaseB<BackwardConfig<128>>, 1, false>,
           E>(args);
 #ifdef FATTN_BENCH_EARLIER_BWD_VARIANTS
     // Earlier sessions' candidates, all measured (compiled only with SM80_NVCC_FLAGS=

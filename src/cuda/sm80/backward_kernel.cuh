@@ -11,8 +11,7 @@
 //                  dQ_partial = dS·K  -> fp32 atomics into the dQ accumulator
 //                (DqProductBeforePhaseB, the deterministic mode's tile at 256: dQ before phase B;
 //                DqAtomicsInPhaseB, the default mode's tile at 64: dQ before phase B, its
-//                atomics spread over phase B's query steps, after each step's fragment loads
-//                with DqAtomicsAfterStepLoads)
+//                atomics spread over phase B's query steps, after each step's fragment loads)
 //   postprocess  dQ = scale · accumulator, converted to the storage type
 // Deterministic mode orders the dQ accumulation: the CTAs that touch a query tile add their
 // partials in a fixed key-tile order (see dq_turn_for), each waiting on a per-(batch, head,
@@ -282,19 +281,22 @@ __device__ __forceinline__ void rolled_phase_b(float (&dv_acc)[kKeyTilesB][kDimT
 }
 
 // Phase B with the dQ partial's reductions spread over its query steps (DqAtomicsInPhaseB, the
-// default mode): the kernel has computed the partial (dq) before phase B, and the reductions of
-// one accumulator row (rt, half) of this thread, kDimTilesQ REDG, go out at the top of a query
-// step, before that step's Pᵀ/dSᵀ fragments and dV/dK mma's, so each row drains from the LSU's
-// queue while mma's issue, instead of 16 REDG per thread leaving in one burst per query tile
-// (docs/perf-notes.md "Backward v7": a full queue, lg_throttle, and the loop-top barrier behind
-// it). Whole rows per group: one row test each, every offset from `first` a compile-time
+// default mode's tile at 64): the kernel has computed the partial (dq) before phase B, and the
+// reductions of one accumulator row (rt, half) of this thread, kDimTilesQ REDG, go out inside a
+// query step, so each row drains from the LSU's queue while mma's issue, instead of 16 REDG per
+// thread leaving in one burst per query tile (docs/perf-notes.md "Backward v7": a full queue,
+// lg_throttle, and the loop-top barrier behind it). Where in the step: after the step's Pᵀ/dSᵀ
+// fragments and the dO fragment of its last head-dim block, before that block's mma's — a
+// global reduction reads its source registers only when the LSU accepts it, so ldmatrix loads
+// issued right after the REDGs would wait on those registers and queue behind them ("Backward
+// v9": at the step's top that cost 11 k long-scoreboard samples at 128; "v10": this placement
+// won +1–4 % at 64). Row r goes with query step r·kQuerySteps / kRows (at 64: steps 0, 2, 4, 6
+// of 8). Whole rows per group: one row test each, every offset from `first` a compile-time
 // constant (DqAtomicsFromOneAddress: accumulator rows are kWidth floats); half-row groups cost
 // twice the per-group instructions. A row at or past rows_left (the sequence end) is skipped: a
-// branch around its group, not a copy of the loop. The query steps are unrolled, row r at the
-// top of step r·kQuerySteps / (2·kRows), i.e. every row in the first half of phase B (the last
-// one has half of phase B's mma's to drain behind before the loop-top barrier).
-// `first` passes through a shuffle once per tile: unrolled, ptxas otherwise rebuilt the 64-bit
-// address from the tile's indices before each row (13 instructions per row at 64, sm_90a SASS).
+// branch around its group, not a copy of the loop. `first` passes through a shuffle once per
+// tile: unrolled, ptxas otherwise rebuilt the 64-bit address from the tile's indices before each
+// row (13 instructions per row at 64, sm_90a SASS).
 template <class Element, int kBlockM, int kWidth, std::uint32_t kDsFromP, std::uint32_t kDoFromQ,
           int kKeyTilesB, int kDimTilesB, int kRowTilesQ, int kDimTilesQ, class PAddress,
           class QAddress>
@@ -304,6 +306,8 @@ __device__ __forceinline__ void phase_b_with_dq_atomics(
     float* first, int rows_left) {
   constexpr int kQuerySteps = kBlockM / kMmaK;
   constexpr int kRows = kRowTilesQ * 2;  // accumulator rows of this thread, one group each
+  constexpr int kBlocks = kDimTilesB / 2;
+  constexpr int kRowsBlock = kBlocks - 1;
   {
     // Each lane reads its own value back: an instruction ptxas does not rematerialize, so the
     // address is computed once and held (two registers) instead of rebuilt before every group.
@@ -329,64 +333,7 @@ __device__ __forceinline__ void phase_b_with_dq_atomics(
   };
   auto rows_of_step = [&](auto query_step) {
     [&]<int... kRowGroups>(std::integer_sequence<int, kRowGroups...>) {
-      ((kRowGroups * kQuerySteps / (2 * kRows) == decltype(query_step)::value
-            ? add_row(std::integral_constant<int, kRowGroups>{})
-            : void()),
-       ...);
-    }(std::make_integer_sequence<int, kRows>{});
-  };
-  [&]<int... kSteps>(std::integer_sequence<int, kSteps...>) {
-    ((rows_of_step(std::integral_constant<int, kSteps>{}),
-      phase_b_step<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(dv_acc, dk_acc, p_as_a, q_as_b,
-                                                                 kSteps)),
-     ...);
-  }(std::make_integer_sequence<int, kQuerySteps>{});
-}
-
-// DqAtomicsAfterStepLoads (v10, the default mode's tile at 64; tile_config.hpp):
-// phase_b_with_dq_atomics with a step's rows of reductions sent after that step's Pᵀ/dSᵀ
-// fragments and the dO fragment of head-dim block kDqRowsBeforeBlock (kLastHeadDimBlock: the
-// last block), before that block's mma's; with kDqOneRowPerStep row r goes with step
-// r·steps/rows. The reductions' address is pinned by the same shuffle.
-template <class Config, class Element, int kBlockM, int kWidth, std::uint32_t kDsFromP,
-          std::uint32_t kDoFromQ, int kKeyTilesB, int kDimTilesB, int kRowTilesQ, int kDimTilesQ,
-          class PAddress, class QAddress>
-__device__ __forceinline__ void phase_b_with_dq_atomics_after_loads(
-    float (&dv_acc)[kKeyTilesB][kDimTilesB][4], float (&dk_acc)[kKeyTilesB][kDimTilesB][4],
-    const PAddress& p_as_a, const QAddress& q_as_b, const float (&dq)[kRowTilesQ][kDimTilesQ][4],
-    float* first, int rows_left) {
-  constexpr int kQuerySteps = kBlockM / kMmaK;
-  constexpr int kRows = kRowTilesQ * 2;  // accumulator rows of this thread, one group each
-  constexpr int kBlocks = kDimTilesB / 2;
-  constexpr int kRowsBlock = Config::kDqRowsBeforeBlock == kLastHeadDimBlock
-                                 ? kBlocks - 1
-                                 : Config::kDqRowsBeforeBlock;
-  static_assert(kRowsBlock >= 0 && kRowsBlock < kBlocks);
-  constexpr int kStepsPerRowSlot = Config::kDqOneRowPerStep ? kRows : 2 * kRows;
-  {
-    const int lane = opaque_lane_id();
-    const auto bits = reinterpret_cast<std::uintptr_t>(first);
-    constexpr int kLowBits = 32;
-    constexpr unsigned kAllLanes = 0xffffffffu;
-    const unsigned low = __shfl_sync(kAllLanes, static_cast<unsigned>(bits), lane);
-    const unsigned high = __shfl_sync(kAllLanes, static_cast<unsigned>(bits >> kLowBits), lane);
-    first = reinterpret_cast<float*>((static_cast<std::uintptr_t>(high) << kLowBits) | low);
-  }
-  auto add_row = [&](auto row_group) {
-    constexpr int kRt = decltype(row_group)::value / 2;
-    constexpr int kHalf = decltype(row_group)::value % 2;
-    constexpr int kRow = kRt * kMmaM + (kMmaM / 2) * kHalf;
-    if (kRow < rows_left) {
-#pragma unroll
-      for (int dt = 0; dt < kDimTilesQ; ++dt) {
-        reduce_add_pair(first + kRow * kWidth + dt * kMmaN, dq[kRt][dt][2 * kHalf],
-                        dq[kRt][dt][2 * kHalf + 1]);
-      }
-    }
-  };
-  auto rows_of_step = [&](auto query_step) {
-    [&]<int... kRowGroups>(std::integer_sequence<int, kRowGroups...>) {
-      ((kRowGroups * kQuerySteps / kStepsPerRowSlot == decltype(query_step)::value
+      ((kRowGroups * kQuerySteps / kRows == decltype(query_step)::value
             ? add_row(std::integral_constant<int, kRowGroups>{})
             : void()),
        ...);
@@ -999,14 +946,8 @@ __global__ void __launch_bounds__(Config::kThreads)
             dim_step_q * kMmaK + 2 * quad_lane;
         const auto q_as_b =
             fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
-        if constexpr (dq_atomics_after_step_loads<Config>()) {
-          phase_b_with_dq_atomics_after_loads<Config, Element, kBlockM, kWidth, kDsFromP,
-                                              kDoFromQ>(dv_acc, dk_acc, p_as_a, q_as_b, dq, first,
-                                                        params.seqlen_q - first_row);
-        } else {
-          phase_b_with_dq_atomics<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(
-              dv_acc, dk_acc, p_as_a, q_as_b, dq, first, params.seqlen_q - first_row);
-        }
+        phase_b_with_dq_atomics<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(
+            dv_acc, dk_acc, p_as_a, q_as_b, dq, first, params.seqlen_q - first_row);
         continue;
       }
     }

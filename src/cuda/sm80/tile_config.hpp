@@ -483,21 +483,23 @@ struct GeneralKernelOf<Config, std::void_t<typename Config::GeneralKernelConfig>
 template <class Config>
 using general_kernel_config = typename GeneralKernelOf<Config>::type;
 
-// v9 (seventh session; the table at 64). DqAtomicsInPhaseB (lean full-width kernel; with
+// DqAtomicsInPhaseB (seventh session, the table at 64; lean full-width kernel, with
 // RolledProductB and DqAtomicsFromOneAddress): the dQ product right after the Pᵀ/dSᵀ barrier,
-// then phase B, whose first query steps each send one accumulator row of the partial's
-// reductions first (4 REDG per thread; 4 rows per thread). ncu at 128 (v7) put the extra 15 %
-// over FA2 at the query tile's end: the reductions leave as one 32 KB burst per CTA (LSU queue
-// full, lg_throttle), the loop-top barrier waits for the slowest warp's, and the next tile's
-// copies queue behind them; FA2 spreads its reductions over its dK product. v7's dQ-first order
-// with the burst before phase B measured 0.96-0.99x: the warps stalled on the full queue before
-// phase B instead of after it. Here each row of REDGs drains while dV/dK mma's issue. The
-// deterministic mode keeps v8's order (its reductions wait for their turn, so they are not
-// spread). Measured on an H100 (docs/perf-notes.md "Backward v9"): backward +2–7 % at 64 (6 of
-// 6 sweep points); at 128 0.96–0.98x (ncu: the lg_throttle and barrier stalls gone, but phase
-// B's ldmatrix now queue behind the reductions: short-scoreboard +10 k samples, mio +4 k), so
-// 128 keeps the burst. A rolled phase B (a row every other step, picked by a uniform branch)
-// measured 0.5–2 % below the unrolled one at 64 (fwd+bwd) and was dropped.
+// then phase B with the partial's reductions spread over its query steps, one accumulator row
+// (4 REDG per thread) every kQuerySteps / 4 steps, each after its step's fragment loads
+// (backward_kernel.cuh, phase_b_with_dq_atomics). ncu at 128 (v7) put the extra 15 % over FA2
+// at the query tile's end: the reductions leave as one 32 KB burst per CTA (LSU queue full,
+// lg_throttle), the loop-top barrier waits for the slowest warp's, and the next tile's copies
+// queue behind them; FA2 spreads its reductions over its dK product. v7's dQ-first order with
+// the burst before phase B measured 0.96-0.99x: the warps stalled on the full queue before phase
+// B instead of after it. The deterministic mode keeps v8's order (its reductions wait for their
+// turn, so they are not spread). Measured on an H100 (docs/perf-notes.md "Backward v9", "v10",
+// "v11"): v9 (rows at the top of steps 0-3) bwd +2–7 % at 64; v10 (this placement) +1–4 % over
+// v9 there. At 128 every placement measured 0.95–1.00x the burst (ncu: a REDG reads its source
+// registers only when the LSU accepts it, so the next ldmatrix that reuses them waits, and the
+// ldmatrix queue behind the REDGs; with 4 query steps no position is far enough from the next
+// step's loads), and so did a bulk reduction through shared memory (0.97–0.98x): 128 keeps the
+// burst. A rolled phase B measured 0.5–2 % below the unrolled one at 64 and was dropped.
 struct DqAtomicsInPhaseBOption {};
 template <class Tile>
 struct DqAtomicsInPhaseB : Tile, DqAtomicsInPhaseBOption {
@@ -506,36 +508,6 @@ struct DqAtomicsInPhaseB : Tile, DqAtomicsInPhaseBOption {
 template <class Config>
 constexpr bool dq_atomics_in_phase_b() {
   return has_option<Config, DqAtomicsInPhaseBOption>;
-}
-
-// v10 (seventh session, second helper; docs/perf-notes.md "Backward v10"). ncu's source page of
-// DqAtomicsInPhaseB at 128 (v9) put its loss on the step tops: the step's first ldmatrix writes
-// registers that the REDGs just before it still have to read (a global reduction reads its
-// sources only when the LSU accepts it: 11.0 k long-scoreboard samples on two LDSMs), and the
-// step's other ldmatrix queue behind the REDGs (short-scoreboard +10 k, mio 10.8 k).
-// DqAtomicsAfterStepLoads sends a step's rows of reductions after that step's Pᵀ/dSᵀ fragments
-// and the dO fragment of head-dim block kRowsBeforeBlockArg (kLastHeadDimBlock: the step's last
-// block), before that block's mma's, so most of the step's loads are ahead of the REDGs in the
-// queue. kOneRowPerStepArg: row r goes with query step r·steps/rows (at 64: rows at steps 0, 2,
-// 4, 6 of 8) instead of DqAtomicsInPhaseB's r·steps/(2·rows) (steps 0-3). H100, one call
-// beside the table and flash: at 64 (one row per step, last block) bwd +1.0-3.7 % on 6 of 6
-// points, the table there now; at 128 (rows at v9's steps, before the last or the second block)
-// 0.96-1.00x the burst table, like v9's 0.95-0.99x in the same call: ncu still counted 7.7 k
-// long-scoreboard samples of the same register hazard (now on the next step's first ldmatrix)
-// and short-scoreboard +9.7 k, mio 8.8 k. One row per step at 128, and rows before the first
-// block, spilled 4-48 bytes (sm_90a ptxas -v): not measured.
-inline constexpr int kLastHeadDimBlock = -1;
-struct DqAtomicsAfterStepLoadsOption {};
-template <class Tile, int kRowsBeforeBlockArg, bool kOneRowPerStepArg>
-struct DqAtomicsAfterStepLoads : Tile, DqAtomicsAfterStepLoadsOption {
-  static_assert(has_option<Tile, DqAtomicsInPhaseBOption>,
-                "a placement of DqAtomicsInPhaseB's spread reductions");
-  static constexpr int kDqRowsBeforeBlock = kRowsBeforeBlockArg;
-  static constexpr bool kDqOneRowPerStep = kOneRowPerStepArg;
-};
-template <class Config>
-constexpr bool dq_atomics_after_step_loads() {
-  return has_option<Config, DqAtomicsAfterStepLoadsOption>;
 }
 
 template <int kHeadDimBucket>
@@ -573,20 +545,15 @@ struct BackwardConfig;
 // table and flash, bwd / v6 table): 64 0.995-1.04 (N = 1k-16k, causal 4k 1.01 and 1.04), 128
 // 0.99-1.06 (causal 1.025 / 1.06 / 1.04 at 1k / 4k / 16k, non-causal 0.99-1.005). At 256 it
 // measured 0.96-0.98 causal (1.01 non-causal): not taken there.
-// v9 (seventh session): DqAtomicsInPhaseB at 64 (above; H100, one call beside the v7 table and
-// flash): bwd 1.04 / 1.03 / 1.04 / 1.07 / 1.02 / 1.05 at N = 1k, 1k causal, 4k, 4k causal, 16k,
-// 16k causal; deterministic / default fwd+bwd at 4k 0.86 / 0.90.
-// v10 (seventh session, second helper): DqAtomicsAfterStepLoads at 64, one row per query step
-// (rows at steps 0, 2, 4, 6 of 8, each after its step's fragment loads; H100, one call beside
-// the v9 table and flash, docs/perf-notes.md "Backward v10"): bwd 1.032 / 1.010 / 1.021 / 1.037
-// / 1.023 / 1.011 at N = 1k, 1k causal, 4k, 4k causal, 16k, 16k causal.
+// v9/v10 (seventh session): DqAtomicsInPhaseB at 64 (above; H100, two calls, each beside the
+// table before it and flash): v9 bwd 1.04 / 1.03 / 1.04 / 1.07 / 1.02 / 1.05 over v7 at N = 1k,
+// 1k causal, 4k, 4k causal, 16k, 16k causal; v10's placement 1.032 / 1.010 / 1.021 / 1.037 /
+// 1.023 / 1.011 over v9; deterministic / default fwd+bwd at 4k 0.86 / 0.88.
 template <>
 struct BackwardConfig<64>
-    : DqAtomicsAfterStepLoads<
-          DqAtomicsInPhaseB<DqAtomicsFromOneAddress<ZeroStartAccumulators<StridedItemLoads<
-              LightDqRelease<LeanTileLoop<RolledProductB<
-                  PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>>>>,
-          kLastHeadDimBlock, true> {};
+    : DqAtomicsInPhaseB<DqAtomicsFromOneAddress<ZeroStartAccumulators<StridedItemLoads<
+          LightDqRelease<LeanTileLoop<RolledProductB<
+              PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>>>> {};
 // 128: packed Pᵀ (PackedProbabilities) with phase A in one pass, and 32 x 32 dQ warp tiles:
 // 608 instead of 768 KB of ldmatrix per query tile. fwd+bwd 212 / 251 / 261, causal 149 / 205 /
 // 235 against v2's 206 / 243 / 254 and 141 / 191 / 228 (2 query passes, 16 x 64 dQ tiles); the
