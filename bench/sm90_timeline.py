@@ -26,6 +26,7 @@ import argparse
 import array
 import ctypes
 import json
+import lzma
 import os
 import statistics
 import sys
@@ -442,8 +443,13 @@ def analyze_saved(out_dir):
             continue
         with open(meta_path) as f:
             meta = json.load(f)
-        with open(os.path.join(out_dir, f"records-{name}.bin"), "rb") as f:
-            blob = f.read()
+        path = os.path.join(out_dir, f"records-{name}.bin")
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                blob = f.read()
+        else:  # as kept in the repository
+            with lzma.open(path + ".xz") as f:
+                blob = f.read()
         write_outputs(out_dir, meta, parse_tracks(meta, blob))
 
 
