@@ -3,6 +3,7 @@
 
   python3 bench/sm90_timeline.py --timeline DIR/timeline/libsm90timeline.so
                                  --plain DIR/plain/libsm90timeline.so --out RESULTS_DIR
+      [--extra NAME=LIB ...]   (more uninstrumented shims, e.g. a variant, timed in the same turns)
   python3 bench/sm90_timeline.py --analyze RESULTS_DIR   (re-reads the saved records, no GPU)
 
 The timeline shim (bench/sm90_timeline_build.sh: the kernels built with FATTN_SM90_TIMELINE,
@@ -66,6 +67,7 @@ BLOCK_N = 128             # key tile of both buckets (tile_config.hpp)
 # enqueues the whole batch before it starts (as bench/sm90_vs_cudnn.py --prefill).
 PREFILL_CYCLES = 4_000_000
 TIMING_RUNS = 2           # each a full time_in_turns: their spread is the noise
+FALLBACK_CLOCK_GHZ = 1.755
 POINTS = [(128, 1024, False), (64, 1024, True)]
 
 
@@ -178,7 +180,8 @@ def analyze(meta, tracks):
             dns = (end[0][1] - start[0][1]) & 0xFFFFFFFF
             if dns > 0:
                 rates.append((end[0][0] - start[0][0]) / dns)
-    clock_ghz = median(rates)
+    # A full track (long problems) has no end stamp: then the H100's boost clock stands in.
+    clock_ghz = median(rates) if rates else FALLBACK_CLOCK_GHZ
     result["clock_ghz"] = clock_ghz
 
     # Per consumer track: tiles, steady steps, boundaries.
@@ -340,8 +343,10 @@ def analyze(meta, tracks):
                  f"{clock_ghz:.3f} GHz (clock64 / globaltimer)")
     for run in meta.get("tflops_runs", []):
         lines.append("TFLOP/s in turns: " + ", ".join(f"{k} {v:.1f}" for k, v in run.items()) +
-                     f"; timeline/plain {run['timeline'] / run['plain']:.3f}, "
-                     f"timeline-off/plain {run['timeline-off'] / run['plain']:.3f}")
+                     "; /plain: " + ", ".join(f"{k} {v / run['plain']:.3f}" for k, v in run.items()
+                                             if k != "plain"))
+    if meta.get("extras_bitwise_equal"):
+        lines.append(f"extra shims' outputs bitwise equal to plain: {meta['extras_bitwise_equal']}")
     if "rel_error_vs_fp32_sdpa" in meta:
         lines.append(f"output: bitwise equal to the uninstrumented kernel's "
                      f"{meta['bitwise_equal_to_plain']}, relative error vs fp32 SDPA "
@@ -436,11 +441,11 @@ def write_outputs(out_dir, meta, tracks):
 
 
 def analyze_saved(out_dir):
-    for D, N, causal in POINTS:
-        name = point_name(D, N, causal)
-        meta_path = os.path.join(out_dir, f"records-{name}.json")
-        if not os.path.exists(meta_path):
+    for entry in sorted(os.listdir(out_dir)):
+        if not (entry.startswith("records-") and entry.endswith(".json")):
             continue
+        name = entry[len("records-"):-len(".json")]
+        meta_path = os.path.join(out_dir, entry)
         with open(meta_path) as f:
             meta = json.load(f)
         path = os.path.join(out_dir, f"records-{name}.bin")
@@ -455,7 +460,7 @@ def analyze_saved(out_dir):
 
 # ---------------------------------------------------------------- GPU side
 
-def run_point(torch, common, plain, timeline, out_dir, D, N, causal, reps):
+def run_point(torch, common, plain, timeline, extras, out_dir, D, N, causal, reps):
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
     B, H = 16384 // N, 2048 // D
@@ -534,6 +539,17 @@ def run_point(torch, common, plain, timeline, out_dir, D, N, causal, reps):
 
     contestants = [("plain", run_plain, None), ("timeline", timeline_on, None),
                    ("timeline-off", timeline_off, None)]
+    # Other builds of the uninstrumented shim (variants): checked bitwise against "plain" first.
+    extra_equal = {}
+    for extra_name, lib in extras.items():
+        out = torch.full_like(q, float("nan"))
+        lse = torch.full((B, H, N), float("nan"), device="cuda")
+        run_extra = launcher(lib, out, lse)
+        run_extra()
+        torch.cuda.synchronize()
+        extra_equal[extra_name] = bool(torch.equal(out, outs["plain"][0]) and
+                                       torch.equal(lse, outs["plain"][1]))
+        contestants.append((extra_name, run_extra, None))
     try:
         with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
             cudnn()
@@ -554,7 +570,7 @@ def run_point(torch, common, plain, timeline, out_dir, D, N, causal, reps):
             "consumers": (192 if D == 64 else 128) // ROWS_PER_CONSUMER,
             "device": torch.cuda.get_device_name(0), "sms": sms, "tracks": meta_tracks,
             "tflops": tflops, "tflops_runs": runs, "bitwise_equal_to_plain": identical,
-            "rel_error_vs_fp32_sdpa": rel, "finite": finite}
+            "rel_error_vs_fp32_sdpa": rel, "finite": finite, "extras_bitwise_equal": extra_equal}
     blob = b"".join(chunks)
     with open(os.path.join(out_dir, f"records-{name}.json"), "w") as f:
         json.dump(meta, f)
@@ -563,7 +579,7 @@ def run_point(torch, common, plain, timeline, out_dir, D, N, causal, reps):
     print(f"{name}: bitwise equal to plain {identical}, rel error {rel:.2e}, finite {finite}; "
           + ", ".join(f"{k2} {v2:.1f}" for k2, v2 in tflops.items()) + " TFLOP/s")
     write_outputs(out_dir, meta, parse_tracks(meta, blob))
-    return identical and finite and rel < common.TOLERANCE["bf16"]
+    return identical and finite and rel < common.TOLERANCE["bf16"] and all(extra_equal.values())
 
 
 def main():
@@ -571,8 +587,13 @@ def main():
     parser.add_argument("--timeline", help="the shim built with FATTN_SM90_TIMELINE")
     parser.add_argument("--plain", help="the same shim built without it")
     parser.add_argument("--out", required=False, help="results folder")
+    parser.add_argument("--extra", action="append", default=[],
+                        help="NAME=LIB: another uninstrumented shim timed in the same turns")
     parser.add_argument("--analyze", help="re-analyze the records saved in this folder")
     parser.add_argument("--reps", type=int, default=10, help="timing rounds (in turns)")
+    parser.add_argument("--points", default=";".join(f"{D},{N},{int(c)}" for D, N, c in POINTS),
+                        help="D,N,causal;... (a track holds %d records: beyond N = 4k the "
+                             "records stop early, the timing does not)" % 4096)
     args = parser.parse_args()
     if args.analyze:
         analyze_saved(args.analyze)
@@ -588,11 +609,20 @@ def main():
         lib.fattn_sm90_forward.restype = ctypes.c_int
         lib.fattn_sm90_timeline_set.argtypes = [ctypes.c_void_p, ctypes.c_int]
         libs[key] = lib
+    extras = {}
+    for item in args.extra:
+        extra_name, path = item.split("=", 1)
+        lib = ctypes.CDLL(os.path.abspath(path))
+        lib.fattn_sm90_forward.argtypes = common.FORWARD_ARGTYPES
+        lib.fattn_sm90_forward.restype = ctypes.c_int
+        extras[extra_name] = lib
     if libs["timeline"].fattn_sm90_timeline_tracks() == 0:
         raise SystemExit("--timeline: that shim was built without FATTN_SM90_TIMELINE")
     ok = True
-    for D, N, causal in POINTS:
-        ok &= run_point(torch, common, libs["plain"], libs["timeline"], args.out, D, N, causal,
+    points = [tuple(int(x) for x in p.split(",")) for p in args.points.split(";") if p]
+    for D, N, causal in points:
+        causal = bool(causal)
+        ok &= run_point(torch, common, libs["plain"], libs["timeline"], extras, args.out, D, N, causal,
                         args.reps)
     return 0 if ok else 1
 
