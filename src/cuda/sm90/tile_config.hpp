@@ -106,6 +106,11 @@ struct TileShape {
   // once, the tensor pipe idle; without the output stores (D = 64 slices below row 0) an
   // epilogue takes ~310. Not measured yet: off in every bucket.
   bool lse_after_output = false;
+  // The consumers decode the next tile (the scheduler's three integer divisions and the key
+  // range, ~115 dependent instructions) between issuing a tile's last P·V and waiting for it,
+  // instead of at the top of the tile loop after the epilogue: the timeline put that loop top
+  // at 600–800 SM clocks per tile with the tensor pipe idle. Not measured yet: off everywhere.
+  bool decode_ahead = false;
 };
 
 template <int kHeadDimBucket>
