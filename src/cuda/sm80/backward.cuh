@@ -69,9 +69,12 @@ Status start_backward(const AttentionArgs& args, int block_m, Workspace& workspa
   }
 
   if (m_blocks > 0) {
-    const dim3 grid((params.rows_rounded + kPreprocessWarps - 1) / kPreprocessWarps,
+    const int threads_per_row = row_pass_threads_per_row(params.head_dim);
+    const int rows_per_block = kRowPassThreads / threads_per_row;
+    const dim3 grid((params.rows_rounded + rows_per_block - 1) / rows_per_block,
                     static_cast<unsigned>(heads_q), static_cast<unsigned>(batch));
-    backward_preprocess_kernel<Element><<<grid, kPreprocessWarps * kWarpSize, 0, stream>>>(params);
+    backward_preprocess_kernel<Element>
+        <<<grid, kRowPassThreads, 0, stream>>>(params, threads_per_row);
     FATTN_CUDA_TRY_LAUNCH("sm80::backward_preprocess_kernel");
     count_launches(args);
   }
@@ -82,10 +85,13 @@ Status start_backward(const AttentionArgs& args, int block_m, Workspace& workspa
 template <class Element>
 Status finish_backward(const AttentionArgs& args, const BackwardParams& params) {
   if (params.seqlen_q == 0) return Status::Ok();
-  const int row_blocks = (params.seqlen_q + kPostprocessRows - 1) / kPostprocessRows;
+  const int threads_per_row = row_pass_threads_per_row(params.head_dim);
+  const int rows_per_block = kRowPassThreads / threads_per_row;
+  const int row_blocks = (params.seqlen_q + rows_per_block - 1) / rows_per_block;
   const dim3 grid(static_cast<unsigned>(row_blocks), static_cast<unsigned>(args.problem.heads_q),
                   static_cast<unsigned>(args.problem.batch));
-  backward_postprocess_kernel<Element><<<grid, kPostprocessThreads, 0, stream_of(args)>>>(params);
+  backward_postprocess_kernel<Element>
+      <<<grid, kRowPassThreads, 0, stream_of(args)>>>(params, threads_per_row);
   FATTN_CUDA_TRY_LAUNCH("sm80::backward_postprocess_kernel");
   count_launches(args);
   return Status::Ok();
