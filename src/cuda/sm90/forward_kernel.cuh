@@ -582,7 +582,6 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
                               std::is_same_v<Mask, NoMask> && kWidth == kHeadDim;
   constexpr bool kRaggedTestFirstTileOnly = ragged_test_first_tile_only<kHeadDim, Mask>;
   constexpr bool kLseAfterOutput = Traits::kShape.lse_after_output;
-  constexpr bool kDecodeAhead = Traits::kShape.decode_ahead;
   // Only causal kernels read the row offset (the others compile as before it existed), and only
   // there can a consumer's rows lie below row 0.
   constexpr bool kRowsBelowZero =
@@ -812,16 +811,11 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
 
   int kv_iteration = 0;
   int q_round = 0;
-  // kDecodeAhead: the next round's tile, decoded while this tile's last P·V runs.
-  [[maybe_unused]] TileWork decoded_ahead{};
-  [[maybe_unused]] int decoded_round = -1;
   for (int round = 0; round * static_cast<int>(gridDim.x) < total_tiles; ++round) {
     const int tile = scheduler.position(round, blockIdx.x, gridDim.x);
     if (tile >= total_tiles) continue;
     const TileWork work =
-        kDecodeAhead && decoded_round == round
-            ? decoded_ahead
-            : decode_tile<kBlockM, kBlockN>(scheduler, mask, tile, params.seqlen_q, row_offset);
+        decode_tile<kBlockM, kBlockN>(scheduler, mask, tile, params.seqlen_q, row_offset);
     const auto [head, batch, row_begin, row_end, first_tile, last_tile] = work;
     const int num_tiles = last_tile - first_tile;
     FATTN_TIMELINE_MARK(kTileStart, tile);
@@ -928,14 +922,6 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       Math::issue_pv(o, p, v_base + slot.stage * Traits::kKvTileBytes);
       pass_turn();
       FATTN_TIMELINE_MARK(kGemmsIssued, num_tiles);
-      if constexpr (kDecodeAhead) {
-        const int next_tile = scheduler.position(round + 1, blockIdx.x, gridDim.x);
-        if (next_tile < total_tiles) {
-          decoded_ahead = decode_tile<kBlockM, kBlockN>(scheduler, mask, next_tile,
-                                                        params.seqlen_q, row_offset);
-          decoded_round = round + 1;
-        }
-      }
       wgmma_wait<0>();
       fence_operands(o);
       FATTN_TIMELINE_MARK(kPvWaited, num_tiles);

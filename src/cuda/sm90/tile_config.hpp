@@ -39,8 +39,9 @@
 //   register stores (docs/perf-notes.md "v8", two calls of two runs, geometric means over
 //   N = 512..16k): D = 128 +3.2-3.4 % non-causal, +5.5-6.7 % causal (+8-11 % at N = 512);
 //   D = 192 +3.2 % / +7.9 %; D = 256 causal +6.5-9.2 % (+12-18 % at N <= 1024). D = 64 measured
-//   0.99 / 1.00 (192-row tiles already spread the epilogue over three warpgroups), so it keeps
-//   the register stores and its shared memory. The unmasked D = 256 kernel's ping-pong
+//   0.99 / 1.00 (192-row tiles already spread the epilogue over three warpgroups) and kept the
+//   register stores until the LSE's stores moved after O's (lse_after_output, below; seventh
+//   session): the two together +1–2.5 % at N = 1k, so D = 64 now stores by TMA too. The unmasked D = 256 kernel's ping-pong
 //   consumers spill at 240 registers when they issue the TMA stores themselves (ptxas: 8-20
 //   bytes in every form tried; that build measured +4.5 %), so there the producer issues them
 //   (producer_stores, below): 0 spills, measured +4-10 % non-causal against the register stores
@@ -104,13 +105,11 @@ struct TileShape {
   // among them. The tile-boundary timeline (docs/perf-notes.md, "Tile-boundary timeline
   // (seventh session)") put the D = 128 epilogue at ~1,850 SM clocks, every consumer in it at
   // once, the tensor pipe idle; without the output stores (D = 64 slices below row 0) an
-  // epilogue takes ~310. Not measured yet: off in every bucket.
+  // epilogue takes ~310. Measured on an H100 (same notes, two calls, in turns): D = 64 with the
+  // TMA-store epilogue and this, against its register stores, +2.5 % at N = 1k causal, +1.3 %
+  // at 1k and 16k, ±0.5 % at 4k causal and not (the TMA store alone: −3 to +1 %), so D = 64
+  // takes both; D = 128 +0.4–0.9 % at 1k and −0.5 % at 4k: left off there.
   bool lse_after_output = false;
-  // The consumers decode the next tile (the scheduler's three integer divisions and the key
-  // range, ~115 dependent instructions) between issuing a tile's last P·V and waiting for it,
-  // instead of at the top of the tile loop after the epilogue: the timeline put that loop top
-  // at 600–800 SM clocks per tile with the tensor pipe idle. Not measured yet: off everywhere.
-  bool decode_ahead = false;
 };
 
 template <int kHeadDimBucket>
@@ -118,7 +117,7 @@ struct TileConfig;
 
 template <>
 struct TileConfig<64> {
-  static constexpr TileShape kShape{192, 128, 3, true, true};
+  static constexpr TileShape kShape{192, 128, 3, true, true, true, true, false, false, true};
 };
 template <>
 struct TileConfig<128> {
