@@ -180,14 +180,30 @@ Status check_attention_inputs(const TensorView& q, const TensorView& k, const Te
 
 }  // namespace
 
+namespace {
+
+// The largest power of two, at most `alignment`, that divides `bytes`.
+std::size_t narrowed_alignment(std::size_t alignment, std::uint64_t bytes) {
+  while (alignment > 1 && bytes % alignment != 0) alignment /= 2;
+  return alignment;
+}
+
+// Where the tensor's first element lies in its 16-byte word, in elements.
+std::int64_t lead_elements(const TensorView& tensor) {
+  return static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(tensor.data) %
+                                   kMaxVectorBytes / size_of(tensor.dtype));
+}
+
+}  // namespace
+
 std::size_t vector_alignment_bytes(const TensorView& tensor) {
-  std::size_t alignment = kMaxVectorBytes;
-  auto limit_by = [&alignment](std::uint64_t bytes) {
-    while (alignment > 1 && bytes % alignment != 0) alignment /= 2;
-  };
-  limit_by(reinterpret_cast<std::uintptr_t>(tensor.data));
+  std::size_t alignment =
+      narrowed_alignment(kMaxVectorBytes, reinterpret_cast<std::uintptr_t>(tensor.data));
   for (int d = 0; d + 1 < tensor.rank; ++d) {
-    if (tensor.shape[d] > 1) limit_by(static_cast<std::uint64_t>(tensor.stride[d]) * size_of(tensor.dtype));
+    if (tensor.shape[d] > 1) {
+      alignment = narrowed_alignment(alignment, static_cast<std::uint64_t>(tensor.stride[d]) *
+                                                    size_of(tensor.dtype));
+    }
   }
   return alignment;
 }
@@ -197,16 +213,15 @@ std::size_t row_alignment_bytes(const TensorView& tensor) {
   constexpr std::int64_t kMaxColumnCoordinate = std::numeric_limits<std::int32_t>::max();
   const std::uint64_t element_bytes = size_of(tensor.dtype);
   std::size_t alignment = kMaxVectorBytes;
-  auto limit_by = [&alignment](std::uint64_t bytes) {
-    while (alignment > 1 && bytes % alignment != 0) alignment /= 2;
-  };
   for (int d : {kBatchDim, kSeqDim}) {
-    if (tensor.shape[d] > 1) limit_by(static_cast<std::uint64_t>(tensor.stride[d]) * element_bytes);
+    if (tensor.shape[d] > 1) {
+      alignment = narrowed_alignment(alignment,
+                                     static_cast<std::uint64_t>(tensor.stride[d]) * element_bytes);
+    }
   }
   // One row's heads, from the 16-byte word holding the first element, in elements.
-  const std::int64_t lead = static_cast<std::int64_t>(
-      reinterpret_cast<std::uintptr_t>(tensor.data) % kMaxVectorBytes / element_bytes);
-  const std::int64_t row_span = lead + (tensor.shape[kHeadDim] - 1) * tensor.stride[kHeadDim] +
+  const std::int64_t row_span = lead_elements(tensor) +
+                                (tensor.shape[kHeadDim] - 1) * tensor.stride[kHeadDim] +
                                 tensor.shape[kColumnDim];
   if (row_span > kMaxColumnCoordinate) return 1;
   // The next stepped dimension must start past the row's heads.
@@ -218,18 +233,16 @@ std::size_t row_alignment_bytes(const TensorView& tensor) {
 
 bool head_phases_agree(const TensorView& q, const TensorView& k) {
   constexpr int kHeadDim = 2;
-  const auto element = static_cast<std::int64_t>(size_of(q.dtype));
-  const std::int64_t word = static_cast<std::int64_t>(kMaxVectorBytes) / element;
+  const std::int64_t word = static_cast<std::int64_t>(kMaxVectorBytes / size_of(q.dtype));
   auto phase = [&](const TensorView& t, std::int64_t head) {
-    const auto lead = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(t.data) %
-                                                kMaxVectorBytes / static_cast<std::uint64_t>(element));
-    return (lead + head * t.stride[kHeadDim]) % word;
+    return (lead_elements(t) + head * t.stride[kHeadDim]) % word;
   };
-  const std::int64_t group = k.shape[kHeadDim] > 0 ? q.shape[kHeadDim] / k.shape[kHeadDim] : 1;
+  const std::int64_t group =
+      k.shape[kHeadDim] > 0 ? std::max<std::int64_t>(q.shape[kHeadDim] / k.shape[kHeadDim], 1) : 1;
   // Both phases repeat after `word` key heads, i.e. `word` groups of query heads.
-  const std::int64_t heads = std::min(q.shape[kHeadDim], word * std::max<std::int64_t>(group, 1));
+  const std::int64_t heads = std::min(q.shape[kHeadDim], word * group);
   for (std::int64_t h = 0; h < heads; ++h) {
-    if (phase(q, h) != phase(k, h / std::max<std::int64_t>(group, 1))) return false;
+    if (phase(q, h) != phase(k, h / group)) return false;
   }
   return true;
 }
