@@ -24,6 +24,20 @@ inline std::size_t aligned_bytes(std::size_t bytes) {
   return (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
 }
 
+// The grid of the pre- and postprocess over `rows` query rows of every (head, batch), and the
+// threads each row takes (backward_kernel.cuh, kRowPassThreads).
+struct RowPassLaunch {
+  dim3 grid;
+  int threads_per_row;
+};
+inline RowPassLaunch row_pass_launch(int rows, const Problem& problem, int head_dim) {
+  const int threads_per_row = row_pass_threads_per_row(head_dim);
+  const int rows_per_block = kRowPassThreads / threads_per_row;
+  return {dim3(static_cast<unsigned>((rows + rows_per_block - 1) / rows_per_block),
+               static_cast<unsigned>(problem.heads_q), static_cast<unsigned>(problem.batch)),
+          threads_per_row};
+}
+
 // The parts of a backward around its main kernel, shared with the Hopper backward (which runs
 // these same pre- and postprocess kernels around its wgmma main kernel): the parameter block,
 // the workspace (fp32 dQ accumulator, LSE·log2e and D_i per row padded to `block_m`, and the
@@ -69,12 +83,9 @@ Status start_backward(const AttentionArgs& args, int block_m, Workspace& workspa
   }
 
   if (m_blocks > 0) {
-    const int threads_per_row = row_pass_threads_per_row(params.head_dim);
-    const int rows_per_block = kRowPassThreads / threads_per_row;
-    const dim3 grid((params.rows_rounded + rows_per_block - 1) / rows_per_block,
-                    static_cast<unsigned>(heads_q), static_cast<unsigned>(batch));
+    const RowPassLaunch launch = row_pass_launch(params.rows_rounded, args.problem, params.head_dim);
     backward_preprocess_kernel<Element>
-        <<<grid, kRowPassThreads, 0, stream>>>(params, threads_per_row);
+        <<<launch.grid, kRowPassThreads, 0, stream>>>(params, launch.threads_per_row);
     FATTN_CUDA_TRY_LAUNCH("sm80::backward_preprocess_kernel");
     count_launches(args);
   }
@@ -85,13 +96,9 @@ Status start_backward(const AttentionArgs& args, int block_m, Workspace& workspa
 template <class Element>
 Status finish_backward(const AttentionArgs& args, const BackwardParams& params) {
   if (params.seqlen_q == 0) return Status::Ok();
-  const int threads_per_row = row_pass_threads_per_row(params.head_dim);
-  const int rows_per_block = kRowPassThreads / threads_per_row;
-  const int row_blocks = (params.seqlen_q + rows_per_block - 1) / rows_per_block;
-  const dim3 grid(static_cast<unsigned>(row_blocks), static_cast<unsigned>(args.problem.heads_q),
-                  static_cast<unsigned>(args.problem.batch));
+  const RowPassLaunch launch = row_pass_launch(params.seqlen_q, args.problem, params.head_dim);
   backward_postprocess_kernel<Element>
-      <<<grid, kRowPassThreads, 0, stream_of(args)>>>(params, threads_per_row);
+      <<<launch.grid, kRowPassThreads, 0, stream_of(args)>>>(params, launch.threads_per_row);
   FATTN_CUDA_TRY_LAUNCH("sm80::backward_postprocess_kernel");
   count_launches(args);
   return Status::Ok();
