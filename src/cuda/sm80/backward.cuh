@@ -83,7 +83,8 @@ Status start_backward(const AttentionArgs& args, int block_m, Workspace& workspa
   }
 
   if (m_blocks > 0) {
-    const RowPassLaunch launch = row_pass_launch(params.rows_rounded, args.problem, params.head_dim);
+    const RowPassLaunch launch =
+        row_pass_launch(params.rows_rounded, args.problem, params.head_dim);
     backward_preprocess_kernel<Element>
         <<<launch.grid, kRowPassThreads, 0, stream>>>(params, launch.threads_per_row);
     FATTN_CUDA_TRY_LAUNCH("sm80::backward_preprocess_kernel");
