@@ -465,12 +465,19 @@ FATTN_DEVICE void store_tail_columns(const ForwardParams& params, std::uint32_t 
 }
 
 // Heads as columns (heads_as_columns.hpp): a head's boxes start at the 16-byte word holding its
-// first column, which lands `phase` columns into the tile.
+// first column (head_word_column), which lands `phase` columns into the tile (head_phase). The
+// empty asm makes each value one of its own: hoisted out of the key loop, the eight K and V
+// columns spilled the producer's 24 registers (ptxas, width 256 unmasked).
 inline constexpr int kColumnsPerWord = 8;  // 16-bit elements per 16-byte word
 FATTN_DEVICE int head_phase(const HeadColumns& columns, int head) {
   int phase = (columns.origin + head * columns.step) & (kColumnsPerWord - 1);
   asm volatile("" : "+r"(phase));
   return phase;
+}
+FATTN_DEVICE int head_word_column(const HeadColumns& columns, int head) {
+  int first = (columns.origin + head * columns.step) & ~(kColumnsPerWord - 1);
+  asm volatile("" : "+r"(first));
+  return first;
 }
 
 // Zeros the columns [0, phase) and [phase + head_dim, kWidth) of the calling warpgroup's 64 rows
@@ -600,13 +607,9 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   // The tensor-map coordinates of column block `block` of a head and of its head dimension:
   // heads as columns put the head into the column (from the 16-byte word holding its first
   // element: a box starts on a 16-byte boundary) and leave the (extent-1) head dimension at 0.
-  // The empty asm makes each column a value of its own load: hoisted out of the key loop, the
-  // eight K and V columns spilled the producer's 24 registers (ptxas, width 256 unmasked).
   auto column = [&](const HeadColumns& columns, int head, int block) {
     if constexpr (kHeadsAsColumns) {
-      int first = (columns.origin + head * columns.step) & ~(kColumnsPerWord - 1);
-      asm volatile("" : "+r"(first));
-      return first + block * kTmaColumns;
+      return head_word_column(columns, head) + block * kTmaColumns;
     } else {
       return block * kTmaColumns;
     }
