@@ -464,6 +464,15 @@ FATTN_DEVICE void store_tail_columns(const ForwardParams& params, std::uint32_t 
   }
 }
 
+// A row's log-sum-exp from its summed exponentials and running maximum; -inf for a row that
+// saw no key.
+FATTN_DEVICE float row_lse(float sum, float row_max, float scale) {
+  return sum > 0.0f ? row_max * scale + logf(sum) : -INFINITY;
+}
+FATTN_DEVICE void store_lse(const ForwardParams& params, int batch, int head, int row, float lse) {
+  params.lse[batch * params.lse_stride_batch + head * params.lse_stride_head + row] = lse;
+}
+
 // Heads as columns (heads_as_columns.hpp): a head's boxes start at the 16-byte word holding its
 // first column (head_word_column), which lands `phase` columns into the tile (head_phase). The
 // empty asm makes each value one of its own: hoisted out of the key loop, the eight K and V
@@ -946,10 +955,9 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         inv_sum[h] = sum > 0.0f ? 1.0f / sum : 0.0f;
         const int row = row0 + 8 * h;
         if constexpr (kLseAfterOutput) {
-          lse_late[h] = sum > 0.0f ? row_max[h] * params.scale + logf(sum) : -INFINITY;
+          lse_late[h] = row_lse(sum, row_max[h], params.scale);
         } else if (row_in_output(row) && lane % 4 == 0) {
-          const float lse = sum > 0.0f ? row_max[h] * params.scale + logf(sum) : -INFINITY;
-          params.lse[batch * params.lse_stride_batch + head * params.lse_stride_head + row] = lse;
+          store_lse(params, batch, head, row, row_lse(sum, row_max[h], params.scale));
         }
       }
       FATTN_TIMELINE_MARK(kLseStored, 0);
@@ -1016,8 +1024,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         for (int h = 0; h < 2; ++h) {
           const int row = row0 + 8 * h;
           if (row_in_output(row) && lane % 4 == 0) {
-            params.lse[batch * params.lse_stride_batch + head * params.lse_stride_head + row] =
-                lse_late[h];
+            store_lse(params, batch, head, row, lse_late[h]);
           }
         }
       }
@@ -1061,8 +1068,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
           }
         }
         if (lane % 4 == 0) {
-          const float lse = sum > 0.0f ? row_max[h] * params.scale + logf(sum) : -INFINITY;
-          params.lse[batch * params.lse_stride_batch + head * params.lse_stride_head + row] = lse;
+          store_lse(params, batch, head, row, row_lse(sum, row_max[h], params.scale));
         }
       }
     }
