@@ -1034,7 +1034,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       const bool pairs_aligned = params.head_dim % 2 == 0;
       // Heads as columns: head column c sits in accumulator column c + V's phase, and the
       // output's rows may start on any 2-byte boundary.
-      const int v_phase = kHeadsAsColumns ? head_phase(params.v_columns, head / params.group_size) : 0;
+      const int v_phase =
+          kHeadsAsColumns ? head_phase(params.v_columns, head / params.group_size) : 0;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         float sum = row_sum[h];
