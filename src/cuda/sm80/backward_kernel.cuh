@@ -24,6 +24,7 @@
 
 #include "common/mask.hpp"
 #include "cuda/common/ptx_sm80.cuh"
+#include "cuda/sm80/backward_timeline.cuh"
 #include "cuda/sm80/forward_kernel.cuh"
 #include "cuda/sm80/tile_config.hpp"
 #include "cuda/sm80/tile_io.cuh"
@@ -55,6 +56,7 @@ struct BackwardParams {
   std::uint32_t sign_flip = 0;
   float scale = 0.0f;         // signed softmax scale, applied to dK and dQ
   int alignment = 16;
+  FATTN_SM80_BWD_TIMELINE_FIELD  // bench builds only (backward_timeline.cuh)
 };
 
 inline constexpr float kLog2eDevice = 1.4426950408889634f;
@@ -518,6 +520,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   const int kv_head = static_cast<int>(blockIdx.y);
   const int batch = static_cast<int>(blockIdx.z);
   const int key0 = n_block * kBlockN;
+  FATTN_SM80_BWD_TIMELINE_START();
   const int head_dim = params.head_dim;
   const int steps = kFullWidth ? kMaxSteps : ceil_div(head_dim, kMmaK);
   const int chunks = steps * (kMmaK / kChunkElements);
@@ -559,6 +562,7 @@ __global__ void __launch_bounds__(Config::kThreads)
                                                params.seqlen_k - key0, head_dim, chunks,
                                                alignment);
   cp_async_commit();
+  FATTN_SM80_BWD_TIMELINE_HEADER_CLOCK(kKeyTileIssued);
 
   // Item i = (query head of the group, query tile), query tiles innermost. Without a GQA group
   // (the common case) the lean loop skips the division.
@@ -698,11 +702,14 @@ __global__ void __launch_bounds__(Config::kThreads)
       cp_async_commit();
     }
     cp_async_wait<0>();
+    FATTN_SM80_BWD_TIMELINE_MARK(item, kCopiesWaited);
     __syncthreads();
+    FATTN_SM80_BWD_TIMELINE_MARK(item, kTopBarrier);
     if (kStages > 1 && item + 1 < items) {
       load_item(item + 1, (item + 1) % kStages);
       cp_async_commit();
     }
+    FATTN_SM80_BWD_TIMELINE_MARK(item, kNextCopiesIssued);
 
     const int head_offset = head_in_group(item);
     const int head = kv_head * params.group_size + head_offset;
@@ -787,6 +794,7 @@ __global__ void __launch_bounds__(Config::kThreads)
         }
       };
       product_a(s, 0, 0, !kLean);
+      FATTN_SM80_BWD_TIMELINE_MARK(item, kScoresIssued);
       // Pᵀ = 2^(Sᵀ·c - LSE) (masked scores -> 0), as the (key, query) pair of `half` of tile
       // (kt, nt) holds it; stored 16-bit for phase B.
       const bool partial = key0 + kBlockN > params.seqlen_k ||
@@ -863,8 +871,10 @@ __global__ void __launch_bounds__(Config::kThreads)
             }
           }
       }
+      FATTN_SM80_BWD_TIMELINE_MARK(item, kProbabilitiesStored);
       if constexpr (kPackedP && !kZeroStart) zero_fill(dp);
       product_a(dp, kVFromK, kDoFromQ, false);
+      FATTN_SM80_BWD_TIMELINE_MARK(item, kDpIssued);
 
       // dSᵀ = Pᵀ∘(dPᵀ - D), stored 16-bit.
 #pragma unroll
@@ -890,8 +900,10 @@ __global__ void __launch_bounds__(Config::kThreads)
                 Traits::pack(ds0, ds1);
           }
         }
+      FATTN_SM80_BWD_TIMELINE_MARK(item, kDsStored);
     }
     __syncthreads();  // Pᵀ and dSᵀ complete
+    FATTN_SM80_BWD_TIMELINE_MARK(item, kScoreBarrier);
 
     // ---- phase B: dV += Pᵀ·dO, dK += dSᵀ·Q for this warp's keys x head-dim slice ----
     // Query steps outer: the Pᵀ/dSᵀ fragments of one step are live at a time (loading all of
@@ -954,6 +966,7 @@ __global__ void __launch_bounds__(Config::kThreads)
         }
       }
     }
+    FATTN_SM80_BWD_TIMELINE_MARK(item, kPhaseBIssued);
 
     // ---- dQ partial = dS·K for this warp's query rows x head-dim slice ----
     float dq[kRowTilesQ][kDimTilesQ][4];
@@ -986,6 +999,7 @@ __global__ void __launch_bounds__(Config::kThreads)
         }
       }
     }
+    FATTN_SM80_BWD_TIMELINE_MARK(item, kDqProductIssued);
 
     if constexpr (kDqInB) {
       if (params.semaphores == nullptr) {
@@ -1001,6 +1015,7 @@ __global__ void __launch_bounds__(Config::kThreads)
             fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
         phase_b_with_dq_atomics<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(
             dv_acc, dk_acc, p_as_a, q_as_b, dq, first, params.seqlen_q - first_row);
+        FATTN_SM80_BWD_TIMELINE_MARK(item, kReductionsIssued);
         continue;
       }
     }
@@ -1098,6 +1113,7 @@ __global__ void __launch_bounds__(Config::kThreads)
         if (threadIdx.x == 0) store_release(semaphore, dq_turn(mask, row0, row_end, n_block) + 1);
       }
     }
+    FATTN_SM80_BWD_TIMELINE_MARK(item, kReductionsIssued);
     if constexpr (kDqFirst || kDqInB) {
       rolled_phase_b<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(
           dv_acc, dk_acc, p_as_a,
@@ -1105,6 +1121,8 @@ __global__ void __launch_bounds__(Config::kThreads)
     }
   }
   cp_async_wait<0>();
+  FATTN_SM80_BWD_TIMELINE_HEADER_CLOCK(kLoopEndClock);
+  FATTN_SM80_BWD_TIMELINE_HEADER(kItems, static_cast<std::uint32_t>(items));
 
   // ---- epilogue: dK = scale·dK, dV as is, straight from registers ----
   // On sm_80 the lean loop reads the lane again here (an opaque read the compiler cannot merge
@@ -1141,6 +1159,7 @@ __global__ void __launch_bounds__(Config::kThreads)
         }
       }
     }
+  FATTN_SM80_BWD_TIMELINE_END();
 }
 
 }  // namespace fattn::detail::sm80

@@ -1,0 +1,87 @@
+// The ctypes entry points of bench/sm80_bwd_timeline.py: the sm80 backward's D = 128 and D = 256
+// bf16 launches (the table the library runs, src/cuda/instantiations/sm80_bwd_d*_bf16.cu), and,
+// in a build with FATTN_SM80_BWD_TIMELINE (bench/sm80_bwd_timeline_build.sh), where the main
+// kernel's phase stamps go (src/cuda/sm80/backward_timeline.cuh). The same file built without the
+// macro is the uninstrumented control timed beside it.
+#include <cuda_bf16.h>
+
+#include <cstdint>
+
+#include "api/attention_args.hpp"
+#include "cuda/sm80/backward_timeline.cuh"
+#include "cuda/sm80/launch.hpp"
+#include "kernel_shim_common.hpp"
+
+using fattn::detail::AttentionArgs;
+using namespace fattn_shim;
+
+namespace {
+constexpr std::int64_t kStrideTriples = 8;  // q, k, v, out, dout, dq, dk, dv
+constexpr int kTripleSize = 3;
+}  // namespace
+
+// Same arguments as bench/sm80_shim.cu's fattn_sm80_backward; bf16 only, head dims 65..256.
+extern "C" int fattn_sm80_backward(void* q, void* k, void* v, void* out, void* dout, void* lse,
+                                   void* dq, void* dk, void* dv, int dtype, std::int64_t batch,
+                                   std::int64_t seqlen_q, std::int64_t seqlen_k,
+                                   std::int64_t heads_q, std::int64_t heads_kv,
+                                   std::int64_t head_dim, const std::int64_t* strides, float scale,
+                                   int causal, int window_left, int window_right,
+                                   int deterministic, void* stream, char* error, int error_bytes) {
+  const fattn::DType type = dtype == 1 ? fattn::DType::bfloat16 : fattn::DType::float16;
+  AttentionArgs args;
+  describe(args, type, batch, seqlen_q, seqlen_k, heads_q, heads_kv, head_dim, scale, causal,
+           window_left, window_right, stream);
+  args.problem.direction = fattn::Direction::backward;
+  args.problem.options.deterministic = deterministic != 0;
+  TensorView* views[kStrideTriples] = {&args.q, &args.out, &args.dout, &args.dq,
+                                       &args.k, &args.v, &args.dk, &args.dv};
+  void* data[kStrideTriples] = {q, out, dout, dq, k, v, dk, dv};
+  // strides: triples in the order q, k, v, out, dout, dq, dk, dv
+  const int triple_of[kStrideTriples] = {0, 3, 4, 5, 1, 2, 6, 7};
+  for (int i = 0; i < kStrideTriples; ++i) {
+    const bool query_side = i < 4;
+    *views[i] = view4(data[i], type, batch, query_side ? seqlen_q : seqlen_k,
+                      query_side ? heads_q : heads_kv, head_dim,
+                      strides + kTripleSize * triple_of[i]);
+  }
+  args.lse = lse_view(lse, batch, heads_q, seqlen_q);
+  args.problem.alignment_bytes = alignment_of(
+      {&args.q, &args.k, &args.v, &args.out, &args.dout, &args.dq, &args.dk, &args.dv});
+  fattn::Status status = fattn::Status::Unsupported("the timeline shim has bf16 D 65..256 only");
+  if (type == fattn::DType::bfloat16 && head_dim > 64) {
+    namespace sm80 = fattn::detail::sm80;
+    status = head_dim <= 128 ? sm80::launch_backward<128, __nv_bfloat16>(args)
+             : head_dim > 192 ? sm80::launch_backward<256, __nv_bfloat16>(args)
+                              : status;
+  }
+  return finish(status, error, error_bytes);
+}
+
+// Words per warp track (backward_timeline.cuh) for `max_items` items, or 0 where this build
+// records nothing.
+extern "C" long long fattn_sm80_bwd_timeline_track_words(int max_items) {
+#ifdef FATTN_SM80_BWD_TIMELINE
+  namespace timeline = fattn::detail::sm80::backward_timeline;
+  return timeline::kHeaderSlots + static_cast<long long>(max_items) * timeline::kItemStride;
+#else
+  (void)max_items;
+  return 0;
+#endif
+}
+
+// The stamp buffer of the following launches (32-bit words; warps x track words per CTA, the
+// first `ctas` CTAs and `max_items` items record); stamps = null turns recording off. -1 in a
+// build without it.
+extern "C" int fattn_sm80_bwd_timeline_set(void* stamps, int ctas, int max_items) {
+#ifdef FATTN_SM80_BWD_TIMELINE
+  fattn::detail::sm80::backward_timeline::requested_buffer = {
+      static_cast<std::uint32_t*>(stamps), ctas, max_items};
+  return 0;
+#else
+  (void)stamps;
+  (void)ctas;
+  (void)max_items;
+  return -1;
+#endif
+}
