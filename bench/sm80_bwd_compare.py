@@ -17,19 +17,27 @@
          (the baseline's), so the differences are the backward's. "bwd" columns: 2.5 × forward
          FLOPs over (forward+backward time - forward time). At N = 4096 also the deterministic
          backward
-         (--det-seqlens for others).
+         (--det-seqlens for others). --in-turns: a point's contestants (the forward, every one of
+         ours, flash forward and forward + backward) are timed round by round in rotating order
+         (kernel_bench_common.time_in_turns) instead of one after the other.
 Candidates: CANDIDATES below, variant numbers of bench/sm80_bwd_variants.cu (bf16 only there).
 """
 
 import argparse
+import contextlib
 import json
 import math
 import sys
 
 import torch
 
+import kernel_bench_common as common
 import sm80_vs_torch as base_script
 from kernel_bench_common import finish, make
+
+# --in-turns: rounds, batch size and warm-up calls of time_in_turns (bench/sm80_vs_torch.py's
+# time_ms takes 7 rounds of 5 calls).
+TURNS_REPS, TURNS_INNER, TURNS_WARMUP = 9, 5, 2
 
 # bucket -> {variant: description}; 0 is the working tree's table. Measured so far
 # (bench/results/sm80-bwd-h100-2026-11-22-s4-call1 and -call2, docs/perf-notes.md "Backward
@@ -65,12 +73,15 @@ from kernel_bench_common import finish, make
 # the dQ reductions spread over phase B (DqAtomicsInPhaseB; the table at 64), where they go
 # inside a query step, and a bulk reduction through shared memory at 128 (rejected); those
 # variants are in this file's history.
+# Sixth session, second round: 50 / 51 at 256 (the v8 deterministic tile's alternatives; still
+# compiled). Eighth session ("Backward v13", bench/results/sm80-bwd-h100-2026-11-22-s8/): the dQ
+# reductions by whole accumulator lines through a staging tile per warp (DqReductionsByLine).
 CANDIDATES = {
     64: {},
-    128: {},
+    128: {90: "dQ reductions by line, whole warp slice staged (193 KB)",
+          91: "dQ reductions by line, 8 rows per round (169 KB)"},
     192: {},
-    256: {50: "v7 tile in both modes (the deterministic kernel before v8)",
-          51: "v8 deterministic tile + dQ atomics from one address"},
+    256: {90: "dQ reductions by line on the two-stage tile, 8 rows per round (224 KB)"},
 }
 BUCKETS = (64, 128, 192, 256)
 
@@ -101,7 +112,11 @@ def check_candidates(sm80, small, buckets):
     return failures, report
 
 
-def bench(new, baseline, dims, seqlens, det_seqlens=(4096,)):
+def bench(new, baseline, dims, seqlens, det_seqlens=(4096,), in_turns=False):
+    """in_turns: every contestant of a point (the forward, ours, flash forward and forward +
+    backward) timed round by round in rotating order (kernel_bench_common.time_in_turns), so that
+    clock and power drift over the point's seconds hits all of them alike; else one after the
+    other (bench/sm80_vs_torch.py's time_ms)."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     import torch.nn.functional as F
     time_ms = base_script.time_ms
@@ -124,36 +139,50 @@ def bench(new, baseline, dims, seqlens, det_seqlens=(4096,)):
                     baseline.forward(q, k, v, out, lse, "bf16", scale, causal)
 
                 def fwd_bwd(lib, variant, det):
-                    lib.lib.fattn_sm80_set_backward_variant(variant)
-
                     def run():
+                        lib.lib.fattn_sm80_set_backward_variant(variant)
                         forward()
                         lib.backward(q, k, v, out, dout, lse, dq, dk, dv, "bf16", scale, causal,
                                      deterministic=det)
                     return run
 
-                t_fwd = time_ms(forward)
-                row["fwd"] = fwd_flops / t_fwd / 1e9
                 runs = {"committed": (baseline, 0)}
                 runs.update({f"v{var}": (new, var) for var in CANDIDATES.get(D, {})})
-                for name, (lib, variant) in runs.items():
-                    t = time_ms(fwd_bwd(lib, variant, False))
-                    row[name] = 3.5 * fwd_flops / t / 1e9
-                    row[f"{name}_bwd"] = 2.5 * fwd_flops / (t - t_fwd) / 1e9
-                    if N in det_seqlens:
-                        t_det = time_ms(fwd_bwd(lib, variant, True))
-                        row[f"{name}_det"] = 3.5 * fwd_flops / t_det / 1e9
-                    lib.lib.fattn_sm80_set_backward_variant(0)
                 qt, kt, vt, dt = (x.transpose(1, 2).contiguous() for x in (q, k, v, dout))
                 qg, kg, vg = (x.detach().requires_grad_() for x in (qt, kt, vt))
-                with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-                    t_flash_fwd = time_ms(
-                        lambda: F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal))
 
-                    def flash():
-                        o = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal)
-                        torch.autograd.grad(o, (qg, kg, vg), dt)
-                    t_flash = time_ms(flash)
+                def flash_fwd():
+                    F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal)
+
+                def flash():
+                    o = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal)
+                    torch.autograd.grad(o, (qg, kg, vg), dt)
+                flash_context = lambda: sdpa_kernel(SDPBackend.FLASH_ATTENTION)
+                contestants = [("fwd", forward, None)]
+                for name, (lib, variant) in runs.items():
+                    contestants.append((name, fwd_bwd(lib, variant, False), None))
+                    if N in det_seqlens:
+                        contestants.append((f"{name}_det", fwd_bwd(lib, variant, True), None))
+                contestants += [("flash_fwd", flash_fwd, flash_context),
+                                ("flash", flash, flash_context)]
+                if in_turns:
+                    ms = common.time_in_turns(contestants, reps=TURNS_REPS, inner=TURNS_INNER,
+                                              warmup=TURNS_WARMUP)
+                else:
+                    ms = {}
+                    for name, fn, context in contestants:
+                        with (context() if context else contextlib.nullcontext()):
+                            ms[name] = time_ms(fn)
+                for lib, _ in runs.values():
+                    lib.lib.fattn_sm80_set_backward_variant(0)
+                t_fwd = ms["fwd"]
+                row["fwd"] = fwd_flops / t_fwd / 1e9
+                for name in runs:
+                    row[name] = 3.5 * fwd_flops / ms[name] / 1e9
+                    row[f"{name}_bwd"] = 2.5 * fwd_flops / (ms[name] - t_fwd) / 1e9
+                    if f"{name}_det" in ms:
+                        row[f"{name}_det"] = 3.5 * fwd_flops / ms[f"{name}_det"] / 1e9
+                t_flash_fwd, t_flash = ms["flash_fwd"], ms["flash"]
                 row["flash_fwd"] = fwd_flops / t_flash_fwd / 1e9
                 row["flash"] = 3.5 * fwd_flops / t_flash / 1e9
                 row["flash_bwd"] = 2.5 * fwd_flops / (t_flash - t_flash_fwd) / 1e9
@@ -221,6 +250,8 @@ def main():
     p.add_argument("--seqlens", default="1024,4096,16384")
     p.add_argument("--det-seqlens", default="4096",
                    help="sequence lengths at which the deterministic backward is timed too")
+    p.add_argument("--in-turns", action="store_true",
+                   help="time each point's contestants in rotating turns (time_in_turns)")
     p.add_argument("--json")
     p.add_argument("--profile", help="variants of ours to run once for ncu, e.g. 0,9 "
                    "(with one SDPA flash backward)")
@@ -243,7 +274,7 @@ def main():
     if a.bench:
         report["bench"] = bench(new, base_script.Sm80(a.baseline), dims,
                                 base_script.int_list(a.seqlens),
-                                base_script.int_list(a.det_seqlens))
+                                base_script.int_list(a.det_seqlens), a.in_turns)
     return finish(report, a.json, failures)
 
 

@@ -4,6 +4,8 @@
   python3 bench/sm80_bwd_timeline.py --timeline DIR/timeline/libsm80bwdtimeline.so
                                      --plain DIR/plain/libsm80bwdtimeline.so --out RESULTS_DIR
       [--extra NAME=LIB ...]   (more uninstrumented shims, e.g. a variant, timed in the same turns)
+      [--variant 90]           (the shims' candidate tile instead of the table, instrumented and
+                                plain; the plain table is timed beside them as "table")
   python3 bench/sm80_bwd_timeline.py --analyze RESULTS_DIR   (re-reads saved stamps, no GPU)
 
 The timeline shim (bench/sm80_bwd_timeline_build.sh: the kernels built with
@@ -300,7 +302,7 @@ def rel_error(a, b):
     return float((a.float() - b.float()).norm() / b.float().norm())
 
 
-def run_point(torch, common, plain, timeline, extras, out_dir, D, N, causal, reps):
+def run_point(torch, common, plain, timeline, extras, out_dir, D, N, causal, reps, variant=0):
     B, H = 16384 // N, 2048 // D
     gen = torch.Generator(device="cuda")
     gen.manual_seed(D * 7 + N + int(causal))
@@ -329,6 +331,21 @@ def run_point(torch, common, plain, timeline, extras, out_dir, D, N, causal, rep
         launchers[name] = backward_call(torch, common, lib, error, q, k, v, out, dout, lse, *g,
                                         scale, causal)
         grads[name] = g
+    if variant:
+        # The candidate in "plain" and "timeline"; the table ("table") from the plain shim.
+        table_grads = tuple(torch.full_like(x, float("nan")) for x in (q, k, v))
+        table_run = backward_call(torch, common, plain, error, q, k, v, out, dout, lse,
+                                  *table_grads, scale, causal)
+
+        def with_variant(lib, selected, run):
+            def call():
+                lib.fattn_sm80_bwd_timeline_variant(selected)
+                run()
+            return call
+        launchers["plain"] = with_variant(plain, variant, launchers["plain"])
+        launchers["timeline"] = with_variant(timeline, variant, launchers["timeline"])
+        launchers["table"] = with_variant(plain, 0, table_run)
+        grads["table"] = table_grads
     flash_grads = flash_backward()
     flash_grads = tuple(x.transpose(1, 2) for x in flash_grads[:3])
 
@@ -375,6 +392,8 @@ def run_point(torch, common, plain, timeline, extras, out_dir, D, N, causal, rep
     contestants = [("plain", launchers["plain"], None), ("timeline", timeline_on, None),
                    ("timeline-off", timeline_off, None)]
     contestants += [(name, launchers[name], None) for name in extras]
+    if variant:
+        contestants.append(("table", launchers["table"], None))
     contestants.append(("flash", flash_backward, None))
     bwd_flops = 2.5 * 4 * B * H * N * N * D / (2 if causal else 1)
     runs = []
@@ -386,7 +405,10 @@ def run_point(torch, common, plain, timeline, extras, out_dir, D, N, causal, rep
     set_buffer(False)
 
     name = point_name(D, N, causal)
-    meta = {"name": name, "D": D, "N": N, "B": B, "H": H, "causal": causal, "sms": sms,
+    if variant:
+        name += f"-v{variant}"
+    meta = {"name": name, "variant": variant, "D": D, "N": N, "B": B, "H": H, "causal": causal,
+            "sms": sms,
             "device": torch.cuda.get_device_name(0), "ctas": ctas, "max_items": max_items,
             "tflops": tflops, "tflops_runs": runs, "checks": checks,
             "note": "backward TFLOP/s = 2.5 x forward FLOPs / backward time (pre/postprocess "
@@ -409,6 +431,8 @@ def main():
                         help="NAME=LIB: another uninstrumented shim timed in the same turns")
     parser.add_argument("--analyze", help="re-analyze the stamps saved in this folder")
     parser.add_argument("--reps", type=int, default=10, help="timing rounds (in turns)")
+    parser.add_argument("--variant", type=int, default=0,
+                        help="the shims' candidate tile (0: the table)")
     parser.add_argument("--points", default=";".join(f"{D},{N},{int(c)}" for D, N, c in POINTS),
                         help="D,N,causal;...")
     args = parser.parse_args()
@@ -430,6 +454,7 @@ def main():
         lib.fattn_sm80_backward.restype = ctypes.c_int
         lib.fattn_sm80_bwd_timeline_set.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
         lib.fattn_sm80_bwd_timeline_track_words.restype = ctypes.c_longlong
+        lib.fattn_sm80_bwd_timeline_variant.argtypes = [ctypes.c_int]
         return lib
 
     plain, timeline = load(args.plain), load(args.timeline)
@@ -443,7 +468,7 @@ def main():
     for point in args.points.split(";"):
         D, N, causal = (int(x) for x in point.split(","))
         ok &= run_point(torch, common, plain, timeline, extras, args.out, D, N, bool(causal),
-                        args.reps)
+                        args.reps, args.variant)
     return 0 if ok else 1
 
 

@@ -1,5 +1,6 @@
 // The ctypes entry points of bench/sm80_bwd_timeline.py: the sm80 backward's D = 128 and D = 256
-// bf16 launches (the table the library runs, src/cuda/instantiations/sm80_bwd_d*_bf16.cu), and,
+// bf16 launches (the table the library runs, src/cuda/instantiations/sm80_bwd_d*_bf16.cu, or a
+// candidate tile of bench/sm80_bwd_variants.cu's numbering, fattn_sm80_bwd_timeline_variant), and,
 // in a build with FATTN_SM80_BWD_TIMELINE (bench/sm80_bwd_timeline_build.sh), where the main
 // kernel's phase stamps go (src/cuda/sm80/backward_timeline.cuh). The same file built without the
 // macro is the uninstrumented control timed beside it.
@@ -8,6 +9,7 @@
 #include <cstdint>
 
 #include "api/attention_args.hpp"
+#include "cuda/sm80/backward.cuh"
 #include "cuda/sm80/backward_timeline.cuh"
 #include "cuda/sm80/launch.hpp"
 #include "kernel_shim_common.hpp"
@@ -18,7 +20,32 @@ using namespace fattn_shim;
 namespace {
 constexpr std::int64_t kStrideTriples = 8;  // q, k, v, out, dout, dq, dk, dv
 constexpr int kTripleSize = 3;
+// 0: the table; 90: the eighth session's candidate (bench/sm80_bwd_variants.cu 12890 / 25690).
+constexpr int kLineReductionsVariant = 90;
+int variant = 0;
+
+fattn::Status launch(const AttentionArgs& args) {
+  namespace sm80 = fattn::detail::sm80;
+  using E = __nv_bfloat16;
+  const std::int64_t head_dim = args.problem.head_dim;
+  if (head_dim <= 64 || (head_dim > 128 && head_dim <= 192)) {
+    return fattn::Status::Unsupported("the timeline shim has bf16 D 65..128 and 193..256 only");
+  }
+  const bool bucket128 = head_dim <= 128;
+  if (variant == kLineReductionsVariant) {
+    return bucket128
+               ? sm80::launch_backward_with<sm80::DqReductionsByLine<sm80::BackwardConfig<128>, 32>,
+                                            E>(args)
+               : sm80::launch_backward_with<
+                     sm80::DqReductionsByLine<sm80::LargeSharedMemoryBackwardConfig<256>, 8>, E>(
+                     args);
+  }
+  return bucket128 ? sm80::launch_backward<128, E>(args) : sm80::launch_backward<256, E>(args);
+}
 }  // namespace
+
+// Selects the backward of later calls: 0 = the table, 90 = the candidate above.
+extern "C" void fattn_sm80_bwd_timeline_variant(int selected) { variant = selected; }
 
 // Same arguments as bench/sm80_shim.cu's fattn_sm80_backward; bf16 only, head dims 65..256.
 extern "C" int fattn_sm80_backward(void* q, void* k, void* v, void* out, void* dout, void* lse,
@@ -48,13 +75,9 @@ extern "C" int fattn_sm80_backward(void* q, void* k, void* v, void* out, void* d
   args.lse = lse_view(lse, batch, heads_q, seqlen_q);
   args.problem.alignment_bytes = alignment_of(
       {&args.q, &args.k, &args.v, &args.out, &args.dout, &args.dq, &args.dk, &args.dv});
-  fattn::Status status = fattn::Status::Unsupported("the timeline shim has bf16 D 65..256 only");
-  if (type == fattn::DType::bfloat16 && head_dim > 64) {
-    namespace sm80 = fattn::detail::sm80;
-    status = head_dim <= 128 ? sm80::launch_backward<128, __nv_bfloat16>(args)
-             : head_dim > 192 ? sm80::launch_backward<256, __nv_bfloat16>(args)
-                              : status;
-  }
+  const fattn::Status status = type == fattn::DType::bfloat16
+                                   ? launch(args)
+                                   : fattn::Status::Unsupported("the timeline shim has bf16 only");
   return finish(status, error, error_bytes);
 }
 

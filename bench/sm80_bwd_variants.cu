@@ -14,6 +14,7 @@ using fattn::detail::sm80::StridedItemLoads;
 using fattn::detail::sm80::BackwardConfig;
 using fattn::detail::sm80::DqAtomicsFromOneAddress;
 using fattn::detail::sm80::DqProductBeforePhaseB;
+using fattn::detail::sm80::DqReductionsByLine;
 using fattn::detail::sm80::LargeSharedMemoryBackwardConfig;
 using fattn::detail::sm80::ZeroStartAccumulators;
 using fattn::detail::sm80::UnmaskedStridedItemLoads;
@@ -60,6 +61,15 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
       return launch_backward_with<
           DqProductBeforePhaseB<DqAtomicsFromOneAddress<LargeSharedMemoryBackwardConfig<256>>>,
           E>(args);
+    // Eighth session ("Backward v13"): the dQ reductions by whole accumulator lines through a
+    // staging tile per warp (DqReductionsByLine): at 128 the whole warp slice staged at once (90,
+    // 32 KB more shared memory: 193 KB, Hopper only) or 8 rows at a time (91, 8 KB more); at 256
+    // on the two-stage tile the H100 runs, 8 rows at a time (90, 16 KB more: 224 KB).
+    case 12890: return launch_backward_with<DqReductionsByLine<BackwardConfig<128>, 32>, E>(args);
+    case 12891: return launch_backward_with<DqReductionsByLine<BackwardConfig<128>, 8>, E>(args);
+    case 25690:
+      return launch_backward_with<DqReductionsByLine<LargeSharedMemoryBackwardConfig<256>, 8>, E>(
+          args);
 #ifdef FATTN_BENCH_EARLIER_BWD_VARIANTS
     // Earlier sessions' candidates, all measured (compiled only with SM80_NVCC_FLAGS=
     // -DFATTN_BENCH_EARLIER_BWD_VARIANTS: they multiply the shim's build time).

@@ -201,6 +201,21 @@ __device__ __forceinline__ void reduce_add_pair(float* accumulator, float lo, fl
 #endif
 }
 
+// accumulator[0..3] += v. sm_90 has a four-float vector reduction (PTX ISA 8.1); elsewhere four
+// scalar atomics. `accumulator` must be 16-byte aligned.
+__device__ __forceinline__ void reduce_add_quad(float* accumulator, float4 v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(accumulator), "f"(v.x),
+               "f"(v.y), "f"(v.z), "f"(v.w)
+               : "memory");
+#else
+  atomicAdd(accumulator, v.x);
+  atomicAdd(accumulator + 1, v.y);
+  atomicAdd(accumulator + 2, v.z);
+  atomicAdd(accumulator + 3, v.w);
+#endif
+}
+
 __device__ __forceinline__ int load_acquire(const int* address) {
   int value;
   asm volatile("ld.acquire.gpu.global.s32 %0, [%1];\n" : "=r"(value) : "l"(address) : "memory");
@@ -268,6 +283,75 @@ __device__ __forceinline__ int opaque_lane_id() {
   int lane;
   asm volatile("mov.u32 %0, %%laneid;\n" : "=r"(lane));
   return lane;
+}
+
+// DqReductionsByLine (tile_config.hpp): the warp's dQ partial (kRowTilesQ·16 rows x kDimTilesQ·8
+// columns of the accumulator, in the mma layout: a lane holds two floats of a row, so a REDG.64
+// of the warp touches 8 rows, 32 bytes each) goes through a staging tile of this warp's own in
+// shared memory, kRowsPerRound rows at a time, and comes back row-major, so that each REDG.128
+// covers whole 128-byte lines of the accumulator (4 per instruction). The timeline of the table's
+// kernels (docs/perf-notes.md "Backward v13") measured the reductions' window at ~16 bytes per
+// clock and SM, about one 32-byte request per two clocks: the same bytes in a quarter of the
+// requests. Staging rows are swizzled (16-byte chunk XOR row % 8): the STS.64 and LDS.128 are
+// conflict-free. `warp_first`: the accumulator element of the warp's first row and column;
+// `rows_left`: the rows from there to the sequence end.
+template <int kRowsPerRound, int kWidth, bool kWholeTile, int kRowTilesQ, int kDimTilesQ>
+__device__ __forceinline__ void reduce_dq_by_lines(const float (&dq)[kRowTilesQ][kDimTilesQ][4],
+                                                   float* stage, float* warp_first,
+                                                   int rows_left) {
+  constexpr int kRowsPerPair = 8;                     // the rows of one (row tile, half)
+  constexpr int kChunkFloats = 4;                     // 16 bytes
+  constexpr int kChunks = kDimTilesQ * kMmaN / kChunkFloats;  // 16-byte chunks per row
+  constexpr int kRowsPerLoad = kWarpSize / kChunks;   // rows of one LDS.128 / REDG.128
+  constexpr int kPairsPerRound = kRowsPerRound / kRowsPerPair;
+  constexpr int kRounds = kRowTilesQ * 2 / kPairsPerRound;
+  constexpr int kLoadsPerRound = kRowsPerRound / kRowsPerLoad;
+  static_assert(kRowsPerRound % kRowsPerPair == 0 && (kRowTilesQ * 2) % kPairsPerRound == 0 &&
+                    kWarpSize % kChunks == 0 && kRowsPerRound % kRowsPerLoad == 0 &&
+                    kChunks >= kRowsPerPair,
+                "whole (row tile, half) pairs per round, whole rows per load, a swizzle that "
+                "stays inside the row");
+  // The lane read here (a volatile move) rather than passed in: its uses then start after the
+  // dQ product, not at the kernel's top (at 256 the held values spilled 12-24 bytes).
+  const int lane = opaque_lane_id();
+  const int group = lane / 4;
+  const int quad_lane = lane % 4;
+  const int load_row = lane / kChunks;
+  const int load_chunk = lane % kChunks;
+  float* const lane_first = warp_first + load_row * kWidth + load_chunk * kChunkFloats;
+#pragma unroll
+  for (int round = 0; round < kRounds; ++round) {
+    if (round > 0) __syncwarp();  // every lane has read the previous round's rows
+#pragma unroll
+    for (int p = 0; p < kPairsPerRound; ++p) {
+      const int pair = round * kPairsPerRound + p;
+      const int rt = pair / 2;
+      const int half = pair % 2;
+      const int stage_row = p * kRowsPerPair + group;
+#pragma unroll
+      for (int dt = 0; dt < kDimTilesQ; ++dt) {
+        const int chunk = (dt * kMmaN + 2 * quad_lane) / kChunkFloats;
+        *reinterpret_cast<float2*>(stage + (stage_row * kChunks + (chunk ^ group)) * kChunkFloats +
+                                   (quad_lane % 2) * 2) =
+            make_float2(dq[rt][dt][2 * half], dq[rt][dt][2 * half + 1]);
+      }
+    }
+    __syncwarp();
+    float4 values[kLoadsPerRound];
+#pragma unroll
+    for (int j = 0; j < kLoadsPerRound; ++j) {
+      const int stage_row = j * kRowsPerLoad + load_row;
+      values[j] = *reinterpret_cast<const float4*>(
+          stage + (stage_row * kChunks + (load_chunk ^ (stage_row % kRowsPerPair))) * kChunkFloats);
+    }
+#pragma unroll
+    for (int j = 0; j < kLoadsPerRound; ++j) {
+      const int row = round * kRowsPerRound + j * kRowsPerLoad;
+      if (kWholeTile || row < rows_left - load_row) {
+        reduce_add_quad(lane_first + row * kWidth, values[j]);
+      }
+    }
+  }
 }
 
 // The two 16-bit values of a packed pair (low half first) as floats. bf16 -> fp32 is exact as
@@ -470,6 +554,9 @@ __global__ void __launch_bounds__(Config::kThreads)
   // v7 (tile_config.hpp): the dQ atomics from one address per query tile (the lean kernel's
   // accumulator rows are kWidth floats).
   constexpr bool kOneAddressAtomics = dq_atomics_from_one_address<Config>() && kLean;
+  // v13 (tile_config.hpp): the dQ reductions by whole accumulator lines through a staging tile
+  // per warp (reduce_dq_by_lines); the accumulator's rows are kWidth floats, as above.
+  constexpr bool kLineReductions = dq_reductions_by_line<Config>() && kLean;
   // v8 (tile_config.hpp, the deterministic mode at 256): the dQ product and its ordered
   // atomics before phase B, so the chain's hand-over waits less on this CTA's phase B.
   constexpr bool kDqFirst = dq_product_before_phase_b<Config>() && kLean;
@@ -1039,7 +1126,23 @@ __global__ void __launch_bounds__(Config::kThreads)
           __syncthreads();
         }
       }
-      if constexpr (kOneAddressAtomics) {
+      if constexpr (kLineReductions) {
+        const int warp_row = row0 + query_row_q;
+        float* const warp_first =
+            params.dq_accum +
+            ((static_cast<std::int64_t>(batch) * params.heads_q + head) * params.seqlen_q +
+             warp_row) * kWidth +
+            dim_step_q * kMmaK;
+        float* const stage = delta_rows + kStages * kBlockM +
+                             warp * Config::kDqStageRows * Config::kDimPerWarpQ;
+        // A whole query tile adds without row tests (as in add_rows below).
+        if (row_end - row0 == kBlockM) {
+          reduce_dq_by_lines<Config::kDqStageRows, kWidth, true>(dq, stage, warp_first, 0);
+        } else {
+          reduce_dq_by_lines<Config::kDqStageRows, kWidth, false>(dq, stage, warp_first,
+                                                                  params.seqlen_q - warp_row);
+        }
+      } else if constexpr (kOneAddressAtomics) {
         // DqAtomicsFromOneAddress: accumulator rows are kWidth floats in this kernel, so every
         // row (rt, half) and column block dt of the slice is a compile-time offset from the
         // thread's first element, folded into the REDG; a whole query tile adds without tests.

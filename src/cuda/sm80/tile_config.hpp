@@ -510,6 +510,29 @@ constexpr bool dq_atomics_in_phase_b() {
   return has_option<Config, DqAtomicsInPhaseBOption>;
 }
 
+// DqReductionsByLine (eighth session; lean full-width kernel): the dQ partial's reductions by
+// whole 128-byte accumulator lines. The per-phase timeline of the table's kernels
+// (bench/sm80_bwd_timeline.py; docs/perf-notes.md "Backward v13") put the reductions' window —
+// the first warp's dQ product done to the last warp's REDG accepted — at ~2,000 clocks per query
+// tile at 128 and ~4,100 at 256, about 16 bytes per clock and SM, on the critical path of every
+// step (nothing independent after them but the loop-top barrier). In the mma layout a REDG.64
+// of a warp sends 8 requests of 32 bytes (8 rows); each warp's partial goes instead through a
+// staging tile in shared memory (kDqStageRows rows at a time, kWarps · kDqStageRows ·
+// kDimPerWarpQ floats more shared memory) and leaves as REDG.128 of 4 whole lines each: a quarter
+// of the requests for the same bytes (backward_kernel.cuh, reduce_dq_by_lines).
+struct DqReductionsByLineOption {};
+template <class Tile, int kDqStageRowsArg>
+struct DqReductionsByLine : Tile, DqReductionsByLineOption {
+  static constexpr int kDqStageRows = kDqStageRowsArg;
+  static constexpr int kSharedBytes =
+      Tile::kSharedBytes + Tile::kWarps * kDqStageRowsArg * Tile::kDimPerWarpQ * 4;
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool dq_reductions_by_line() {
+  return has_option<Config, DqReductionsByLineOption>;
+}
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
