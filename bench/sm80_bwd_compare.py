@@ -75,13 +75,14 @@ TURNS_REPS, TURNS_INNER, TURNS_WARMUP = 9, 5, 2
 # variants are in this file's history.
 # Sixth session, second round: 50 / 51 at 256 (the v8 deterministic tile's alternatives; still
 # compiled). Eighth session ("Backward v13", bench/results/sm80-bwd-h100-2026-11-22-s8/): the dQ
-# reductions by whole accumulator lines through a staging tile per warp (DqReductionsByLine).
+# reductions by whole accumulator lines through a staging tile per warp (DqReductionsByLine):
+# 128 90 (whole slice staged, rejected) and 91 (8 rows per round), 256 90 — 91 and 256's 90 are
+# the table now (LargeSharedMemoryBackwardConfig).
 CANDIDATES = {
     64: {},
-    128: {90: "dQ reductions by line, whole warp slice staged (193 KB)",
-          91: "dQ reductions by line, 8 rows per round (169 KB)"},
+    128: {},
     192: {},
-    256: {90: "dQ reductions by line on the two-stage tile, 8 rows per round (224 KB)"},
+    256: {},
 }
 BUCKETS = (64, 128, 192, 256)
 

@@ -6,7 +6,8 @@
       [--extra NAME=LIB ...]   (more uninstrumented shims, e.g. a variant, timed in the same turns)
       [--variant 90]           (the shims' candidate tile instead of the table, instrumented and
                                 plain; the plain table is timed beside them as "table")
-  python3 bench/sm80_bwd_timeline.py --analyze RESULTS_DIR   (re-reads saved stamps, no GPU)
+  python3 bench/sm80_bwd_timeline.py --analyze RESULTS_DIR   (re-reads saved stamps, no GPU:
+                                                              summary-*-saved.*, trace-*-saved)
 
 The timeline shim (bench/sm80_bwd_timeline_build.sh: the kernels built with
 FATTN_SM80_BWD_TIMELINE, src/cuda/sm80/backward_timeline.cuh) stores a %clock stamp at each phase
@@ -257,9 +258,9 @@ def chrome_trace(meta, stamps, clock_ghz):
             "otherData": {"point": meta["name"], "clock_ghz": clock_ghz}}
 
 
-def write_outputs(out_dir, meta, stamps):
+def write_outputs(out_dir, meta, stamps, suffix=""):
     result, text = analyze(meta, stamps)
-    name = meta["name"]
+    name = meta["name"] + suffix
     timing = "".join(f"\n{k}: {v:.1f} TFLOP/s" for k, v in meta.get("tflops", {}).items())
     text = text + timing + "\n"
     with open(os.path.join(out_dir, f"summary-{name}.txt"), "w") as f:
@@ -276,7 +277,9 @@ def analyze_saved(out_dir):
         if entry.startswith("stamps-") and entry.endswith(".npz"):
             saved = np.load(os.path.join(out_dir, entry))
             meta = json.loads(str(saved["meta"]))
-            write_outputs(out_dir, meta, saved["stamps"])
+            # The saved stamps are the first SAVED_CTAS CTAs: their summary goes beside the one
+            # the GPU run wrote from every CTA, not over it.
+            write_outputs(out_dir, meta, saved["stamps"], suffix="-saved")
 
 
 # ---------------------------------------------------------------- GPU side

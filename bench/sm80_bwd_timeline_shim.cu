@@ -20,7 +20,8 @@ using namespace fattn_shim;
 namespace {
 constexpr std::int64_t kStrideTriples = 8;  // q, k, v, out, dout, dq, dk, dv
 constexpr int kTripleSize = 3;
-// 0: the table; 90: the eighth session's candidate (bench/sm80_bwd_variants.cu 12890 / 25690).
+// 0: the table; 90: the eighth session's candidates (bench/sm80_bwd_variants.cu 12890 / 25690;
+// 25690 is the table at 256 since, 12890 the whole-slice form at 128, not taken).
 constexpr int kLineReductionsVariant = 90;
 int variant = 0;
 
@@ -37,8 +38,7 @@ fattn::Status launch(const AttentionArgs& args) {
                ? sm80::launch_backward_with<sm80::DqReductionsByLine<sm80::BackwardConfig<128>, 32>,
                                             E>(args)
                : sm80::launch_backward_with<
-                     sm80::DqReductionsByLine<sm80::LargeSharedMemoryBackwardConfig<256>, 8>, E>(
-                     args);
+                     sm80::DqReductionsByLine<sm80::TwoStageBackwardTile256, 8>, E>(args);
   }
   return bucket128 ? sm80::launch_backward<128, E>(args) : sm80::launch_backward<256, E>(args);
 }

@@ -15,7 +15,7 @@ using fattn::detail::sm80::BackwardConfig;
 using fattn::detail::sm80::DqAtomicsFromOneAddress;
 using fattn::detail::sm80::DqProductBeforePhaseB;
 using fattn::detail::sm80::DqReductionsByLine;
-using fattn::detail::sm80::LargeSharedMemoryBackwardConfig;
+using fattn::detail::sm80::TwoStageBackwardTile256;
 using fattn::detail::sm80::ZeroStartAccumulators;
 using fattn::detail::sm80::UnmaskedStridedItemLoads;
 using fattn::detail::sm80::launch_backward_with;
@@ -46,7 +46,7 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
     // alternative). 42 (the dQ product before phase B) was measured from a patch
     // (bench/results/sm80-bwd-h100-2026-11-22-s6-call2/dq_before_phase_b.patch).
     case 25640:
-      return launch_backward_with<DqAtomicsFromOneAddress<LargeSharedMemoryBackwardConfig<256>>,
+      return launch_backward_with<DqAtomicsFromOneAddress<TwoStageBackwardTile256>,
                                   E>(args);
     case 25641:
       return launch_backward_with<DqAtomicsFromOneAddress<BackwardConfig<256>>, E>(args);
@@ -54,22 +54,23 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
     // LargeSharedMemoryDeterministicBackward (phase B before the dQ product): the v7 tile itself,
     // which the table runs in the default mode, so 50's default-mode numbers are a rerun of the
     // table's (the run's spread) and its deterministic ones the committed deterministic kernel.
-    case 25650: return launch_backward_with<LargeSharedMemoryBackwardConfig<256>, E>(args);
+    case 25650: return launch_backward_with<TwoStageBackwardTile256, E>(args);
     // 51: the deterministic mode's alternative with the dQ atomics from one address as well (the
     // first round's 42 at 256: 40 with the dQ product before phase B).
     case 25651:
       return launch_backward_with<
-          DqProductBeforePhaseB<DqAtomicsFromOneAddress<LargeSharedMemoryBackwardConfig<256>>>,
+          DqProductBeforePhaseB<DqAtomicsFromOneAddress<TwoStageBackwardTile256>>,
           E>(args);
     // Eighth session ("Backward v13"): the dQ reductions by whole accumulator lines through a
     // staging tile per warp (DqReductionsByLine): at 128 the whole warp slice staged at once (90,
-    // 32 KB more shared memory: 193 KB, Hopper only) or 8 rows at a time (91, 8 KB more); at 256
-    // on the two-stage tile the H100 runs, 8 rows at a time (90, 16 KB more: 224 KB).
+    // 32 KB more shared memory: 193 KB, Hopper only) or 8 rows at a time (91, 8 KB more: now the
+    // LargeSharedMemoryBackwardConfig<128>); at 256 on the two-stage tile, 8 rows at a time (90,
+    // 16 KB more: 224 KB; now the LargeSharedMemoryBackwardConfig<256>). The two-stage tile
+    // without them is TwoStageBackwardTile256 (the table before, and in 40, 50, 51 above).
     case 12890: return launch_backward_with<DqReductionsByLine<BackwardConfig<128>, 32>, E>(args);
     case 12891: return launch_backward_with<DqReductionsByLine<BackwardConfig<128>, 8>, E>(args);
     case 25690:
-      return launch_backward_with<DqReductionsByLine<LargeSharedMemoryBackwardConfig<256>, 8>, E>(
-          args);
+      return launch_backward_with<DqReductionsByLine<TwoStageBackwardTile256, 8>, E>(args);
 #ifdef FATTN_BENCH_EARLIER_BWD_VARIANTS
     // Earlier sessions' candidates, all measured (compiled only with SM80_NVCC_FLAGS=
     // -DFATTN_BENCH_EARLIER_BWD_VARIANTS: they multiply the shim's build time).

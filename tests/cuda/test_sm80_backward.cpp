@@ -157,12 +157,19 @@ INSTANTIATE_TEST_SUITE_P(
         // query tiles, then a partial last one, fp16.
         Sm80Case{"strided_nomask_d256", DType::float16, 2, 900, 520, 2, 2, 256, false, kNoWindow,
                  0, 0},
-        // v8 at 256: the deterministic mode's own kernel on Hopper-sized shared memory (the dQ
-        // product and its ordered atomics before phase B, LargeSharedMemoryDeterministicBackward):
-        // causal (descending order) with odd N, GQA 4 -> 2, many key tiles per query tile, a
-        // partial last query tile.
+        // The deterministic mode at 256 on Hopper-sized shared memory (v8's dQ-first kernel
+        // until v13; the table's DqReductionsByLine kernel since): causal (descending order)
+        // with odd N, GQA 4 -> 2, many key tiles per query tile, a partial last query tile.
         Sm80Case{"deterministic_causal_gqa_d256_odd", DType::bfloat16, 1, 1013, 1013, 4, 2, 256,
-                 true, kNoWindow, 0, 0}),
+                 true, kNoWindow, 0, 0},
+        // v13 at 128 (on a device with Hopper's shared memory): the dQ reductions by whole
+        // accumulator lines through each warp's staging tile (DqReductionsByLine), whole query
+        // tiles and a partial last one whose 53 rows end inside a REDG.128's 4 rows (per-lane
+        // row tests), GQA; and causal fp16.
+        Sm80Case{"lines_nomask_gqa_d128_odd", DType::bfloat16, 2, 1013, 777, 4, 2, 128, false,
+                 kNoWindow, 0, 0},
+        Sm80Case{"lines_causal_d128", DType::float16, 1, 1100, 1100, 2, 2, 128, true, kNoWindow,
+                 0, 0}),
     [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -289,12 +289,14 @@ __device__ __forceinline__ int opaque_lane_id() {
 // columns of the accumulator, in the mma layout: a lane holds two floats of a row, so a REDG.64
 // of the warp touches 8 rows, 32 bytes each) goes through a staging tile of this warp's own in
 // shared memory, kRowsPerRound rows at a time, and comes back row-major, so that each REDG.128
-// covers whole 128-byte lines of the accumulator (4 per instruction). The timeline of the table's
-// kernels (docs/perf-notes.md "Backward v13") measured the reductions' window at ~16 bytes per
-// clock and SM, about one 32-byte request per two clocks: the same bytes in a quarter of the
-// requests. Staging rows are swizzled (16-byte chunk XOR row % 8): the STS.64 and LDS.128 are
-// conflict-free. `warp_first`: the accumulator element of the warp's first row and column;
-// `rows_left`: the rows from there to the sequence end.
+// covers whole 128-byte lines of the accumulator (4 per instruction), its source registers just
+// loaded by an LDS.128 rather than the dQ product's accumulators. 8 rows per round measured
+// 1.01-1.07x the REDG.64 burst at 128 and the whole slice at once 0.98-1.03x (docs/perf-notes.md
+// "Backward v13"). Staging rows are swizzled (16-byte chunk XOR row % 8): the STS.64 and LDS.128
+// are conflict-free. No barrier but the warp's: each warp reads back only what it staged, and
+// the next item's rounds come after the loop-top block barrier. `warp_first`: the accumulator
+// element of the warp's first row and column; `rows_left`: the rows from there to the sequence
+// end (kWholeTile: none past it).
 template <int kRowsPerRound, int kWidth, bool kWholeTile, int kRowTilesQ, int kDimTilesQ>
 __device__ __forceinline__ void reduce_dq_by_lines(const float (&dq)[kRowTilesQ][kDimTilesQ][4],
                                                    float* stage, float* warp_first,

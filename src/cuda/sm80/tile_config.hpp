@@ -510,16 +510,20 @@ constexpr bool dq_atomics_in_phase_b() {
   return has_option<Config, DqAtomicsInPhaseBOption>;
 }
 
-// DqReductionsByLine (eighth session; lean full-width kernel): the dQ partial's reductions by
-// whole 128-byte accumulator lines. The per-phase timeline of the table's kernels
-// (bench/sm80_bwd_timeline.py; docs/perf-notes.md "Backward v13") put the reductions' window —
-// the first warp's dQ product done to the last warp's REDG accepted — at ~2,000 clocks per query
-// tile at 128 and ~4,100 at 256, about 16 bytes per clock and SM, on the critical path of every
-// step (nothing independent after them but the loop-top barrier). In the mma layout a REDG.64
-// of a warp sends 8 requests of 32 bytes (8 rows); each warp's partial goes instead through a
-// staging tile in shared memory (kDqStageRows rows at a time, kWarps · kDqStageRows ·
-// kDimPerWarpQ floats more shared memory) and leaves as REDG.128 of 4 whole lines each: a quarter
-// of the requests for the same bytes (backward_kernel.cuh, reduce_dq_by_lines).
+// DqReductionsByLine (eighth session; lean full-width kernel; in LargeSharedMemoryBackwardConfig
+// at 128 and 256): the dQ partial's reductions by whole 128-byte accumulator lines. The per-phase
+// timeline of the table's kernels (bench/sm80_bwd_timeline.py; docs/perf-notes.md "Backward v13")
+// put the reductions' window — the first warp's dQ product done to the last warp's REDG accepted
+// — at ~2,000 clocks per query tile at 128 and ~4,100 at 256 (~16 bytes per clock and SM), on
+// the critical path of every step (nothing independent after them but the loop-top barrier), and
+// the loop top's wait on the REDGs' source registers at ~750 more. In the mma layout a REDG.64 of
+// a warp sends 8 rows x 32 bytes; here each warp's partial goes through a staging tile of its own
+// in shared memory, kDqStageRows rows at a time (kWarps · kDqStageRows · kDimPerWarpQ floats more
+// shared memory), and leaves as REDG.128 of 4 whole lines each, from registers that an LDS.128
+// has just loaded (backward_kernel.cuh, reduce_dq_by_lines). Measured (H100): bwd +1-7 % at 128,
+// +7-11 % at 256 (see LargeSharedMemoryBackwardConfig); the timeline of the 32-row form at 128
+// showed the same window (so the rate is not per request) but the loop top's wait cut from ~750
+// to ~290-440 clocks, and at 256 the window 4,100 -> 3,300.
 struct DqReductionsByLineOption {};
 template <class Tile, int kDqStageRowsArg>
 struct DqReductionsByLine : Tile, DqReductionsByLineOption {
@@ -622,30 +626,34 @@ struct BackwardConfig<256>
 // bwd 1.12x / 1.11x, causal 1.08x / 1.12x; fwd+bwd / flash 0.80-0.83 -> 0.86-0.89.
 // Deterministic / default 0.84 (the default got faster; deterministic itself 187 -> 195 TFLOP/s
 // fwd+bwd non-causal). 0 spills on sm_80 and sm_90a, bf16 and fp16.
+// v13 (eighth session): DqReductionsByLine at 128 and 256, 8 staging rows per round (128: 169
+// KB, 256: 224 KB). H100, one call, in turns beside the table before it and flash (bf16,
+// B·N = 16384, H·D = 2048, bwd after the same forward, N = 1k / 1k causal / 4k / 4k causal /
+// 16k / 16k causal): 128 1.038 / 1.009 / 1.072 / 1.008 / 1.074 / 1.027, 256 1.105 / 1.071 /
+// 1.102 / 1.072 / 1.102 / 1.112; the whole warp slice staged at once at 128 (32 rows, 193 KB)
+// measured 0.98-1.03. Deterministic / default 0.86 / 0.88 (128), 0.87 / 0.88 (256) at 4k.
+struct TwoStageBackwardTile256
+    : UnmaskedStridedItemLoads<ZeroStartAccumulators<LightDqRelease<LeanTileLoop<RolledProductB<
+          PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 2, 1, true, 2>>>>>>> {};
 template <int kHeadDimBucket>
 struct LargeSharedMemoryBackwardConfig : BackwardConfig<kHeadDimBucket> {};
 template <>
-struct LargeSharedMemoryBackwardConfig<256>
-    : UnmaskedStridedItemLoads<ZeroStartAccumulators<LightDqRelease<LeanTileLoop<RolledProductB<
-          PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 2, 1, true, 2>>>>>>> {};
+struct LargeSharedMemoryBackwardConfig<128> : DqReductionsByLine<BackwardConfig<128>, 8> {};
+template <>
+struct LargeSharedMemoryBackwardConfig<256> : DqReductionsByLine<TwoStageBackwardTile256, 8> {};
 
 // The deterministic mode's configuration on the same devices (launch_backward picks it when the
 // problem asks for deterministic gradients; the mode is a run-time flag of the same kernels, so
 // a configuration of its own is what lets it run different code). Where `type` is
 // LargeSharedMemoryBackwardConfig no other kernel is compiled.
-// 256: DqProductBeforePhaseB (the same order cost the default mode 1-4 %, "Backward v7").
-// H100, bf16, fwd+bwd after the same forward, beside the v7 kernel in both modes (variant 25650)
-// and flash, N = 4k / 16k: deterministic +3.0 / +5.9 % non-causal, +3.0 / +4.5 % causal;
-// deterministic / default 0.84 -> 0.87 at 4k (both), 0.85 -> 0.90 / 0.79 -> 0.83 at 16k. The
-// dQ atomics from one address on top (variant 25651) measured 0 to +1.5 % more in the
-// deterministic mode, inside the run's spread: not taken (another general kernel to compile).
+// v8 (sixth session) ran the dQ product and its ordered atomics before phase B at 256
+// (DqProductBeforePhaseB: +3 to +6 % deterministic over the v7 kernel, "Backward v8"). With v13's
+// line reductions the table's own kernel in the deterministic mode measured 216 / 190 TFLOP/s
+// fwd+bwd at N = 4k (non-causal / causal) against that kernel's 200 / 179 in the same call, so
+// every bucket now runs the table's kernel in both modes.
 template <int kHeadDimBucket>
 struct LargeSharedMemoryDeterministicBackward {
   using type = LargeSharedMemoryBackwardConfig<kHeadDimBucket>;
-};
-template <>
-struct LargeSharedMemoryDeterministicBackward<256> {
-  using type = DqProductBeforePhaseB<LargeSharedMemoryBackwardConfig<256>>;
 };
 
 }  // namespace fattn::detail::sm80
