@@ -9,9 +9,11 @@
 //                  Pᵀ = 2^(Sᵀ·c - LSE), dSᵀ = Pᵀ∘(dPᵀ - D)   -> shared memory, 16-bit
 //                  dV += Pᵀ·dO, dK += dSᵀ·Q          (phase B, warps split keys x head dim)
 //                  dQ_partial = dS·K  -> fp32 atomics into the dQ accumulator
-//                (DqProductBeforePhaseB, the deterministic mode's tile at 256: dQ before phase B;
-//                DqAtomicsInPhaseB, the default mode's tile at 64: dQ before phase B, its
-//                atomics spread over phase B's query steps, after each step's fragment loads)
+//                (DqProductBeforePhaseB, a bench option: dQ before phase B; DqAtomicsInPhaseB,
+//                the default mode's tile at 64: dQ before phase B, its atomics spread over phase
+//                B's query steps, after each step's fragment loads; DqReductionsByLine, the
+//                Hopper-sized tiles at 128 and 256: the partial staged per warp in shared memory
+//                and reduced by whole 128-byte accumulator lines)
 //   postprocess  dQ = scale · accumulator, converted to the storage type
 // Deterministic mode orders the dQ accumulation: the CTAs that touch a query tile add their
 // partials in a fixed key-tile order (see dq_turn_for), each waiting on a per-(batch, head,
