@@ -597,12 +597,6 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   constexpr bool kPinPvWait = Traits::kShape.pin_pv_wait_unmasked &&
                               std::is_same_v<Mask, NoMask> && kWidth == kHeadDim;
   constexpr bool kRaggedTestFirstTileOnly = ragged_test_first_tile_only<kHeadDim, Mask>;
-  // TileShape::causal_unmasked_steps: the causal kernel walks a tile's key steps in two loops,
-  // those that need the mask first, then the rest in the unmasked kernel's loop body (no mask
-  // test; the pinned P·V wait where the bucket pins it).
-  constexpr bool kCausalUnmaskedSteps =
-      Traits::kShape.causal_unmasked_steps && std::is_same_v<Mask, CausalMask>;
-  constexpr bool kPinUnmaskedSteps = Traits::kShape.pin_pv_wait_unmasked && kWidth == kHeadDim;
   constexpr bool kLseAfterOutput = Traits::kShape.lse_after_output;
   // Only causal kernels read the row offset (the others compile as before it existed), and only
   // there can a consumer's rows lie below row 0.
@@ -895,103 +889,42 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         Math::convert_p(s, p);
         FATTN_TIMELINE_MARK(kStepEnd, 0);
       }
-      if constexpr (kCausalUnmaskedSteps) {
-        // Key step i >= 1: Q·Kᵀ of the i-th key tile walked and P·V of the one before.
-        // kMaskTest: the tile is tested against the mask and seqlen_k; kPin: the P·V wait stays
-        // after the exponentials (schedule_anchor).
-        auto key_step = [&](int i, auto mask_test, auto pin) {
-          constexpr bool kMaskTest = decltype(mask_test)::value;
-          constexpr bool kPin = decltype(pin)::value;
-          const RingSlot slot = ring_slot<kStages>(kv_iteration + i);
-          const RingSlot prev = ring_slot<kStages>(kv_iteration + i - 1);
-          mbarrier_wait(&bars->k_full[slot.stage], slot.phase);
-          mbarrier_wait(&bars->v_full[prev.stage], prev.phase);
-          FATTN_TIMELINE_MARK(kLoadsReady, i);
-          take_turn();
-          FATTN_TIMELINE_MARK(kTurnTaken, i);
-          Math::issue_scores(s, q_base, k_base + slot.stage * Traits::kKvTileBytes);
-          Math::issue_pv(o, p, v_base + prev.stage * Traits::kKvTileBytes);
-          pass_turn();
-          FATTN_TIMELINE_MARK(kGemmsIssued, i);
-          wgmma_wait<1>();  // the scores are ready; P·V of the previous tile still runs
-          fence_operands(s);
-          FATTN_TIMELINE_MARK(kScoresWaited, i);
-          release(&bars->k_empty[slot.stage]);
-          // The last Q·Kᵀ of this tile is done: the producer may load the next tile's Q.
-          if (i == num_tiles - 1) release(&bars->q_empty);
-          if constexpr (kMaskTest) mask_if_needed(last_tile - 1 - i);
-          Math::template online_softmax<kLazyRescale>(s, row_max, row_sum, correction,
-                                                      params.scale_log2);
-          // The exponentials run under this warpgroup's P·V only if the wait stays here.
-          if constexpr (kPin) schedule_anchor();
-          FATTN_TIMELINE_MARK_IF(kPin, kSoftmaxDone, i);
-          wgmma_wait<0>();
-          fence_operands(o);
-          FATTN_TIMELINE_MARK_EITHER(kPin, kPvWaited, kSoftmaxAndPvWaited, i);
-          release(&bars->v_empty[prev.stage]);
-          // With a rescale threshold, a warp whose rows all kept their max skips the multiplies.
-          if (!kLazyRescale ||
-              __any_sync(0xffffffffu, correction[0] != 1.0f || correction[1] != 1.0f)) {
-            Math::rescale(o, correction);
-          }
-          Math::convert_p(s, p);
-          FATTN_TIMELINE_MARK(kStepEnd, i);
-        };
-        // The tiles that need the mask are the first ones walked (the diagonal, the ragged end
-        // of the keys): the step count where this warpgroup's rows stop needing it. Each step
-        // takes one ping-pong turn in either loop, so the consumers may split differently.
-        // (The test is mask_if_needed's.)
-        int masked_steps = 1;
-        for (; masked_steps < num_tiles; ++masked_steps) {
-          const int col0 = (last_tile - 1 - masked_steps) * kBlockN;
-          if (col0 + kBlockN <= params.seqlen_k &&
-              mask.tile_is_unmasked(group_rows_begin, group_rows_end, col0, col0 + kBlockN)) {
-            break;
-          }
+      for (int i = 1; i < num_tiles; ++i) {
+        const RingSlot slot = ring_slot<kStages>(kv_iteration + i);
+        const RingSlot prev = ring_slot<kStages>(kv_iteration + i - 1);
+        mbarrier_wait(&bars->k_full[slot.stage], slot.phase);
+        mbarrier_wait(&bars->v_full[prev.stage], prev.phase);
+        FATTN_TIMELINE_MARK(kLoadsReady, i);
+        take_turn();
+        FATTN_TIMELINE_MARK(kTurnTaken, i);
+        Math::issue_scores(s, q_base, k_base + slot.stage * Traits::kKvTileBytes);
+        Math::issue_pv(o, p, v_base + prev.stage * Traits::kKvTileBytes);
+        pass_turn();
+        FATTN_TIMELINE_MARK(kGemmsIssued, i);
+        wgmma_wait<1>();  // the scores are ready; P·V of the previous tile still runs
+        fence_operands(s);
+        FATTN_TIMELINE_MARK(kScoresWaited, i);
+        release(&bars->k_empty[slot.stage]);
+        // The last Q·Kᵀ of this tile is done: the producer may load the next tile's Q.
+        if (i == num_tiles - 1) release(&bars->q_empty);
+        // Only the first tile walked can reach past seqlen_k (ragged_test_first_tile_only).
+        if constexpr (!kRaggedTestFirstTileOnly) mask_if_needed(last_tile - 1 - i);
+        Math::template online_softmax<kLazyRescale>(s, row_max, row_sum, correction,
+                                                    params.scale_log2);
+        // The exponentials run under this warpgroup's P·V only if the wait stays here.
+        if constexpr (kPinPvWait) schedule_anchor();
+        FATTN_TIMELINE_MARK_IF(kPinPvWait, kSoftmaxDone, i);
+        wgmma_wait<0>();
+        fence_operands(o);
+        FATTN_TIMELINE_MARK_EITHER(kPinPvWait, kPvWaited, kSoftmaxAndPvWaited, i);
+        release(&bars->v_empty[prev.stage]);
+        // With a rescale threshold, a warp whose rows all kept their max skips the multiplies.
+        if (!kLazyRescale ||
+            __any_sync(0xffffffffu, correction[0] != 1.0f || correction[1] != 1.0f)) {
+          Math::rescale(o, correction);
         }
-        int i = 1;
-        for (; i < masked_steps; ++i) key_step(i, std::true_type{}, std::false_type{});
-        for (; i < num_tiles; ++i) {
-          key_step(i, std::false_type{}, std::bool_constant<kPinUnmaskedSteps>{});
-        }
-      } else {
-        for (int i = 1; i < num_tiles; ++i) {
-          const RingSlot slot = ring_slot<kStages>(kv_iteration + i);
-          const RingSlot prev = ring_slot<kStages>(kv_iteration + i - 1);
-          mbarrier_wait(&bars->k_full[slot.stage], slot.phase);
-          mbarrier_wait(&bars->v_full[prev.stage], prev.phase);
-          FATTN_TIMELINE_MARK(kLoadsReady, i);
-          take_turn();
-          FATTN_TIMELINE_MARK(kTurnTaken, i);
-          Math::issue_scores(s, q_base, k_base + slot.stage * Traits::kKvTileBytes);
-          Math::issue_pv(o, p, v_base + prev.stage * Traits::kKvTileBytes);
-          pass_turn();
-          FATTN_TIMELINE_MARK(kGemmsIssued, i);
-          wgmma_wait<1>();  // the scores are ready; P·V of the previous tile still runs
-          fence_operands(s);
-          FATTN_TIMELINE_MARK(kScoresWaited, i);
-          release(&bars->k_empty[slot.stage]);
-          // The last Q·Kᵀ of this tile is done: the producer may load the next tile's Q.
-          if (i == num_tiles - 1) release(&bars->q_empty);
-          // Only the first tile walked can reach past seqlen_k (ragged_test_first_tile_only).
-          if constexpr (!kRaggedTestFirstTileOnly) mask_if_needed(last_tile - 1 - i);
-          Math::template online_softmax<kLazyRescale>(s, row_max, row_sum, correction,
-                                                      params.scale_log2);
-          // The exponentials run under this warpgroup's P·V only if the wait stays here.
-          if constexpr (kPinPvWait) schedule_anchor();
-          FATTN_TIMELINE_MARK_IF(kPinPvWait, kSoftmaxDone, i);
-          wgmma_wait<0>();
-          fence_operands(o);
-          FATTN_TIMELINE_MARK_EITHER(kPinPvWait, kPvWaited, kSoftmaxAndPvWaited, i);
-          release(&bars->v_empty[prev.stage]);
-          // With a rescale threshold, a warp whose rows all kept their max skips the multiplies.
-          if (!kLazyRescale ||
-              __any_sync(0xffffffffu, correction[0] != 1.0f || correction[1] != 1.0f)) {
-            Math::rescale(o, correction);
-          }
-          Math::convert_p(s, p);
-          FATTN_TIMELINE_MARK(kStepEnd, i);
-        }
+        Math::convert_p(s, p);
+        FATTN_TIMELINE_MARK(kStepEnd, i);
       }
       const RingSlot slot = ring_slot<kStages>(kv_iteration + num_tiles - 1);
       mbarrier_wait(&bars->v_full[slot.stage], slot.phase);

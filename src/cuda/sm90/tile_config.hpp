@@ -110,13 +110,6 @@ struct TileShape {
   // at 1k and 16k, ±0.5 % at 4k causal and not (the TMA store alone: −3 to +1 %), so D = 64
   // takes both; D = 128 +0.4–0.9 % at 1k and −0.5 % at 4k: left off there.
   bool lse_after_output = false;
-  // The causal kernel walks a tile's key steps in two loops (forward_kernel.cuh,
-  // kCausalUnmaskedSteps): the steps whose tiles need the mask (the diagonal and the ragged end
-  // of the keys, the first ones walked), then the rest in the unmasked kernel's loop body,
-  // without the per-tile mask test and with the pinned P·V wait where pin_pv_wait_unmasked is
-  // set. Most steps of a causal tile are unmasked from N = 4k on (one diagonal step of ~16 at
-  // D = 128 N = 4k).
-  bool causal_unmasked_steps = false;
 };
 
 template <int kHeadDimBucket>
