@@ -78,8 +78,13 @@ TURNS_REPS, TURNS_INNER, TURNS_WARMUP = 9, 5, 2
 # reductions by whole accumulator lines through a staging tile per warp (DqReductionsByLine):
 # 128 90 (whole slice staged, rejected) and 91 (8 rows per round), 256 90 — 91 and 256's 90 are
 # the table now (LargeSharedMemoryBackwardConfig).
+# Eighth session, second round ("Backward v14", bench/results/sm80-bwd-h100-2026-11-22-s8b/): the
+# staged lines of a query tile sent during the next tile's phase A (DqReductionsBehindNextItem):
+# 128 92 / 93, 256 91 (the one-stage tile, lines in order) / 92 / 93, call 1, all rejected
+# (0.85-0.96x the table; still compiled); call 2: the line reductions at 64.
 CANDIDATES = {
-    64: {},
+    64: {90: "lines in order, 8 rows per round (170 KB)",
+         91: "lines in order, whole warp slice (194 KB)"},
     128: {},
     192: {},
     256: {},

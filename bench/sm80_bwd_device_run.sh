@@ -7,7 +7,7 @@
 # .deps; for the tests build-bwd/testbin/{fattn_cuda_tests,libfattn.so.0} (a library build with
 # FATTN_CUDA_FAMILIES=sm80, FATTN_CUDA_ARCHS=90a).
 # Usage: [SM80_STEPS="check variants bench memcheck racecheck tests ncu compare vsanitize ncufa2
-#         ncucount"]
+#         ncucount testsanitize"] [SM80_TEST_SANITIZE_FILTER=<gtest filter> (testsanitize)]
 #        [SM80_PROFILE_VARIANTS=0,9 (ncufa2: our variants beside FA2's backward)]
 #        [SM80_BENCH_ARGS=...] [SM80_COMPARE_ARGS=... (default --check --bench)]
 #        [SM80_BWD_DIR=build-bwd (where the binaries are)] [SM80_BASELINE=...] [SM80_COMPARE_S=240]
@@ -128,6 +128,17 @@ step_vsanitize() {
     echo "$tool (candidates) rc $?:" \
       "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $LOGS/v$tool.log | tail -1)" \
       "$(grep -E 'check:' $LOGS/v$tool.log | paste -sd' ')"
+  done
+}
+step_testsanitize() {
+  # memcheck and racecheck of the library's GPU tests on a few small cases of the table's kernels
+  # (SM80_TEST_SANITIZE_FILTER, a gtest filter), each tool under SM80_SANITIZER_S seconds.
+  export LD_LIBRARY_PATH=$PWD/$DIR/testbin:$LD_LIBRARY_PATH
+  for tool in memcheck racecheck; do
+    timeout ${SM80_SANITIZER_S:-80} compute-sanitizer --tool $tool $DIR/testbin/fattn_cuda_tests \
+      --gtest_filter="${SM80_TEST_SANITIZE_FILTER:?a gtest filter}" > $LOGS/test$tool.log 2>&1
+    echo "$tool (tests) rc $?: $(grep -cE '^\[       OK' $LOGS/test$tool.log) ok," \
+      "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $LOGS/test$tool.log | tail -1)"
   done
 }
 for step in $STEPS; do "step_$step"; done
