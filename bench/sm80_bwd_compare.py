@@ -79,12 +79,11 @@ TURNS_REPS, TURNS_INNER, TURNS_WARMUP = 9, 5, 2
 # 128 90 (whole slice staged, rejected) and 91 (8 rows per round), 256 90 — 91 and 256's 90 are
 # the table now (LargeSharedMemoryBackwardConfig).
 # Eighth session, second round ("Backward v14", bench/results/sm80-bwd-h100-2026-11-22-s8b/): the
-# staged lines of a query tile sent during the next tile's phase A (DqReductionsBehindNextItem):
-# 128 92 / 93, 256 91 (the one-stage tile, lines in order) / 92 / 93, call 1, all rejected
-# (0.85-0.96x the table; still compiled); call 2: the line reductions at 64.
+# staged lines of a query tile sent during the next tile's phase A (DqReductionsBehindNextItem:
+# 128 92 / 93, 256 91-93 on a one-stage tile) and the line reductions at 64 (90 / 91), all
+# rejected; the option and its variants are in the history (commit c5021c6).
 CANDIDATES = {
-    64: {90: "lines in order, 8 rows per round (170 KB)",
-         91: "lines in order, whole warp slice (194 KB)"},
+    64: {},
     128: {},
     192: {},
     256: {},

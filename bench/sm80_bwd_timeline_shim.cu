@@ -23,8 +23,6 @@ constexpr int kTripleSize = 3;
 // 0: the table; 90: the eighth session's candidates (bench/sm80_bwd_variants.cu 12890 / 25690;
 // 25690 is the table at 256 since, 12890 the whole-slice form at 128, not taken).
 constexpr int kLineReductionsVariant = 90;
-// The eighth session's second round: the staged lines sent during the next tile's phase A.
-constexpr int kDeferredLinesVariant = 92;
 int variant = 0;
 
 fattn::Status launch(const AttentionArgs& args) {
@@ -35,22 +33,6 @@ fattn::Status launch(const AttentionArgs& args) {
     return fattn::Status::Unsupported("the timeline shim has bf16 D 65..128 and 193..256 only");
   }
   const bool bucket128 = head_dim <= 128;
-  // 92 / 93: the lines behind the next tile's Sᵀ k-steps / Sᵀ and dPᵀ k-steps (variants
-  // 12892 / 12893 and 25692 / 25693 of bench/sm80_bwd_variants.cu).
-  if (variant == kDeferredLinesVariant || variant == kDeferredLinesVariant + 1) {
-    if (variant == kDeferredLinesVariant) {
-      return bucket128 ? sm80::launch_backward_with<
-                             sm80::DqReductionsBehindNextItem<sm80::BackwardConfig<128>, 1>, E>(args)
-                       : sm80::launch_backward_with<
-                             sm80::DqReductionsBehindNextItem<sm80::OneStageBackwardTile256, 1>,
-                             E>(args);
-    }
-    return bucket128 ? sm80::launch_backward_with<
-                           sm80::DqReductionsBehindNextItem<sm80::BackwardConfig<128>, 2>, E>(args)
-                     : sm80::launch_backward_with<
-                           sm80::DqReductionsBehindNextItem<sm80::OneStageBackwardTile256, 2>,
-                           E>(args);
-  }
   if (variant == kLineReductionsVariant) {
     return bucket128
                ? sm80::launch_backward_with<sm80::DqReductionsByLine<sm80::BackwardConfig<128>, 32>,
@@ -62,7 +44,7 @@ fattn::Status launch(const AttentionArgs& args) {
 }
 }  // namespace
 
-// Selects the backward of later calls: 0 = the table, 90, 92, 93 = the candidates above.
+// Selects the backward of later calls: 0 = the table, 90 = the candidate above.
 extern "C" void fattn_sm80_bwd_timeline_variant(int selected) { variant = selected; }
 
 // Same arguments as bench/sm80_shim.cu's fattn_sm80_backward; bf16 only, head dims 65..256.

@@ -14,9 +14,7 @@ using fattn::detail::sm80::StridedItemLoads;
 using fattn::detail::sm80::BackwardConfig;
 using fattn::detail::sm80::DqAtomicsFromOneAddress;
 using fattn::detail::sm80::DqProductBeforePhaseB;
-using fattn::detail::sm80::DqReductionsBehindNextItem;
 using fattn::detail::sm80::DqReductionsByLine;
-using fattn::detail::sm80::OneStageBackwardTile256;
 using fattn::detail::sm80::TwoStageBackwardTile256;
 using fattn::detail::sm80::ZeroStartAccumulators;
 using fattn::detail::sm80::UnmaskedStridedItemLoads;
@@ -32,11 +30,6 @@ using Table128 = PackedProbabilities<BackwardTile<128, 64, 128, 8, 2, 2, 2, 1, t
 // 256 with packed Pᵀ and the full-width kernel (the table runs the general one: the unpacked
 // full-width kernel spilled 4-16 bytes).
 using Packed256 = PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 1, 1, true, 2>>;
-
-// The table's tile at 64 with its dQ reductions at the tile's end (BackwardConfig<64> without
-// DqAtomicsInPhaseB).
-using InOrderTable64 = DqAtomicsFromOneAddress<ZeroStartAccumulators<StridedItemLoads<
-    LightDqRelease<LeanTileLoop<RolledProductB<Table64>>>>>>;
 
 // BackwardTile<width, query rows, keys, warps, query warps (phase A), dim warps (phase B),
 // Q/dO stages, phase-A query passes, full-width kernel, query warps (dQ product)>; variant
@@ -78,25 +71,10 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
     case 12891: return launch_backward_with<DqReductionsByLine<BackwardConfig<128>, 8>, E>(args);
     case 25690:
       return launch_backward_with<DqReductionsByLine<TwoStageBackwardTile256, 8>, E>(args);
-    // Eighth session, second round ("Backward v14"): the staged lines of query tile i sent during
-    // tile i + 1's phase A (DqReductionsBehindNextItem, the whole warp slice staged): over Sᵀ's
-    // k-steps (92) or Sᵀ's and dPᵀ's (93); at 128 on the table's tile (+32 KB: 193 KB), at 256
-    // on the one-stage tile (+64 KB: 209 KB; the two-stage one has no room for the slice), whose
-    // line reductions in order (91) separate the second stage's share from the sends'.
-    case 12892:
-      return launch_backward_with<DqReductionsBehindNextItem<BackwardConfig<128>, 1>, E>(args);
-    case 12893:
-      return launch_backward_with<DqReductionsBehindNextItem<BackwardConfig<128>, 2>, E>(args);
-    case 25691: return launch_backward_with<DqReductionsByLine<OneStageBackwardTile256, 8>, E>(args);
-    case 25692:
-      return launch_backward_with<DqReductionsBehindNextItem<OneStageBackwardTile256, 1>, E>(args);
-    case 25693:
-      return launch_backward_with<DqReductionsBehindNextItem<OneStageBackwardTile256, 2>, E>(args);
-    // The same round at 64: the line reductions in order (DqReductionsByLine) on the table's tile
-    // without its spread REDG.64 (DqAtomicsInPhaseB): 8 rows per round (90, +8 KB: 170 KB) or
-    // the whole warp slice (91, +32 KB: 194 KB), Hopper-sized shared memory only.
-    case 6490: return launch_backward_with<DqReductionsByLine<InOrderTable64, 8>, E>(args);
-    case 6491: return launch_backward_with<DqReductionsByLine<InOrderTable64, 32>, E>(args);
+    // Eighth session, second round ("Backward v14"): the staged lines sent during the next query
+    // tile's phase A (12892/12893, 25691-25693 on a one-stage 256 tile) and the line reductions
+    // at 64 (6490/6491) were measured from commit c5021c6 and rejected; they are in this file's
+    // history.
 #ifdef FATTN_BENCH_EARLIER_BWD_VARIANTS
     // Earlier sessions' candidates, all measured (compiled only with SM80_NVCC_FLAGS=
     // -DFATTN_BENCH_EARLIER_BWD_VARIANTS: they multiply the shim's build time).

@@ -358,123 +358,6 @@ __device__ __forceinline__ void reduce_dq_by_lines(const float (&dq)[kRowTilesQ]
   }
 }
 
-// DqReductionsBehindNextItem (tile_config.hpp). Shared memory past the tile's own: each warp's
-// staging tile (its whole dQ slice, kRows x kDimPerWarp floats, in reduce_dq_by_lines's swizzled
-// row-major layout: staging row = slice row), then per warp a record of the staged slice: the
-// accumulator element of its first row and column, and its rows to the sequence end (0: nothing
-// staged). The sends read the record and their warp and lane with volatile loads and moves at
-// each call, so nothing of the pending slice occupies a register through phase A, where the
-// table's kernels have none left (held there, the pointer and row count spilled 4-16 bytes at
-// 128 and 256, sm_90a).
-template <int kWarps, int kRows, int kDimPerWarp>
-struct DeferredDqStaging {
-  static constexpr int kSliceFloats = kRows * kDimPerWarp;
-  static constexpr int kRecordBytes = 16;
-  static constexpr int kBytes =
-      kWarps * (kSliceFloats * static_cast<int>(sizeof(float)) + kRecordBytes);
-
-  __device__ static float* slice(unsigned char* base, int warp) {
-    return reinterpret_cast<float*>(base) + warp * kSliceFloats;
-  }
-  __device__ static std::uint32_t record_address(unsigned char* base, int warp) {
-    return smem_address(base + kWarps * kSliceFloats * sizeof(float) + warp * kRecordBytes);
-  }
-  // Lane 0 of the warp writes; the caller orders it (block barriers) against the reads.
-  __device__ static void write_record(unsigned char* base, int warp, const float* warp_first,
-                                      int rows_left) {
-    const auto first = reinterpret_cast<std::uint64_t>(warp_first);
-    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %3};\n" ::"r"(record_address(base, warp)),
-                 "r"(static_cast<std::uint32_t>(first)),
-                 "r"(static_cast<std::uint32_t>(first >> 32)), "r"(rows_left)
-                 : "memory");
-  }
-  __device__ static void read_record(unsigned char* base, int warp, float*& warp_first,
-                                     int& rows_left) {
-    std::uint32_t low, high, rows, unused;
-    asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(low), "=r"(high), "=r"(rows), "=r"(unused)
-                 : "r"(record_address(base, warp)));
-    warp_first = reinterpret_cast<float*>((static_cast<std::uint64_t>(high) << 32) | low);
-    rows_left = static_cast<int>(rows);
-  }
-};
-
-// The warp index read with a volatile move (as opaque_lane_id: computed where it is used).
-__device__ __forceinline__ int opaque_warp_id() {
-  int thread;
-  asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(thread));
-  return thread / kWarpSize;
-}
-
-// The warp's whole dQ partial into its staging tile, and the record of where it goes.
-template <class Staging, int kWidth, int kRowTilesQ, int kDimTilesQ>
-__device__ __forceinline__ void stage_dq_slice(const float (&dq)[kRowTilesQ][kDimTilesQ][4],
-                                               unsigned char* base, const float* warp_first,
-                                               int rows_left) {
-  constexpr int kRowsPerPair = 8;
-  constexpr int kChunkFloats = 4;
-  constexpr int kChunks = kDimTilesQ * kMmaN / kChunkFloats;
-  static_assert(kChunks >= kRowsPerPair, "a swizzle that stays inside the row");
-  const int lane = opaque_lane_id();
-  const int warp = opaque_warp_id();
-  const int group = lane / 4;
-  const int quad_lane = lane % 4;
-  float* const stage = Staging::slice(base, warp);
-#pragma unroll
-  for (int pair = 0; pair < kRowTilesQ * 2; ++pair) {
-    const int rt = pair / 2;
-    const int half = pair % 2;
-    const int stage_row = pair * kRowsPerPair + group;
-#pragma unroll
-    for (int dt = 0; dt < kDimTilesQ; ++dt) {
-      const int chunk = (dt * kMmaN + 2 * quad_lane) / kChunkFloats;
-      *reinterpret_cast<float2*>(stage + (stage_row * kChunks + (chunk ^ group)) * kChunkFloats +
-                                 (quad_lane % 2) * 2) =
-          make_float2(dq[rt][dt][2 * half], dq[rt][dt][2 * half + 1]);
-    }
-  }
-  if (lane == 0) Staging::write_record(base, warp, warp_first, rows_left);
-}
-
-// The staged slice's line loads (one LDS.128 + REDG.128 of whole 128-byte lines per thread
-// each) whose index j satisfies j · kSlots / kLoads == slot: called once per slot (a k-step of
-// the next tile's phase A, unrolled, so the range folds), the kLoads loads spread evenly over
-// the kSlots slots. A slot without loads emits nothing; rows past the record's rows_left (the
-// sequence end, or all of them when nothing is staged) are predicated off, not branched around,
-// so the k-step's code stays one block.
-template <class Staging, int kWidth, int kDimPerWarp, int kRows, int kSlots>
-__device__ __forceinline__ void send_staged_dq_lines(unsigned char* base, int slot) {
-  constexpr int kChunkFloats = 4;
-  constexpr int kRowsPerPair = 8;
-  constexpr int kChunks = kDimPerWarp / kChunkFloats;
-  constexpr int kRowsPerLoad = kWarpSize / kChunks;
-  constexpr int kLoads = kRows / kRowsPerLoad;
-  static_assert(kWarpSize % kChunks == 0 && kRows % kRowsPerLoad == 0, "whole rows per load");
-  const int j_begin = (slot * kLoads + kSlots - 1) / kSlots;
-  const int j_end = ((slot + 1) * kLoads + kSlots - 1) / kSlots;
-  if (j_begin >= j_end) return;
-  const int lane = opaque_lane_id();
-  const int warp = opaque_warp_id();
-  float* warp_first;
-  int rows_left;
-  Staging::read_record(base, warp, warp_first, rows_left);
-  const float* const stage = Staging::slice(base, warp);
-  const int load_row = lane / kChunks;
-  const int load_chunk = lane % kChunks;
-#pragma unroll
-  for (int j = 0; j < kLoads; ++j) {
-    if (j >= j_begin && j < j_end) {
-      const int stage_row = j * kRowsPerLoad + load_row;
-      if (stage_row < rows_left) {
-        const float4 values = *reinterpret_cast<const float4*>(
-            stage +
-            (stage_row * kChunks + (load_chunk ^ (stage_row % kRowsPerPair))) * kChunkFloats);
-        reduce_add_quad(warp_first + stage_row * kWidth + load_chunk * kChunkFloats, values);
-      }
-    }
-  }
-}
-
 // The two 16-bit values of a packed pair (low half first) as floats. bf16 -> fp32 is exact as
 // the 16 bits moved to the top of the word, so bf16 pairs are widened by a shift and a mask of
 // the 32-bit pair: through two 16-bit values, sm_90a SASS kept each half in a register of its
@@ -678,10 +561,6 @@ __global__ void __launch_bounds__(Config::kThreads)
   // v13 (tile_config.hpp): the dQ reductions by whole accumulator lines through a staging tile
   // per warp (reduce_dq_by_lines); the accumulator's rows are kWidth floats, as above.
   constexpr bool kLineReductions = dq_reductions_by_line<Config>() && kLean;
-  // DqReductionsBehindNextItem (tile_config.hpp): tile i's staged lines leave during tile i + 1's
-  // phase A, kSendSlots k-steps of it (the default mode only).
-  constexpr bool kDeferredLines = dq_reductions_behind_next_item<Config>() && kLean;
-  constexpr int kSendSlots = kDeferredLines ? deferred_dq_send_passes<Config>() * kMaxSteps : 1;
   // v8 (tile_config.hpp, the deterministic mode at 256): the dQ product and its ordered
   // atomics before phase B, so the chain's hand-over waits less on this CTA's phase B.
   constexpr bool kDqFirst = dq_product_before_phase_b<Config>() && kLean;
@@ -887,16 +766,6 @@ __global__ void __launch_bounds__(Config::kThreads)
   const auto k_as_b =
       fragment_address<kXorAddresses, kWidth>(k_tile, lane % 16, lane / 16, 2 * dim_step_q);
 
-  // DqReductionsBehindNextItem: the staging tiles and records past the stats rows; nothing staged
-  // before the first tile (the deterministic mode never stages).
-  using Staging =
-      DeferredDqStaging<Config::kWarps, Config::kQueriesPerWarpQ, Config::kDimPerWarpQ>;
-  [[maybe_unused]] unsigned char* const staging_base =
-      reinterpret_cast<unsigned char*>(delta_rows + kStages * kBlockM);
-  if constexpr (kDeferredLines) {
-    if (lane == 0) Staging::write_record(staging_base, warp, nullptr, 0);
-  }
-
   float dk_acc[kKeyTilesB][kDimTilesB][4];
   float dv_acc[kKeyTilesB][kDimTilesB][4];
 #pragma unroll
@@ -943,15 +812,6 @@ __global__ void __launch_bounds__(Config::kThreads)
     const float* lse_tile = lse_rows + stage * kBlockM;
     const float* delta_tile = delta_rows + stage * kBlockM;
 
-    // DqReductionsBehindNextItem: the previous tile's slice, staged at its end, leaves during
-    // this tile's phase A (after each k-step; the loop-top barrier ordered its staging).
-    auto send_pending = [&](int slot) {
-      if constexpr (kDeferredLines) {
-        send_staged_dq_lines<Staging, kWidth, Config::kDimPerWarpQ, Config::kQueriesPerWarpQ,
-                             kSendSlots>(staging_base, slot);
-      }
-    };
-
     // ---- phase A: Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ for this warp's keys x queries ----
     // In kQuerySplitsA passes of kQueryTilesA query tiles each, not unrolled: one pass's
     // registers at a time (unrolled, the compiler overlapped the passes and spilled).
@@ -976,7 +836,7 @@ __global__ void __launch_bounds__(Config::kThreads)
         }
       };
       auto product_a = [&](float (&acc)[kKeyTilesA][kQueryTilesA][4], std::uint32_t a_offset,
-                           std::uint32_t b_offset, bool negate, int pass) {
+                           std::uint32_t b_offset, bool negate) {
         // Pipelined (pipelined_query_fragments): b holds this step's Q/dO fragments, loaded
         // during the previous step. The next step's are loaded whenever the tile has one (a
         // compile-time test: at a head dim short of the bucket the last step reads one unused
@@ -1022,11 +882,9 @@ __global__ void __launch_bounds__(Config::kThreads)
               }
             }
           }
-          // Outside the k-step test, so that a short head dim still sends every line.
-          if (pass < deferred_dq_send_passes<Config>()) send_pending(pass * kMaxSteps + step);
         }
       };
-      product_a(s, 0, 0, !kLean, 0);
+      product_a(s, 0, 0, !kLean);
       FATTN_SM80_BWD_TIMELINE_MARK(item, kScoresIssued);
       // Pᵀ = 2^(Sᵀ·c - LSE) (masked scores -> 0), as the (key, query) pair of `half` of tile
       // (kt, nt) holds it; stored 16-bit for phase B.
@@ -1106,7 +964,7 @@ __global__ void __launch_bounds__(Config::kThreads)
       }
       FATTN_SM80_BWD_TIMELINE_MARK(item, kProbabilitiesStored);
       if constexpr (kPackedP && !kZeroStart) zero_fill(dp);
-      product_a(dp, kVFromK, kDoFromQ, false, 1);
+      product_a(dp, kVFromK, kDoFromQ, false);
       FATTN_SM80_BWD_TIMELINE_MARK(item, kDpIssued);
 
       // dSᵀ = Pᵀ∘(dPᵀ - D), stored 16-bit.
@@ -1272,19 +1130,7 @@ __global__ void __launch_bounds__(Config::kThreads)
           __syncthreads();
         }
       }
-      if (kDeferredLines && semaphore == nullptr) {
-        // Sent during the next tile's phase A (or after the loop); the loop-top barrier orders
-        // these stores before the other lanes' reads, the Pᵀ/dSᵀ barrier the reads before the
-        // next tile's stores.
-        const int warp_row = row0 + query_row_q;
-        stage_dq_slice<Staging, kWidth>(
-            dq, staging_base,
-            params.dq_accum +
-                ((static_cast<std::int64_t>(batch) * params.heads_q + head) * params.seqlen_q +
-                 warp_row) * kWidth +
-                dim_step_q * kMmaK,
-            params.seqlen_q - warp_row);
-      } else if constexpr (kLineReductions) {
+      if constexpr (kLineReductions) {
         const int warp_row = row0 + query_row_q;
         float* const warp_first =
             params.dq_accum +
@@ -1379,15 +1225,6 @@ __global__ void __launch_bounds__(Config::kThreads)
       rolled_phase_b<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(
           dv_acc, dk_acc, p_as_a,
           fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b));
-    }
-  }
-  if constexpr (kDeferredLines) {
-    // The last tile's slice (if any): nothing left to hide it behind.
-    __syncwarp();  // every lane's stores of the slice and the record before the reads
-#pragma unroll
-    for (int slot = 0; slot < kSendSlots; ++slot) {
-      send_staged_dq_lines<Staging, kWidth, Config::kDimPerWarpQ, Config::kQueriesPerWarpQ,
-                           kSendSlots>(staging_base, slot);
     }
   }
   cp_async_wait<0>();

@@ -524,6 +524,12 @@ constexpr bool dq_atomics_in_phase_b() {
 // +7-11 % at 256 (see LargeSharedMemoryBackwardConfig); the timeline of the 32-row form at 128
 // showed the same window (so the rate is not per request) but the loop top's wait cut from ~750
 // to ~290-440 clocks, and at 256 the window 4,100 -> 3,300.
+// v14 (eighth session, second round; docs/perf-notes.md "Backward v14", the option in commit
+// c5021c6): sending a tile's staged lines during the next tile's Sᵀ/dPᵀ k-steps instead of at its
+// end stretched those products by about what it took off the tile's end (the REDG.128 hold the
+// load/store pipe that the products' ldmatrix need): bwd 0.91-0.96x at 128, 0.85-0.91x at 256
+// (one-stage tile, the only one with room for the slice); at 64 this option measured 0.97-1.00x
+// the spread REDG.64 of DqAtomicsInPhaseB. Not taken.
 struct DqReductionsByLineOption {};
 template <class Tile, int kDqStageRowsArg>
 struct DqReductionsByLine : Tile, DqReductionsByLineOption {
@@ -535,44 +541,6 @@ struct DqReductionsByLine : Tile, DqReductionsByLineOption {
 template <class Config>
 constexpr bool dq_reductions_by_line() {
   return has_option<Config, DqReductionsByLineOption>;
-}
-
-// DqReductionsBehindNextItem (eighth session, second round; lean full-width kernel; off in the
-// table): the line reductions of query tile i leave during tile i + 1's phase A instead of at
-// tile i's end. The v13 timeline showed the reductions' window (~2,000 clocks per tile at 128,
-// ~3,300 at 256, a byte rate of ~16 B/clk per SM) with nothing independent behind it; here each
-// warp stages its whole dQ slice (kWarps · kQueriesPerWarpQ · kDimPerWarpQ floats: 32 KB at 128,
-// 64 KB at 256, which only the one-stage 256 tile leaves room for), and the next tile's k-steps
-// of Sᵀ (kDqSendPasses = 1) or of Sᵀ and dPᵀ (2) each send their share of it, one LDS.128 +
-// REDG.128 of whole accumulator lines at a time (backward_kernel.cuh, send_staged_dq_lines);
-// the last tile's partial leaves after the loop. The deterministic mode keeps the in-order form
-// (DqReductionsByLine's rounds of kDqStageRows rows): its hand-over needs the sums done.
-struct DqReductionsBehindNextItemOption {};
-inline constexpr int kDeterministicDqStageRows = 8;  // the v13 table's rounds
-template <class Tile, int kDqSendPassesArg>
-struct DqReductionsBehindNextItem : DqReductionsByLine<Tile, kDeterministicDqStageRows>,
-                                    DqReductionsBehindNextItemOption {
-  static_assert(kDqSendPassesArg == 1 || kDqSendPassesArg == 2,
-                "the sends ride on Sᵀ's k-steps, or on Sᵀ's and dPᵀ's");
-  static_assert(Tile::kQuerySplitsA == 1, "one phase-A pass carries the whole slice");
-  static constexpr int kDqSendPasses = kDqSendPassesArg;
-  // The slices and, per warp, a 16-byte record of the staged slice (backward_kernel.cuh,
-  // DeferredDqStaging).
-  static constexpr int kSharedBytes =
-      Tile::kSharedBytes + Tile::kWarps * (Tile::kQueriesPerWarpQ * Tile::kDimPerWarpQ * 4 + 16);
-};
-template <class Config>
-constexpr bool dq_reductions_behind_next_item() {
-  return has_option<Config, DqReductionsBehindNextItemOption>;
-}
-// Phase-A passes whose k-steps carry the previous tile's lines (0 without the option).
-template <class Config>
-constexpr int deferred_dq_send_passes() {
-  if constexpr (dq_reductions_behind_next_item<Config>()) {
-    return Config::kDqSendPasses;
-  } else {
-    return 0;
-  }
 }
 
 template <int kHeadDimBucket>
@@ -673,11 +641,6 @@ struct BackwardConfig<256>
 struct TwoStageBackwardTile256
     : UnmaskedStridedItemLoads<ZeroStartAccumulators<LightDqRelease<LeanTileLoop<RolledProductB<
           PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 2, 1, true, 2>>>>>>> {};
-// The same tile with one Q/dO stage (145 KB): what leaves room for a whole dQ slice per warp
-// (DqReductionsBehindNextItem, 64 KB more) within Hopper's 227 KB (bench variants 2569x).
-struct OneStageBackwardTile256
-    : UnmaskedStridedItemLoads<ZeroStartAccumulators<LightDqRelease<LeanTileLoop<RolledProductB<
-          PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 1, 1, true, 2>>>>>>> {};
 template <int kHeadDimBucket>
 struct LargeSharedMemoryBackwardConfig : BackwardConfig<kHeadDimBucket> {};
 template <>
