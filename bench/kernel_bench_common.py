@@ -120,6 +120,17 @@ def time_in_turns(contestants, reps, inner, warmup, prefill_cycles=0):
     return {name: statistics.median(t) for name, t in times.items()}
 
 
+def tflops_in_turns(contestants, flops, runs, reps, inner=10, warmup=3, prefill_cycles=0):
+    """`runs` whole time_in_turns sweeps of the contestants: ({name: median TFLOP/s over the
+    runs}, [per-run {name: TFLOP/s}]). The runs' spread is the timing noise a report shows."""
+    per_run = []
+    for _ in range(runs):
+        ms = time_in_turns(contestants, reps=reps, inner=inner, warmup=warmup,
+                           prefill_cycles=prefill_cycles)
+        per_run.append({name: flops / t / 1e9 for name, t in ms.items()})
+    return {name: statistics.median(r[name] for r in per_run) for name in per_run[0]}, per_run
+
+
 def gemm_ceiling(time_fn, reps):
     """bf16 GEMM TFLOP/s, timed with the caller's `time_fn` (its own inner/warmup counts)."""
     a = torch.randn(GEMM_SIZE, GEMM_SIZE, device="cuda", dtype=torch.bfloat16)

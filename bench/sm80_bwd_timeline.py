@@ -32,7 +32,6 @@ import argparse
 import ctypes
 import json
 import os
-import statistics
 import sys
 
 import numpy as np
@@ -399,12 +398,8 @@ def run_point(torch, common, plain, timeline, extras, out_dir, D, N, causal, rep
         contestants.append(("table", launchers["table"], None))
     contestants.append(("flash", flash_backward, None))
     bwd_flops = 2.5 * 4 * B * H * N * N * D / (2 if causal else 1)
-    runs = []
-    for _ in range(TIMING_RUNS):
-        ms = common.time_in_turns(contestants, reps=reps, inner=10, warmup=3,
-                                  prefill_cycles=PREFILL_CYCLES)
-        runs.append({k2: bwd_flops / t / 1e9 for k2, t in ms.items()})
-    tflops = {k2: statistics.median(r[k2] for r in runs) for k2 in runs[0]}
+    tflops, runs = common.tflops_in_turns(contestants, bwd_flops, TIMING_RUNS, reps,
+                                          prefill_cycles=PREFILL_CYCLES)
     set_buffer(False)
 
     name = point_name(D, N, causal)
