@@ -95,6 +95,15 @@ def pct(values, q):
     return float(np.percentile(values, q)) if len(values) else float("nan")
 
 
+def analyze_clock(stamps):
+    """The instrumented kernel's SM clock (GHz), from the CTAs' clock and global-timer spans."""
+    header, _ = unwrap(stamps)
+    header = header[header[:, 0, SM_PLUS_ONE] > 0]
+    ns_span = (header[..., END_NS] - header[..., START_NS]) % CLOCK_WRAP
+    clock_span = header[..., END_CLOCK] - header[..., START_CLOCK]
+    return {"clock_ghz": float(np.median(clock_span / np.maximum(ns_span, 1)))}
+
+
 def analyze(meta, stamps):
     """The summary (dict) and its text, from every recorded CTA."""
     header, items = unwrap(stamps)
@@ -258,7 +267,16 @@ def chrome_trace(meta, stamps, clock_ghz):
 
 
 def write_outputs(out_dir, meta, stamps, suffix=""):
-    result, text = analyze(meta, stamps)
+    kinds, kinds_text, compact = analyze_kinds(meta, stamps, meta["sms"])
+    if meta["causal"]:
+        # analyze() reads every CTA as walking the first CTA's item count: under a causal mask
+        # the counts differ, so only the by-kind analysis applies; its clock is the same.
+        result, text = analyze_clock(stamps), ""
+    else:
+        result, text = analyze(meta, stamps)
+    result["by_kind"] = kinds
+    text = text + "\n" + kinds_text
+    np.savez_compressed(os.path.join(out_dir, f"kinds-{meta['name']}{suffix}.npz"), **compact)
     name = meta["name"] + suffix
     timing = "".join(f"\n{k}: {v:.1f} TFLOP/s" for k, v in meta.get("tflops", {}).items())
     text = text + timing + "\n"
@@ -279,6 +297,156 @@ def analyze_saved(out_dir):
             # The saved stamps are the first SAVED_CTAS CTAs: their summary goes beside the one
             # the GPU run wrote from every CTA, not over it.
             write_outputs(out_dir, meta, saved["stamps"], suffix="-saved")
+
+
+# ---------------------------------------------------------------- steps by kind and the tail
+
+def masked_items(meta, n_block):
+    """[ctas, max_items] bool: the items whose query tile meets the causal mask's diagonal (a
+    partial tile: the masked pass runs), from the grid position of each CTA (bottom-right aligned,
+    seqlen_q == seqlen_k, no GQA group: what run_point times)."""
+    max_items = meta["max_items"]
+    if not meta["causal"]:
+        return np.zeros((len(n_block), max_items), dtype=bool)
+    key0 = n_block * block_n(meta["D"])
+    m_first = key0 // BLOCK_M  # the first query tile whose last row reaches the key tile
+    row0 = (m_first[:, None] + np.arange(max_items)[None, :]) * BLOCK_M
+    return row0 < key0[:, None] + block_n(meta["D"]) - 1
+
+
+def analyze_kinds(meta, stamps, sms):
+    """Where a CTA's time goes under any mask (CTAs walk different item counts): per item kind
+    (diagonal = masked pass, first unmasked, steady unmasked, last) the step and its phases, the
+    CTA's prologue and epilogue, and the kernel's tail from every CTA's SM and global-timer
+    span. Returns (dict, text, compact arrays for the npz)."""
+    header, items = unwrap(stamps)
+    ctas, max_items = items.shape[0], items.shape[2]
+    n = header[:, 0, ITEMS]
+    n_blocks = meta.get("n_blocks", -(-meta["N"] // block_n(meta["D"])))
+    n_block = np.arange(ctas) % n_blocks
+    masked = masked_items(meta, n_block)
+    idx = np.arange(max_items)[None, :]
+    top_exit = items[:, :, :, TOP_BARRIER].max(axis=1)
+    loop_end = header[:, :, LOOP_END].max(axis=1)
+    # Item i's step: its top-barrier exit to the next item's (the last item: to the loop's end).
+    nxt = np.concatenate([top_exit[:, 1:], np.zeros((ctas, 1), np.int64)], axis=1)
+    last = idx == (n[:, None] - 1)
+    nxt = np.where(last, loop_end[:, None], nxt)
+    valid = idx < n[:, None]
+    step = np.where(valid, nxt - top_exit, 0)
+    durations = np.empty(items.shape, dtype=np.int64)
+    durations[..., 1:] = np.diff(items, axis=-1)
+    durations[:, :, 0, 0] = items[:, :, 0, 0] - header[..., KEY_TILE_ISSUED]
+    durations[:, :, 1:, 0] = items[:, :, 1:, COPIES_WAITED] - items[:, :, :-1, REDGS]
+    phase_mean = durations.mean(axis=1)  # [ctas, items, phases], mean over warps
+    first_unmasked = (valid & ~masked & ~last & (idx == np.argmin(masked, axis=1)[:, None]) &
+                      masked.any(axis=1)[:, None])
+    kinds = {
+        "diagonal (masked pass)": valid & masked & ~last,
+        "first unmasked": first_unmasked,
+        "steady unmasked": valid & ~masked & ~last & ~first_unmasked & (idx >= STEADY_SKIP) &
+                           (idx < n[:, None] - STEADY_SKIP),
+        "last item": valid & last,
+    }
+    if not meta["causal"]:
+        kinds.pop("diagonal (masked pass)")
+        kinds.pop("first unmasked")
+    lines = [f"{meta['name']}: steps by kind ({ctas} CTAs, {int(valid.sum())} items; clocks of the "
+             f"instrumented kernel)"]
+    out = {"kinds": {}}
+    lines.append(f"{'kind':24s} {'count':>7s} {'step med':>9s} {'mean':>7s} " +
+                 " ".join(f"{p[:9]:>9s}" for p in PHASES))
+    for name, sel in kinds.items():
+        if not sel.any():
+            continue
+        steps = step[sel]
+        phases = phase_mean[sel].mean(axis=0)
+        out["kinds"][name] = {"count": int(sel.sum()), "step_median": float(np.median(steps)),
+                              "step_mean": float(steps.mean()), "phases_mean": phases.tolist()}
+        lines.append(f"{name:24s} {int(sel.sum()):7d} {np.median(steps):9.0f} {steps.mean():7.0f} " +
+                     " ".join(f"{v:9.0f}" for v in phases))
+    prologue = items[:, :, 0, TOP_BARRIER].max(axis=1) - header[:, :, START_CLOCK].min(axis=1)
+    epilogue = header[:, :, END_CLOCK].max(axis=1) - loop_end
+    cta_clocks = header[:, :, END_CLOCK].max(axis=1) - header[:, :, START_CLOCK].min(axis=1)
+    total = float(cta_clocks.sum())
+    parts = {"prologue (start to first top exit)": float(prologue.sum()),
+             "epilogue (dK, dV stores)": float(epilogue.sum())}
+    for name, sel in kinds.items():
+        parts[name] = float(step[sel].sum())
+    parts["other items (warm-up unmasked)"] = float(step[valid].sum()) - sum(
+        float(step[sel].sum()) for sel in kinds.values())
+    lines.append("")
+    lines.append(f"SM time by part (sum over CTAs; {total:.3g} clocks in all; per CTA median "
+                 f"{np.median(cta_clocks):.0f}, prologue {np.median(prologue):.0f}, epilogue "
+                 f"{np.median(epilogue):.0f}, items {np.median(n):.0f})")
+    for name, v in parts.items():
+        lines.append(f"  {name:40s} {v / total:7.2%}")
+    out["parts_share"] = {k: v / total for k, v in parts.items()}
+    out["cta"] = {"median_clocks": float(np.median(cta_clocks)),
+                  "prologue_median": float(np.median(prologue)),
+                  "epilogue_median": float(np.median(epilogue))}
+
+    # The tail, from the global timer (ns; the SM clocks are not synchronized across SMs).
+    sm = header[:, 0, SM_PLUS_ONE] - 1
+    start_ns = (header[:, :, START_NS].min(axis=1) - header[:, :, START_NS].min()) % CLOCK_WRAP
+    end_ns = (header[:, :, END_NS].max(axis=1) - header[:, :, START_NS].min()) % CLOCK_WRAP
+    span = float(end_ns.max())
+    busy = float((end_ns - start_ns).sum())
+    used_sms = len(np.unique(sm))
+    per_sm_end = np.zeros(sms)
+    np.maximum.at(per_sm_end, sm, end_ns)
+    order = np.argsort(start_ns, kind="stable")
+    gaps = []
+    last_end = {}
+    for c in order:
+        s = int(sm[c])
+        if s in last_end:
+            gaps.append(start_ns[c] - last_end[s])
+        last_end[s] = end_ns[c]
+    gaps = np.array(gaps) if gaps else np.zeros(1)
+    last_start = float(start_ns.max())
+    tail = {"span_us": span / 1e3, "sm_busy_share": busy / (sms * span), "used_sms": used_sms,
+            "last_cta_start_us": last_start / 1e3,
+            "sm_idle_after_last_cta_share": float((span - per_sm_end).sum() / (sms * span)),
+            "gap_between_ctas_ns_median": float(np.median(gaps)),
+            "gaps_share": float(gaps.sum() / (sms * span)),
+            "launch_order_is_linear": float(np.mean(np.diff(start_ns) >= -1000))}
+    # List scheduling of the measured CTA durations (ns), one CTA per SM, in launch order and in
+    # other orders: what the tail would be, and what an order could win.
+    dur = end_ns - start_ns
+    gap = float(np.median(gaps))
+
+    def schedule(sequence):
+        free = np.zeros(sms)
+        for c in sequence:
+            s = int(np.argmin(free))
+            free[s] += dur[c] + gap
+        return float(free.max())
+
+    linear = np.arange(ctas)
+    sims = {"linear (the grid)": schedule(linear),
+            "longest first (LPT)": schedule(np.argsort(-dur, kind="stable")),
+            "bound: sum / SMs": float((dur + gap).sum() / sms)}
+    if meta["causal"]:
+        # Key tiles descending in each head: the lightest CTA of each head first.
+        sims["key tiles reversed"] = schedule(
+            (linear // n_blocks) * n_blocks + n_blocks - 1 -
+            linear % n_blocks)
+    tail["simulated_span_us"] = {k: v / 1e3 for k, v in sims.items()}
+    out["tail"] = tail
+    lines.append("")
+    lines.append(f"tail: span {span / 1e3:.1f} us, SM busy {busy / (sms * span):.1%} of SMs x span "
+                 f"({used_sms} SMs used), idle after each SM's last CTA "
+                 f"{tail['sm_idle_after_last_cta_share']:.1%}, gaps between CTAs median "
+                 f"{np.median(gaps):.0f} ns ({tail['gaps_share']:.1%}); last CTA starts at "
+                 f"{last_start / 1e3:.1f} us")
+    lines.append("  simulated spans (measured CTA durations, list scheduling): " +
+                 ", ".join(f"{k} {v / 1e3:.1f} us" for k, v in sims.items()))
+    compact = {"top_exit": top_exit.astype(np.int64), "n_items": n, "sm": sm,
+               "start_ns": start_ns, "end_ns": end_ns, "cta_clocks": cta_clocks,
+               "prologue": prologue, "epilogue": epilogue, "step": step.astype(np.int32),
+               "masked": masked}
+    return out, "\n".join(lines) + "\n", compact
 
 
 # ---------------------------------------------------------------- GPU side
@@ -406,7 +574,7 @@ def run_point(torch, common, plain, timeline, extras, out_dir, D, N, causal, rep
     if variant:
         name += f"-v{variant}"
     meta = {"name": name, "variant": variant, "D": D, "N": N, "B": B, "H": H, "causal": causal,
-            "sms": sms,
+            "sms": sms, "n_blocks": -(-N // block_n(D)),
             "device": torch.cuda.get_device_name(0), "ctas": ctas, "max_items": max_items,
             "tflops": tflops, "tflops_runs": runs, "checks": checks,
             "note": "backward TFLOP/s = 2.5 x forward FLOPs / backward time (pre/postprocess "

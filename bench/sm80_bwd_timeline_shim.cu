@@ -23,10 +23,31 @@ constexpr int kTripleSize = 3;
 // 0: the table; 90: the eighth session's candidates (bench/sm80_bwd_variants.cu 12890 / 25690;
 // 25690 is the table at 256 since, 12890 the whole-slice form at 128, not taken).
 constexpr int kLineReductionsVariant = 90;
+// The eighth session's causal probe (h8-causal80; tile_config.hpp): 15 the table with
+// WarpSearchedQueryRange, 16 with KeyTilesSlowestInHeadGroups of 4 pairs, 17 with both.
+constexpr int kWarpSearchedRangeVariant = 15;
+constexpr int kHeadGroupOrderVariant = 16;
+constexpr int kBothCausalVariant = 17;
+constexpr int kPairsPerHeadGroup = 4;
+namespace sm80 = fattn::detail::sm80;
+template <class Config>
+using HeadGroupOrder = sm80::KeyTilesSlowestInHeadGroups<Config, kPairsPerHeadGroup>;
+template <class Config>
+using BothCausalOptions = sm80::WarpSearchedQueryRange<HeadGroupOrder<Config>>;
+// The table's tile of the head dim's bucket with the option.
+template <template <class> class Option>
+fattn::Status launch_with_option(const AttentionArgs& args) {
+  using E = __nv_bfloat16;
+  constexpr std::int64_t kBucket128 = 128;
+  return args.problem.head_dim <= kBucket128
+             ? sm80::launch_backward_with<Option<sm80::LargeSharedMemoryBackwardConfig<128>>, E>(
+                   args)
+             : sm80::launch_backward_with<Option<sm80::LargeSharedMemoryBackwardConfig<256>>, E>(
+                   args);
+}
 int variant = 0;
 
 fattn::Status launch(const AttentionArgs& args) {
-  namespace sm80 = fattn::detail::sm80;
   using E = __nv_bfloat16;
   const std::int64_t head_dim = args.problem.head_dim;
   if (head_dim <= 64 || (head_dim > 128 && head_dim <= 192)) {
@@ -40,11 +61,16 @@ fattn::Status launch(const AttentionArgs& args) {
                : sm80::launch_backward_with<
                      sm80::DqReductionsByLine<sm80::TwoStageBackwardTile256, 8>, E>(args);
   }
+  if (variant == kWarpSearchedRangeVariant) {
+    return launch_with_option<sm80::WarpSearchedQueryRange>(args);
+  }
+  if (variant == kHeadGroupOrderVariant) return launch_with_option<HeadGroupOrder>(args);
+  if (variant == kBothCausalVariant) return launch_with_option<BothCausalOptions>(args);
   return bucket128 ? sm80::launch_backward<128, E>(args) : sm80::launch_backward<256, E>(args);
 }
 }  // namespace
 
-// Selects the backward of later calls: 0 = the table, 90 = the candidate above.
+// Selects the backward of later calls: 0 = the table, else one of the variants above.
 extern "C" void fattn_sm80_bwd_timeline_variant(int selected) { variant = selected; }
 
 // Same arguments as bench/sm80_shim.cu's fattn_sm80_backward; bf16 only, head dims 65..256.

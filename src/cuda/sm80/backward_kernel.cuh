@@ -509,6 +509,52 @@ __device__ __forceinline__ void phase_b_with_dq_atomics(
   }(std::make_integer_sequence<int, kQuerySteps>{});
 }
 
+// This CTA's (key tile, KV head, batch) with KeyTilesSlowestInHeadGroups: the grid's linear
+// index walks groups of `group_pairs` (KV head, batch) pairs, the key tile slowest inside a group
+// (the last group may hold fewer pairs).
+struct CtaTile {
+  int n_block;
+  int kv_head;
+  int batch;
+};
+__device__ __forceinline__ CtaTile key_tile_slowest_in_group(int group_pairs) {
+  const int n_blocks = static_cast<int>(gridDim.x);
+  const int kv_heads = static_cast<int>(gridDim.y);
+  const int pairs = kv_heads * static_cast<int>(gridDim.z);
+  const int linear =
+      static_cast<int>(blockIdx.x) +
+      n_blocks * (static_cast<int>(blockIdx.y) + kv_heads * static_cast<int>(blockIdx.z));
+  const int group = linear / (group_pairs * n_blocks);
+  const int first_pair = group * group_pairs;
+  const int pairs_here = min(group_pairs, pairs - first_pair);
+  const int in_group = linear - first_pair * n_blocks;
+  const int pair = first_pair + in_group % pairs_here;
+  return {in_group / pairs_here, pair % kv_heads, pair / kv_heads};
+}
+
+// The query tiles [first, end) of the first run of `touches` over [0, m_blocks), as the serial
+// walk finds them, with each lane testing one tile of 32 per ballot (WarpSearchedQueryRange).
+// Warp-uniform: every lane of the warp must call it.
+template <class Touches>
+__device__ __forceinline__ int2 warp_searched_query_range(int m_blocks, int lane,
+                                                          const Touches& touches) {
+  constexpr unsigned kAllLanes = 0xffffffffu;
+  int first = m_blocks;
+  for (int base = 0; base < m_blocks; base += kWarpSize) {
+    const int m = base + lane;
+    // A lane past the last tile reads as a miss: the run then ends at m_blocks, as in the walk.
+    const unsigned hits = __ballot_sync(kAllLanes, m < m_blocks && touches(m));
+    unsigned misses = ~hits;
+    if (first == m_blocks) {
+      if (hits == 0) continue;
+      first = base + __ffs(hits) - 1;
+      misses &= kAllLanes << (first - base);
+    }
+    if (misses != 0) return make_int2(first, base + __ffs(misses) - 1);
+  }
+  return make_int2(first, m_blocks);
+}
+
 template <int kBlockN, class Mask>
 __device__ __forceinline__ int dq_turn_for(const Mask& mask, int row0, int row_end, int n_block,
                                            bool descending) {
@@ -606,10 +652,19 @@ __global__ void __launch_bounds__(Config::kThreads)
   // earlier (no deadlock whatever the residency): with the descending dQ order, key tiles are
   // numbered from the end of the grid.
   const bool descending = params.semaphores != nullptr && mask_is_right_bounded(mask);
-  const int n_block = descending ? static_cast<int>(gridDim.x - 1 - blockIdx.x)
-                                 : static_cast<int>(blockIdx.x);
-  const int kv_head = static_cast<int>(blockIdx.y);
-  const int batch = static_cast<int>(blockIdx.z);
+  int n_block = descending ? static_cast<int>(gridDim.x - 1 - blockIdx.x)
+                           : static_cast<int>(blockIdx.x);
+  int kv_head = static_cast<int>(blockIdx.y);
+  int batch = static_cast<int>(blockIdx.z);
+  // Not in the deterministic mode: its chain needs every key tile it waits for at a lower index.
+  if constexpr (key_tiles_slowest_in_head_groups<Config>() && !std::is_same_v<Mask, NoMask>) {
+    if (params.semaphores == nullptr && mask_is_right_bounded(mask)) {
+      const CtaTile tile = key_tile_slowest_in_group(Config::kGroupPairs);
+      n_block = tile.n_block;
+      kv_head = tile.kv_head;
+      batch = tile.batch;
+    }
+  }
   const int key0 = n_block * kBlockN;
   FATTN_SM80_BWD_TIMELINE_START();
   const int head_dim = params.head_dim;
@@ -633,9 +688,16 @@ __global__ void __launch_bounds__(Config::kThreads)
     return ke > kb && kb < key0 + kBlockN && ke > key0;
   };
   int m_first = 0;
-  while (m_first < m_blocks && !touches(m_first)) ++m_first;
-  int m_end = m_first;
-  while (m_end < m_blocks && touches(m_end)) ++m_end;
+  int m_end = 0;
+  if constexpr (warp_searched_query_range<Config>() && !std::is_same_v<Mask, NoMask>) {
+    const int2 range = warp_searched_query_range(m_blocks, lane, touches);
+    m_first = range.x;
+    m_end = range.y;
+  } else {
+    while (m_first < m_blocks && !touches(m_first)) ++m_first;
+    m_end = m_first;
+    while (m_end < m_blocks && touches(m_end)) ++m_end;
+  }
   const int m_count = m_end - m_first;
   const int items = m_count * params.group_size;
   auto dq_turn = [&](const Mask& m, int r0, int r1, int n) {

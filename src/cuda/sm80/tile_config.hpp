@@ -543,6 +543,39 @@ constexpr bool dq_reductions_by_line() {
   return has_option<Config, DqReductionsByLineOption>;
 }
 
+// WarpSearchedQueryRange (eighth session, h8-causal80; bench/results/sm80-bwd-causal-h100-2026-
+// 11-22-s8/NOTES.md): the masked kernels find their query-tile range with each warp's lanes testing
+// 32 tiles per ballot instead of the serial walk over every tile (NoMask keeps the walk, which
+// ptxas folds: every tile touches). The walk's clamps form one dependent chain of ~105 clocks per
+// query tile: 27 k clocks (three query steps) before a 16k causal CTA's first item, 7 k at 4k.
+struct WarpSearchedQueryRangeOption {};
+template <class Tile>
+struct WarpSearchedQueryRange : Tile, WarpSearchedQueryRangeOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool warp_searched_query_range() {
+  return has_option<Config, WarpSearchedQueryRangeOption>;
+}
+
+// KeyTilesSlowestInHeadGroups (eighth session, h8-causal80; same notes): under a right-bounded
+// mask in the default mode, the CTAs of kGroupPairs (KV head, batch) pairs at a time run with the
+// key tile slowest instead of fastest, so each group's heavy left key tiles (the most query tiles
+// under the diagonal) start first and the grid ends on light CTAs, not on the last head's heavy
+// ones. Groups of a few pairs keep the concurrent CTAs' Q, dO and dQ as few heads as the grid
+// order's (L2). The v15 timeline's CTA durations, list-scheduled on 132 SMs: 4k causal -6.5 %
+// span for 4 or 8 pairs (1.3 % for 2), 16k causal unchanged (its tail is already < 0.2 %).
+struct KeyTilesSlowestInHeadGroupsOption {};
+template <class Tile, int kGroupPairsArg>
+struct KeyTilesSlowestInHeadGroups : Tile, KeyTilesSlowestInHeadGroupsOption {
+  static constexpr int kGroupPairs = kGroupPairsArg;
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool key_tiles_slowest_in_head_groups() {
+  return has_option<Config, KeyTilesSlowestInHeadGroupsOption>;
+}
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
