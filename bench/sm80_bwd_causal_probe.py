@@ -4,8 +4,11 @@
   python3 bench/sm80_bwd_causal_probe.py --shim DIR/libsm80bwdtimeline.so
       [--points D,N;...]   (default 128,4096;128,16384)
 
-The shim is bench/sm80_bwd_timeline_shim.cu built without FATTN_SM80_BWD_TIMELINE (variant 0: the
-table; 15: WarpSearchedQueryRange, 16: KeyTilesSlowestInHeadGroups, 17: both; tile_config.hpp).
+The shim is bench/sm80_bwd_timeline_shim.cu built without FATTN_SM80_BWD_TIMELINE. "table" is
+--table-variant: 0 (the shim's table) or 14 (the v13 tiles; call 2 of
+bench/results/sm80-bwd-causal-h100-2026-11-22-s8 ran before v15, with the v13 table as 0); 15:
+WarpSearchedQueryRange, 16: KeyTilesSlowestInHeadGroups, 17: both, on the v13 tiles
+(tile_config.hpp; v15's table is 17 at 128, 15 at 256).
 Per point (bf16, B·N = 16384, H·D = 2048), after FA2's forward (its out and LSE), in turns
 (kernel_bench_common.tflops_in_turns):
   - non-causal: the table's NoMask kernel, the table's WindowMask kernel on a window that masks
@@ -52,7 +55,7 @@ def rel_error(a, b):
     return float((a.float() - b.float()).norm() / b.float().norm())
 
 
-def run_point(lib, D, N, reps):
+def run_point(lib, D, N, reps, table_variant):
     B, H = 16384 // N, 2048 // D
     gen = torch.Generator(device="cuda")
     gen.manual_seed(D * 7 + N + 1)
@@ -94,13 +97,13 @@ def run_point(lib, D, N, reps):
             return call, grads
 
         if causal:
-            runs = {"table causal": ours(0, NO_WINDOW, NO_WINDOW),
+            runs = {"table causal": ours(table_variant, NO_WINDOW, NO_WINDOW),
                     "v15 causal": ours(WARP_SEARCHED_RANGE_VARIANT, NO_WINDOW, NO_WINDOW),
                     "v16 causal": ours(HEAD_GROUP_ORDER_VARIANT, NO_WINDOW, NO_WINDOW),
                     "v17 causal": ours(BOTH_CAUSAL_VARIANTS, NO_WINDOW, NO_WINDOW)}
         else:
-            runs = {"table nomask": ours(0, NO_WINDOW, NO_WINDOW),
-                    "table window-nothing": ours(0, N, N),
+            runs = {"table nomask": ours(table_variant, NO_WINDOW, NO_WINDOW),
+                    "table window-nothing": ours(table_variant, N, N),
                     "v15 window-nothing": ours(WARP_SEARCHED_RANGE_VARIANT, N, N)}
         checks = {}
         for name, (call, grads) in runs.items():
@@ -128,12 +131,14 @@ def main():
     parser.add_argument("--points", default="128,4096;128,16384", help="D,N;...")
     parser.add_argument("--reps", type=int, default=8)
     parser.add_argument("--json")
+    parser.add_argument("--table-variant", type=int, default=14,
+                        help="the shim variant timed as 'table' (0: the shim's table)")
     args = parser.parse_args()
     lib = load(args.shim)
     report = {}
     for point in args.points.split(";"):
         D, N = (int(x) for x in point.split(","))
-        report[f"d{D}-n{N}"] = run_point(lib, D, N, args.reps)
+        report[f"d{D}-n{N}"] = run_point(lib, D, N, args.reps, args.table_variant)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1)

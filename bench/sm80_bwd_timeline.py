@@ -22,7 +22,11 @@ B·N = 16384, H·D = 2048; default D = 128 and 256 at N = 4096, non-causal) this
   - records one launch and writes stamps-<point>.npz (the first SAVED_CTAS CTAs, raw),
     trace-<point>.json (Chrome trace / Perfetto: one process per CTA, one thread per warp, the
     first TRACE_CTAS CTAs) and summary-<point>.txt / .json computed from every CTA: per-warp time
-    per phase, the two barriers' waits and who they wait for, the step time and its critical path.
+    per phase, the two barriers' waits and who they wait for, the step time and its critical path
+    (non-causal points), and for every point the steps by kind (diagonal items that run the masked
+    pass, first unmasked, steady, last), the SM time by part (prologue, epilogue, items) and the
+    kernel's tail from each CTA's SM and global-timer span, with list-scheduled spans of the
+    measured CTA durations in other orders (kinds-<point>.npz keeps the per-CTA arrays).
 
 Clocks are the instrumented kernel's SM clocks; read them as proportions of its step (the plain
 kernel's step is the recording's step times plain/timeline TFLOP/s).
@@ -363,8 +367,8 @@ def analyze_kinds(meta, stamps, sms):
         phases = phase_mean[sel].mean(axis=0)
         out["kinds"][name] = {"count": int(sel.sum()), "step_median": float(np.median(steps)),
                               "step_mean": float(steps.mean()), "phases_mean": phases.tolist()}
-        lines.append(f"{name:24s} {int(sel.sum()):7d} {np.median(steps):9.0f} {steps.mean():7.0f} " +
-                     " ".join(f"{v:9.0f}" for v in phases))
+        lines.append(f"{name:24s} {int(sel.sum()):7d} {np.median(steps):9.0f} "
+                     f"{steps.mean():7.0f} " + " ".join(f"{v:9.0f}" for v in phases))
     prologue = items[:, :, 0, TOP_BARRIER].max(axis=1) - header[:, :, START_CLOCK].min(axis=1)
     epilogue = header[:, :, END_CLOCK].max(axis=1) - loop_end
     cta_clocks = header[:, :, END_CLOCK].max(axis=1) - header[:, :, START_CLOCK].min(axis=1)

@@ -23,27 +23,28 @@ constexpr int kTripleSize = 3;
 // 0: the table; 90: the eighth session's candidates (bench/sm80_bwd_variants.cu 12890 / 25690;
 // 25690 is the table at 256 since, 12890 the whole-slice form at 128, not taken).
 constexpr int kLineReductionsVariant = 90;
-// The eighth session's causal probe (h8-causal80; tile_config.hpp): 15 the table with
-// WarpSearchedQueryRange, 16 with KeyTilesSlowestInHeadGroups of 4 pairs, 17 with both.
+// The eighth session's causal probe (h8-causal80; tile_config.hpp), on the v13 table's tiles:
+// 14 those tiles (the table before v15), 15 with WarpSearchedQueryRange, 16 with
+// KeyTilesSlowestInHeadGroups, 17 with both (v15's table: 17 at 128, 15 at 256).
+constexpr int kV13TableVariant = 14;
 constexpr int kWarpSearchedRangeVariant = 15;
 constexpr int kHeadGroupOrderVariant = 16;
 constexpr int kBothCausalVariant = 17;
-constexpr int kPairsPerHeadGroup = 4;
 namespace sm80 = fattn::detail::sm80;
 template <class Config>
-using HeadGroupOrder = sm80::KeyTilesSlowestInHeadGroups<Config, kPairsPerHeadGroup>;
+using NoOption = Config;
+template <class Config>
+using HeadGroupOrder = sm80::KeyTilesSlowestInHeadGroups<Config, sm80::kCausalHeadGroupPairs>;
 template <class Config>
 using BothCausalOptions = sm80::WarpSearchedQueryRange<HeadGroupOrder<Config>>;
-// The table's tile of the head dim's bucket with the option.
+// The v13 table's tile of the head dim's bucket with the option.
 template <template <class> class Option>
 fattn::Status launch_with_option(const AttentionArgs& args) {
   using E = __nv_bfloat16;
   constexpr std::int64_t kBucket128 = 128;
   return args.problem.head_dim <= kBucket128
-             ? sm80::launch_backward_with<Option<sm80::LargeSharedMemoryBackwardConfig<128>>, E>(
-                   args)
-             : sm80::launch_backward_with<Option<sm80::LargeSharedMemoryBackwardConfig<256>>, E>(
-                   args);
+             ? sm80::launch_backward_with<Option<sm80::LineReductionsTile128>, E>(args)
+             : sm80::launch_backward_with<Option<sm80::LineReductionsTile256>, E>(args);
 }
 int variant = 0;
 
@@ -61,6 +62,7 @@ fattn::Status launch(const AttentionArgs& args) {
                : sm80::launch_backward_with<
                      sm80::DqReductionsByLine<sm80::TwoStageBackwardTile256, 8>, E>(args);
   }
+  if (variant == kV13TableVariant) return launch_with_option<NoOption>(args);
   if (variant == kWarpSearchedRangeVariant) {
     return launch_with_option<sm80::WarpSearchedQueryRange>(args);
   }

@@ -168,6 +168,15 @@ INSTANTIATE_TEST_SUITE_P(
         // row tests), GQA; and causal fp16.
         Sm80Case{"lines_nomask_gqa_d128_odd", DType::bfloat16, 2, 1013, 777, 4, 2, 128, false,
                  kNoWindow, 0, 0},
+        // v15 causal options: KeyTilesSlowestInHeadGroups (128) over 9 (KV head, batch) pairs
+        // (two groups of 4 and one of 1), GQA 2, Nq < Nk; WarpSearchedQueryRange (128, 256)
+        // past the first 32 query tiles and under a two-sided window.
+        Sm80Case{"head_groups_causal_gqa_d128", DType::bfloat16, 3, 700, 900, 6, 3, 128, true,
+                 kNoWindow, 0, 0},
+        Sm80Case{"range_search_causal_d256", DType::float16, 1, 2500, 2300, 2, 2, 256, true,
+                 kNoWindow, 0, 0},
+        Sm80Case{"range_search_window_d128", DType::bfloat16, 2, 2200, 2200, 2, 1, 128, false,
+                 Window{300, 200}, 0, 0},
         Sm80Case{"lines_causal_d128", DType::float16, 1, 1100, 1100, 2, 2, 128, true, kNoWindow,
                  0, 0}),
     [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });

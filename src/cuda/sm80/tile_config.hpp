@@ -546,8 +546,10 @@ constexpr bool dq_reductions_by_line() {
 // WarpSearchedQueryRange (eighth session, h8-causal80; bench/results/sm80-bwd-causal-h100-2026-
 // 11-22-s8/NOTES.md): the masked kernels find their query-tile range with each warp's lanes testing
 // 32 tiles per ballot instead of the serial walk over every tile (NoMask keeps the walk, which
-// ptxas folds: every tile touches). The walk's clamps form one dependent chain of ~105 clocks per
-// query tile: 27 k clocks (three query steps) before a 16k causal CTA's first item, 7 k at 4k.
+// ptxas folds: every tile touches). In the instrumented kernel the walk's clamps cost ~105 clocks
+// per query tile: 27 k clocks (three query steps) before a 16k causal CTA's first item, 7 k at 4k.
+// Measured less than that predicts (~2 %): bwd 1.003 / 1.006 at 128, 1.011 / 1.011 at 256 (4k /
+// 16k causal).
 struct WarpSearchedQueryRangeOption {};
 template <class Tile>
 struct WarpSearchedQueryRange : Tile, WarpSearchedQueryRangeOption {
@@ -565,6 +567,9 @@ constexpr bool warp_searched_query_range() {
 // ones. Groups of a few pairs keep the concurrent CTAs' Q, dO and dQ as few heads as the grid
 // order's (L2). The v15 timeline's CTA durations, list-scheduled on 132 SMs: 4k causal -6.5 %
 // span for 4 or 8 pairs (1.3 % for 2), 16k causal unchanged (its tail is already < 0.2 %).
+// Measured (4 pairs): bwd 1.086 / 1.035 at 128 (4k / 16k causal; at 16k more than the tail, not
+// yet explained), 1.028 / 0.984 at 256. Not in the deterministic mode (its waits need the key
+// tiles it waits for at lower grid indices).
 struct KeyTilesSlowestInHeadGroupsOption {};
 template <class Tile, int kGroupPairsArg>
 struct KeyTilesSlowestInHeadGroups : Tile, KeyTilesSlowestInHeadGroupsOption {
@@ -671,15 +676,29 @@ struct BackwardConfig<256>
 // 16k / 16k causal): 128 1.038 / 1.009 / 1.072 / 1.008 / 1.074 / 1.027, 256 1.105 / 1.071 /
 // 1.102 / 1.072 / 1.102 / 1.112; the whole warp slice staged at once at 128 (32 rows, 193 KB)
 // measured 0.98-1.03. Deterministic / default 0.86 / 0.88 (128), 0.87 / 0.88 (256) at 4k.
+// v15 (eighth session, h8-causal80; bench/results/sm80-bwd-causal-h100-2026-11-22-s8/NOTES.md):
+// the causal mask's own costs. H100, one call, in turns beside the v13 table and flash (bf16,
+// B·N = 16384, H·D = 2048, bwd after the same forward, N = 4k / 16k causal; spread of three runs
+// <= 0.3 TFLOP/s): at 128 WarpSearchedQueryRange 1.003 / 1.006, KeyTilesSlowestInHeadGroups of 4
+// pairs 1.086 / 1.035, both 1.105 / 1.055 (233 -> 258, 274 -> 289; flash 275 / 319); at 256
+// WarpSearchedQueryRange 1.011 / 1.011, the head groups 1.028 / 0.984, both 1.036 / 0.994, so
+// 256 takes the range search alone. The NoMask kernels are SASS-identical with either option.
+inline constexpr int kCausalHeadGroupPairs = 4;
 struct TwoStageBackwardTile256
     : UnmaskedStridedItemLoads<ZeroStartAccumulators<LightDqRelease<LeanTileLoop<RolledProductB<
           PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 2, 1, true, 2>>>>>>> {};
+// The v13 table's tiles (v15 adds the causal options to them; bench/sm80_bwd_timeline_shim.cu
+// times them as variant 14).
+using LineReductionsTile128 = DqReductionsByLine<BackwardConfig<128>, 8>;
+using LineReductionsTile256 = DqReductionsByLine<TwoStageBackwardTile256, 8>;
 template <int kHeadDimBucket>
 struct LargeSharedMemoryBackwardConfig : BackwardConfig<kHeadDimBucket> {};
 template <>
-struct LargeSharedMemoryBackwardConfig<128> : DqReductionsByLine<BackwardConfig<128>, 8> {};
+struct LargeSharedMemoryBackwardConfig<128>
+    : WarpSearchedQueryRange<KeyTilesSlowestInHeadGroups<LineReductionsTile128,
+                                                         kCausalHeadGroupPairs>> {};
 template <>
-struct LargeSharedMemoryBackwardConfig<256> : DqReductionsByLine<TwoStageBackwardTile256, 8> {};
+struct LargeSharedMemoryBackwardConfig<256> : WarpSearchedQueryRange<LineReductionsTile256> {};
 
 // The deterministic mode's configuration on the same devices (launch_backward picks it when the
 // problem asks for deterministic gradients; the mode is a run-time flag of the same kernels, so
