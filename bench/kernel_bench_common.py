@@ -23,6 +23,13 @@ FORWARD_ARGTYPES = ([ctypes.c_void_p] * 5 + [ctypes.c_int] + [ctypes.c_int64] * 
                     [ctypes.POINTER(ctypes.c_int64)] * 4 +
                     [ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
                      ctypes.c_char_p, ctypes.c_int])
+# fattn_sm80_backward (bench/sm80_shim.cu and the timeline shim): q, k, v, out, dout, lse, dq, dk,
+# dv, dtype, B, Nq, Nk, Hq, Hkv, D, the stride triples (one array), scale, causal, window
+# left/right, deterministic, stream, error buffer and its size.
+SM80_BACKWARD_ARGTYPES = ([ctypes.c_void_p] * 9 + [ctypes.c_int] + [ctypes.c_int64] * 6 +
+                          [ctypes.POINTER(ctypes.c_int64)] +
+                          [ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                           ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int])
 
 
 def int_list(text):

@@ -616,11 +616,7 @@ def main():
 
     def load(path):
         lib = ctypes.CDLL(os.path.abspath(path))
-        lib.fattn_sm80_backward.argtypes = (
-            [ctypes.c_void_p] * 9 + [ctypes.c_int] + [ctypes.c_int64] * 6 +
-            [ctypes.POINTER(ctypes.c_int64)] +
-            [ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
-             ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int])
+        lib.fattn_sm80_backward.argtypes = common.SM80_BACKWARD_ARGTYPES
         lib.fattn_sm80_backward.restype = ctypes.c_int
         lib.fattn_sm80_bwd_timeline_set.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
         lib.fattn_sm80_bwd_timeline_track_words.restype = ctypes.c_longlong

@@ -34,7 +34,8 @@ import sys
 import torch
 
 import kernel_bench_common as common
-from kernel_bench_common import (DTYPES, ERROR_BYTES, FORWARD_ARGTYPES, LSE_TOLERANCE, TOLERANCE,
+from kernel_bench_common import (DTYPES, ERROR_BYTES, FORWARD_ARGTYPES, LSE_TOLERANCE,
+                                 SM80_BACKWARD_ARGTYPES, TOLERANCE,
                                  int_list, make, mask_name, mask_of, strides3)
 
 GRAD_TOLERANCE = {"fp16": 1e-2, "bf16": 4e-2}
@@ -46,14 +47,11 @@ time_ms = functools.partial(common.time_ms, reps=7, inner=5, warmup=2)
 class Sm80:
     def __init__(self, path):
         self.lib = ctypes.CDLL(path)
-        i64p = ctypes.POINTER(ctypes.c_int64)
         f = self.lib.fattn_sm80_forward
         f.argtypes = FORWARD_ARGTYPES
         f.restype = ctypes.c_int
         b = self.lib.fattn_sm80_backward
-        b.argtypes = [ctypes.c_void_p] * 9 + [ctypes.c_int] + [ctypes.c_int64] * 6 + [i64p] + [
-            ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
-            ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+        b.argtypes = SM80_BACKWARD_ARGTYPES
         b.restype = ctypes.c_int
         self.lib.fattn_sm80_set_forward_variant.argtypes = [ctypes.c_int]
         self.lib.fattn_sm80_set_backward_variant.argtypes = [ctypes.c_int]
