@@ -12,7 +12,10 @@ Sections (each can be switched off):
 
 TFLOP/s follow FlashAttention's convention: forward = 4·B·H·Nq·Nk·D (halved for causal),
 forward+backward = 3.5 × forward. GPU times are medians from triton.testing.do_bench (CUDA
-events, L2 flushed between runs) or, without triton, CUDA events around each call.
+events, L2 flushed between runs) or, without triton, CUDA events around each call, taken in
+rounds: each round times every implementation of a problem once (order rotated), and the
+reported time is the median over the rounds (--rounds, default 3); rounds that disagree by more
+than 15 % are listed under the tables with the SM clock NVML read after each.
 An implementation that is not compiled, refuses a shape or fails is recorded as "n/a" with
 the reason, never dropped. Each fattn result is also checked against SDPA's output on the same
 inputs (relative error), so a fast but wrong kernel shows.
@@ -91,6 +94,8 @@ SDPA_BACKENDS = {
 DEFAULT_FATTN_BACKENDS = ["auto", "cuda_sm90", "cuda_sm80"]
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
 MODES = ["fwd", "fwd+bwd"]
+# Three rounds: the median drops one round spoiled by a transient slow-down (time_in_rounds).
+DEFAULT_ROUNDS = 3
 
 
 @dataclass
@@ -131,8 +136,10 @@ def first_line(error: BaseException) -> str:
 class Timer:
     """Median wall time of a callable, in ms, on the device its tensors live on."""
 
-    def __init__(self, device: torch.device, warmup_ms: float, rep_ms: float, cpu_reps: int):
+    def __init__(self, device: torch.device, warmup_ms: float, rep_ms: float, cpu_reps: int,
+                 rounds: int = 1):
         self.device = device
+        self.rounds = rounds
         self.warmup_ms = warmup_ms
         self.rep_ms = rep_ms
         self.cpu_reps = cpu_reps
@@ -145,15 +152,18 @@ class Timer:
             except ImportError:
                 self._do_bench = None
 
-    def median_ms(self, fn: Callable[[], object], grads: Optional[list] = None) -> float:
+    def median_ms(self, fn: Callable[[], object], grads: Optional[list] = None,
+                  warmup_ms: Optional[float] = None, rep_ms: Optional[float] = None) -> float:
+        warmup_ms = self.warmup_ms if warmup_ms is None else warmup_ms
+        rep_ms = self.rep_ms if rep_ms is None else rep_ms
         if self.device.type != "cuda":
             return self._cpu_median_ms(fn, grads)
         if self._do_bench is not None:
-            return float(self._do_bench(fn, warmup=self.warmup_ms, rep=self.rep_ms,
+            return float(self._do_bench(fn, warmup=warmup_ms, rep=rep_ms,
                                         grad_to_none=grads, return_mode="median"))
-        return self._events_median_ms(fn, grads)
+        return self._events_median_ms(fn, grads, rep_ms)
 
-    def _events_median_ms(self, fn, grads):
+    def _events_median_ms(self, fn, grads, rep_ms):
         fn()
         torch.cuda.synchronize()
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -163,7 +173,7 @@ class Timer:
         torch.cuda.synchronize()
         estimate = max(start.elapsed_time(stop), 1e-3)
         times = []
-        for _ in range(max(3, int(self.rep_ms / estimate))):
+        for _ in range(max(3, int(rep_ms / estimate))):
             _clear(grads)
             start.record()
             fn()
@@ -235,27 +245,98 @@ def relative_error(actual: torch.Tensor, expected: torch.Tensor) -> float:
     return float(torch.linalg.vector_norm(a - e) / torch.linalg.vector_norm(e).clamp_min(1e-300))
 
 
-def measure(name, run, refusal, q, k, v, causal, mode, timer, base: "Shape",
-            reference: Optional[torch.Tensor]) -> Result:
-    result = Result(impl=name, mode=mode, **asdict(base))
+@dataclass
+class Contestant:
+    """One implementation on one problem and mode, ready to time: its result so far, the call
+    that is timed and the leaves whose gradients are dropped between calls."""
+
+    result: Result
+    call: Optional[Callable[[], object]] = None
+    grads: Optional[list] = None
+    round_ms: List[float] = field(default_factory=list)
+    round_sm_mhz: List[Optional[int]] = field(default_factory=list)
+
+
+def prepare(name, run, refusal, q, k, v, causal, mode, base: "Shape",
+            reference: Optional[torch.Tensor]) -> Contestant:
+    """Runs the implementation once (its output checked against `reference`) and returns what
+    the rounds time; a refusal or an error leaves it "n/a" with the reason and nothing to time."""
+    contestant = Contestant(Result(impl=name, mode=mode, **asdict(base)))
+    result = contestant.result
     if refusal is not None:
         result.status, result.reason = "n/a", refusal
-        return result
+        return contestant
     try:
         if mode == "fwd":
-            with torch.no_grad():
-                out = run(q, k, v, causal)
-                result.ms = timer.median_ms(lambda: run(q, k, v, causal))
+            def call():
+                with torch.no_grad():
+                    return run(q, k, v, causal)
+
+            out = call()
+            contestant.call = call
         else:
             leaves = [t.detach().requires_grad_() for t in (q, k, v)]
             out = run(*leaves, causal)
             dout = torch.randn_like(out)
-            result.ms = timer.median_ms(lambda: run(*leaves, causal).backward(dout), grads=leaves)
+            contestant.call = lambda: run(*leaves, causal).backward(dout)
+            contestant.grads = leaves
         if reference is not None:
             result.rel_err_vs_sdpa = relative_error(out.detach(), reference)
     except (RuntimeError, ValueError, NotImplementedError) as error:
-        result.status, result.reason, result.ms = "n/a", first_line(error), None
+        result.status, result.reason = "n/a", first_line(error)
+        contestant.call = None
+    return contestant
+
+
+def current_sm_clock_mhz(device) -> Optional[int]:
+    """The SM clock NVML reports now, or None without NVML: recorded beside each round so that a
+    slow round can be told apart from a slow clock."""
+    if device.type != "cuda":
+        return None
+    try:
+        return int(torch.cuda.clock_rate(device))
+    except Exception:  # no pynvml / NVML: the rounds' times are still recorded
+        return None
+
+
+def time_in_rounds(contestants: List[Contestant], timer, rounds: int, device):
+    """Times every contestant in `rounds` rounds, the order rotated by one each round, each round
+    a median over rep_ms / rounds: a transient slow-down (clock, power or host) then hits one
+    round of one contestant instead of its whole result, and the median over the rounds drops
+    it. (Timed once each, one after the other, 4 of ~2,000 points in the eighth session's runs
+    read 1.7-2.4x slow and normal when re-timed.)"""
+    live = [c for c in contestants if c.call is not None]
+    for round_index in range(rounds):
+        shift = round_index % max(1, len(live))
+        # The first round warms each contestant fully; later rounds only re-warm after the
+        # others ran.
+        warmup_ms = timer.warmup_ms if round_index == 0 else timer.warmup_ms / rounds
+        for contestant in live[shift:] + live[:shift]:
+            if contestant.call is None:
+                continue
+            try:
+                contestant.round_ms.append(timer.median_ms(
+                    contestant.call, contestant.grads, warmup_ms=warmup_ms,
+                    rep_ms=timer.rep_ms / rounds))
+                contestant.round_sm_mhz.append(current_sm_clock_mhz(device))
+            except (RuntimeError, ValueError, NotImplementedError) as error:
+                contestant.result.status = "n/a"
+                contestant.result.reason = first_line(error)
+                contestant.call = None
+            if device.type == "cuda":
+                torch.cuda.empty_cache()
+
+
+def finish(contestant: Contestant, causal, mode, base: "Shape") -> Result:
+    result = contestant.result
+    if result.status != "ok" or not contestant.round_ms:
+        result.ms = result.tflops = None
         return result
+    result.ms = statistics.median(contestant.round_ms)
+    if len(contestant.round_ms) > 1:
+        result.extra["round_ms"] = [round(ms, 5) for ms in contestant.round_ms]
+        if any(mhz is not None for mhz in contestant.round_sm_mhz):
+            result.extra["round_sm_mhz"] = contestant.round_sm_mhz
     flops = attention_flops(base.batch, base.heads, base.seqlen, base.seqlen, base.head_dim,
                             causal, mode)
     result.tflops = flops / (result.ms * 1e-3) / 1e12
@@ -273,7 +354,7 @@ class Shape:
 
 
 def run_problem(shape: Shape, impls: Dict[str, tuple], modes, timer, device, seed) -> List[Result]:
-    """Every implementation on one problem (same q, k, v), in every mode."""
+    """Every implementation on one problem (same q, k, v), in every mode, timed in rounds."""
     gen = torch.Generator(device=device).manual_seed(seed)
     dtype = DTYPES[shape.dtype]
     q, k, v = (torch.randn(shape.batch, shape.seqlen, shape.heads, shape.head_dim,
@@ -293,6 +374,7 @@ def run_problem(shape: Shape, impls: Dict[str, tuple], modes, timer, device, see
                 reference = run(q, k, v, shape.causal).detach()
             break
     for mode in modes:
+        contestants = []
         for name, (kind, run) in impls.items():
             if kind == "fattn":
                 backend = name.split(":", 1)[1]
@@ -301,10 +383,10 @@ def run_problem(shape: Shape, impls: Dict[str, tuple], modes, timer, device, see
             else:
                 refusal = sdpa_refusal(name, run)
                 ref = None
-            results.append(measure(name, run, refusal, q, k, v, shape.causal, mode, timer,
-                                   shape, ref))
-            if device.type == "cuda":
-                torch.cuda.empty_cache()
+            contestants.append(prepare(name, run, refusal, q, k, v, shape.causal, mode, shape,
+                                       ref))
+        time_in_rounds(contestants, timer, timer.rounds, device)
+        results += [finish(c, shape.causal, mode, shape) for c in contestants]
     return results
 
 
@@ -497,6 +579,29 @@ def table(results: List[Result], row_keys, title, unit_scale=1.0, unit="TFLOP/s"
     return "\n".join(lines) + "\n"
 
 
+# Rounds of one implementation that disagree by more than this are worth a second look.
+ROUND_SPREAD_NOTE = 1.15
+
+
+def round_spread_lines(results: List[Result]) -> List[str]:
+    """The points whose rounds disagree (slowest / fastest round above ROUND_SPREAD_NOTE), so a
+    transient that the median dropped still shows in the report."""
+    lines = []
+    for r in results:
+        rounds = r.extra.get("round_ms")
+        if not rounds or max(rounds) <= ROUND_SPREAD_NOTE * min(rounds):
+            continue
+        clocks = r.extra.get("round_sm_mhz")
+        clock_text = f"; SM MHz {clocks}" if clocks else ""
+        lines.append(f"- {r.impl} {r.mode} D={r.head_dim} N={r.seqlen}"
+                     f"{' causal' if r.causal else ''}: rounds "
+                     f"{', '.join(f'{ms:.3f}' for ms in rounds)} ms{clock_text}")
+    if not lines:
+        return []
+    return ([f"Rounds more than {100 * (ROUND_SPREAD_NOTE - 1):.0f} % apart (the median is "
+             "reported):", ""] + lines + [""])
+
+
 def ratio_summary(results: List[Result], ours="fattn:auto", peer="sdpa:cudnn") -> str:
     lines = []
     for mode in MODES:
@@ -646,6 +751,9 @@ def parse_args(argv=None):
     parser.add_argument("--cpu-reps", type=int)
     parser.add_argument("--warmup-ms", type=float)
     parser.add_argument("--rep-ms", type=float)
+    parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS,
+                        help="rounds per problem and mode: every implementation is timed once per "
+                             "round (order rotated), and its median over the rounds reported")
     parser.add_argument("--no-plot", action="store_true")
     args = parser.parse_args(argv)
     args.seqlens = args.seqlens or (QUICK_SEQLENS if args.quick else SWEEP_SEQLENS)
@@ -668,7 +776,8 @@ def main(argv=None) -> int:
     default_name = f"compare-{slug(description)}-{date:%Y-%m-%d}{'-quick' if args.quick else ''}"
     prefix = args.out or args.out_dir / default_name
     prefix.parent.mkdir(parents=True, exist_ok=True)
-    timer = Timer(device, args.warmup_ms, args.rep_ms, cpu_reps=args.cpu_reps)
+    timer = Timer(device, args.warmup_ms, args.rep_ms, cpu_reps=args.cpu_reps,
+                  rounds=args.rounds)
     report = {
         "meta": {
             "date_utc": date.isoformat(timespec="seconds"),
@@ -680,7 +789,8 @@ def main(argv=None) -> int:
             "cpu_count": os.cpu_count(),
             "argv": sys.argv[1:] if argv is None else argv,
             "conventions": "TFLOP/s with FA's FLOP count (fwd 4·B·H·N²·D, halved when causal; "
-                           "fwd+bwd 3.5×); GPU: median of do_bench (or CUDA events)",
+                           "fwd+bwd 3.5×); GPU: median over rounds of do_bench medians "
+                           "(or CUDA events)",
         },
     }
     versions = (f"torch {torch.__version__}, fattn {fattn.__version__} "
@@ -725,7 +835,7 @@ def main(argv=None) -> int:
         summary = ratio_summary(sweep)
         if summary:
             tables += ["### fattn (auto) vs cuDNN, same run", "", summary, ""]
-        emit(tables)
+        emit(tables + round_spread_lines(sweep))
         if not args.no_plot:
             plot_sweep(sweep, Path(f"{prefix}-sweep.png"),
                        f"{description}: {args.dtype}, B·N={args.tokens}, H·D={args.width}")
@@ -734,7 +844,8 @@ def main(argv=None) -> int:
         report["head_dim_sweep"] = [asdict(r) for r in sweep]
         emit([table(sweep, ("head_dim",),
                     f"head-dim sweep, {args.sweep_dtype} fwd, B=16, H=16, "
-                    f"N={args.sweep_seqlen} (FLOPs counted with the real D)")])
+                    f"N={args.sweep_seqlen} (FLOPs counted with the real D)")]
+             + round_spread_lines(sweep))
         if not args.no_plot:
             plot_bars(sweep, Path(f"{prefix}-headdim.png"),
                       f"{description}: head-dim sweep, {args.sweep_dtype} fwd", ("head_dim",),
@@ -746,7 +857,7 @@ def main(argv=None) -> int:
         report["fp32_fma_peak_TFLOPs"] = peak
         emit([table(simt, ("head_dim", "seqlen", "causal"),
                     f"fp32 fwd (CUDA cores), B·N={args.tokens}, H·D={args.width}")]
-             + simt_peak_lines(simt, peak, how))
+             + simt_peak_lines(simt, peak, how) + round_spread_lines(simt))
     print(f"wrote {prefix}.json, {prefix}.md" + ("" if args.no_plot else " and PNG plots"),
           file=sys.stderr)
     return 0

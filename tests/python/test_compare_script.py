@@ -33,7 +33,7 @@ def test_compare_runs_records_refusals_and_writes_outputs(tmp_path):
             "--width", "64", "--seqlens", "32,64", "--head-dims", "32",
             "--sweep-head-dims", "16,24", "--sweep-seqlen", "32", "--cpu-seqlens", "64",
             "--cpu-threads", "1", "--cpu-reps", "1", "--dtype", "fp32", "--sweep-dtype", "fp32",
-            "--fattn-backends", "cpu_flash,cuda_sm90", "--sdpa-backends", "math",
+            "--fattn-backends", "cpu_flash,cuda_sm90", "--sdpa-backends", "math", "--rounds", "3",
             "--out", str(prefix)] + ([] if plots else ["--no-plot"])
     assert compare.main(argv) == 0
     report = json.loads(Path(f"{prefix}.json").read_text())
@@ -42,6 +42,10 @@ def test_compare_runs_records_refusals_and_writes_outputs(tmp_path):
     ran = [r for r in sweep if r["impl"] == "fattn:cpu_flash"]
     assert ran and all(r["status"] == "ok" and r["tflops"] > 0 for r in ran)
     assert all(r["rel_err_vs_sdpa"] < 1e-5 for r in ran)
+    # Timed in rounds: every round recorded, the reported time their median.
+    for r in ran:
+        rounds = sorted(r["extra"]["round_ms"])
+        assert len(rounds) == 3 and r["ms"] == pytest.approx(rounds[1], rel=1e-3)
     refused = [r for r in sweep if r["impl"] == "fattn:cuda_sm90"]
     assert refused and all(r["status"] == "n/a" and r["reason"] for r in refused)
     assert {r["head_dim"] for r in report["head_dim_sweep"]} == {16, 24}
