@@ -2,8 +2,10 @@
 # The ninth session's first device call (NOTES.md, "v15"): the scores-ahead shims (sa: one Q
 # buffer, sa2: two) checked against the fp32 reference and timed in turns beside the committed
 # kernel (cur) and cuDNN at D = 128 and 64, N = 512..4096, causal and not, twice in opposite
-# orders. Shims: bench/sm90_build.sh (cur) and the d64/d128 TUs of a patched tree linked with
-# cur's other objects, xz-packed into build-h9c/<variant>/ and carried with .deps.
+# orders. Shims: bench/sm90_build.sh (cur) and the d128 TUs of a patched tree (scores_ahead on at
+# D = 128; q_buffers 1 or 2) linked with cur's other objects, so the D = 64 points run cur's
+# kernels in all three shims (the control of the turns: the D = 64 variant spilled, NOTES.md);
+# xz-packed into build-h9c/<variant>/ and carried with .deps.
 #   bash bench/results/sm90-fwd-h100-2026-11-22-s9/call1-command.sh   (on the GPU machine)
 set -o pipefail
 find build-h9c -name '*.xz' | xargs -r unxz
