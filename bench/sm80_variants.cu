@@ -10,14 +10,19 @@ namespace fattn_sm80_bench {
 using fattn::detail::AttentionArgs;
 using fattn::detail::sm80::DirectOutputStores;
 using fattn::detail::sm80::FewerLiveRegisters;
+using fattn::detail::sm80::HalfLastStep;
 using fattn::detail::sm80::ForwardConfig;
 using fattn::detail::sm80::ForwardTile;
 using fattn::detail::sm80::KvSourcesInSharedMemory;
 using fattn::detail::sm80::NarrowForwardConfig;
+using fattn::detail::sm80::QueryTilesSlowestInHeadGroups;
 using fattn::detail::sm80::RowStatsInSharedMemory;
 using fattn::detail::sm80::StagedForwardConfig;
 using fattn::detail::sm80::StepClassesOnly;
 using fattn::detail::sm80::launch_forward_with;
+
+template <int kBucket, int kPairs>
+using HeadGroups = QueryTilesSlowestInHeadGroups<ForwardConfig<kBucket>, kPairs>;
 
 // (width, keys per tile, warps, 16-row tiles per warp, full-width walk); variant numbers as
 // listed by the script. The 2-byte-row kernel keeps the table's tile (StagedForwardConfig).
@@ -76,6 +81,28 @@ fattn::Status forward_variant(const AttentionArgs& args, int bucket, int variant
     case 2565:
       return launch_forward_with<ForwardConfig<256>, E, StagedForwardConfig<256>,
                                  NarrowForwardConfig<256>>(args);
+    // Variants 6, 7, 8 (ninth session): the table's tile with QueryTilesSlowestInHeadGroups of
+    // 2, 4, 8 (query head, batch) pairs (the masked kernels' grid order; NoMask unchanged).
+    case 646: return launch_forward_with<HeadGroups<64, 2>, E, StagedForwardConfig<64>>(args);
+    case 647: return launch_forward_with<HeadGroups<64, 4>, E, StagedForwardConfig<64>>(args);
+    case 648: return launch_forward_with<HeadGroups<64, 8>, E, StagedForwardConfig<64>>(args);
+    case 1286: return launch_forward_with<HeadGroups<128, 2>, E, StagedForwardConfig<128>>(args);
+    case 1287: return launch_forward_with<HeadGroups<128, 4>, E, StagedForwardConfig<128>>(args);
+    case 1288: return launch_forward_with<HeadGroups<128, 8>, E, StagedForwardConfig<128>>(args);
+    case 2566: return launch_forward_with<HeadGroups<256, 2>, E, StagedForwardConfig<256>>(args);
+    case 2567: return launch_forward_with<HeadGroups<256, 4>, E, StagedForwardConfig<256>>(args);
+    case 2568: return launch_forward_with<HeadGroups<256, 8>, E, StagedForwardConfig<256>>(args);
+    // Variant 9 (ninth session): HalfLastStep on the tile that runs D = 72 (the narrow 128 tile),
+    // 136 (the table's 192 tile, class 9) and 200 (the narrow 256 tile).
+    case 1289:
+      return launch_forward_with<ForwardConfig<128>, E, StagedForwardConfig<128>,
+                                 HalfLastStep<NarrowForwardConfig<128>>>(args);
+    case 1929:
+      return launch_forward_with<HalfLastStep<ForwardConfig<192>>, E, StagedForwardConfig<192>>(
+          args);
+    case 2569:
+      return launch_forward_with<ForwardConfig<256>, E, StagedForwardConfig<256>,
+                                 HalfLastStep<NarrowForwardConfig<256>>>(args);
     default: return fattn::Status::Unsupported("no such forward variant");
   }
 }

@@ -16,6 +16,11 @@ process on the GPU machine.
          backward; deterministic backward vs default; the bf16 GEMM ceiling in the same run.
 --small  a few tiny shapes only (for compute-sanitizer runs).
 --fwd-only     checks and times the forward only (no backward calls).
+--turns POINTS  D,N,causal[,dtype[,B,H]];... timed in turns (kernel_bench_common.tflops_in_turns):
+               the table, each --turn-variants alternative and PyTorch's flash; at non-causal
+               points also the table's WindowMask kernel on a window that masks nothing beside
+               its NoMask kernel (the masked kernel's code cost). Outputs checked against
+               flash's (odd head dims: the table's).
 --baseline LIB a second shim (e.g. built from the committed kernel) whose forward is timed beside
                --lib's in the same rows ("base_fwd"), so a kernel change is measured side by
                side with what it replaces, in one process.
@@ -159,7 +164,11 @@ def check_cases(small):
                 ("bf16", 256, (1, 1013, 17, 2, 1, True, -1, -1, "bshd")),
                 ("bf16", 128, (2, 130, 300, 4, 2, False, -1, -1, "bshd")),
                 ("bf16", 256, (2, 70, 200, 4, 2, True, -1, -1, "bhsd")),
-                ("bf16", 100, (1, 90, 200, 2, 1, False, -1, -1, "pad"))]
+                ("bf16", 100, (1, 90, 200, 2, 1, False, -1, -1, "pad")),
+                # Causal over 6 (head, batch) pairs: a last head group of fewer pairs than the
+                # group (QueryTilesSlowestInHeadGroups of 4 or 8), with GQA at 128.
+                ("bf16", 128, (3, 300, 300, 2, 1, True, -1, -1, "bshd")),
+                ("bf16", 256, (3, 140, 200, 2, 2, True, -1, -1, "bshd"))]
     cases = []
     i = 0
     for D in HEAD_DIMS:
@@ -482,6 +491,84 @@ def profile(sm80, dims=(128,), fwd_only=False, seqlen=4096, with_flash=False):
     torch.cuda.synchronize()
 
 
+TURN_RUNS = 3
+TURN_REPS = 8
+TURN_PREFILL_CYCLES = 4_000_000
+NO_WINDOW = -1
+
+
+def turns(sm80, points, variant_list):
+    """--turns. Default B·N = 16384, H·D = 2048 (bf16); TFLOP/s counted with the real head dim,
+    halved for causal."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    import torch.nn.functional as F
+    rows = []
+    for point in points.split(";"):
+        fields = point.split(",")
+        D, N, causal = int(fields[0]), int(fields[1]), fields[2] in ("1", "c", "causal")
+        dtype = fields[3] if len(fields) > 3 else "bf16"
+        B, H = (int(fields[4]), int(fields[5])) if len(fields) > 5 else (16384 // N, 2048 // D)
+        gen = torch.Generator(device="cuda")
+        gen.manual_seed(N * 3 + D)
+        q, k, v = (make(dtype, B, N, H, D, "bshd", gen) for _ in range(3))
+        scale = D ** -0.5
+        qt, kt, vt = (x.transpose(1, 2) for x in (q, k, v))
+
+        def flash():
+            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                return F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal)
+        contestants, checks = [], {}
+        if D % 8 == 0:
+            reference_out = flash().transpose(1, 2).float()
+            contestants.append(("flash", flash, None))
+        else:
+            reference_out = None
+        lse = torch.empty(B, H, N, device="cuda", dtype=torch.float32)
+
+        def ours(variant, left=NO_WINDOW, right=NO_WINDOW):
+            out = torch.full_like(q, float("nan"))
+
+            def call():
+                sm80.lib.fattn_sm80_set_forward_variant(variant)
+                sm80.forward(q, k, v, out, lse, dtype, scale, causal, left, right)
+            return call, out
+        runs = {"table": ours(0)}
+        for variant in variant_list:
+            runs[f"v{variant}"] = ours(variant)
+        for name, (call, out) in runs.items():
+            call()
+            torch.cuda.synchronize()
+            base = reference_out if reference_out is not None else runs["table"][1].float()
+            checks[name] = rel_err(out.float(), base)
+            contestants.append((name, call, None))
+        sm80.lib.fattn_sm80_set_forward_variant(0)
+        flops = 4 * B * H * N * N * D / (2 if causal else 1)
+        tflops, per_run = common.tflops_in_turns(contestants, flops, TURN_RUNS, TURN_REPS,
+                                                 prefill_cycles=TURN_PREFILL_CYCLES)
+        row = dict(D=D, N=N, B=B, H=H, causal=causal, dtype=dtype, tflops=tflops, runs=per_run,
+                   checks=checks)
+        if not causal and D % 8 == 0:
+            # The WindowMask kernel on a window that masks nothing, beside the NoMask table.
+            call_window, out_window = ours(0, N, N)
+            call_table, _ = runs["table"]
+            call_window()
+            torch.cuda.synchronize()
+            row["checks"]["table window-nothing"] = rel_err(out_window.float(), reference_out)
+            wt, wruns = common.tflops_in_turns(
+                [("table", call_table, None), ("table window-nothing", call_window, None)],
+                flops, TURN_RUNS, TURN_REPS, prefill_cycles=TURN_PREFILL_CYCLES)
+            row["window_nothing"] = dict(tflops=wt, runs=wruns)
+        rows.append(row)
+        base = tflops["table"]
+        print(f"D={D} N={N} {'causal' if causal else 'nomask'} {dtype} B={B} H={H}: " +
+              ", ".join(f"{name} {value:.1f} ({value / base:.3f})" for name, value in tflops.items()) +
+              ("" if "window_nothing" not in row else
+               f"; window-nothing/nomask {row['window_nothing']['tflops']['table window-nothing'] / row['window_nothing']['tflops']['table']:.3f}") +
+              f"; spread {min(r['table'] for r in per_run):.1f}-{max(r['table'] for r in per_run):.1f}"
+              f"; max rel err {max(checks.values()):.2e}", flush=True)
+    return rows
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--lib", required=True)
@@ -507,6 +594,8 @@ def main():
                    help="bench: time this bench/sm80_variants.cu alternative as the baseline "
                         "(same shim, same rows; the odd head dims then run in bf16)")
     p.add_argument("--baseline")
+    p.add_argument("--turns", help="D,N,causal[,dtype[,B,H]];... (see the docstring)")
+    p.add_argument("--turn-variants", default="", help="comma list of forward variants")
     p.add_argument("--json")
     a = p.parse_args()
     sm80 = Sm80(a.lib)
@@ -523,6 +612,9 @@ def main():
         profile(sm80, int_list(a.profile_dims), a.fwd_only, a.profile_seqlen, a.profile_flash)
     if a.variants:
         report["variants"] = variants(sm80, int_list(a.variant_seqlens), int_list(a.dims))
+    if a.turns:
+        report["turns"] = turns(sm80, a.turns, int_list(a.turn_variants) if a.turn_variants
+                                else [])
     if a.bwd_variants:
         report["bwd_variants"] = bwd_variants(sm80)
     if a.bench:

@@ -97,6 +97,48 @@ __device__ __forceinline__ int fresh_block_index_z() {
   return value;
 }
 
+// A CTA's query tile, query head and batch.
+struct ForwardCtaTile {
+  int m_block;
+  int head;
+  int batch;
+};
+
+// Whether a query tile's visible keys grow with its index (a right edge: causal, or a window with
+// one), the masks under which QueryTilesSlowestInHeadGroups reorders the grid.
+__device__ __forceinline__ bool work_grows_with_query_tile(const WindowMask& mask) {
+  return mask.right >= 0;
+}
+
+// The tile of the CTA at block index (x, y, z) in the grid order: the query tile fastest, the
+// last (heaviest under a causal mask) first.
+__device__ __forceinline__ ForwardCtaTile grid_order_tile(unsigned x, unsigned y, unsigned z) {
+  return {static_cast<int>(gridDim.x - 1 - x), static_cast<int>(y), static_cast<int>(z)};
+}
+
+// The same with QueryTilesSlowestInHeadGroups: the grid's linear index walks groups of
+// `group_pairs` (query head, batch) pairs, the query tile slowest inside a group, heaviest first
+// (the last group may hold fewer pairs).
+__device__ __forceinline__ ForwardCtaTile query_tile_slowest_in_group(int group_pairs, int x,
+                                                                     int y, int z) {
+  const int m_blocks = static_cast<int>(gridDim.x);
+  const int heads = static_cast<int>(gridDim.y);
+  const int pairs = heads * static_cast<int>(gridDim.z);
+  const int linear = x + m_blocks * (y + heads * z);
+  const int first_pair = linear / (group_pairs * m_blocks) * group_pairs;
+  const int pairs_here = min(group_pairs, pairs - first_pair);
+  const int in_group = linear - first_pair * m_blocks;
+  const int pair = first_pair + in_group % pairs_here;
+  return {m_blocks - 1 - in_group / pairs_here, pair % heads, pair / heads};
+}
+
+// A register-lean tile under the head-group order: this thread's copy of its CTA's first query
+// row, read per K/V tile (tile_config.hpp, QueryTilesSlowestInHeadGroups).
+template <class Config>
+__device__ __forceinline__ int& query_row_slot(unsigned char* shared) {
+  return reinterpret_cast<int*>(shared + Config::kQueryRowSlotOffset)[threadIdx.x];
+}
+
 // `value`, as something the compiler cannot see through: what is computed from it stays where it
 // is written (an empty volatile asm is not moved out of a loop).
 __device__ __forceinline__ int opaque(int value) {
@@ -109,10 +151,43 @@ constexpr float kNegativeInfinity = -__builtin_huge_valf();
 // Compile-time tag of a walk over the K/V tiles: kValue > 0 runs exactly kValue 16-wide k-steps
 // with no run-time column tests in P·V (a step class of the tile configuration); 0 is the
 // general walk, which tests every step against the head dim at run time.
-template <int kValue>
+// kHalfLast (HalfLastStep tiles): the last k-step covers 8 columns only (head_dim % 16 in 1..8),
+// run as m16n8k8 in Q·Kᵀ and as the pair's first 8-column tile alone in P·V.
+template <int kValue, bool kHalfLast = false>
 struct FixedSteps {
   static constexpr int value = kValue;
+  static constexpr bool half_last = kHalfLast;
 };
+
+// Two 8x8 matrices (lanes 0-15 supply the row addresses), plain and transposed, and the
+// m16n8k8 mma (A 2 registers, B 1): HalfLastStep's last 8 columns.
+__device__ __forceinline__ void ldmatrix_x2(std::uint32_t (&r)[2], std::uint32_t address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(address));
+}
+__device__ __forceinline__ void ldmatrix_x2_trans(std::uint32_t (&r)[2], std::uint32_t address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(address));
+}
+template <class Element>
+__device__ __forceinline__ void mma_k8(float (&d)[4], const std::uint32_t (&a)[2],
+                                       std::uint32_t b) {
+  if constexpr (std::is_same_v<Element, __half>) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 "
+        "{%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(b));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 "
+        "{%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(b));
+  }
+}
 
 // The smallest of the ascending step classes that covers `steps`, or 0 (the general walk).
 template <int... kClasses>
@@ -255,9 +330,26 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   const int quad_lane = lane % 4;  // mma fragment column pair
 
   // Heaviest causal tiles (the last query rows) first, so the tail of the grid is light.
-  const int m_block = static_cast<int>(gridDim.x - 1 - blockIdx.x);
-  const int head = static_cast<int>(blockIdx.y);
-  const int batch = static_cast<int>(blockIdx.z);
+  constexpr bool kHeadGroupOrder =
+      query_tiles_slowest_in_head_groups<Config>() && !std::is_same_v<Mask, NoMask>;
+  // This CTA's tile at block index (x, y, z) (tile_config.hpp, QueryTilesSlowestInHeadGroups).
+  auto cta_tile_at = [&](auto x, auto y, auto z) {
+    if constexpr (kHeadGroupOrder) {
+      if (work_grows_with_query_tile(mask)) {
+        return query_tile_slowest_in_group(Config::kGroupPairs, static_cast<int>(x),
+                                           static_cast<int>(y), static_cast<int>(z));
+      }
+    }
+    return grid_order_tile(x, y, z);
+  };
+  const ForwardCtaTile cta_tile = cta_tile_at(blockIdx.x, blockIdx.y, blockIdx.z);
+  const int m_block = cta_tile.m_block;
+  const int head = cta_tile.head;
+  const int batch = cta_tile.batch;
+  // The same from fresh block indices (register-lean tiles under the head-group order).
+  [[maybe_unused]] auto fresh_cta_tile = [&] {
+    return cta_tile_at(fresh_block_index_x(), fresh_block_index_y(), fresh_block_index_z());
+  };
   const int kv_head = head / params.group_size;
   const int row_begin = m_block * kBlockM;
   const int row_end = min(row_begin + kBlockM, params.seqlen_q);
@@ -279,7 +371,11 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   auto kv_rows_of = [&](const void* tensor, const Strides& strides) {
     int batch_index = batch;
     int kv_head_index = kv_head;
-    if constexpr (fewer_live_registers<Config>()) {
+    if constexpr (fewer_live_registers<Config>() && kHeadGroupOrder) {
+      const ForwardCtaTile fresh = fresh_cta_tile();
+      batch_index = fresh.batch;
+      kv_head_index = fresh.head / params.group_size;
+    } else if constexpr (fewer_live_registers<Config>()) {
       batch_index = fresh_block_index_z();
       kv_head_index = fresh_block_index_y() / params.group_size;
     }
@@ -302,6 +398,8 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       return v_global;
     }
   };
+
+  if constexpr (kHeadGroupOrder) query_row_slot<Config>(shared_bytes) = row_begin;
 
   const int key_begin = mask.key_begin(row_begin);
   const int key_end = mask.key_end(row_end);
@@ -435,6 +533,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   auto walk_key_tiles = [&](auto fixed_steps) {
     constexpr int kFixed = decltype(fixed_steps)::value;
     constexpr bool kFull = kFixed > 0;
+    constexpr bool kHalfLast = decltype(fixed_steps)::half_last;
     constexpr int kSteps = kFull ? kFixed : kMaxSteps;  // bound of the unrolled step loops
     for (int n_block = n_first; n_block < n_last; ++n_block) {
       const int key0 = n_block * kBlockN;
@@ -468,7 +567,29 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       zero_fill(s);
 #pragma unroll
       for (int step = 0; step < kSteps; ++step) {
-        if (kFull || step < steps) {
+        if (kHalfLast && step == kSteps - 1) {
+          // m16n8k8: A = Q's 16 x 8 (an x2 of the full step's address), B = 8 keys x 8 columns
+          // per register, four key tiles per x4 (rows = lane).
+          std::uint32_t a[kRowTiles][2];
+#pragma unroll
+          for (int mt = 0; mt < kRowTiles; ++mt) {
+            ldmatrix_x2(a[mt], q_fragment.at(step, mt * kMmaM));
+            if constexpr (!kNegateQTile) {
+#pragma unroll
+              for (int r = 0; r < 2; ++r) a[mt][r] ^= params.sign_flip;
+            }
+          }
+          const XorFragmentAddress<kWidth> k_rows(k_tile, lane, 0);
+#pragma unroll
+          for (int nq = 0; nq < kKeyTiles / 4; ++nq) {
+            std::uint32_t b[4];
+            ldmatrix_x4(b, k_rows.at(step, nq * 4 * kMmaN));
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+#pragma unroll
+              for (int mt = 0; mt < kRowTiles; ++mt) mma_k8<Element>(s[mt][4 * nq + j], a[mt], b[j]);
+          }
+        } else if (kFull || step < steps) {
           std::uint32_t a[kRowTiles][4];
 #pragma unroll
           for (int mt = 0; mt < kRowTiles; ++mt) {
@@ -493,7 +614,10 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       // below (2·2·kRowTiles values) are hoisted out of the loop into registers held throughout.
       int tile_row_begin = row_begin;
       int tile_row_end = row_end;
-      if constexpr (fewer_live_registers<Config>()) {
+      if constexpr (kHeadGroupOrder) {
+        tile_row_begin = query_row_slot<Config>(shared_bytes);
+        tile_row_end = min(tile_row_begin + kBlockM, params.seqlen_q);
+      } else if constexpr (fewer_live_registers<Config>()) {
         tile_row_begin = (static_cast<int>(gridDim.x) - 1 - fresh_block_index_x()) * kBlockM;
         tile_row_end = min(tile_row_begin + kBlockM, params.seqlen_q);
       }
@@ -567,7 +691,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
           stats.max(mt, half) = new_max;
           stats.sum(mt, half) *= correction;
 #pragma unroll
-          for (int dt = 0; dt < 2 * kSteps; ++dt) {
+          for (int dt = 0; dt < 2 * kSteps - (kHalfLast ? 1 : 0); ++dt) {
             if (kFull || dt < 2 * steps) {
               o_acc[mt][dt][2 * half] *= correction;
               o_acc[mt][dt][2 * half + 1] *= correction;
@@ -606,9 +730,19 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
         for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep)
 #pragma unroll
           for (int dp = 0; dp < kFixed; ++dp) {
-            std::uint32_t b[4];
-            ldmatrix_x4_trans(b, v_fragment.at(dp, kstep * 16));
-            mma_column_pair<Element>(o_acc, p_frag[kstep], b, dp);
+            if (kHalfLast && dp == kFixed - 1) {
+              // The pair's first 8 columns only: its two k-halves (lanes 0-15's rows).
+              std::uint32_t b[2];
+              ldmatrix_x2_trans(b, v_fragment.at(dp, kstep * 16));
+#pragma unroll
+              for (int mt = 0; mt < kRowTiles; ++mt) {
+                ElementTraits<Element>::mma(o_acc[mt][2 * dp], p_frag[kstep][mt], b[0], b[1]);
+              }
+            } else {
+              std::uint32_t b[4];
+              ldmatrix_x4_trans(b, v_fragment.at(dp, kstep * 16));
+              mma_column_pair<Element>(o_acc, p_frag[kstep], b, dp);
+            }
           }
       } else {
 #pragma unroll
@@ -625,21 +759,39 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       }
     }
   };
+  // HalfLastStep: a class that the head dim fills to within 8 columns of its last step runs the
+  // walk with that step halved (one more copy of the walk per class).
+  auto walk_halving = [&](auto fixed_steps) {
+    constexpr int kFixed = decltype(fixed_steps)::value;
+    if constexpr (half_last_step<Config>() && kFixed > 0) {
+      if (steps == kFixed && head_dim + kMmaN <= kFixed * kMmaK) {
+        walk_key_tiles(FixedSteps<kFixed, true>{});
+        return;
+      }
+    }
+    walk_key_tiles(fixed_steps);
+  };
   if constexpr ((row_stats_in_shared_memory<Config>() &&
                  largest_step_class(Classes{}) == kMaxSteps) ||
                 step_classes_only<Config>()) {
     // Every head dim this kernel runs has a class: the general walk would be dead code, and
     // compiled it costs registers (ptxas allocates the kernel as a whole).
-    walk_step_class_covering(walk_key_tiles, step_class, Classes{});
+    walk_step_class_covering(walk_halving, step_class, Classes{});
   } else {
-    walk_step_class(walk_key_tiles, step_class, Classes{});
+    walk_step_class(walk_halving, step_class, Classes{});
   }
   cp_async_wait<0>();  // nothing may stay in flight into a retiring CTA's shared memory
 
   // ---- epilogue: O /= l, LSE = ln2·(m + log2 l); fully masked rows give 0 and -inf ----
   int out_batch = batch;
   int out_head = head;
-  if constexpr (fewer_live_registers<Config>()) {
+  int out_row_begin = row_begin;
+  if constexpr (kHeadGroupOrder) {
+    const ForwardCtaTile fresh = fresh_cta_tile();
+    out_batch = fresh.batch;
+    out_head = fresh.head;
+    out_row_begin = query_row_slot<Config>(shared_bytes);
+  } else if constexpr (fewer_live_registers<Config>()) {
     out_batch = fresh_block_index_z();
     out_head = fresh_block_index_y();
   }
@@ -661,7 +813,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       const float total = quad_sum(stats.sum(mt, half));
       const float inverse = total > 0.0f ? 1.0f / total : 0.0f;
       const int tile_row = warp_row + mt * kMmaM + group + 8 * half;
-      const int row = row_begin + tile_row;
+      const int row = out_row_begin + tile_row;
       if (store_through_shared) {
 #pragma unroll
         for (int dt = 0; dt < kDimTiles; ++dt) {
@@ -699,7 +851,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     for (int index = lane; index < Config::kRowsPerWarp * kChunksPerRow; index += kWarpSize) {
       const int tile_row = warp_row + index / kChunksPerRow;
       const int chunk = index % kChunksPerRow;
-      const int row = row_begin + tile_row;
+      const int row = out_row_begin + tile_row;
       if (chunk < row_chunks && row < params.seqlen_q) {
         *reinterpret_cast<uint4*>(out_base + row * params.out_strides.row +
                                   chunk * kChunkElements) =

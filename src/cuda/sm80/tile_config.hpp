@@ -137,6 +137,44 @@ constexpr bool kv_sources_in_shared_memory() {
   return has_option<Config, KvSourcesInSharedMemoryOption>;
 }
 
+// QueryTilesSlowestInHeadGroups (ninth session, h9-fwd80; bench/results/sm80-fwd-h100-2026-11-22-
+// s9/NOTES.md): under a right-bounded mask (causal, a window with a right edge) a query tile's
+// work grows with its index, and the grid order (query tile fastest, heaviest first within each
+// (query head, batch) pair) starts the heavy tiles of the grid's last pairs only as the grid
+// drains, so they end it alone. Here the CTAs of kGroupPairs pairs at a time run with the query
+// tile slowest, heavy first, as the backward's KeyTilesSlowestInHeadGroups does for its key
+// tiles. The NoMask kernels keep the grid order. The kernels read their query rows (per K/V tile
+// and in the epilogue), query head and batch from the block index, which ptxas rematerializes for
+// free; under this order they come out of divisions, so the rows are kept in a shared-memory word
+// per thread (kQueryRowSlotOffset) and the epilogue recomputes the head and batch (held in
+// registers instead, the 256 tile's WindowMask kernel spilled 348 bytes on sm_90a).
+struct QueryTilesSlowestInHeadGroupsOption {};
+template <class Tile, int kGroupPairsArg>
+struct QueryTilesSlowestInHeadGroups : Tile, QueryTilesSlowestInHeadGroupsOption {
+  static constexpr int kGroupPairs = kGroupPairsArg;
+  static constexpr int kQueryRowSlotOffset = Tile::kSharedBytes;
+  static constexpr int kSharedBytes = Tile::kSharedBytes + Tile::kThreads * kBytesPerFloat;
+};
+
+template <class Config>
+constexpr bool query_tiles_slowest_in_head_groups() {
+  return has_option<Config, QueryTilesSlowestInHeadGroupsOption>;
+}
+
+// HalfLastStep (ninth session, h9-fwd80; same notes): a head dim that fills a step class to
+// within 8 columns of its last 16-wide step (head_dim % 16 in 1..8: 72, 136, 200) runs that step
+// as m16n8k8 in Q·Kᵀ and as one 8-column tile instead of two in P·V: at D = 72, 144 instead of
+// 160 k16-equivalent mma per 16 rows and 16 keys (-10 %); 136: -5.6 %, 200: -3.8 %. Each step
+// class of the tile gets a second copy of the walk (registers: the kernel is allocated whole).
+struct HalfLastStepOption {};
+template <class Tile>
+struct HalfLastStep : Tile, HalfLastStepOption {};
+
+template <class Config>
+constexpr bool half_last_step() {
+  return has_option<Config, HalfLastStepOption>;
+}
+
 template <int kHeadDimBucket>
 struct ForwardConfig;
 
@@ -579,6 +617,24 @@ struct KeyTilesSlowestInHeadGroups : Tile, KeyTilesSlowestInHeadGroupsOption {
 template <class Config>
 constexpr bool key_tiles_slowest_in_head_groups() {
   return has_option<Config, KeyTilesSlowestInHeadGroupsOption>;
+}
+
+// UnmaskedItemsApart (ninth session, h9-bwd80; bench/results/sm80-bwd-h100-2026-11-22-s9/
+// NOTES.md): in the masked kernels (lean full-width kernel), the items (query tiles) that the
+// mask does not cut run a second copy of the loop body compiled without the mask pass; the test moves from
+// between the Sᵀ product and the exponent pass to the item's top (backward_kernel.cuh,
+// ItemMasking). v15 measured the WindowMask kernel on a window that masks nothing 5.5 % (128) /
+// 3.8 % (256) slower than the NoMask kernel on the same work: behind the branch, ptxas could not
+// schedule the exponent pass with the products (sm_90a SASS: the HMMAs of an item spread over
+// 1,540 instructions instead of 727). Under a causal mask all but 1-2 items per CTA are uncut.
+struct UnmaskedItemsApartOption {};
+template <class Tile>
+struct UnmaskedItemsApart : Tile, UnmaskedItemsApartOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool unmasked_items_apart() {
+  return has_option<Config, UnmaskedItemsApartOption>;
 }
 
 template <int kHeadDimBucket>
