@@ -82,11 +82,20 @@ TURNS_REPS, TURNS_INNER, TURNS_WARMUP = 9, 5, 2
 # staged lines of a query tile sent during the next tile's phase A (DqReductionsBehindNextItem:
 # 128 92 / 93, 256 91-93 on a one-stage tile) and the line reductions at 64 (90 / 91), all
 # rejected; the option and its variants are in the history (commit c5021c6).
+# Ninth session (h9-bwd80, "Backward v16", bench/results/sm80-bwd-h100-2026-11-22-s9/): the items
+# that the mask does not cut through a loop body without the mask pass (60), and the table's
+# tile built from this tree (61: the loop body is now a generic lambda; against the committed
+# table, what that costs), run against a shim of the table before (--baseline).
+# Call 1 measured 60 (rejected: causal bwd 0.97x 61 at 64 and 128, 1.00x at 256); call 2 the
+# deterministic mode's descending query walk (62, 63).
 CANDIDATES = {
-    64: {},
-    128: {},
+    64: {61: "table tile, this tree", 62: "QueryTilesDescending",
+         63: "QueryTilesDescending + head groups"},
+    128: {61: "table tile, this tree", 62: "QueryTilesDescending (+ head groups)",
+          63: "QueryTilesDescending, no head groups"},
     192: {},
-    256: {},
+    256: {61: "table tile, this tree", 62: "QueryTilesDescending",
+          63: "QueryTilesDescending + head groups"},
 }
 BUCKETS = (64, 128, 192, 256)
 

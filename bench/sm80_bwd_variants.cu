@@ -23,6 +23,13 @@ using fattn::detail::sm80::PackedProbabilities;
 using fattn::detail::sm80::LeanTileLoop;
 using fattn::detail::sm80::PipelinedQueryFragments;
 using fattn::detail::sm80::RolledProductB;
+using fattn::detail::sm80::LargeSharedMemoryBackwardConfig;
+using fattn::detail::sm80::UnmaskedItemsApart;
+using fattn::detail::sm80::QueryTilesDescending;
+using fattn::detail::sm80::KeyTilesSlowestInHeadGroups;
+using fattn::detail::sm80::kCausalHeadGroupPairs;
+using fattn::detail::sm80::WarpSearchedQueryRange;
+using fattn::detail::sm80::LineReductionsTile128;
 
 // The table's tiles at 64 and 128 (packed Pᵀ, one phase-A pass).
 using Table64 = PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>;
@@ -75,6 +82,43 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
     // tile's phase A (12892/12893, 25691-25693 on a one-stage 256 tile) and the line reductions
     // at 64 (6490/6491) were measured from commit c5021c6 and rejected; they are in this file's
     // history.
+    // Ninth session (h9-bwd80, "Backward v16"): the items that the mask does not cut through a
+    // copy of the loop body without the mask pass (UnmaskedItemsApart, 60) on the H100 table's
+    // tiles; 61 is the table's tile itself, launched the same way (its kernels are this tree's:
+    // the loop body became a generic lambda, which moved instructions in every kernel's SASS,
+    // so 61 against the committed table is what that reordering costs).
+    case 6460: return launch_backward_with<UnmaskedItemsApart<BackwardConfig<64>>, E>(args);
+    case 6461: return launch_backward_with<BackwardConfig<64>, E>(args);
+    case 12860:
+      return launch_backward_with<UnmaskedItemsApart<LargeSharedMemoryBackwardConfig<128>>, E>(
+          args);
+    case 12861: return launch_backward_with<LargeSharedMemoryBackwardConfig<128>, E>(args);
+    case 25660:
+      return launch_backward_with<UnmaskedItemsApart<LargeSharedMemoryBackwardConfig<256>>, E>(
+          args);
+    case 25661: return launch_backward_with<LargeSharedMemoryBackwardConfig<256>, E>(args);
+    // The deterministic mode's query tiles walked from the last down, so its ordered dQ chain adds
+    // in ascending key-tile order and the heavy key tiles start first (QueryTilesDescending, 62),
+    // with the head groups of KeyTilesSlowestInHeadGroups (63 at 64 and 256; 62 at 128, whose
+    // table has them) or without (63 at 128).
+    case 6462: return launch_backward_with<QueryTilesDescending<BackwardConfig<64>>, E>(args);
+    case 6463:
+      return launch_backward_with<QueryTilesDescending<KeyTilesSlowestInHeadGroups<
+                                      BackwardConfig<64>, kCausalHeadGroupPairs>>,
+                                  E>(args);
+    case 12862:
+      return launch_backward_with<QueryTilesDescending<LargeSharedMemoryBackwardConfig<128>>, E>(
+          args);
+    case 12863:
+      return launch_backward_with<
+          QueryTilesDescending<WarpSearchedQueryRange<LineReductionsTile128>>, E>(args);
+    case 25662:
+      return launch_backward_with<QueryTilesDescending<LargeSharedMemoryBackwardConfig<256>>, E>(
+          args);
+    case 25663:
+      return launch_backward_with<QueryTilesDescending<KeyTilesSlowestInHeadGroups<
+                                      LargeSharedMemoryBackwardConfig<256>, kCausalHeadGroupPairs>>,
+                                  E>(args);
 #ifdef FATTN_BENCH_EARLIER_BWD_VARIANTS
     // Earlier sessions' candidates, all measured (compiled only with SM80_NVCC_FLAGS=
     // -DFATTN_BENCH_EARLIER_BWD_VARIANTS: they multiply the shim's build time).

@@ -637,6 +637,42 @@ constexpr bool unmasked_items_apart() {
   return has_option<Config, UnmaskedItemsApartOption>;
 }
 
+// UnmaskedItemsApart (ninth session, h9-bwd80; bench/results/sm80-bwd-h100-2026-11-22-s9/
+// NOTES.md): in the masked kernels (lean full-width kernel), the items (query tiles) that the
+// mask does not cut run a second copy of the loop body compiled without the mask pass; the test moves from
+// between the Sᵀ product and the exponent pass to the item's top (backward_kernel.cuh,
+// ItemMasking). v15 measured the WindowMask kernel on a window that masks nothing 5.5 % (128) /
+// 3.8 % (256) slower than the NoMask kernel on the same work: behind the branch, ptxas could not
+// schedule the exponent pass with the products (sm_90a SASS: the HMMAs of an item spread over
+// 1,540 instructions instead of 727). Under a causal mask all but 1-2 items per CTA are uncut.
+struct UnmaskedItemsApartOption {};
+template <class Tile>
+struct UnmaskedItemsApart : Tile, UnmaskedItemsApartOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool unmasked_items_apart() {
+  return has_option<Config, UnmaskedItemsApartOption>;
+}
+
+// QueryTilesDescending (ninth session, h9-bwd80; same notes), for the deterministic mode under a
+// right-bounded mask: each CTA of the masked kernels walks its query tiles from the last down, so
+// every key tile of a query tile reaches it at the same point of its walk, the ordered dQ chain
+// runs in ascending key-tile order, and the key tiles keep the grid order that starts the heavy
+// ones (left of the diagonal) first, with KeyTilesSlowestInHeadGroups where the tile has it (a
+// CTA waits only on key tiles to its left: lower linear indices in both orders). The ascending
+// walk has to add in descending key-tile order and so numbers key tiles from the grid's end:
+// the heavy CTAs last, the order that KeyTilesSlowestInHeadGroups took out of the default mode.
+struct QueryTilesDescendingOption {};
+template <class Tile>
+struct QueryTilesDescending : Tile, QueryTilesDescendingOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool query_tiles_descending() {
+  return has_option<Config, QueryTilesDescendingOption>;
+}
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
