@@ -128,9 +128,8 @@ struct ForwardTraits {
   static constexpr int kQColumnBlockBytes = kBlockM * static_cast<int>(kSwizzleRowBytes);
   static constexpr int kKvColumnBlockBytes = kBlockN * static_cast<int>(kSwizzleRowBytes);
 
-  static constexpr int kQBuffers = kShape.q_buffers;
   static constexpr int kQOffset = 0;
-  static constexpr int kKOffset = kQOffset + kQBuffers * kQBytes;
+  static constexpr int kKOffset = kQOffset + kQBytes;
   static constexpr int kVOffset = kKOffset + kStages * kKvTileBytes;
   static constexpr int kTilesEnd = kVOffset + kStages * kKvTileBytes;
   // Slack so the dynamic buffer can be rounded up to the 1024-byte swizzle-atom alignment.
@@ -144,8 +143,7 @@ struct ForwardTraits {
   static constexpr int kOutColumnBlocks = (kWidth + kTmaColumns - 1) / kTmaColumns;
   static constexpr int kOBytes = kQBytes;
   static constexpr int kMaxSmemPerBlock = 227 * 1024;  // sm_90's opt-in limit per block
-  static constexpr int kMaxBarrierBytes =
-      (2 * kQBuffers + 1 + 4 * kStages) * static_cast<int>(sizeof(std::uint64_t));
+  static constexpr int kMaxBarrierBytes = (3 + 4 * kStages) * static_cast<int>(sizeof(std::uint64_t));
   static constexpr bool kOutOwnBuffer =
       kTmaStoreAny && kTilesEnd + kOBytes + kMaxBarrierBytes + kAlignment <= kMaxSmemPerBlock;
   static constexpr bool kOutAliasesV = kTmaStoreAny && !kOutOwnBuffer;
@@ -153,7 +151,7 @@ struct ForwardTraits {
 
   static constexpr int kBarrierOffset = kTilesEnd + (kOutOwnBuffer ? kOBytes : 0);
   // q full/empty, k/v full, k/v empty, and "O stored" when O reuses the V ring.
-  static constexpr int kBarrierCount = 2 * kQBuffers + 4 * kStages + (kOutAliasesV ? 1 : 0);
+  static constexpr int kBarrierCount = 2 + 4 * kStages + (kOutAliasesV ? 1 : 0);
   static constexpr int kSmemBytes =
       kBarrierOffset + kBarrierCount * static_cast<int>(sizeof(std::uint64_t)) + kAlignment;
 
@@ -175,10 +173,10 @@ struct ForwardTraits {
 };
 
 // The mbarriers of one CTA, laid out after the tiles.
-template <int kStages, int kQBuffers>
+template <int kStages>
 struct PipelineBarriers {
-  std::uint64_t q_full[kQBuffers];
-  std::uint64_t q_empty[kQBuffers];
+  std::uint64_t q_full;
+  std::uint64_t q_empty;
   std::uint64_t k_full[kStages];
   std::uint64_t v_full[kStages];
   std::uint64_t k_empty[kStages];
@@ -613,8 +611,6 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
                           : row < params.seqlen_q;
   };
   constexpr bool kProducerStores = !kRegisterStores && kProducerStoresOutput<Traits, Mask>;
-  // Scores ahead (TileShape::scores_ahead): TMA-store kernels with O in its own buffer.
-  constexpr bool kScoresAhead = Traits::kShape.scores_ahead && kTmaStore && !kOutInV;
   static_assert(!kHeadsAsColumns || kRegisterStores,
                 "a TMA store box of a heads-as-columns row would write into the next head");
   // The tensor-map coordinates of column block `block` of a head and of its head dimension:
@@ -633,9 +629,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   std::uint8_t* smem = reinterpret_cast<std::uint8_t*>(
       (reinterpret_cast<std::uintptr_t>(smem_unaligned) + Traits::kAlignment - 1) &
       ~static_cast<std::uintptr_t>(Traits::kAlignment - 1));
-  constexpr int kQBuffers = Traits::kQBuffers;
-  auto* bars =
-      reinterpret_cast<PipelineBarriers<kStages, kQBuffers>*>(smem + Traits::kBarrierOffset);
+  auto* bars = reinterpret_cast<PipelineBarriers<kStages>*>(smem + Traits::kBarrierOffset);
 
   const TileScheduler scheduler{params.num_m_blocks, params.heads_q, params.heads_q * params.batch,
                                 params.heads_per_group};
@@ -644,10 +638,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   const int lane = threadIdx.x % kWarpSize;
 
   if (threadIdx.x == 0) {
-    for (int b = 0; b < kQBuffers; ++b) {
-      mbarrier_init(&bars->q_full[b], 1);
-      mbarrier_init(&bars->q_empty[b], Traits::kConsumerWarps);
-    }
+    mbarrier_init(&bars->q_full, 1);
+    mbarrier_init(&bars->q_empty, Traits::kConsumerWarps);
     for (int s = 0; s < kStages; ++s) {
       mbarrier_init(&bars->k_full[s], 1);
       mbarrier_init(&bars->v_full[s], 1);
@@ -717,16 +709,13 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       const int kv_head = head / params.group_size;
       // A fresh barrier counts as having completed the phase before phase 0, so the first
       // round through each buffer does not wait.
-      const RingSlot q_slot = ring_slot<kQBuffers>(q_round);
-      mbarrier_wait(&bars->q_empty[q_slot.stage], q_slot.phase ^ 1);
+      mbarrier_wait(&bars->q_empty, (q_round & 1) ^ 1);
       FATTN_TIMELINE_MARK(kQEmptyWaited, 0);
       ++q_round;
-      mbarrier_arrive_expect_tx(&bars->q_full[q_slot.stage], Traits::kQBytes);
+      mbarrier_arrive_expect_tx(&bars->q_full, Traits::kQBytes);
 #pragma unroll
       for (int b = 0; b < Traits::kColumnBlocks; ++b) {
-        tma_load_4d(&tma_q, &bars->q_full[q_slot.stage],
-                    smem + Traits::kQOffset + q_slot.stage * Traits::kQBytes +
-                        b * Traits::kQColumnBlockBytes,
+        tma_load_4d(&tma_q, &bars->q_full, smem + Traits::kQOffset + b * Traits::kQColumnBlockBytes,
                     column(params.q_columns, head, b), row_begin,
                     head_coordinate(head), batch);
       }
@@ -832,50 +821,130 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
     }
   };
 
-  if constexpr (kScoresAhead) {
-    // ---------------- scores ahead (TileShape::scores_ahead) ----------------
-    // A tile with loads ends with one turn that issues its last P·V and, where the next tile
-    // has loads too, that tile's first Q·Kᵀ. The epilogue runs while the Q·Kᵀ computes, then
-    // the next tile's first softmax, so the next tile starts at its second key step. Each
-    // branch issues and waits for its own wgmma groups: with the issue under one `if` and the
-    // wait under another, ptxas serialized every wgmma of the kernel (v5, warning C7514).
+  int kv_iteration = 0;
+  int q_round = 0;
+  for (int round = 0; round * static_cast<int>(gridDim.x) < total_tiles; ++round) {
+    const int tile = scheduler.position(round, blockIdx.x, gridDim.x);
+    if (tile >= total_tiles) continue;
+    const TileWork work =
+        decode_tile<kBlockM, kBlockN>(scheduler, mask, tile, params.seqlen_q, row_offset);
+    const auto [head, batch, row_begin, row_end, first_tile, last_tile] = work;
+    const int num_tiles = last_tile - first_tile;
+    FATTN_TIMELINE_MARK(kTileStart, tile);
+    // This thread's two rows: r and r + 8 (wgmma accumulator layout).
+    const int row0 = row_begin + consumer * kWgmmaM + warp_in_group * 16 + lane / 4;
+    const int group_rows_begin = row_begin + consumer * kWgmmaM;
+    const int group_rows_end = min(group_rows_begin + kWgmmaM, params.seqlen_q);
+
     float o[Math::kOutRegs];
     float s[Math::kScoreRegs];
     std::uint32_t p[Math::kPChunks][4];
-    float row_max[2];
-    float row_sum[2];
+    float row_max[2] = {-INFINITY, -INFINITY};
+    float row_sum[2] = {0.0f, 0.0f};
     float correction[2];
-    struct Rows {
-      int row0;   // this thread's first row (the second is row0 + 8)
-      int begin;  // the warpgroup's rows [begin, end)
-      int end;
-    };
-    auto rows_of = [&](int row_begin) {
-      Rows rows;
-      rows.row0 = row_begin + consumer * kWgmmaM + warp_in_group * 16 + lane / 4;
-      rows.begin = row_begin + consumer * kWgmmaM;
-      rows.end = min(rows.begin + kWgmmaM, params.seqlen_q);
-      return rows;
-    };
-    auto start_tile = [&] {
-      row_max[0] = row_max[1] = -INFINITY;
-      row_sum[0] = row_sum[1] = 0.0f;
 #pragma unroll
-      for (int i = 0; i < Math::kOutRegs; ++i) o[i] = 0.0f;
-    };
-    // The masking and softmax of a tile's first key step (its last key tile), scores waited.
-    auto first_softmax = [&](const Rows& rows, int key_tile) {
+    for (int i = 0; i < Math::kOutRegs; ++i) o[i] = 0.0f;
+
+    // Per-element masking only where the tile straddles the mask boundary or the end of keys.
+    auto mask_if_needed = [&](int key_tile) {
       const int col0 = key_tile * kBlockN;
       const bool ragged = col0 + kBlockN > params.seqlen_k;
-      if (ragged || !mask.tile_is_unmasked(rows.begin, rows.end, col0, col0 + kBlockN)) {
-        Math::apply_mask(s, mask, rows.row0, col0, params.seqlen_k);
+      if (ragged || !mask.tile_is_unmasked(group_rows_begin, group_rows_end, col0, col0 + kBlockN)) {
+        Math::apply_mask(s, mask, row0, col0, params.seqlen_k);
       }
-      Math::template online_softmax<kLazyRescale>(s, row_max, row_sum, correction,
-                                                  params.scale_log2);
-      Math::convert_p(s, p);
     };
-    // The TMA-store epilogue of the kernels with O in its own buffer (as below).
-    auto epilogue = [&](int head, int batch, const Rows& rows) {
+
+    if (num_tiles > 0) {
+      mbarrier_wait(&bars->q_full, q_round & 1);
+      FATTN_TIMELINE_MARK(kQReady, 0);
+      ++q_round;
+      if constexpr (kHeadsAsColumns) {
+        // The neighbours' columns out of this warpgroup's Q rows, made visible to wgmma (async
+        // proxy) before any of its warps issues Q·Kᵀ. The output barrier is free: these
+        // kernels store O from registers.
+        zero_q_padding<Element, kWidth>(params.head_dim, head_phase(params.q_columns, head),
+                                        q_base, Traits::kQColumnBlockBytes);
+        fence_view_async_shared();
+        named_barrier_sync(kOutputBarrier + consumer, kWarpgroupThreads);
+      }
+      {
+        const RingSlot slot = ring_slot<kStages>(kv_iteration);
+        mbarrier_wait(&bars->k_full[slot.stage], slot.phase);
+        FATTN_TIMELINE_MARK(kLoadsReady, 0);
+        take_turn();
+        FATTN_TIMELINE_MARK(kTurnTaken, 0);
+        Math::issue_scores(s, q_base, k_base + slot.stage * Traits::kKvTileBytes);
+        pass_turn();
+        FATTN_TIMELINE_MARK(kGemmsIssued, 0);
+        confirm_output_read(kv_iteration);
+        wgmma_wait<0>();
+        fence_operands(s);
+        FATTN_TIMELINE_MARK(kScoresWaited, 0);
+        release(&bars->k_empty[slot.stage]);
+        if (num_tiles == 1) release(&bars->q_empty);
+        mask_if_needed(last_tile - 1);
+        Math::template online_softmax<kLazyRescale>(s, row_max, row_sum, correction,
+                                                    params.scale_log2);
+        FATTN_TIMELINE_MARK(kSoftmaxDone, 0);
+        Math::convert_p(s, p);
+        FATTN_TIMELINE_MARK(kStepEnd, 0);
+      }
+      for (int i = 1; i < num_tiles; ++i) {
+        const RingSlot slot = ring_slot<kStages>(kv_iteration + i);
+        const RingSlot prev = ring_slot<kStages>(kv_iteration + i - 1);
+        mbarrier_wait(&bars->k_full[slot.stage], slot.phase);
+        mbarrier_wait(&bars->v_full[prev.stage], prev.phase);
+        FATTN_TIMELINE_MARK(kLoadsReady, i);
+        take_turn();
+        FATTN_TIMELINE_MARK(kTurnTaken, i);
+        Math::issue_scores(s, q_base, k_base + slot.stage * Traits::kKvTileBytes);
+        Math::issue_pv(o, p, v_base + prev.stage * Traits::kKvTileBytes);
+        pass_turn();
+        FATTN_TIMELINE_MARK(kGemmsIssued, i);
+        wgmma_wait<1>();  // the scores are ready; P·V of the previous tile still runs
+        fence_operands(s);
+        FATTN_TIMELINE_MARK(kScoresWaited, i);
+        release(&bars->k_empty[slot.stage]);
+        // The last Q·Kᵀ of this tile is done: the producer may load the next tile's Q.
+        if (i == num_tiles - 1) release(&bars->q_empty);
+        // Only the first tile walked can reach past seqlen_k (ragged_test_first_tile_only).
+        if constexpr (!kRaggedTestFirstTileOnly) mask_if_needed(last_tile - 1 - i);
+        Math::template online_softmax<kLazyRescale>(s, row_max, row_sum, correction,
+                                                    params.scale_log2);
+        // The exponentials run under this warpgroup's P·V only if the wait stays here.
+        if constexpr (kPinPvWait) schedule_anchor();
+        FATTN_TIMELINE_MARK_IF(kPinPvWait, kSoftmaxDone, i);
+        wgmma_wait<0>();
+        fence_operands(o);
+        FATTN_TIMELINE_MARK_EITHER(kPinPvWait, kPvWaited, kSoftmaxAndPvWaited, i);
+        release(&bars->v_empty[prev.stage]);
+        // With a rescale threshold, a warp whose rows all kept their max skips the multiplies.
+        if (!kLazyRescale ||
+            __any_sync(0xffffffffu, correction[0] != 1.0f || correction[1] != 1.0f)) {
+          Math::rescale(o, correction);
+        }
+        Math::convert_p(s, p);
+        FATTN_TIMELINE_MARK(kStepEnd, i);
+      }
+      const RingSlot slot = ring_slot<kStages>(kv_iteration + num_tiles - 1);
+      mbarrier_wait(&bars->v_full[slot.stage], slot.phase);
+      FATTN_TIMELINE_MARK(kLoadsReady, num_tiles);
+      take_turn();
+      FATTN_TIMELINE_MARK(kTurnTaken, num_tiles);
+      Math::issue_pv(o, p, v_base + slot.stage * Traits::kKvTileBytes);
+      pass_turn();
+      FATTN_TIMELINE_MARK(kGemmsIssued, num_tiles);
+      wgmma_wait<0>();
+      fence_operands(o);
+      FATTN_TIMELINE_MARK(kPvWaited, num_tiles);
+      release(&bars->v_empty[slot.stage]);
+      kv_iteration += num_tiles;
+    }
+
+    // ---------------- epilogue: O / l and LSE ----------------
+    if constexpr (kTmaStore) {
+      // The LSE first, so that only O and the two inverse sums stay live for the O stores;
+      // with kLseAfterOutput its two values are kept and stored once O's store is issued.
       float inv_sum[2];
       [[maybe_unused]] float lse_late[2];
 #pragma unroll
@@ -884,433 +953,127 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         sum += __shfl_xor_sync(0xffffffffu, sum, 1);
         sum += __shfl_xor_sync(0xffffffffu, sum, 2);
         inv_sum[h] = sum > 0.0f ? 1.0f / sum : 0.0f;
-        const int row = rows.row0 + 8 * h;
+        const int row = row0 + 8 * h;
         if constexpr (kLseAfterOutput) {
           lse_late[h] = row_lse(sum, row_max[h], params.scale);
         } else if (row_in_output(row) && lane % 4 == 0) {
           store_lse(params, batch, head, row, row_lse(sum, row_max[h], params.scale));
         }
       }
-      if (store_thread()) bulk_wait_group_read<0>();
-      named_barrier_sync(kOutputBarrier + consumer, kWarpgroupThreads);
-      const std::uint32_t o_smem =
-          smem_address(smem + Traits::kOOffset) + consumer * kWgmmaM * kSwizzleRowBytes;
-      Math::stage_output(o, inv_sum, o_smem, Traits::kQColumnBlockBytes);
-      fence_view_async_shared();
-      named_barrier_sync(kOutputBarrier + consumer, kWarpgroupThreads);
-      if (store_thread() && row_in_output(rows.begin)) {
+      FATTN_TIMELINE_MARK(kLseStored, 0);
+      if (kOutInV && (kProducerStores || !std::is_same_v<Mask, NoMask>) && num_tiles == 0) {
+        // Fully masked (rare: bottom-right masks with more queries than keys): the V ring may
+        // be filling for the next tile, so the zeros go straight to global memory. (Without a
+        // mask a tile is fully masked only when there are no keys at all, and then nothing is
+        // ever loaded into the ring; but a storing producer skips tiles without loads, so their
+        // zeros take this path too.)
+        store_zero_rows<Element>(params, head, batch,
+                                 kRowsBelowZero ? max(group_rows_begin, 0) : group_rows_begin,
+                                 group_rows_end);
+      } else {
+        // O through shared memory: one stmatrix per 16 × 16 block and a TMA store per 64-column
+        // block of the warpgroup's rows (rows past seqlen_q and columns past D are clipped by
+        // the tensor map), instead of kWidth/4 scattered 4-byte global stores per thread.
+        if constexpr (kOutInV) {
+          // Every consumer's last P·V has read the V ring that O is about to overwrite.
+          named_barrier_sync(kAllConsumersBarrier, kConsumers * kWarpgroupThreads);
+        } else {
+          // This warpgroup's previous store has read the buffer.
+          if (store_thread()) bulk_wait_group_read<0>();
+          named_barrier_sync(kOutputBarrier + consumer, kWarpgroupThreads);
+        }
+        FATTN_TIMELINE_MARK(kOutputBufferFree, 0);
+        const std::uint32_t o_smem =
+            smem_address(smem + Traits::kOOffset) + consumer * kWgmmaM * kSwizzleRowBytes;
+        Math::stage_output(o, inv_sum, o_smem, Traits::kQColumnBlockBytes);
+        fence_view_async_shared();
+        FATTN_TIMELINE_MARK(kOutputStaged, 0);
+        if constexpr (kProducerStores) {
+          // This warp's rows are staged (and made visible to TMA): the producer stores them.
+          release(&bars->o_stored);
+        } else {
+          named_barrier_sync(kOutputBarrier + consumer, kWarpgroupThreads);
+          FATTN_TIMELINE_MARK(kOutputStagedBarrier, 0);
+          // Slices wholly below row 0 (row_offset) or past seqlen_q store nothing.
+          const bool rows_stored = row_in_output(group_rows_begin);
+          if (store_thread() && rows_stored) {
 #pragma unroll
-        for (int b = 0; b < Traits::kOutColumnBlocks; ++b) {
-          if (b * kTmaColumns < params.out_tma_columns) {
-            tma_store_4d(&tma_o, smem + Traits::kOOffset + b * Traits::kQColumnBlockBytes +
-                                     consumer * kWgmmaM * kSwizzleRowBytes,
-                         b * kTmaColumns, rows.begin, head, batch);
+            for (int b = 0; b < Traits::kOutColumnBlocks; ++b) {
+              if (b * kTmaColumns < params.out_tma_columns) {
+                tma_store_4d(&tma_o, smem + Traits::kOOffset + b * Traits::kQColumnBlockBytes +
+                                         consumer * kWgmmaM * kSwizzleRowBytes,
+                             b * kTmaColumns, group_rows_begin, head, batch);
+              }
+            }
+            bulk_commit_group();
+          }
+          FATTN_TIMELINE_MARK(kStoreIssued, 0);
+          if (params.out_tma_columns < params.head_dim) {
+            store_tail_columns<Element, kRowsBelowZero>(params, o_smem, Traits::kQColumnBlockBytes,
+                                                        head, batch, group_rows_begin);
+            // Where O reuses the V ring, the ring may be refilled once the store thread has seen
+            // the TMA store read it: every thread's tail reads must come first.
+            if constexpr (kOutInV) {
+              named_barrier_sync(kOutputBarrier + consumer, kWarpgroupThreads);
+            }
           }
         }
-        bulk_commit_group();
-      }
-      if (params.out_tma_columns < params.head_dim) {
-        store_tail_columns<Element, kRowsBelowZero>(params, o_smem, Traits::kQColumnBlockBytes,
-                                                    head, batch, rows.begin);
       }
       if constexpr (kLseAfterOutput) {
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          const int row = rows.row0 + 8 * h;
-          if (row_in_output(row) && lane % 4 == 0) store_lse(params, batch, head, row, lse_late[h]);
-        }
-      }
-    };
-
-    int kv_iteration = 0;
-    int q_round = 0;
-    int q_stage = 0;               // the Q buffer of the current tile
-    bool first_step_done = false;  // the current tile's first softmax ran in the previous turn
-    // The CTA's next tile (the next round's); next_loads: it has key tiles. Two-consumer
-    // kernels decode it while a Q·Kᵀ of the current tile's last key step runs rather than in the
-    // boundary's serial code; the 160-register three-consumer (D = 64) consumers spilled
-    // 124–180 bytes holding it through that step's softmax (ptxas), so they decode it in the
-    // last turn's place.
-    constexpr bool kDecodeNextEarly = Traits::kConsumerWarpgroups == 2;
-    TileWork next_work{};
-    bool next_loads = false;
-    bool next_decoded = false;
-    auto decode_next = [&](int round) {
-      const int next = scheduler.position(round + 1, blockIdx.x, gridDim.x);
-      next_loads = false;
-      if (next < total_tiles) {
-        next_work =
-            decode_tile<kBlockM, kBlockN>(scheduler, mask, next, params.seqlen_q, row_offset);
-        next_loads = next_work.last_tile > next_work.first_tile;
-      }
-      next_decoded = true;
-    };
-    for (int round = 0; round * static_cast<int>(gridDim.x) < total_tiles; ++round) {
-      const int tile = scheduler.position(round, blockIdx.x, gridDim.x);
-      if (tile >= total_tiles) continue;
-      const TileWork work =
-          first_step_done
-              ? next_work
-              : decode_tile<kBlockM, kBlockN>(scheduler, mask, tile, params.seqlen_q, row_offset);
-      next_decoded = false;
-      const int num_tiles = work.last_tile - work.first_tile;
-      const Rows rows = rows_of(work.row_begin);
-      if (num_tiles == 0) {  // fully masked: zeros (the previous tile did not look ahead here)
-        start_tile();
-        epilogue(work.head, work.batch, rows);
-        continue;
-      }
-      if (!first_step_done) {
-        start_tile();
-        const RingSlot q_slot = ring_slot<kQBuffers>(q_round);
-        q_stage = q_slot.stage;
-        mbarrier_wait(&bars->q_full[q_slot.stage], q_slot.phase);
-        ++q_round;
-        const RingSlot slot = ring_slot<kStages>(kv_iteration);
-        mbarrier_wait(&bars->k_full[slot.stage], slot.phase);
-        take_turn();
-        Math::issue_scores(s, q_base + q_stage * Traits::kQBytes,
-                           k_base + slot.stage * Traits::kKvTileBytes);
-        pass_turn();
-        if (kDecodeNextEarly && num_tiles == 1) decode_next(round);
-        wgmma_wait<0>();
-        fence_operands(s);
-        release(&bars->k_empty[slot.stage]);
-        if (num_tiles == 1) release(&bars->q_empty[q_stage]);
-        first_softmax(rows, work.last_tile - 1);
-      }
-      const std::uint32_t q_tile = q_base + q_stage * Traits::kQBytes;
-      for (int i = 1; i < num_tiles; ++i) {
-        const RingSlot slot = ring_slot<kStages>(kv_iteration + i);
-        const RingSlot prev = ring_slot<kStages>(kv_iteration + i - 1);
-        mbarrier_wait(&bars->k_full[slot.stage], slot.phase);
-        mbarrier_wait(&bars->v_full[prev.stage], prev.phase);
-        take_turn();
-        Math::issue_scores(s, q_tile, k_base + slot.stage * Traits::kKvTileBytes);
-        Math::issue_pv(o, p, v_base + prev.stage * Traits::kKvTileBytes);
-        pass_turn();
-        if (kDecodeNextEarly && i == num_tiles - 1) decode_next(round);
-        wgmma_wait<1>();
-        fence_operands(s);
-        release(&bars->k_empty[slot.stage]);
-        if (i == num_tiles - 1) release(&bars->q_empty[q_stage]);
-        if constexpr (!kRaggedTestFirstTileOnly) {
-          const int col0 = (work.last_tile - 1 - i) * kBlockN;
-          const bool ragged = col0 + kBlockN > params.seqlen_k;
-          if (ragged || !mask.tile_is_unmasked(rows.begin, rows.end, col0, col0 + kBlockN)) {
-            Math::apply_mask(s, mask, rows.row0, col0, params.seqlen_k);
+          const int row = row0 + 8 * h;
+          if (row_in_output(row) && lane % 4 == 0) {
+            store_lse(params, batch, head, row, lse_late[h]);
           }
         }
-        Math::template online_softmax<kLazyRescale>(s, row_max, row_sum, correction,
-                                                    params.scale_log2);
-        if constexpr (kPinPvWait) schedule_anchor();
-        wgmma_wait<0>();
-        fence_operands(o);
-        release(&bars->v_empty[prev.stage]);
-        if (!kLazyRescale ||
-            __any_sync(0xffffffffu, correction[0] != 1.0f || correction[1] != 1.0f)) {
-          Math::rescale(o, correction);
-        }
-        Math::convert_p(s, p);
       }
-      const RingSlot last = ring_slot<kStages>(kv_iteration + num_tiles - 1);
-      kv_iteration += num_tiles;
-      // The CTA's next tile, if it has loads: the producer loads its Q and first K right after
-      // this tile's (the ring never drains across tiles).
-      if (!next_decoded) decode_next(round);
-      first_step_done = next_loads;
-      if (first_step_done) {
-        const RingSlot q_slot = ring_slot<kQBuffers>(q_round);
-        const RingSlot slot = ring_slot<kStages>(kv_iteration);
-        mbarrier_wait(&bars->v_full[last.stage], last.phase);
-        mbarrier_wait(&bars->q_full[q_slot.stage], q_slot.phase);
-        ++q_round;
-        mbarrier_wait(&bars->k_full[slot.stage], slot.phase);
-        take_turn();
-        Math::issue_pv(o, p, v_base + last.stage * Traits::kKvTileBytes);
-        Math::issue_scores(s, q_base + q_slot.stage * Traits::kQBytes,
-                           k_base + slot.stage * Traits::kKvTileBytes);
-        pass_turn();
-        wgmma_wait<1>();  // this tile's O is complete; the next tile's scores still compute
-        fence_operands(o);
-        release(&bars->v_empty[last.stage]);
-        epilogue(work.head, work.batch, rows);
-        wgmma_wait<0>();
-        fence_operands(s);
-        release(&bars->k_empty[slot.stage]);
-        q_stage = q_slot.stage;
-        if (next_work.last_tile - next_work.first_tile == 1) release(&bars->q_empty[q_stage]);
-        start_tile();
-        first_softmax(rows_of(next_work.row_begin), next_work.last_tile - 1);
-      } else {
-        mbarrier_wait(&bars->v_full[last.stage], last.phase);
-        take_turn();
-        Math::issue_pv(o, p, v_base + last.stage * Traits::kKvTileBytes);
-        pass_turn();
-        wgmma_wait<0>();
-        fence_operands(o);
-        release(&bars->v_empty[last.stage]);
-        epilogue(work.head, work.batch, rows);
+    } else {
+      auto* out = static_cast<Element*>(params.out) + batch * params.out_stride_batch +
+                  head * params.out_stride_head;
+      const bool pairs_aligned = params.head_dim % 2 == 0;
+      // Heads as columns: head column c sits in accumulator column c + V's phase, and the
+      // output's rows may start on any 2-byte boundary.
+      const int v_phase =
+          kHeadsAsColumns ? head_phase(params.v_columns, head / params.group_size) : 0;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        float sum = row_sum[h];
+        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+        const int row = row0 + 8 * h;
+        if (!row_in_output(row)) continue;
+        const float inv_sum = sum > 0.0f ? 1.0f / sum : 0.0f;
+        Element* out_row = out + row * params.out_stride_seq;
+#pragma unroll
+        for (int j = 0; j < Math::kOutRegs / 4; ++j) {
+          const int col = 8 * j + 2 * (lane % 4);
+          const float v0 = o[4 * j + 2 * h] * inv_sum;
+          const float v1 = o[4 * j + 2 * h + 1] * inv_sum;
+          if constexpr (kHeadsAsColumns) {
+            const int out_col = col - v_phase;
+            if (static_cast<unsigned>(out_col) < static_cast<unsigned>(params.head_dim)) {
+              out_row[out_col] = static_cast<Element>(v0);
+            }
+            if (static_cast<unsigned>(out_col + 1) < static_cast<unsigned>(params.head_dim)) {
+              out_row[out_col + 1] = static_cast<Element>(v1);
+            }
+          } else if (pairs_aligned) {
+            if (col < params.head_dim) {
+              *reinterpret_cast<std::uint32_t*>(out_row + col) =
+                  pack_pair(v0, v1, static_cast<Element*>(nullptr));
+            }
+          } else {
+            if (col < params.head_dim) out_row[col] = static_cast<Element>(v0);
+            if (col + 1 < params.head_dim) out_row[col + 1] = static_cast<Element>(v1);
+          }
+        }
+        if (lane % 4 == 0) {
+          store_lse(params, batch, head, row, row_lse(sum, row_max[h], params.scale));
+        }
       }
     }
-  } else {
-    int kv_iteration = 0;
-    int q_round = 0;
-    for (int round = 0; round * static_cast<int>(gridDim.x) < total_tiles; ++round) {
-      const int tile = scheduler.position(round, blockIdx.x, gridDim.x);
-      if (tile >= total_tiles) continue;
-      const TileWork work =
-          decode_tile<kBlockM, kBlockN>(scheduler, mask, tile, params.seqlen_q, row_offset);
-      const auto [head, batch, row_begin, row_end, first_tile, last_tile] = work;
-      const int num_tiles = last_tile - first_tile;
-      FATTN_TIMELINE_MARK(kTileStart, tile);
-      // This thread's two rows: r and r + 8 (wgmma accumulator layout).
-      const int row0 = row_begin + consumer * kWgmmaM + warp_in_group * 16 + lane / 4;
-      const int group_rows_begin = row_begin + consumer * kWgmmaM;
-      const int group_rows_end = min(group_rows_begin + kWgmmaM, params.seqlen_q);
-
-      float o[Math::kOutRegs];
-      float s[Math::kScoreRegs];
-      std::uint32_t p[Math::kPChunks][4];
-      float row_max[2] = {-INFINITY, -INFINITY};
-      float row_sum[2] = {0.0f, 0.0f};
-      float correction[2];
-  #pragma unroll
-      for (int i = 0; i < Math::kOutRegs; ++i) o[i] = 0.0f;
-
-      // Per-element masking only where the tile straddles the mask boundary or the end of keys.
-      auto mask_if_needed = [&](int key_tile) {
-        const int col0 = key_tile * kBlockN;
-        const bool ragged = col0 + kBlockN > params.seqlen_k;
-        if (ragged ||
-            !mask.tile_is_unmasked(group_rows_begin, group_rows_end, col0, col0 + kBlockN)) {
-          Math::apply_mask(s, mask, row0, col0, params.seqlen_k);
-        }
-      };
-
-      if (num_tiles > 0) {
-        const RingSlot q_slot = ring_slot<kQBuffers>(q_round);
-        const std::uint32_t q_tile = q_base + q_slot.stage * Traits::kQBytes;
-        mbarrier_wait(&bars->q_full[q_slot.stage], q_slot.phase);
-        FATTN_TIMELINE_MARK(kQReady, 0);
-        ++q_round;
-        if constexpr (kHeadsAsColumns) {
-          // The neighbours' columns out of this warpgroup's Q rows, made visible to wgmma (async
-          // proxy) before any of its warps issues Q·Kᵀ. The output barrier is free: these
-          // kernels store O from registers.
-          zero_q_padding<Element, kWidth>(params.head_dim, head_phase(params.q_columns, head),
-                                          q_tile, Traits::kQColumnBlockBytes);
-          fence_view_async_shared();
-          named_barrier_sync(kOutputBarrier + consumer, kWarpgroupThreads);
-        }
-        {
-          const RingSlot slot = ring_slot<kStages>(kv_iteration);
-          mbarrier_wait(&bars->k_full[slot.stage], slot.phase);
-          FATTN_TIMELINE_MARK(kLoadsReady, 0);
-          take_turn();
-          FATTN_TIMELINE_MARK(kTurnTaken, 0);
-          Math::issue_scores(s, q_tile, k_base + slot.stage * Traits::kKvTileBytes);
-          pass_turn();
-          FATTN_TIMELINE_MARK(kGemmsIssued, 0);
-          confirm_output_read(kv_iteration);
-          wgmma_wait<0>();
-          fence_operands(s);
-          FATTN_TIMELINE_MARK(kScoresWaited, 0);
-          release(&bars->k_empty[slot.stage]);
-          if (num_tiles == 1) release(&bars->q_empty[q_slot.stage]);
-          mask_if_needed(last_tile - 1);
-          Math::template online_softmax<kLazyRescale>(s, row_max, row_sum, correction,
-                                                      params.scale_log2);
-          FATTN_TIMELINE_MARK(kSoftmaxDone, 0);
-          Math::convert_p(s, p);
-          FATTN_TIMELINE_MARK(kStepEnd, 0);
-        }
-        for (int i = 1; i < num_tiles; ++i) {
-          const RingSlot slot = ring_slot<kStages>(kv_iteration + i);
-          const RingSlot prev = ring_slot<kStages>(kv_iteration + i - 1);
-          mbarrier_wait(&bars->k_full[slot.stage], slot.phase);
-          mbarrier_wait(&bars->v_full[prev.stage], prev.phase);
-          FATTN_TIMELINE_MARK(kLoadsReady, i);
-          take_turn();
-          FATTN_TIMELINE_MARK(kTurnTaken, i);
-          Math::issue_scores(s, q_tile, k_base + slot.stage * Traits::kKvTileBytes);
-          Math::issue_pv(o, p, v_base + prev.stage * Traits::kKvTileBytes);
-          pass_turn();
-          FATTN_TIMELINE_MARK(kGemmsIssued, i);
-          wgmma_wait<1>();  // the scores are ready; P·V of the previous tile still runs
-          fence_operands(s);
-          FATTN_TIMELINE_MARK(kScoresWaited, i);
-          release(&bars->k_empty[slot.stage]);
-          // The last Q·Kᵀ of this tile is done: the producer may load the next tile's Q.
-          if (i == num_tiles - 1) release(&bars->q_empty[q_slot.stage]);
-          // Only the first tile walked can reach past seqlen_k (ragged_test_first_tile_only).
-          if constexpr (!kRaggedTestFirstTileOnly) mask_if_needed(last_tile - 1 - i);
-          Math::template online_softmax<kLazyRescale>(s, row_max, row_sum, correction,
-                                                      params.scale_log2);
-          // The exponentials run under this warpgroup's P·V only if the wait stays here.
-          if constexpr (kPinPvWait) schedule_anchor();
-          FATTN_TIMELINE_MARK_IF(kPinPvWait, kSoftmaxDone, i);
-          wgmma_wait<0>();
-          fence_operands(o);
-          FATTN_TIMELINE_MARK_EITHER(kPinPvWait, kPvWaited, kSoftmaxAndPvWaited, i);
-          release(&bars->v_empty[prev.stage]);
-          // With a rescale threshold, a warp whose rows all kept their max skips the multiplies.
-          if (!kLazyRescale ||
-              __any_sync(0xffffffffu, correction[0] != 1.0f || correction[1] != 1.0f)) {
-            Math::rescale(o, correction);
-          }
-          Math::convert_p(s, p);
-          FATTN_TIMELINE_MARK(kStepEnd, i);
-        }
-        const RingSlot slot = ring_slot<kStages>(kv_iteration + num_tiles - 1);
-        mbarrier_wait(&bars->v_full[slot.stage], slot.phase);
-        FATTN_TIMELINE_MARK(kLoadsReady, num_tiles);
-        take_turn();
-        FATTN_TIMELINE_MARK(kTurnTaken, num_tiles);
-        Math::issue_pv(o, p, v_base + slot.stage * Traits::kKvTileBytes);
-        pass_turn();
-        FATTN_TIMELINE_MARK(kGemmsIssued, num_tiles);
-        wgmma_wait<0>();
-        fence_operands(o);
-        FATTN_TIMELINE_MARK(kPvWaited, num_tiles);
-        release(&bars->v_empty[slot.stage]);
-        kv_iteration += num_tiles;
-      }
-
-      // ---------------- epilogue: O / l and LSE ----------------
-      if constexpr (kTmaStore) {
-        // The LSE first, so that only O and the two inverse sums stay live for the O stores;
-        // with kLseAfterOutput its two values are kept and stored once O's store is issued.
-        float inv_sum[2];
-        [[maybe_unused]] float lse_late[2];
-  #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          float sum = row_sum[h];
-          sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-          sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-          inv_sum[h] = sum > 0.0f ? 1.0f / sum : 0.0f;
-          const int row = row0 + 8 * h;
-          if constexpr (kLseAfterOutput) {
-            lse_late[h] = row_lse(sum, row_max[h], params.scale);
-          } else if (row_in_output(row) && lane % 4 == 0) {
-            store_lse(params, batch, head, row, row_lse(sum, row_max[h], params.scale));
-          }
-        }
-        FATTN_TIMELINE_MARK(kLseStored, 0);
-        if (kOutInV && (kProducerStores || !std::is_same_v<Mask, NoMask>) && num_tiles == 0) {
-          // Fully masked (rare: bottom-right masks with more queries than keys): the V ring may
-          // be filling for the next tile, so the zeros go straight to global memory. (Without a
-          // mask a tile is fully masked only when there are no keys at all, and then nothing is
-          // ever loaded into the ring; but a storing producer skips tiles without loads, so their
-          // zeros take this path too.)
-          store_zero_rows<Element>(params, head, batch,
-                                   kRowsBelowZero ? max(group_rows_begin, 0) : group_rows_begin,
-                                   group_rows_end);
-        } else {
-          // O through shared memory: one stmatrix per 16 × 16 block and a TMA store per 64-column
-          // block of the warpgroup's rows (rows past seqlen_q and columns past D are clipped by
-          // the tensor map), instead of kWidth/4 scattered 4-byte global stores per thread.
-          if constexpr (kOutInV) {
-            // Every consumer's last P·V has read the V ring that O is about to overwrite.
-            named_barrier_sync(kAllConsumersBarrier, kConsumers * kWarpgroupThreads);
-          } else {
-            // This warpgroup's previous store has read the buffer.
-            if (store_thread()) bulk_wait_group_read<0>();
-            named_barrier_sync(kOutputBarrier + consumer, kWarpgroupThreads);
-          }
-          FATTN_TIMELINE_MARK(kOutputBufferFree, 0);
-          const std::uint32_t o_smem =
-              smem_address(smem + Traits::kOOffset) + consumer * kWgmmaM * kSwizzleRowBytes;
-          Math::stage_output(o, inv_sum, o_smem, Traits::kQColumnBlockBytes);
-          fence_view_async_shared();
-          FATTN_TIMELINE_MARK(kOutputStaged, 0);
-          if constexpr (kProducerStores) {
-            // This warp's rows are staged (and made visible to TMA): the producer stores them.
-            release(&bars->o_stored);
-          } else {
-            named_barrier_sync(kOutputBarrier + consumer, kWarpgroupThreads);
-            FATTN_TIMELINE_MARK(kOutputStagedBarrier, 0);
-            // Slices wholly below row 0 (row_offset) or past seqlen_q store nothing.
-            const bool rows_stored = row_in_output(group_rows_begin);
-            if (store_thread() && rows_stored) {
-  #pragma unroll
-              for (int b = 0; b < Traits::kOutColumnBlocks; ++b) {
-                if (b * kTmaColumns < params.out_tma_columns) {
-                  tma_store_4d(&tma_o, smem + Traits::kOOffset + b * Traits::kQColumnBlockBytes +
-                                           consumer * kWgmmaM * kSwizzleRowBytes,
-                               b * kTmaColumns, group_rows_begin, head, batch);
-                }
-              }
-              bulk_commit_group();
-            }
-            FATTN_TIMELINE_MARK(kStoreIssued, 0);
-            if (params.out_tma_columns < params.head_dim) {
-              store_tail_columns<Element, kRowsBelowZero>(
-                  params, o_smem, Traits::kQColumnBlockBytes, head, batch, group_rows_begin);
-              // Where O reuses the V ring, the ring may be refilled once the store thread has seen
-              // the TMA store read it: every thread's tail reads must come first.
-              if constexpr (kOutInV) {
-                named_barrier_sync(kOutputBarrier + consumer, kWarpgroupThreads);
-              }
-            }
-          }
-        }
-        if constexpr (kLseAfterOutput) {
-  #pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const int row = row0 + 8 * h;
-            if (row_in_output(row) && lane % 4 == 0) {
-              store_lse(params, batch, head, row, lse_late[h]);
-            }
-          }
-        }
-      } else {
-        auto* out = static_cast<Element*>(params.out) + batch * params.out_stride_batch +
-                    head * params.out_stride_head;
-        const bool pairs_aligned = params.head_dim % 2 == 0;
-        // Heads as columns: head column c sits in accumulator column c + V's phase, and the
-        // output's rows may start on any 2-byte boundary.
-        const int v_phase =
-            kHeadsAsColumns ? head_phase(params.v_columns, head / params.group_size) : 0;
-  #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          float sum = row_sum[h];
-          sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-          sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-          const int row = row0 + 8 * h;
-          if (!row_in_output(row)) continue;
-          const float inv_sum = sum > 0.0f ? 1.0f / sum : 0.0f;
-          Element* out_row = out + row * params.out_stride_seq;
-  #pragma unroll
-          for (int j = 0; j < Math::kOutRegs / 4; ++j) {
-            const int col = 8 * j + 2 * (lane % 4);
-            const float v0 = o[4 * j + 2 * h] * inv_sum;
-            const float v1 = o[4 * j + 2 * h + 1] * inv_sum;
-            if constexpr (kHeadsAsColumns) {
-              const int out_col = col - v_phase;
-              if (static_cast<unsigned>(out_col) < static_cast<unsigned>(params.head_dim)) {
-                out_row[out_col] = static_cast<Element>(v0);
-              }
-              if (static_cast<unsigned>(out_col + 1) < static_cast<unsigned>(params.head_dim)) {
-                out_row[out_col + 1] = static_cast<Element>(v1);
-              }
-            } else if (pairs_aligned) {
-              if (col < params.head_dim) {
-                *reinterpret_cast<std::uint32_t*>(out_row + col) =
-                    pack_pair(v0, v1, static_cast<Element*>(nullptr));
-              }
-            } else {
-              if (col < params.head_dim) out_row[col] = static_cast<Element>(v0);
-              if (col + 1 < params.head_dim) out_row[col + 1] = static_cast<Element>(v1);
-            }
-          }
-          if (lane % 4 == 0) {
-            store_lse(params, batch, head, row, row_lse(sum, row_max[h], params.scale));
-          }
-        }
-      }
-      FATTN_TIMELINE_MARK(kEpilogueDone, 0);
-    }
+    FATTN_TIMELINE_MARK(kEpilogueDone, 0);
   }
   // A TMA store still reading shared memory must finish before the CTA's memory goes away.
   if (kTmaStore && !kProducerStores && store_thread()) bulk_wait_group<0>();

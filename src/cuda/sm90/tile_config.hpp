@@ -110,14 +110,6 @@ struct TileShape {
   // at 1k and 16k, ±0.5 % at 4k causal and not (the TMA store alone: −3 to +1 %), so D = 64
   // takes both; D = 128 +0.4–0.9 % at 1k and −0.5 % at 4k: left off there.
   bool lse_after_output = false;
-  // Query-tile buffers in shared memory: with two, the producer loads the next tile's Q while
-  // the consumers still run Q·Kᵀ on the current one (it waits only for the tile before).
-  int q_buffers = 1;
-  // Scores ahead (forward_kernel.cuh, "scores ahead"): a tile's last P·V is issued in one turn
-  // with the next tile's first Q·Kᵀ, whose scores stay in registers through the tile's
-  // epilogue, so the tensor pipe has work while the consumers store O, and the next tile's
-  // first softmax does not wait for its GEMM. Only TMA-store kernels with O in its own buffer.
-  bool scores_ahead = false;
 };
 
 template <int kHeadDimBucket>
