@@ -84,18 +84,16 @@ TURNS_REPS, TURNS_INNER, TURNS_WARMUP = 9, 5, 2
 # rejected; the option and its variants are in the history (commit c5021c6).
 # Ninth session (h9-bwd80, "Backward v16", bench/results/sm80-bwd-h100-2026-11-22-s9/): the items
 # that the mask does not cut through a loop body without the mask pass (60), and the table's
-# tile built from this tree (61: the loop body is now a generic lambda; against the committed
+# tile built from that tree (61: the loop body a generic lambda there; against the committed
 # table, what that costs), run against a shim of the table before (--baseline).
-# Call 1 measured 60 (rejected: causal bwd 0.97x 61 at 64 and 128, 1.00x at 256); call 2 the
-# deterministic mode's descending query walk (62, 63).
+# Call 1 measured 60 (UnmaskedItemsApart, rejected: causal bwd 0.97x 61 at 64 and 128, 1.00x at
+# 256; removed, commit 6b02446 has it); call 2 the deterministic mode's descending query walk (62,
+# 63: the deterministic table at 128 and 256 since); call 3 the table as launched (64).
 CANDIDATES = {
-    64: {61: "table tile, this tree", 62: "QueryTilesDescending",
-         63: "QueryTilesDescending + head groups"},
-    128: {61: "table tile, this tree", 62: "QueryTilesDescending (+ head groups)",
-          63: "QueryTilesDescending, no head groups"},
+    64: {},
+    128: {64: "the table (launch_backward)"},
     192: {},
-    256: {61: "table tile, this tree", 62: "QueryTilesDescending",
-          63: "QueryTilesDescending + head groups"},
+    256: {64: "the table (launch_backward)"},
 }
 BUCKETS = (64, 128, 192, 256)
 

@@ -24,7 +24,6 @@ using fattn::detail::sm80::LeanTileLoop;
 using fattn::detail::sm80::PipelinedQueryFragments;
 using fattn::detail::sm80::RolledProductB;
 using fattn::detail::sm80::LargeSharedMemoryBackwardConfig;
-using fattn::detail::sm80::UnmaskedItemsApart;
 using fattn::detail::sm80::QueryTilesDescending;
 using fattn::detail::sm80::KeyTilesSlowestInHeadGroups;
 using fattn::detail::sm80::kCausalHeadGroupPairs;
@@ -83,24 +82,22 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
     // at 64 (6490/6491) were measured from commit c5021c6 and rejected; they are in this file's
     // history.
     // Ninth session (h9-bwd80, "Backward v16"): the items that the mask does not cut through a
-    // copy of the loop body without the mask pass (UnmaskedItemsApart, 60) on the H100 table's
-    // tiles; 61 is the table's tile itself, launched the same way (its kernels are this tree's:
-    // the loop body became a generic lambda, which moved instructions in every kernel's SASS,
-    // so 61 against the committed table is what that reordering costs).
-    case 6460: return launch_backward_with<UnmaskedItemsApart<BackwardConfig<64>>, E>(args);
+    // copy of the loop body without the mask pass (UnmaskedItemsApart, 60, rejected; in this
+    // file's history, commit 6b02446) and the table's tile itself built from that tree (61: the
+    // loop body a generic lambda there; now the table's tile as it is); 64: the table as the
+    // library launches it (launch_backward: since v16 its deterministic mode at 128 and 256
+    // runs QueryTilesDescending, 62 below).
     case 6461: return launch_backward_with<BackwardConfig<64>, E>(args);
-    case 12860:
-      return launch_backward_with<UnmaskedItemsApart<LargeSharedMemoryBackwardConfig<128>>, E>(
-          args);
     case 12861: return launch_backward_with<LargeSharedMemoryBackwardConfig<128>, E>(args);
-    case 25660:
-      return launch_backward_with<UnmaskedItemsApart<LargeSharedMemoryBackwardConfig<256>>, E>(
-          args);
     case 25661: return launch_backward_with<LargeSharedMemoryBackwardConfig<256>, E>(args);
+    case 6464: return fattn::detail::sm80::launch_backward<64, E>(args);
+    case 12864: return fattn::detail::sm80::launch_backward<128, E>(args);
+    case 25664: return fattn::detail::sm80::launch_backward<256, E>(args);
     // The deterministic mode's query tiles walked from the last down, so its ordered dQ chain adds
     // in ascending key-tile order and the heavy key tiles start first (QueryTilesDescending, 62),
     // with the head groups of KeyTilesSlowestInHeadGroups (63 at 64 and 256; 62 at 128, whose
-    // table has them) or without (63 at 128).
+    // table has them) or without (63 at 128). Since v16 the deterministic table at 128 is 62's
+    // tile, at 256 63's.
     case 6462: return launch_backward_with<QueryTilesDescending<BackwardConfig<64>>, E>(args);
     case 6463:
       return launch_backward_with<QueryTilesDescending<KeyTilesSlowestInHeadGroups<

@@ -2,7 +2,8 @@
 // - deterministic=true: the backward gives bitwise-identical dq, dk, dv from run to run (the dQ
 //   accumulation is ordered by per-query-tile semaphores), for the ascending order (no mask,
 //   window) and the descending one (causal), with GQA so that several query heads add into one
-//   K/V tile's CTA; and it still matches the float64 reference;
+//   K/V tile's CTA, and for the query walk from the last tile down (128 and 256 on Hopper-sized
+//   shared memory); and it still matches the float64 reference;
 // - a negative softmax scale (applied inside the kernels by negating a 16-bit operand's sign
 //   bits, or in the backward's lean full-width kernels by a signed exponent scale) matches the
 //   reference, forward and backward;
@@ -178,7 +179,18 @@ INSTANTIATE_TEST_SUITE_P(
         Sm80Case{"range_search_window_d128", DType::bfloat16, 2, 2200, 2200, 2, 1, 128, false,
                  Window{300, 200}, 0, 0},
         Sm80Case{"lines_causal_d128", DType::float16, 1, 1100, 1100, 2, 2, 128, true, kNoWindow,
-                 0, 0}),
+                 0, 0},
+        // v16: the deterministic mode's query tiles walked from the last down at 128 and 256
+        // (QueryTilesDescending, ascending dQ order): strided copies stepping backwards from a
+        // partial last query tile, Nq > Nk (fully masked rows, the walk ends above row 0);
+        // head groups over 5 (KV head, batch) pairs at 256 with GQA; a window bounded on the left
+        // only (not right-bounded: grid order, no head groups).
+        Sm80Case{"descending_walk_causal_d128_odd", DType::bfloat16, 2, 1013, 900, 2, 2, 128,
+                 true, kNoWindow, 0, 0},
+        Sm80Case{"descending_walk_causal_gqa_d256", DType::float16, 5, 450, 600, 2, 1, 256, true,
+                 kNoWindow, 0, 0},
+        Sm80Case{"descending_walk_left_window_gqa_d128", DType::float16, 1, 1300, 1200, 4, 2, 128,
+                 false, Window{250, kUnboundedWindow}, 0, 0}),
     [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
 
 }  // namespace

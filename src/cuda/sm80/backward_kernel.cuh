@@ -242,7 +242,9 @@ __device__ __forceinline__ void store_release(int* address, int value) {
 // (right-bounded) mask a query tile is the first tile of the diagonal key tile's CTA and a later
 // tile of every CTA to its left, so the key tiles add in descending order (ascending would make
 // every CTA wait for all the tiles to its left: a wavefront); otherwise every CTA starts at the
-// same query tile and ascending order is as good as any.
+// same query tile and ascending order is as good as any. With QueryTilesDescending
+// (tile_config.hpp) the CTAs walk down from their last query tile instead, and ascending order is
+// the one for every mask.
 __device__ __forceinline__ bool mask_is_right_bounded(const NoMask&) { return false; }
 __device__ __forceinline__ bool mask_is_right_bounded(const CausalMask&) { return true; }
 __device__ __forceinline__ bool mask_is_right_bounded(const WindowMask& mask) {
@@ -555,14 +557,6 @@ __device__ __forceinline__ int2 warp_searched_query_range(int m_blocks, int lane
   return make_int2(first, m_blocks);
 }
 
-// What the main loop's body knows at compile time of its item's mask: `tested`, the mask pass
-// behind a run-time test between the Sᵀ product and the exponent pass; `unmasked`, no mask pass,
-// so that ptxas schedules the products and the exponent pass as one straight block, as in the
-// NoMask kernel. UnmaskedItemsApart (tile_config.hpp) compiles both bodies and picks one at the
-// item's top; the tested body then runs only the items that the mask cuts (its test is made
-// twice there: compiled with the pass unconditional, the 128 kernel spilled 12 bytes).
-enum class ItemMasking { tested, unmasked };
-
 template <int kBlockN, class Mask>
 __device__ __forceinline__ int dq_turn_for(const Mask& mask, int row0, int row_end, int n_block,
                                            bool descending) {
@@ -639,11 +633,6 @@ __global__ void __launch_bounds__(Config::kThreads)
                                    is_power_of_two(Config::kDimPerWarpB / kMmaK)),
                 "an XOR address adds its step to a chunk base that is a multiple of the step "
                 "count: carry-free only for power-of-two counts");
-  // v16 (tile_config.hpp): the items that need no mask run a copy of the loop body compiled
-  // without the mask pass. Not for NoMask: its only partial items are those of the last key
-  // tile, the same answer for every item of a CTA.
-  constexpr bool kUnmaskedItemsApart =
-      unmasked_items_apart<Config>() && kLean && !std::is_same_v<Mask, NoMask>;
   constexpr int kStatChunks = kBlockM * 4 / 16;  // 16-byte chunks of one LSE / D_i row tile
 
   extern __shared__ __align__(128) unsigned char shared_bytes[];
@@ -663,10 +652,11 @@ __global__ void __launch_bounds__(Config::kThreads)
 
   // Deterministic mode waits only on CTAs of lower linear index, which the hardware has started
   // earlier (no deadlock whatever the residency): with the descending dQ order, key tiles are
-  // numbered from the end of the grid. QueryTilesDescending (tile_config.hpp): every CTA walks
-  // its query tiles from the last one down, so the key tiles of a query tile reach it at the same
-  // point of their walks under a right-bounded mask (and from the left under a left-bounded one)
-  // and add in ascending order, in grid order.
+  // numbered from the end of the grid.
+  // QueryTilesDescending (tile_config.hpp): every CTA walks its query tiles from the last one
+  // down, so the key tiles of a query tile reach it at the same point of their walks under a
+  // right-bounded mask (and from the left under a left-bounded one) and add in ascending order,
+  // in grid order: the heavy key tiles first.
   constexpr bool kDescendingWalk =
       query_tiles_descending<Config>() && !std::is_same_v<Mask, NoMask>;
   const bool descending =
@@ -676,7 +666,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   int kv_head = static_cast<int>(blockIdx.y);
   int batch = static_cast<int>(blockIdx.z);
   // Not in the deterministic mode with the ascending walk: its chain needs every key tile it waits
-  // for at a lower index (with the descending walk, the key tiles to its left: lower here too).
+  // for at a lower index (with the descending walk, those to its left: lower in either order).
   if constexpr (key_tiles_slowest_in_head_groups<Config>() && !std::is_same_v<Mask, NoMask>) {
     if ((params.semaphores == nullptr || kDescendingWalk) && mask_is_right_bounded(mask)) {
       const CtaTile tile = key_tile_slowest_in_group(Config::kGroupPairs);
@@ -719,9 +709,11 @@ __global__ void __launch_bounds__(Config::kThreads)
     while (m_end < m_blocks && touches(m_end)) ++m_end;
   }
   const int m_count = m_end - m_first;
-  // The query tile at `position` of a head's walk over [m_first, m_end).
-  auto m_block_at = [&](int position) {
-    return kDescendingWalk ? m_end - 1 - position : m_first + position;
+  // The query tile of item `item` of the head at `head_offset` in the GQA group (each head walks
+  // [m_first, m_end)).
+  auto m_block_of = [&](int item, int head_offset) {
+    return kDescendingWalk ? m_end - 1 - (item - head_offset * m_count)
+                           : m_first + item - head_offset * m_count;
   };
   const int items = m_count * params.group_size;
   auto dq_turn = [&](const Mask& m, int r0, int r1, int n) {
@@ -760,7 +752,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   const Element* q_source = whole_chunk_source<kWidth, Config::kThreads>(
       static_cast<const Element*>(params.q) + batch * params.q_strides.batch +
           kv_head * params.q_strides.head +
-          static_cast<std::int64_t>(m_block_at(0)) * kBlockM * q_stride,
+          static_cast<std::int64_t>(m_block_of(0, 0)) * kBlockM * q_stride,
       q_stride, head_dim);
   // This thread's LSE (threads [0, kStatChunks)) or D_i (the next kStatChunks) chunk of the row
   // tile; delta_rows follows lse_rows in shared memory.
@@ -775,7 +767,7 @@ __global__ void __launch_bounds__(Config::kThreads)
       // Called once per item in item order: the sources advance whichever copy runs.
       const Element* q_item = q_source;
       q_source += (kDescendingWalk ? -kBlockM : kBlockM) * q_stride;
-      const int m_block = m_block_at(item);
+      const int m_block = m_block_of(item, 0);
       const float* stat_item = stat_source + m_block * kBlockM;
       if (strided_items && (m_block + 1) * kBlockM <= params.seqlen_q) {
         const std::int64_t do_from_q = reinterpret_cast<std::intptr_t>(params.dout) -
@@ -796,7 +788,7 @@ __global__ void __launch_bounds__(Config::kThreads)
     }
     const int head_offset = head_in_group(item);
     const int head = kv_head * params.group_size + head_offset;
-    const int row0 = m_block_at(item - head_offset * m_count) * kBlockM;
+    const int row0 = m_block_of(item, head_offset) * kBlockM;
     const auto* q = static_cast<const Element*>(params.q) + batch * params.q_strides.batch +
                     row0 * params.q_strides.row + head * params.q_strides.head;
     const auto* d_o = static_cast<const Element*>(params.dout) +
@@ -892,444 +884,427 @@ __global__ void __launch_bounds__(Config::kThreads)
 
     const int head_offset = head_in_group(item);
     const int head = kv_head * params.group_size + head_offset;
-    const int m_block = m_block_at(item - head_offset * m_count);
+    const int m_block = m_block_of(item, head_offset);
     const int row0 = m_block * kBlockM;
     const int row_end = min(row0 + kBlockM, params.seqlen_q);
-    // The item's body, compiled once per ItemMasking kind it is called with (see there).
-    auto run_item = [&](auto masking) __attribute__((always_inline)) {
-      const Element* q_tile = q_tiles + stage * kBlockM * kWidth;
-      const float* lse_tile = lse_rows + stage * kBlockM;
-      const float* delta_tile = delta_rows + stage * kBlockM;
+    const Element* q_tile = q_tiles + stage * kBlockM * kWidth;
+    const Element* do_tile = do_tiles + stage * kBlockM * kWidth;
+    const float* lse_tile = lse_rows + stage * kBlockM;
+    const float* delta_tile = delta_rows + stage * kBlockM;
 
-      // ---- phase A: Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ for this warp's keys x queries ----
-      // In kQuerySplitsA passes of kQueryTilesA query tiles each, not unrolled: one pass's
-      // registers at a time (unrolled, the compiler overlapped the passes and spilled).
+    // ---- phase A: Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ for this warp's keys x queries ----
+    // In kQuerySplitsA passes of kQueryTilesA query tiles each, not unrolled: one pass's
+    // registers at a time (unrolled, the compiler overlapped the passes and spilled).
 #pragma unroll 1
-      for (int split = 0; split < Config::kQuerySplitsA; ++split) {
-        const int query_col = query_col_a + split * kQueryTilesA * kMmaN;
-        const auto q_as_b = fragment_address<kXorAddresses, kWidth>(
-            q_tile, query_col + lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
-        float s[kKeyTilesA][kQueryTilesA][4];
-        float dp[kKeyTilesA][kQueryTilesA][4];
-        if constexpr (!kZeroStart) zero_fill(s);
-        if constexpr (!kPackedP && !kZeroStart) zero_fill(dp);
-        // acc += A·Bᵀ over the k-steps, A = this warp's keys of K (a_offset 0) or V (kVFromK),
-        // B = its queries of Q (b_offset 0) or dO (kDoFromQ). Sᵀ and dPᵀ are separate passes:
-        // only one of the K / V fragment sets is live at a time (dK and dV hold 128 registers at
-        // the 128-key tiles).
-        auto load_b = [&](std::uint32_t (&b)[kQueryTilesA / 2][4], int step,
-                          std::uint32_t b_offset) {
+    for (int split = 0; split < Config::kQuerySplitsA; ++split) {
+      const int query_col = query_col_a + split * kQueryTilesA * kMmaN;
+      const auto q_as_b = fragment_address<kXorAddresses, kWidth>(
+          q_tile, query_col + lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
+      float s[kKeyTilesA][kQueryTilesA][4];
+      float dp[kKeyTilesA][kQueryTilesA][4];
+      if constexpr (!kZeroStart) zero_fill(s);
+      if constexpr (!kPackedP && !kZeroStart) zero_fill(dp);
+      // acc += A·Bᵀ over the k-steps, A = this warp's keys of K (a_offset 0) or V (kVFromK), B =
+      // its queries of Q (b_offset 0) or dO (kDoFromQ). Sᵀ and dPᵀ are separate passes: only one
+      // of the K / V fragment sets is live at a time (dK and dV hold 128 registers at the
+      // 128-key tiles).
+      auto load_b = [&](std::uint32_t (&b)[kQueryTilesA / 2][4], int step,
+                        std::uint32_t b_offset) {
 #pragma unroll
-          for (int np = 0; np < kQueryTilesA / 2; ++np) {
-            ldmatrix_x4(b[np], q_as_b.at(step, np * 16) + b_offset);
-          }
-        };
-        auto product_a = [&](float (&acc)[kKeyTilesA][kQueryTilesA][4], std::uint32_t a_offset,
-                             std::uint32_t b_offset, bool negate) {
-          // Pipelined (pipelined_query_fragments): b holds this step's Q/dO fragments, loaded
-          // during the previous step. The next step's are loaded whenever the tile has one (a
-          // compile-time test: at a head dim short of the bucket the last step reads one unused
-          // step of the tile, inside its row).
-          [[maybe_unused]] std::uint32_t b[kQueryTilesA / 2][4];
-          if constexpr (kPipelinedB) load_b(b, 0, b_offset);
-#pragma unroll
-          for (int step = 0; step < kMaxSteps; ++step) {
-            // ZeroStart: step 0 always runs (steps_a >= 1) and writes the accumulators.
-            const bool first = kZeroStart && step == 0;
-            if (first || step < steps_a) {
-              std::uint32_t a[kKeyTilesA][4];
-#pragma unroll
-              for (int kt = 0; kt < kKeyTilesA; ++kt) {
-                ldmatrix_x4(a[kt], k_as_a.at(step, kt * kMmaM) + a_offset);
-                if (negate) {
-#pragma unroll
-                  for (int r = 0; r < 4; ++r) a[kt][r] ^= params.sign_flip;
-                }
-              }
-              if constexpr (kPipelinedB) {
-                std::uint32_t b_next[kQueryTilesA / 2][4];
-                if (step + 1 < kMaxSteps) load_b(b_next, step + 1, b_offset);
-#pragma unroll
-                for (int np = 0; np < kQueryTilesA / 2; ++np) {
-                  if (first) {
-                    mma_column_pair_from_zero<Element>(acc, a, b[np], np);
-                  } else {
-                    mma_column_pair<Element>(acc, a, b[np], np);
-                  }
-                }
-                if (step + 1 < kMaxSteps) __builtin_memcpy(b, b_next, sizeof(b));
-              } else {
-#pragma unroll
-                for (int np = 0; np < kQueryTilesA / 2; ++np) {
-                  std::uint32_t b_step[4];
-                  ldmatrix_x4(b_step, q_as_b.at(step, np * 16) + b_offset);
-                  if (first) {
-                    mma_column_pair_from_zero<Element>(acc, a, b_step, np);
-                  } else {
-                    mma_column_pair<Element>(acc, a, b_step, np);
-                  }
-                }
-              }
-            }
-          }
-        };
-        product_a(s, 0, 0, !kLean);
-        FATTN_SM80_BWD_TIMELINE_MARK(item, kScoresIssued);
-        // Pᵀ = 2^(Sᵀ·c - LSE) (masked scores -> 0), as the (key, query) pair of `half` of tile
-        // (kt, nt) holds it; stored 16-bit for phase B.
-        constexpr ItemMasking kMasking = decltype(masking)::value;
-        const bool partial = kMasking == ItemMasking::tested &&
-                             (key0 + kBlockN > params.seqlen_k ||
-                              !mask.tile_is_unmasked(row0, row_end, key0, key0 + kBlockN));
-        // The lean loop folds a negative scale's sign into the exponent (score_scale). On a
-        // partial tile it first overwrites the masked scores with the infinity that this sign
-        // turns into -inf (so p = 0), in a pass of its own: the exponent pass then has no mask
-        // selects on the other tiles and exists once (a second, masked copy spilled at 64).
-        const float score_scale =
-            kLean && params.sign_flip != 0 ? -params.scale_log2 : params.scale_log2;
-        if (kLean && partial) {
-          const float masked_score = score_scale < 0.0f ? -kNegativeInfinity : kNegativeInfinity;
-#pragma unroll
-          for (int kt = 0; kt < kKeyTilesA; ++kt)
-#pragma unroll
-            for (int nt = 0; nt < kQueryTilesA; ++nt)
-#pragma unroll
-              for (int half = 0; half < 2; ++half)
-#pragma unroll
-                for (int e = 0; e < 2; ++e) {
-                  const int query = query_col + nt * kMmaN + 2 * quad_lane + e;
-                  const int key = key_row_a + kt * kMmaM + group + 8 * half;
-                  if (key0 + key >= params.seqlen_k || mask.is_masked(row0 + query, key0 + key)) {
-                    s[kt][nt][2 * half + e] = masked_score;
-                  }
-                }
+        for (int np = 0; np < kQueryTilesA / 2; ++np) {
+          ldmatrix_x4(b[np], q_as_b.at(step, np * 16) + b_offset);
         }
-        auto lean_probabilities = [&](int kt, int nt, int half, float2 lse, float (&p)[2]) {
+      };
+      auto product_a = [&](float (&acc)[kKeyTilesA][kQueryTilesA][4], std::uint32_t a_offset,
+                           std::uint32_t b_offset, bool negate) {
+        // Pipelined (pipelined_query_fragments): b holds this step's Q/dO fragments, loaded
+        // during the previous step. The next step's are loaded whenever the tile has one (a
+        // compile-time test: at a head dim short of the bucket the last step reads one unused
+        // step of the tile, inside its row).
+        [[maybe_unused]] std::uint32_t b[kQueryTilesA / 2][4];
+        if constexpr (kPipelinedB) load_b(b, 0, b_offset);
 #pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            p[e] = exp2_approx(fmaf(s[kt][nt][2 * half + e], score_scale,
-                                    -(e == 0 ? lse.x : lse.y)));
-          }
-        };
-        auto probabilities = [&](int kt, int nt, int half, float2 lse, float (&p)[2]) {
-          const int query = query_col + nt * kMmaN + 2 * quad_lane;
-          const int key = key_row_a + kt * kMmaM + group + 8 * half;
+        for (int step = 0; step < kMaxSteps; ++step) {
+          // ZeroStart: step 0 always runs (steps_a >= 1) and writes the accumulators.
+          const bool first = kZeroStart && step == 0;
+          if (first || step < steps_a) {
+            std::uint32_t a[kKeyTilesA][4];
 #pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            float score = s[kt][nt][2 * half + e];
-            if (partial && (key0 + key >= params.seqlen_k ||
-                            mask.is_masked(row0 + query + e, key0 + key))) {
-              score = kNegativeInfinity;
+            for (int kt = 0; kt < kKeyTilesA; ++kt) {
+              ldmatrix_x4(a[kt], k_as_a.at(step, kt * kMmaM) + a_offset);
+              if (negate) {
+#pragma unroll
+                for (int r = 0; r < 4; ++r) a[kt][r] ^= params.sign_flip;
+              }
             }
-            p[e] = exp2_approx(fmaf(score, params.scale_log2, -(e == 0 ? lse.x : lse.y)));
-          }
-        };
-        auto score_offset = [&](int kt, int nt, int half) {
-          const int query = query_col + nt * kMmaN + 2 * quad_lane;
-          const int key = key_row_a + kt * kMmaM + group + 8 * half;
-          return swizzled_offset<kBlockM>(key, query / kChunkElements) + query % kChunkElements;
-        };
-        // Packed: Pᵀ goes to shared memory and into 16-bit pairs before dPᵀ is computed, so
-        // Sᵀ's fp32 registers are free while dPᵀ accumulates (see packed_probabilities).
-        std::uint32_t p_packed[kPackedP ? kKeyTilesA : 1][kPackedP ? kQueryTilesA : 1][2];
-        if constexpr (kPackedP) {
+            if constexpr (kPipelinedB) {
+              std::uint32_t b_next[kQueryTilesA / 2][4];
+              if (step + 1 < kMaxSteps) load_b(b_next, step + 1, b_offset);
 #pragma unroll
-          for (int kt = 0; kt < kKeyTilesA; ++kt)
-#pragma unroll
-            for (int nt = 0; nt < kQueryTilesA; ++nt) {
-              const float2 lse = *reinterpret_cast<const float2*>(lse_tile + query_col +
-                                                                  nt * kMmaN + 2 * quad_lane);
-#pragma unroll
-              for (int half = 0; half < 2; ++half) {
-                float p[2];
-                if constexpr (kLean) {
-                  lean_probabilities(kt, nt, half, lse, p);
+              for (int np = 0; np < kQueryTilesA / 2; ++np) {
+                if (first) {
+                  mma_column_pair_from_zero<Element>(acc, a, b[np], np);
                 } else {
-                  probabilities(kt, nt, half, lse, p);
+                  mma_column_pair<Element>(acc, a, b[np], np);
                 }
-                p_packed[kt][nt][half] = Traits::pack(p[0], p[1]);
-                *reinterpret_cast<std::uint32_t*>(p_tile + score_offset(kt, nt, half)) =
-                    p_packed[kt][nt][half];
+              }
+              if (step + 1 < kMaxSteps) __builtin_memcpy(b, b_next, sizeof(b));
+            } else {
+#pragma unroll
+              for (int np = 0; np < kQueryTilesA / 2; ++np) {
+                std::uint32_t b_step[4];
+                ldmatrix_x4(b_step, q_as_b.at(step, np * 16) + b_offset);
+                if (first) {
+                  mma_column_pair_from_zero<Element>(acc, a, b_step, np);
+                } else {
+                  mma_column_pair<Element>(acc, a, b_step, np);
+                }
               }
             }
+          }
         }
-        FATTN_SM80_BWD_TIMELINE_MARK(item, kProbabilitiesStored);
-        if constexpr (kPackedP && !kZeroStart) zero_fill(dp);
-        product_a(dp, kVFromK, kDoFromQ, false);
-        FATTN_SM80_BWD_TIMELINE_MARK(item, kDpIssued);
-
-        // dSᵀ = Pᵀ∘(dPᵀ - D), stored 16-bit.
+      };
+      product_a(s, 0, 0, !kLean);
+      FATTN_SM80_BWD_TIMELINE_MARK(item, kScoresIssued);
+      // Pᵀ = 2^(Sᵀ·c - LSE) (masked scores -> 0), as the (key, query) pair of `half` of tile
+      // (kt, nt) holds it; stored 16-bit for phase B.
+      const bool partial = key0 + kBlockN > params.seqlen_k ||
+                           !mask.tile_is_unmasked(row0, row_end, key0, key0 + kBlockN);
+      // The lean loop folds a negative scale's sign into the exponent (score_scale). On a
+      // partial tile it first overwrites the masked scores with the infinity that this sign
+      // turns into -inf (so p = 0), in a pass of its own: the exponent pass then has no mask
+      // selects on the other tiles and exists once (a second, masked copy spilled at 64).
+      const float score_scale =
+          kLean && params.sign_flip != 0 ? -params.scale_log2 : params.scale_log2;
+      if (kLean && partial) {
+        const float masked_score = score_scale < 0.0f ? -kNegativeInfinity : kNegativeInfinity;
+#pragma unroll
+        for (int kt = 0; kt < kKeyTilesA; ++kt)
+#pragma unroll
+          for (int nt = 0; nt < kQueryTilesA; ++nt)
+#pragma unroll
+            for (int half = 0; half < 2; ++half)
+#pragma unroll
+              for (int e = 0; e < 2; ++e) {
+                const int query = query_col + nt * kMmaN + 2 * quad_lane + e;
+                const int key = key_row_a + kt * kMmaM + group + 8 * half;
+                if (key0 + key >= params.seqlen_k || mask.is_masked(row0 + query, key0 + key)) {
+                  s[kt][nt][2 * half + e] = masked_score;
+                }
+              }
+      }
+      auto lean_probabilities = [&](int kt, int nt, int half, float2 lse, float (&p)[2]) {
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          p[e] = exp2_approx(fmaf(s[kt][nt][2 * half + e], score_scale,
+                                  -(e == 0 ? lse.x : lse.y)));
+        }
+      };
+      auto probabilities = [&](int kt, int nt, int half, float2 lse, float (&p)[2]) {
+        const int query = query_col + nt * kMmaN + 2 * quad_lane;
+        const int key = key_row_a + kt * kMmaM + group + 8 * half;
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          float score = s[kt][nt][2 * half + e];
+          if (partial && (key0 + key >= params.seqlen_k ||
+                          mask.is_masked(row0 + query + e, key0 + key))) {
+            score = kNegativeInfinity;
+          }
+          p[e] = exp2_approx(fmaf(score, params.scale_log2, -(e == 0 ? lse.x : lse.y)));
+        }
+      };
+      auto score_offset = [&](int kt, int nt, int half) {
+        const int query = query_col + nt * kMmaN + 2 * quad_lane;
+        const int key = key_row_a + kt * kMmaM + group + 8 * half;
+        return swizzled_offset<kBlockM>(key, query / kChunkElements) + query % kChunkElements;
+      };
+      // Packed: Pᵀ goes to shared memory and into 16-bit pairs before dPᵀ is computed, so Sᵀ's
+      // fp32 registers are free while dPᵀ accumulates (see packed_probabilities).
+      std::uint32_t p_packed[kPackedP ? kKeyTilesA : 1][kPackedP ? kQueryTilesA : 1][2];
+      if constexpr (kPackedP) {
 #pragma unroll
         for (int kt = 0; kt < kKeyTilesA; ++kt)
 #pragma unroll
           for (int nt = 0; nt < kQueryTilesA; ++nt) {
-            const int query = query_col + nt * kMmaN + 2 * quad_lane;
-            [[maybe_unused]] const float2 lse =
-                *reinterpret_cast<const float2*>(lse_tile + query);
-            const float2 delta = *reinterpret_cast<const float2*>(delta_tile + query);
+            const float2 lse = *reinterpret_cast<const float2*>(lse_tile + query_col +
+                                                                nt * kMmaN + 2 * quad_lane);
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
               float p[2];
-              if constexpr (kPackedP) {
-                unpack_pair<Element>(p_packed[kt][nt][half], p);
+              if constexpr (kLean) {
+                lean_probabilities(kt, nt, half, lse, p);
               } else {
                 probabilities(kt, nt, half, lse, p);
-                *reinterpret_cast<std::uint32_t*>(p_tile + score_offset(kt, nt, half)) =
-                    Traits::pack(p[0], p[1]);
               }
-              const float ds0 = p[0] * (dp[kt][nt][2 * half] - delta.x);
-              const float ds1 = p[1] * (dp[kt][nt][2 * half + 1] - delta.y);
-              *reinterpret_cast<std::uint32_t*>(ds_tile + score_offset(kt, nt, half)) =
-                  Traits::pack(ds0, ds1);
+              p_packed[kt][nt][half] = Traits::pack(p[0], p[1]);
+              *reinterpret_cast<std::uint32_t*>(p_tile + score_offset(kt, nt, half)) =
+                  p_packed[kt][nt][half];
             }
           }
-        FATTN_SM80_BWD_TIMELINE_MARK(item, kDsStored);
       }
-      __syncthreads();  // Pᵀ and dSᵀ complete
-      FATTN_SM80_BWD_TIMELINE_MARK(item, kScoreBarrier);
+      FATTN_SM80_BWD_TIMELINE_MARK(item, kProbabilitiesStored);
+      if constexpr (kPackedP && !kZeroStart) zero_fill(dp);
+      product_a(dp, kVFromK, kDoFromQ, false);
+      FATTN_SM80_BWD_TIMELINE_MARK(item, kDpIssued);
 
-      // ---- phase B: dV += Pᵀ·dO, dK += dSᵀ·Q for this warp's keys x head-dim slice ----
-      // Query steps outer: the Pᵀ/dSᵀ fragments of one step are live at a time (loading all of
-      // them first spilled next to the 128 dK/dV registers of the 128-key tiles). Inside a step,
-      // every dV/dK accumulator is independent; a head dim short of the bucket skips whole
-      // 16-column blocks (a uniform branch each, 4·kKeyTilesB independent mma's per block). The
-      // kFullWidth kernel keeps these tests: without them (one block of 16·kKeyTilesB mma's per
-      // query step) it spilled 4-52 bytes at 128.
-      if constexpr (kDqFirst || kDqInB) {
-        // DqProductBeforePhaseB, DqAtomicsInPhaseB: phase B runs after the dQ product (below).
-      } else if constexpr (kRolledB) {
-        // RolledProductB: one query step per iteration, every head-dim block of it untested. The
-        // same loop as rolled_phase_b, written out here: through the function, ptxas allocated
-        // the registers of every kernel of the table differently (sm_90a SASS), and their speed
-        // is measured as this text compiles.
-        const auto q_as_b =
-            fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
-#pragma unroll 1
-        for (unsigned qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
-          std::uint32_t pa[kKeyTilesB][4];
-          std::uint32_t dsa[kKeyTilesB][4];
-          const std::uint32_t p_address = xor_address_at(p_as_a, qstep, 0);
+      // dSᵀ = Pᵀ∘(dPᵀ - D), stored 16-bit.
 #pragma unroll
-          for (int kt = 0; kt < kKeyTilesB; ++kt) {
-            constexpr std::uint32_t kTileRowBytes = kMmaM * kBlockM * kBytesPerElement;
-            ldmatrix_x4(pa[kt], p_address + kt * kTileRowBytes);
-            ldmatrix_x4(dsa[kt], p_address + kt * kTileRowBytes + kDsFromP);
+      for (int kt = 0; kt < kKeyTilesA; ++kt)
+#pragma unroll
+        for (int nt = 0; nt < kQueryTilesA; ++nt) {
+          const int query = query_col + nt * kMmaN + 2 * quad_lane;
+          const float2 lse = *reinterpret_cast<const float2*>(lse_tile + query);
+          const float2 delta = *reinterpret_cast<const float2*>(delta_tile + query);
+#pragma unroll
+          for (int half = 0; half < 2; ++half) {
+            float p[2];
+            if constexpr (kPackedP) {
+              unpack_pair<Element>(p_packed[kt][nt][half], p);
+            } else {
+              probabilities(kt, nt, half, lse, p);
+              *reinterpret_cast<std::uint32_t*>(p_tile + score_offset(kt, nt, half)) =
+                  Traits::pack(p[0], p[1]);
+            }
+            const float ds0 = p[0] * (dp[kt][nt][2 * half] - delta.x);
+            const float ds1 = p[1] * (dp[kt][nt][2 * half + 1] - delta.y);
+            *reinterpret_cast<std::uint32_t*>(ds_tile + score_offset(kt, nt, half)) =
+                Traits::pack(ds0, ds1);
           }
-          const std::uint32_t query_rows = qstep * kMmaK * kWidth * kBytesPerElement;
+        }
+      FATTN_SM80_BWD_TIMELINE_MARK(item, kDsStored);
+    }
+    __syncthreads();  // Pᵀ and dSᵀ complete
+    FATTN_SM80_BWD_TIMELINE_MARK(item, kScoreBarrier);
+
+    // ---- phase B: dV += Pᵀ·dO, dK += dSᵀ·Q for this warp's keys x head-dim slice ----
+    // Query steps outer: the Pᵀ/dSᵀ fragments of one step are live at a time (loading all of
+    // them first spilled next to the 128 dK/dV registers of the 128-key tiles). Inside a step,
+    // every dV/dK accumulator is independent; a head dim short of the bucket skips whole
+    // 16-column blocks (a uniform branch each, 4·kKeyTilesB independent mma's per block). The
+    // kFullWidth kernel keeps these tests: without them (one block of 16·kKeyTilesB mma's per
+    // query step) it spilled 4-52 bytes at 128.
+    if constexpr (kDqFirst || kDqInB) {
+      // DqProductBeforePhaseB, DqAtomicsInPhaseB: phase B runs after the dQ product (below).
+    } else if constexpr (kRolledB) {
+      // RolledProductB: one query step per iteration, every head-dim block of it untested. The
+      // same loop as rolled_phase_b, written out here: through the function, ptxas allocated
+      // the registers of every kernel of the table differently (sm_90a SASS), and their speed
+      // is measured as this text compiles.
+      const auto q_as_b =
+          fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
+#pragma unroll 1
+      for (unsigned qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
+        std::uint32_t pa[kKeyTilesB][4];
+        std::uint32_t dsa[kKeyTilesB][4];
+        const std::uint32_t p_address = xor_address_at(p_as_a, qstep, 0);
 #pragma unroll
-          for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
+        for (int kt = 0; kt < kKeyTilesB; ++kt) {
+          constexpr std::uint32_t kTileRowBytes = kMmaM * kBlockM * kBytesPerElement;
+          ldmatrix_x4(pa[kt], p_address + kt * kTileRowBytes);
+          ldmatrix_x4(dsa[kt], p_address + kt * kTileRowBytes + kDsFromP);
+        }
+        const std::uint32_t query_rows = qstep * kMmaK * kWidth * kBytesPerElement;
+#pragma unroll
+        for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
+          std::uint32_t b[4];
+          ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows + kDoFromQ);
+          mma_column_pair<Element>(dv_acc, pa, b, dstep);
+          ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows);
+          mma_column_pair<Element>(dk_acc, dsa, b, dstep);
+        }
+      }
+    } else {
+      const auto q_as_b =
+          fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
+#pragma unroll
+      for (int qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
+        std::uint32_t pa[kKeyTilesB][4];
+        std::uint32_t dsa[kKeyTilesB][4];
+#pragma unroll
+        for (int kt = 0; kt < kKeyTilesB; ++kt) {
+          ldmatrix_x4(pa[kt], p_as_a.at(qstep, kt * kMmaM));
+          ldmatrix_x4(dsa[kt], p_as_a.at(qstep, kt * kMmaM) + kDsFromP);
+        }
+#pragma unroll
+        for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
+          if (dim_step_b + dstep < head_dim_steps) {
             std::uint32_t b[4];
-            ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows + kDoFromQ);
+            ldmatrix_x4_trans(b, q_as_b.at(dstep, qstep * kMmaK) + kDoFromQ);
             mma_column_pair<Element>(dv_acc, pa, b, dstep);
-            ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows);
+            ldmatrix_x4_trans(b, q_as_b.at(dstep, qstep * kMmaK));
             mma_column_pair<Element>(dk_acc, dsa, b, dstep);
           }
         }
-      } else {
+      }
+    }
+    FATTN_SM80_BWD_TIMELINE_MARK(item, kPhaseBIssued);
+
+    // ---- dQ partial = dS·K for this warp's query rows x head-dim slice ----
+    float dq[kRowTilesQ][kDimTilesQ][4];
+    if constexpr (!kZeroStart) zero_fill(dq);
+    // Key steps outer, one step's dS fragments live at a time (as in phase B); each K fragment
+    // feeds the warp's kRowTilesQ row tiles. Row tile rt of dS is 2·rt query chunks to the right
+    // in dSᵀ, i.e. the fragment address's step rt.
+#pragma unroll
+    for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
+      std::uint32_t dsq[kRowTilesQ][4];
+#pragma unroll
+      for (int rt = 0; rt < kRowTilesQ; ++rt) {
+        ldmatrix_x4_trans(dsq[rt], ds_as_a_transposed.at(rt, kstep * kMmaK));
+      }
+#pragma unroll
+      for (int dstep = 0; dstep < kDimTilesQ / 2; ++dstep) {
+        if (kFullWidth || dim_step_q + dstep < steps) {
+          std::uint32_t b[4];
+          ldmatrix_x4_trans(b, k_as_b.at(dstep, kstep * kMmaK));
+#pragma unroll
+          for (int rt = 0; rt < kRowTilesQ; ++rt) {
+            if (kZeroStart && kstep == 0) {
+              Traits::mma_from_zero(dq[rt][2 * dstep], dsq[rt], b[0], b[1]);
+              Traits::mma_from_zero(dq[rt][2 * dstep + 1], dsq[rt], b[2], b[3]);
+            } else {
+              Traits::mma(dq[rt][2 * dstep], dsq[rt], b[0], b[1]);
+              Traits::mma(dq[rt][2 * dstep + 1], dsq[rt], b[2], b[3]);
+            }
+          }
+        }
+      }
+    }
+    FATTN_SM80_BWD_TIMELINE_MARK(item, kDqProductIssued);
+
+    if constexpr (kDqInB) {
+      if (params.semaphores == nullptr) {
+        // DqAtomicsInPhaseB, default mode: phase B with the partial's reductions spread over
+        // its query steps; the item ends with it (no hand-over to order).
+        const int first_row = row0 + query_row_q + group;
+        float* const first =
+            params.dq_accum +
+            ((static_cast<std::int64_t>(batch) * params.heads_q + head) * params.seqlen_q +
+             first_row) * kWidth +
+            dim_step_q * kMmaK + 2 * quad_lane;
         const auto q_as_b =
             fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
-#pragma unroll
-        for (int qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
-          std::uint32_t pa[kKeyTilesB][4];
-          std::uint32_t dsa[kKeyTilesB][4];
-#pragma unroll
-          for (int kt = 0; kt < kKeyTilesB; ++kt) {
-            ldmatrix_x4(pa[kt], p_as_a.at(qstep, kt * kMmaM));
-            ldmatrix_x4(dsa[kt], p_as_a.at(qstep, kt * kMmaM) + kDsFromP);
-          }
-#pragma unroll
-          for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
-            if (dim_step_b + dstep < head_dim_steps) {
-              std::uint32_t b[4];
-              ldmatrix_x4_trans(b, q_as_b.at(dstep, qstep * kMmaK) + kDoFromQ);
-              mma_column_pair<Element>(dv_acc, pa, b, dstep);
-              ldmatrix_x4_trans(b, q_as_b.at(dstep, qstep * kMmaK));
-              mma_column_pair<Element>(dk_acc, dsa, b, dstep);
+        phase_b_with_dq_atomics<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(
+            dv_acc, dk_acc, p_as_a, q_as_b, dq, first, params.seqlen_q - first_row);
+        FATTN_SM80_BWD_TIMELINE_MARK(item, kReductionsIssued);
+        continue;
+      }
+    }
+
+    // ---- the dQ partial into the fp32 accumulator ----
+    {
+      int* semaphore = nullptr;
+      if (params.semaphores != nullptr) {
+        // Deterministic: the key tiles that touch this query tile add in a fixed order.
+        semaphore = params.semaphores +
+                    (static_cast<std::int64_t>(batch) * params.heads_q + head) * m_blocks + m_block;
+        // LightDqRelease: the first key tile in the order neither polls nor waits at the barrier
+        // (the counter starts at 0 and only this tile moves it from there): one L2 round trip
+        // off the head of each tile's chain.
+        const int turn = dq_turn(mask, row0, row_end, n_block);
+        if (!(kLightRelease && turn == 0)) {
+          if (threadIdx.x == 0) {
+            while (load_acquire(semaphore) != turn) {
             }
           }
+          __syncthreads();
         }
       }
-      FATTN_SM80_BWD_TIMELINE_MARK(item, kPhaseBIssued);
-
-      // ---- dQ partial = dS·K for this warp's query rows x head-dim slice ----
-      float dq[kRowTilesQ][kDimTilesQ][4];
-      if constexpr (!kZeroStart) zero_fill(dq);
-      // Key steps outer, one step's dS fragments live at a time (as in phase B); each K fragment
-      // feeds the warp's kRowTilesQ row tiles. Row tile rt of dS is 2·rt query chunks to the right
-      // in dSᵀ, i.e. the fragment address's step rt.
-#pragma unroll
-      for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
-        std::uint32_t dsq[kRowTilesQ][4];
-#pragma unroll
-        for (int rt = 0; rt < kRowTilesQ; ++rt) {
-          ldmatrix_x4_trans(dsq[rt], ds_as_a_transposed.at(rt, kstep * kMmaK));
-        }
-#pragma unroll
-        for (int dstep = 0; dstep < kDimTilesQ / 2; ++dstep) {
-          if (kFullWidth || dim_step_q + dstep < steps) {
-            std::uint32_t b[4];
-            ldmatrix_x4_trans(b, k_as_b.at(dstep, kstep * kMmaK));
-#pragma unroll
-            for (int rt = 0; rt < kRowTilesQ; ++rt) {
-              if (kZeroStart && kstep == 0) {
-                Traits::mma_from_zero(dq[rt][2 * dstep], dsq[rt], b[0], b[1]);
-                Traits::mma_from_zero(dq[rt][2 * dstep + 1], dsq[rt], b[2], b[3]);
-              } else {
-                Traits::mma(dq[rt][2 * dstep], dsq[rt], b[0], b[1]);
-                Traits::mma(dq[rt][2 * dstep + 1], dsq[rt], b[2], b[3]);
-              }
-            }
-          }
-        }
-      }
-      FATTN_SM80_BWD_TIMELINE_MARK(item, kDqProductIssued);
-
-      if constexpr (kDqInB) {
-        if (params.semaphores == nullptr) {
-          // DqAtomicsInPhaseB, default mode: phase B with the partial's reductions spread over
-          // its query steps; the item ends with it (no hand-over to order).
-          const int first_row = row0 + query_row_q + group;
-          float* const first =
-              params.dq_accum +
-              ((static_cast<std::int64_t>(batch) * params.heads_q + head) * params.seqlen_q +
-               first_row) * kWidth +
-              dim_step_q * kMmaK + 2 * quad_lane;
-          const auto q_as_b =
-              fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
-          phase_b_with_dq_atomics<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(
-              dv_acc, dk_acc, p_as_a, q_as_b, dq, first, params.seqlen_q - first_row);
-          FATTN_SM80_BWD_TIMELINE_MARK(item, kReductionsIssued);
-          return;
-        }
-      }
-
-      // ---- the dQ partial into the fp32 accumulator ----
-      {
-        int* semaphore = nullptr;
-        if (params.semaphores != nullptr) {
-          // Deterministic: the key tiles that touch this query tile add in a fixed order.
-          semaphore =
-              params.semaphores +
-              (static_cast<std::int64_t>(batch) * params.heads_q + head) * m_blocks + m_block;
-          // LightDqRelease: the first key tile in the order neither polls nor waits at the
-          // barrier (the counter starts at 0 and only this tile moves it from there): one L2 round
-          // trip off the head of each tile's chain.
-          const int turn = dq_turn(mask, row0, row_end, n_block);
-          if (!(kLightRelease && turn == 0)) {
-            if (threadIdx.x == 0) {
-              while (load_acquire(semaphore) != turn) {
-              }
-            }
-            __syncthreads();
-          }
-        }
-        if constexpr (kLineReductions) {
-          const int warp_row = row0 + query_row_q;
-          float* const warp_first =
-              params.dq_accum +
-              ((static_cast<std::int64_t>(batch) * params.heads_q + head) * params.seqlen_q +
-               warp_row) * kWidth +
-              dim_step_q * kMmaK;
-          float* const stage = delta_rows + kStages * kBlockM +
-                               warp * Config::kDqStageRows * Config::kDimPerWarpQ;
-          // A whole query tile adds without row tests (as in add_rows below).
-          if (row_end - row0 == kBlockM) {
-            reduce_dq_by_lines<Config::kDqStageRows, kWidth, true>(dq, stage, warp_first, 0);
-          } else {
-            reduce_dq_by_lines<Config::kDqStageRows, kWidth, false>(dq, stage, warp_first,
-                                                                    params.seqlen_q - warp_row);
-          }
-        } else if constexpr (kOneAddressAtomics) {
-          // DqAtomicsFromOneAddress: accumulator rows are kWidth floats in this kernel, so every
-          // row (rt, half) and column block dt of the slice is a compile-time offset from the
-          // thread's first element, folded into the REDG; a whole query tile adds without tests.
-          const int first_row = row0 + query_row_q + group;
-          float* const first =
-              params.dq_accum +
-              ((static_cast<std::int64_t>(batch) * params.heads_q + head) * params.seqlen_q +
-               first_row) * kWidth +
-              dim_step_q * kMmaK + 2 * quad_lane;
-          const int rows_left = params.seqlen_q - first_row;
-          auto add_rows = [&](auto whole_tile) {
-#pragma unroll
-            for (int rt = 0; rt < kRowTilesQ; ++rt)
-#pragma unroll
-              for (int half = 0; half < 2; ++half) {
-                constexpr int kHalfRows = kMmaM / 2;
-                const int row = rt * kMmaM + kHalfRows * half;
-                if (decltype(whole_tile)::value || row < rows_left) {
-#pragma unroll
-                  for (int dt = 0; dt < kDimTilesQ; ++dt) {
-                    reduce_add_pair(first + row * kWidth + dt * kMmaN, dq[rt][dt][2 * half],
-                                    dq[rt][dt][2 * half + 1]);
-                  }
-                }
-              }
-          };
-          if (row_end - row0 == kBlockM) {
-            add_rows(std::true_type{});
-          } else {
-            add_rows(std::false_type{});
-          }
+      if constexpr (kLineReductions) {
+        const int warp_row = row0 + query_row_q;
+        float* const warp_first =
+            params.dq_accum +
+            ((static_cast<std::int64_t>(batch) * params.heads_q + head) * params.seqlen_q +
+             warp_row) * kWidth +
+            dim_step_q * kMmaK;
+        float* const stage = delta_rows + kStages * kBlockM +
+                             warp * Config::kDqStageRows * Config::kDimPerWarpQ;
+        // A whole query tile adds without row tests (as in add_rows below).
+        if (row_end - row0 == kBlockM) {
+          reduce_dq_by_lines<Config::kDqStageRows, kWidth, true>(dq, stage, warp_first, 0);
         } else {
-          // Columns past head_dim but inside the last 16-wide step exist in the accumulator (its
-          // rows are dq_accum_stride long) and receive zeros (K is zero-filled there).
-          float* accumulator =
-              params.dq_accum + (static_cast<std::int64_t>(batch) * params.heads_q + head) *
-                                    params.seqlen_q * params.dq_accum_stride;
+          reduce_dq_by_lines<Config::kDqStageRows, kWidth, false>(dq, stage, warp_first,
+                                                                  params.seqlen_q - warp_row);
+        }
+      } else if constexpr (kOneAddressAtomics) {
+        // DqAtomicsFromOneAddress: accumulator rows are kWidth floats in this kernel, so every
+        // row (rt, half) and column block dt of the slice is a compile-time offset from the
+        // thread's first element, folded into the REDG; a whole query tile adds without tests.
+        const int first_row = row0 + query_row_q + group;
+        float* const first =
+            params.dq_accum +
+            ((static_cast<std::int64_t>(batch) * params.heads_q + head) * params.seqlen_q +
+             first_row) * kWidth +
+            dim_step_q * kMmaK + 2 * quad_lane;
+        const int rows_left = params.seqlen_q - first_row;
+        auto add_rows = [&](auto whole_tile) {
 #pragma unroll
           for (int rt = 0; rt < kRowTilesQ; ++rt)
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
-              const int row = row0 + query_row_q + rt * kMmaM + group + 8 * half;
-              if (row < params.seqlen_q) {
-                float* accumulator_row =
-                    accumulator + static_cast<std::int64_t>(row) * params.dq_accum_stride;
-                if constexpr (kLean) {
-                  // This thread's first column once, the others compile-time offsets from it.
-                  float* const columns = accumulator_row + dim_step_q * kMmaK + 2 * quad_lane;
+              constexpr int kHalfRows = kMmaM / 2;
+              const int row = rt * kMmaM + kHalfRows * half;
+              if (decltype(whole_tile)::value || row < rows_left) {
 #pragma unroll
-                  for (int dt = 0; dt < kDimTilesQ; ++dt) {
-                    if (kFullWidth || dim_step_q + dt / 2 < steps) {
-                      reduce_add_pair(columns + dt * kMmaN, dq[rt][dt][2 * half],
-                                      dq[rt][dt][2 * half + 1]);
-                    }
+                for (int dt = 0; dt < kDimTilesQ; ++dt) {
+                  reduce_add_pair(first + row * kWidth + dt * kMmaN, dq[rt][dt][2 * half],
+                                  dq[rt][dt][2 * half + 1]);
+                }
+              }
+            }
+        };
+        if (row_end - row0 == kBlockM) {
+          add_rows(std::true_type{});
+        } else {
+          add_rows(std::false_type{});
+        }
+      } else {
+        // Columns past head_dim but inside the last 16-wide step exist in the accumulator (its
+        // rows are dq_accum_stride long) and receive zeros (K is zero-filled there).
+        float* accumulator = params.dq_accum + (static_cast<std::int64_t>(batch) * params.heads_q +
+                                                head) * params.seqlen_q * params.dq_accum_stride;
+#pragma unroll
+        for (int rt = 0; rt < kRowTilesQ; ++rt)
+#pragma unroll
+          for (int half = 0; half < 2; ++half) {
+            const int row = row0 + query_row_q + rt * kMmaM + group + 8 * half;
+            if (row < params.seqlen_q) {
+              float* accumulator_row =
+                  accumulator + static_cast<std::int64_t>(row) * params.dq_accum_stride;
+              if constexpr (kLean) {
+                // This thread's first column once, the others compile-time offsets from it.
+                float* const columns = accumulator_row + dim_step_q * kMmaK + 2 * quad_lane;
+#pragma unroll
+                for (int dt = 0; dt < kDimTilesQ; ++dt) {
+                  if (kFullWidth || dim_step_q + dt / 2 < steps) {
+                    reduce_add_pair(columns + dt * kMmaN, dq[rt][dt][2 * half],
+                                    dq[rt][dt][2 * half + 1]);
                   }
-                } else {
+                }
+              } else {
 #pragma unroll
-                  for (int dt = 0; dt < kDimTilesQ; ++dt) {
-                    if (kFullWidth || dim_step_q + dt / 2 < steps) {
-                      const int column = dim_step_q * kMmaK + dt * kMmaN + 2 * quad_lane;
-                      reduce_add_pair(accumulator_row + column, dq[rt][dt][2 * half],
-                                      dq[rt][dt][2 * half + 1]);
-                    }
+                for (int dt = 0; dt < kDimTilesQ; ++dt) {
+                  if (kFullWidth || dim_step_q + dt / 2 < steps) {
+                    const int column = dim_step_q * kMmaK + dt * kMmaN + 2 * quad_lane;
+                    reduce_add_pair(accumulator_row + column, dq[rt][dt][2 * half],
+                                    dq[rt][dt][2 * half + 1]);
                   }
                 }
               }
             }
-        }
-        if (semaphore != nullptr) {
-          if constexpr (!kLightRelease) fence_acq_rel_gpu();
-          __syncthreads();
-          if (threadIdx.x == 0) store_release(semaphore, dq_turn(mask, row0, row_end, n_block) + 1);
-        }
+          }
       }
-      FATTN_SM80_BWD_TIMELINE_MARK(item, kReductionsIssued);
-      if constexpr (kDqFirst || kDqInB) {
-        rolled_phase_b<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(
-            dv_acc, dk_acc, p_as_a,
-            fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b));
+      if (semaphore != nullptr) {
+        if constexpr (!kLightRelease) fence_acq_rel_gpu();
+        __syncthreads();
+        if (threadIdx.x == 0) store_release(semaphore, dq_turn(mask, row0, row_end, n_block) + 1);
       }
-    };
-    if constexpr (kUnmaskedItemsApart) {
-      if (key0 + kBlockN > params.seqlen_k ||
-          !mask.tile_is_unmasked(row0, row_end, key0, key0 + kBlockN)) {
-        run_item(std::integral_constant<ItemMasking, ItemMasking::tested>{});
-      } else {
-        run_item(std::integral_constant<ItemMasking, ItemMasking::unmasked>{});
-      }
-    } else {
-      run_item(std::integral_constant<ItemMasking, ItemMasking::tested>{});
+    }
+    FATTN_SM80_BWD_TIMELINE_MARK(item, kReductionsIssued);
+    if constexpr (kDqFirst || kDqInB) {
+      rolled_phase_b<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(
+          dv_acc, dk_acc, p_as_a,
+          fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b));
     }
   }
   cp_async_wait<0>();

@@ -607,7 +607,7 @@ constexpr bool warp_searched_query_range() {
 // span for 4 or 8 pairs (1.3 % for 2), 16k causal unchanged (its tail is already < 0.2 %).
 // Measured (4 pairs): bwd 1.086 / 1.035 at 128 (4k / 16k causal; at 16k more than the tail, not
 // yet explained), 1.028 / 0.984 at 256. Not in the deterministic mode (its waits need the key
-// tiles it waits for at lower grid indices).
+// tiles it waits for at lower grid indices), except with QueryTilesDescending below.
 struct KeyTilesSlowestInHeadGroupsOption {};
 template <class Tile, int kGroupPairsArg>
 struct KeyTilesSlowestInHeadGroups : Tile, KeyTilesSlowestInHeadGroupsOption {
@@ -619,50 +619,15 @@ constexpr bool key_tiles_slowest_in_head_groups() {
   return has_option<Config, KeyTilesSlowestInHeadGroupsOption>;
 }
 
-// UnmaskedItemsApart (ninth session, h9-bwd80; bench/results/sm80-bwd-h100-2026-11-22-s9/
-// NOTES.md): in the masked kernels (lean full-width kernel), the items (query tiles) that the
-// mask does not cut run a second copy of the loop body compiled without the mask pass; the test moves from
-// between the Sᵀ product and the exponent pass to the item's top (backward_kernel.cuh,
-// ItemMasking). v15 measured the WindowMask kernel on a window that masks nothing 5.5 % (128) /
-// 3.8 % (256) slower than the NoMask kernel on the same work: behind the branch, ptxas could not
-// schedule the exponent pass with the products (sm_90a SASS: the HMMAs of an item spread over
-// 1,540 instructions instead of 727). Under a causal mask all but 1-2 items per CTA are uncut.
-struct UnmaskedItemsApartOption {};
-template <class Tile>
-struct UnmaskedItemsApart : Tile, UnmaskedItemsApartOption {
-  using GeneralKernelConfig = general_kernel_config<Tile>;
-};
-template <class Config>
-constexpr bool unmasked_items_apart() {
-  return has_option<Config, UnmaskedItemsApartOption>;
-}
-
-// UnmaskedItemsApart (ninth session, h9-bwd80; bench/results/sm80-bwd-h100-2026-11-22-s9/
-// NOTES.md): in the masked kernels (lean full-width kernel), the items (query tiles) that the
-// mask does not cut run a second copy of the loop body compiled without the mask pass; the test moves from
-// between the Sᵀ product and the exponent pass to the item's top (backward_kernel.cuh,
-// ItemMasking). v15 measured the WindowMask kernel on a window that masks nothing 5.5 % (128) /
-// 3.8 % (256) slower than the NoMask kernel on the same work: behind the branch, ptxas could not
-// schedule the exponent pass with the products (sm_90a SASS: the HMMAs of an item spread over
-// 1,540 instructions instead of 727). Under a causal mask all but 1-2 items per CTA are uncut.
-struct UnmaskedItemsApartOption {};
-template <class Tile>
-struct UnmaskedItemsApart : Tile, UnmaskedItemsApartOption {
-  using GeneralKernelConfig = general_kernel_config<Tile>;
-};
-template <class Config>
-constexpr bool unmasked_items_apart() {
-  return has_option<Config, UnmaskedItemsApartOption>;
-}
-
-// QueryTilesDescending (ninth session, h9-bwd80; same notes), for the deterministic mode under a
-// right-bounded mask: each CTA of the masked kernels walks its query tiles from the last down, so
-// every key tile of a query tile reaches it at the same point of its walk, the ordered dQ chain
-// runs in ascending key-tile order, and the key tiles keep the grid order that starts the heavy
-// ones (left of the diagonal) first, with KeyTilesSlowestInHeadGroups where the tile has it (a
-// CTA waits only on key tiles to its left: lower linear indices in both orders). The ascending
-// walk has to add in descending key-tile order and so numbers key tiles from the grid's end:
-// the heavy CTAs last, the order that KeyTilesSlowestInHeadGroups took out of the default mode.
+// QueryTilesDescending (ninth session, h9-bwd80; bench/results/sm80-bwd-h100-2026-11-22-s9/
+// NOTES.md), for the deterministic mode: each CTA of the masked kernels walks its query tiles from
+// the last down. Under a right-bounded mask every key tile of a query tile then reaches it at the
+// same point of its walk, the ordered dQ chain adds in ascending key-tile order, and the key tiles
+// keep the grid order that starts the heavy ones (left of the diagonal) first, with
+// KeyTilesSlowestInHeadGroups where the tile has it (a CTA waits only on key tiles to its left:
+// lower linear indices in both orders). The ascending walk has to add in descending key-tile order
+// and so numbers the key tiles from the grid's end: the heavy CTAs last, the tail that
+// KeyTilesSlowestInHeadGroups took out of the default mode.
 struct QueryTilesDescendingOption {};
 template <class Tile>
 struct QueryTilesDescending : Tile, QueryTilesDescendingOption {
@@ -804,6 +769,22 @@ struct LargeSharedMemoryBackwardConfig<256> : WarpSearchedQueryRange<LineReducti
 template <int kHeadDimBucket>
 struct LargeSharedMemoryDeterministicBackward {
   using type = LargeSharedMemoryBackwardConfig<kHeadDimBucket>;
+};
+// v16 (ninth session, h9-bwd80; bench/results/sm80-bwd-h100-2026-11-22-s9/NOTES.md): at 128 and
+// 256 the masked kernels walk their query tiles from the last down (QueryTilesDescending), at 256
+// with the head groups that 128's table already has. H100, two runs in turns beside the v15 table
+// (bf16, B·N = 16384, H·D = 2048, deterministic fwd+bwd, N = 4k / 16k causal): 128 +4.9 / +6.2 %
+// (deterministic / default 0.85 -> 0.89, 0.84 -> 0.89), 256 +2.5 / +3.8 % (0.88 -> 0.90, 0.83 ->
+// 0.86); non-causal unchanged (NoMask kernels: the option does not change their code). At 64 it
+// measured -0.5 / +1.3 % with head groups and -10 / +1 % without: not taken.
+template <>
+struct LargeSharedMemoryDeterministicBackward<128> {
+  using type = QueryTilesDescending<LargeSharedMemoryBackwardConfig<128>>;
+};
+template <>
+struct LargeSharedMemoryDeterministicBackward<256> {
+  using type = QueryTilesDescending<
+      KeyTilesSlowestInHeadGroups<LargeSharedMemoryBackwardConfig<256>, kCausalHeadGroupPairs>>;
 };
 
 }  // namespace fattn::detail::sm80
