@@ -10,7 +10,6 @@ namespace fattn_sm80_bench {
 using fattn::detail::AttentionArgs;
 using fattn::detail::sm80::DirectOutputStores;
 using fattn::detail::sm80::FewerLiveRegisters;
-using fattn::detail::sm80::HalfLastStep;
 using fattn::detail::sm80::ForwardConfig;
 using fattn::detail::sm80::ForwardTile;
 using fattn::detail::sm80::KvSourcesInSharedMemory;
@@ -21,14 +20,32 @@ using fattn::detail::sm80::StagedForwardConfig;
 using fattn::detail::sm80::StepClassesOnly;
 using fattn::detail::sm80::launch_forward_with;
 
-template <int kBucket, int kPairs>
-using HeadGroups = QueryTilesSlowestInHeadGroups<ForwardConfig<kBucket>, kPairs>;
+// The v6 table's tiles (before the ninth session's QueryTilesSlowestInHeadGroups and
+// HalfLastStep), spelled out.
+using V6Tile64 = DirectOutputStores<RowStatsInSharedMemory<ForwardTile<64, 128, 4, 2, true>>>;
+using V6Tile128 = KvSourcesInSharedMemory<
+    FewerLiveRegisters<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, true>>>>;
+using V6NarrowTile128 = KvSourcesInSharedMemory<
+    FewerLiveRegisters<StepClassesOnly<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, false, 5, 6>>>>>;
+using V6Tile192 = KvSourcesInSharedMemory<ForwardTile<192, 64, 8, 1, true, 9>>;
+using V6Tile256 = ForwardTile<256, 64, 4, 1, true>;
+using V6NarrowTile256 = StepClassesOnly<ForwardTile<256, 64, 8, 1, false, 13>>;
+template <int kBucket>
+struct V6TileOf;
+template <>
+struct V6TileOf<64> : V6Tile64 {};
+template <>
+struct V6TileOf<128> : V6Tile128 {};
+template <>
+struct V6TileOf<256> : V6Tile256 {};
+template <int kBucket, int kHeads>
+using HeadGroups = QueryTilesSlowestInHeadGroups<V6TileOf<kBucket>, kHeads>;
 
 // (width, keys per tile, warps, 16-row tiles per warp, full-width walk); variant numbers as
 // listed by the script. The 2-byte-row kernel keeps the table's tile (StagedForwardConfig).
 fattn::Status forward_variant(const AttentionArgs& args, int bucket, int variant) {
   using E = __nv_bfloat16;
-  switch (bucket * 10 + variant) {
+  switch (bucket * (variant < 10 ? 10 : 100) + variant) {
     case 641:
       return launch_forward_with<ForwardTile<64, 64, 4, 2, true>, E, StagedForwardConfig<64>>(args);
     case 1281:
@@ -69,7 +86,7 @@ fattn::Status forward_variant(const AttentionArgs& args, int bucket, int variant
     // it in the same rows (bench/sm80_vs_torch.py --base-variant 5). At 64 and 256 v6 changed
     // nothing: those rows time one kernel twice (the run-to-run spread).
     case 645:
-      return launch_forward_with<ForwardConfig<64>, E, StagedForwardConfig<64>>(args);
+      return launch_forward_with<V6Tile64, E, StagedForwardConfig<64>>(args);
     case 1285:
       return launch_forward_with<
           FewerLiveRegisters<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, true>>>, E,
@@ -79,10 +96,10 @@ fattn::Status forward_variant(const AttentionArgs& args, int bucket, int variant
       return launch_forward_with<ForwardTile<192, 64, 8, 1, true, 9>, E,
                                  StagedForwardConfig<192>>(args);
     case 2565:
-      return launch_forward_with<ForwardConfig<256>, E, StagedForwardConfig<256>,
-                                 NarrowForwardConfig<256>>(args);
-    // Variants 6, 7, 8 (ninth session): the table's tile with QueryTilesSlowestInHeadGroups of
-    // 2, 4, 8 (query head, batch) pairs (the masked kernels' grid order; NoMask unchanged).
+      return launch_forward_with<V6Tile256, E, StagedForwardConfig<256>, V6NarrowTile256>(args);
+    // Variants 6, 7, 8 (ninth session): the v6 tile with QueryTilesSlowestInHeadGroups of 2, 4, 8
+    // heads (the masked kernels' grid; NoMask unchanged). The table takes 8 at 64 and 128, 4 at
+    // 256; variant 10 is the v6 table (the grid order, and no HalfLastStep).
     case 646: return launch_forward_with<HeadGroups<64, 2>, E, StagedForwardConfig<64>>(args);
     case 647: return launch_forward_with<HeadGroups<64, 4>, E, StagedForwardConfig<64>>(args);
     case 648: return launch_forward_with<HeadGroups<64, 8>, E, StagedForwardConfig<64>>(args);
@@ -92,17 +109,14 @@ fattn::Status forward_variant(const AttentionArgs& args, int bucket, int variant
     case 2566: return launch_forward_with<HeadGroups<256, 2>, E, StagedForwardConfig<256>>(args);
     case 2567: return launch_forward_with<HeadGroups<256, 4>, E, StagedForwardConfig<256>>(args);
     case 2568: return launch_forward_with<HeadGroups<256, 8>, E, StagedForwardConfig<256>>(args);
-    // Variant 9 (ninth session): HalfLastStep on the tile that runs D = 72 (the narrow 128 tile),
-    // 136 (the table's 192 tile, class 9) and 200 (the narrow 256 tile).
-    case 1289:
-      return launch_forward_with<ForwardConfig<128>, E, StagedForwardConfig<128>,
-                                 HalfLastStep<NarrowForwardConfig<128>>>(args);
-    case 1929:
-      return launch_forward_with<HalfLastStep<ForwardConfig<192>>, E, StagedForwardConfig<192>>(
-          args);
-    case 2569:
-      return launch_forward_with<ForwardConfig<256>, E, StagedForwardConfig<256>,
-                                 HalfLastStep<NarrowForwardConfig<256>>>(args);
+    case 6410:
+      return launch_forward_with<V6Tile64, E, StagedForwardConfig<64>>(args);
+    case 12810:
+      return launch_forward_with<V6Tile128, E, StagedForwardConfig<128>, V6NarrowTile128>(args);
+    case 19210:
+      return launch_forward_with<V6Tile192, E, StagedForwardConfig<192>>(args);
+    case 25610:
+      return launch_forward_with<V6Tile256, E, StagedForwardConfig<256>, V6NarrowTile256>(args);
     default: return fattn::Status::Unsupported("no such forward variant");
   }
 }

@@ -407,25 +407,30 @@ def print_odd_forward_table(rows):
 # Forward tile alternatives compiled into bench/sm80_variants.cu: (width, keys/tile, warps, row
 # tiles per warp); variant 0 is the table of src/cuda/sm80/tile_config.hpp.
 # Variant 4: KvSourcesInSharedMemory where the table does not take it (64, 256); variant 5 exists
-# at every bucket (the table before v6: --base-variant 5 covers every head dim).
+# at every bucket (the table before v6: --base-variant 5 covers every head dim); 6, 7, 8 (64,
+# 128, 256): head groups of 2, 4, 8; 10 (every bucket): the table before v7.
 KV_SOURCES = ("the table's tiles (and narrow tiles) with KvSourcesInSharedMemory: per-thread K/V "
               "copy sources in shared memory, predicate-form cp.async")
 BEFORE_V6 = "the table before v6 (v5): no KvSourcesInSharedMemory"
+HEAD_GROUPS = "the v6 tile with QueryTilesSlowestInHeadGroups of {} heads"
+BEFORE_V7 = "the table before v7 (v6): grid order, no HalfLastStep"
+HEAD_GROUP_VARIANTS = {6: HEAD_GROUPS.format(2), 7: HEAD_GROUPS.format(4),
+                       8: HEAD_GROUPS.format(8), 10: BEFORE_V7}
 VARIANTS = {64: {1: "64x64 w4 mt2 full-width path (v4's table)",
                  2: "the table's tile, O stored through shared memory (v5's epilogue)",
                  4: KV_SOURCES,
-                 5: BEFORE_V6},
+                 5: BEFORE_V6, **HEAD_GROUP_VARIANTS},
             128: {1: "128x128 w4 mt1 full-width path (64-row CTAs, 2 per SM)",
                   2: "128x128 w8 mt1 full-width path (v4's table)",
                   3: "the table's tile, O stored from registers (before v5)",
-                  5: BEFORE_V6},
-            192: {5: BEFORE_V6},
+                  5: BEFORE_V6, **HEAD_GROUP_VARIANTS},
+            192: {5: BEFORE_V6, 10: BEFORE_V7},
             256: {1: "256x64 w8 mt1 full-width path (128-row CTAs: the table before session 4)",
                   2: "the table's tile without the general walk (dead code: the full-width class "
                      "covers every head dim of its kernel)",
                   3: "the table's tile, O stored from registers (before v5)",
                   4: KV_SOURCES,
-                  5: BEFORE_V6}}
+                  5: BEFORE_V6, **HEAD_GROUP_VARIANTS}}
 
 
 def sweep_variants(sm80, table_by_dim, select_variant, column, result_key, seqlens=(4096,),

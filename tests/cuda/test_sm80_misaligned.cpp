@@ -182,5 +182,29 @@ INSTANTIATE_TEST_SUITE_P(
                        false, Window{100, 20}, false, 0, -0.07f}),
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
+// The masked kernels' head-group grid (QueryTilesSlowestInHeadGroups: 8 heads at 64 and 128, 4
+// at 256, only where heads_q is a multiple of the group; otherwise the grid order) and the
+// halved last k-step (HalfLastStep: D = 72, 136, 200, whose last 16-wide step holds 8 columns).
+INSTANTIATE_TEST_SUITE_P(
+    HeadGroups, Sm80ForwardShapes,
+    ::testing::Values(
+        ForwardShapeCase{"d128_causal_gqa_16_heads", DType::bfloat16, 2, 700, 700, 16, 4, 128,
+                       true, kNoWindow, false, 0},
+        ForwardShapeCase{"d64_causal_8_heads", DType::float16, 3, 300, 517, 8, 8, 64, true,
+                       kNoWindow, false, 0},
+        ForwardShapeCase{"d256_causal_fully_masked_rows", DType::bfloat16, 2, 333, 200, 4, 2, 256,
+                       true, kNoWindow, false, 0},
+        ForwardShapeCase{"d128_window_8_heads", DType::float16, 1, 517, 300, 8, 1, 128, false,
+                       Window{64, 16}, false, 0, -0.1f},
+        ForwardShapeCase{"d128_causal_12_heads_grid_order", DType::bfloat16, 1, 260, 260, 12, 3,
+                       128, true, kNoWindow, false, 0},
+        ForwardShapeCase{"d72_causal_8_heads", DType::bfloat16, 2, 150, 333, 8, 2, 72, true,
+                       kNoWindow, false, 0},
+        ForwardShapeCase{"d136_window", DType::bfloat16, 1, 257, 300, 2, 1, 136, false,
+                       Window{50, 0}, false, 0},
+        ForwardShapeCase{"d200_causal_8_heads", DType::float16, 1, 200, 200, 8, 4, 200, true,
+                       kNoWindow, false, 0}),
+    [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
+
 }  // namespace
 }  // namespace fattn::testing

@@ -56,10 +56,20 @@ void fill_shared_params(Params& params, const AttentionArgs& args) {
   params.alignment = static_cast<int>(problem.alignment_bytes);
 }
 
-template <class Config>
-dim3 forward_grid(const ForwardParams& params, const Problem& problem) {
-  return dim3((params.seqlen_q + Config::kBlockM - 1) / Config::kBlockM,
-              static_cast<unsigned>(problem.heads_q), static_cast<unsigned>(problem.batch));
+// (query tiles, query heads, batch); QueryTilesSlowestInHeadGroups under a right-bounded mask:
+// (kGroupHeads·query tiles, query heads / kGroupHeads, batch), which the kernel tells apart by its
+// y extent (forward_kernel.cuh, in_head_group_grid).
+template <class Config, class Mask>
+dim3 forward_grid(const ForwardParams& params, const Problem& problem, const Mask& mask) {
+  const unsigned m_blocks = (params.seqlen_q + Config::kBlockM - 1) / Config::kBlockM;
+  const auto heads = static_cast<unsigned>(problem.heads_q);
+  const auto batch = static_cast<unsigned>(problem.batch);
+  if constexpr (query_tiles_slowest_in_head_groups<Config>()) {
+    if (work_grows_with_query_tile(mask) && heads % Config::kGroupHeads == 0) {
+      return dim3(m_blocks * Config::kGroupHeads, heads / Config::kGroupHeads, batch);
+    }
+  }
+  return dim3(m_blocks, heads, batch);
 }
 
 // Any tile configuration; launch_forward uses the table's. bench/sm80_shim.cu also runs
@@ -89,7 +99,7 @@ Status launch_forward_with(const AttentionArgs& args) {
     if (staged) {
       return launch_with_shared_memory(&forward_kernel_unaligned_rows<StagedConfig, Element, Mask>,
                                        "sm80::forward_kernel_unaligned_rows",
-                                       forward_grid<StagedConfig>(params, problem),
+                                       forward_grid<StagedConfig>(params, problem, mask),
                                        StagedConfig::kThreads, StagedConfig::kSharedBytes, args,
                                        params, mask);
     }
@@ -97,12 +107,12 @@ Status launch_forward_with(const AttentionArgs& args) {
       if (narrow) {
         return launch_with_shared_memory(
             &forward_kernel<NarrowConfig, Element, Mask>, "sm80::forward_kernel",
-            forward_grid<NarrowConfig>(params, problem), NarrowConfig::kThreads,
+            forward_grid<NarrowConfig>(params, problem, mask), NarrowConfig::kThreads,
             NarrowConfig::kSharedBytes, args, params, mask);
       }
     }
     return launch_with_shared_memory(&forward_kernel<Config, Element, Mask>,
-                                     "sm80::forward_kernel", forward_grid<Config>(params, problem),
+                                     "sm80::forward_kernel", forward_grid<Config>(params, problem, mask),
                                      Config::kThreads, Config::kSharedBytes, args, params, mask);
   });
 }

@@ -105,8 +105,9 @@ struct ForwardCtaTile {
 };
 
 // Whether a query tile's visible keys grow with its index (a right edge: causal, or a window with
-// one), the masks under which QueryTilesSlowestInHeadGroups reorders the grid.
-__device__ __forceinline__ bool work_grows_with_query_tile(const WindowMask& mask) {
+// one), the masks under which the launch gives a QueryTilesSlowestInHeadGroups tile its grid.
+__host__ __device__ __forceinline__ bool work_grows_with_query_tile(const NoMask&) { return false; }
+__host__ __device__ __forceinline__ bool work_grows_with_query_tile(const WindowMask& mask) {
   return mask.right >= 0;
 }
 
@@ -116,20 +117,23 @@ __device__ __forceinline__ ForwardCtaTile grid_order_tile(unsigned x, unsigned y
   return {static_cast<int>(gridDim.x - 1 - x), static_cast<int>(y), static_cast<int>(z)};
 }
 
-// The same with QueryTilesSlowestInHeadGroups: the grid's linear index walks groups of
-// `group_pairs` (query head, batch) pairs, the query tile slowest inside a group, heaviest first
-// (the last group may hold fewer pairs).
-__device__ __forceinline__ ForwardCtaTile query_tile_slowest_in_group(int group_pairs, int x,
-                                                                     int y, int z) {
-  const int m_blocks = static_cast<int>(gridDim.x);
-  const int heads = static_cast<int>(gridDim.y);
-  const int pairs = heads * static_cast<int>(gridDim.z);
-  const int linear = x + m_blocks * (y + heads * z);
-  const int first_pair = linear / (group_pairs * m_blocks) * group_pairs;
-  const int pairs_here = min(group_pairs, pairs - first_pair);
-  const int in_group = linear - first_pair * m_blocks;
-  const int pair = first_pair + in_group % pairs_here;
-  return {m_blocks - 1 - in_group / pairs_here, pair % heads, pair / heads};
+// The same in the head-group grid of QueryTilesSlowestInHeadGroups, (kGroupHeads·m_blocks,
+// heads / kGroupHeads, batch) (forward_grid): x walks the group's kGroupHeads query heads fastest
+// and the query tile slowest, heaviest first. A power of two, so no division.
+template <unsigned kGroupHeads>
+__device__ __forceinline__ ForwardCtaTile query_tile_slowest_in_group(unsigned x, unsigned y,
+                                                                     unsigned z) {
+  static_assert((kGroupHeads & (kGroupHeads - 1)) == 0, "a power of two");
+  const unsigned m_blocks = gridDim.x / kGroupHeads;
+  return {static_cast<int>(m_blocks - 1 - x / kGroupHeads),
+          static_cast<int>(y * kGroupHeads + x % kGroupHeads), static_cast<int>(z)};
+}
+
+// Whether the launch gave this CTA the head-group grid: its y extent then counts groups of
+// kGroupHeads query heads (in the grid order, every query head: never heads_q / kGroupHeads).
+template <unsigned kGroupHeads>
+__device__ __forceinline__ bool in_head_group_grid(int heads_q) {
+  return gridDim.y * kGroupHeads == static_cast<unsigned>(heads_q);
 }
 
 // A register-lean tile under the head-group order: this thread's copy of its CTA's first query
@@ -335,9 +339,8 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   // This CTA's tile at block index (x, y, z) (tile_config.hpp, QueryTilesSlowestInHeadGroups).
   auto cta_tile_at = [&](auto x, auto y, auto z) {
     if constexpr (kHeadGroupOrder) {
-      if (work_grows_with_query_tile(mask)) {
-        return query_tile_slowest_in_group(Config::kGroupPairs, static_cast<int>(x),
-                                           static_cast<int>(y), static_cast<int>(z));
+      if (in_head_group_grid<Config::kGroupHeads>(params.heads_q)) {
+        return query_tile_slowest_in_group<Config::kGroupHeads>(x, y, z);
       }
     }
     return grid_order_tile(x, y, z);
@@ -786,7 +789,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   int out_batch = batch;
   int out_head = head;
   int out_row_begin = row_begin;
-  if constexpr (kHeadGroupOrder) {
+  if constexpr (kHeadGroupOrder && fewer_live_registers<Config>()) {
     const ForwardCtaTile fresh = fresh_cta_tile();
     out_batch = fresh.batch;
     out_head = fresh.head;

@@ -141,17 +141,20 @@ constexpr bool kv_sources_in_shared_memory() {
 // s9/NOTES.md): under a right-bounded mask (causal, a window with a right edge) a query tile's
 // work grows with its index, and the grid order (query tile fastest, heaviest first within each
 // (query head, batch) pair) starts the heavy tiles of the grid's last pairs only as the grid
-// drains, so they end it alone. Here the CTAs of kGroupPairs pairs at a time run with the query
-// tile slowest, heavy first, as the backward's KeyTilesSlowestInHeadGroups does for its key
-// tiles. The NoMask kernels keep the grid order. The kernels read their query rows (per K/V tile
-// and in the epilogue), query head and batch from the block index, which ptxas rematerializes for
-// free; under this order they come out of divisions, so the rows are kept in a shared-memory word
-// per thread (kQueryRowSlotOffset) and the epilogue recomputes the head and batch (held in
-// registers instead, the 256 tile's WindowMask kernel spilled 348 bytes on sm_90a).
+// drains, so they end it alone. Here the launch gives the masked kernels a grid in which
+// kGroupHeads query heads of a batch at a time run with the query tile slowest, heavy first, as
+// the backward's KeyTilesSlowestInHeadGroups does for its key tiles (forward_grid in forward.cuh;
+// only where heads_q is a multiple of kGroupHeads, else the grid order). kGroupHeads is a power of
+// two, so the CTA's tile comes out of shifts: a first form over (head, batch) pairs, with five
+// integer divisions per CTA, measured 0.97-0.98x the grid order at N = 1k, where the tail is
+// negligible. The query rows, which the register-lean kernels re-read per K/V tile from the block
+// index (rematerialized for free), are kept in a shared-memory word per thread
+// (kQueryRowSlotOffset); the lean tile's epilogue recomputes the head and batch, the others hold
+// them (recomputed there, the 64 tile's WindowMask kernel spilled 20 bytes on sm_90a).
 struct QueryTilesSlowestInHeadGroupsOption {};
-template <class Tile, int kGroupPairsArg>
+template <class Tile, int kGroupHeadsArg>
 struct QueryTilesSlowestInHeadGroups : Tile, QueryTilesSlowestInHeadGroupsOption {
-  static constexpr int kGroupPairs = kGroupPairsArg;
+  static constexpr unsigned kGroupHeads = kGroupHeadsArg;
   static constexpr int kQueryRowSlotOffset = Tile::kSharedBytes;
   static constexpr int kSharedBytes = Tile::kSharedBytes + Tile::kThreads * kBytesPerFloat;
 };
@@ -194,9 +197,20 @@ struct ForwardConfig;
 // on the H100 it measured 0.97-1.02x this (B·N = 16384, N = 1k / 4k / 16k x causal).
 // v6: KvSourcesInSharedMemory measured 0.99-1.04x this (1229 -> 1167 instructions per tile) and
 // spills 12 bytes in its sm_80 WindowMask kernel: not taken (bench/sm80_variants.cu variant 4).
+// v7 (ninth session): QueryTilesSlowestInHeadGroups of 8 heads at 64 and 128, 4 at 256 (the
+// masked kernels' grid; NoMask unchanged). H100, bf16, B·N = 16384, H·D = 2048, causal, in turns
+// beside the v6 table (call 1, the first form of the order, bench/results/sm80-fwd-h100-2026-11-
+// 22-s9/NOTES.md), N = 1k / 4k / 8k / 16k: 64 0.973 / 1.011 / 1.028 / 1.026, 128 0.979 / 1.109 /
+// 1.116 / 1.098, 256 (4 heads) 0.974 / 1.078 / 1.092 / 0.966; a list schedule of the CTAs on
+// 264 slots predicted 1.011 / 1.074 / 1.069 / 1.057, 1.011 / 1.148 / 1.138 / 1.114, 1.012 / 1.138
+// / 1.114 / 1.007.
+inline constexpr int kForwardGroupHeads = 8;
+inline constexpr int kForwardGroupHeads256 = 4;
 template <>
 struct ForwardConfig<64>
-    : DirectOutputStores<RowStatsInSharedMemory<ForwardTile<64, 128, 4, 2, true>>> {};
+    : QueryTilesSlowestInHeadGroups<
+          DirectOutputStores<RowStatsInSharedMemory<ForwardTile<64, 128, 4, 2, true>>>,
+          kForwardGroupHeads> {};
 // 128: 128 keys x 8 warps x 1 row tile, with the full-width walk: 308 / 265 (without it 234 /
 // 209); with v4's tile copies 283 / 317 / 332 non-causal, 212 / 271 / 322 causal at N = 1k /
 // 4k / 16k (1.10-1.15x v3; 0.86-1.05x flash). 64 keys x 4 warps x 2 row tiles measured 262 /
@@ -216,8 +230,10 @@ struct ForwardConfig<64>
 // calls, N = 1k / 4k / 16k: non-causal 0.95-1.05 / 0.99-1.06 / 1.00-1.04, causal 1.05-1.06 /
 // 1.04 / 1.06-1.07 (docs/perf-notes.md "Forward v6").
 template <>
-struct ForwardConfig<128> : KvSourcesInSharedMemory<FewerLiveRegisters<
-                                RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, true>>>> {};
+struct ForwardConfig<128>
+    : QueryTilesSlowestInHeadGroups<KvSourcesInSharedMemory<FewerLiveRegisters<
+                                        RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, true>>>>,
+                                    kForwardGroupHeads> {};
 // 192 and 256: two row tiles would need 192/256 accumulator registers for O alone, so one row
 // tile per warp and 8 warps keep the 128-row Q tile (K/V reuse across rows) at O = 96/128
 // registers. Shared memory 96 KB / 128 KB also fits sm_80's 163 KB per block. Measured: 64 keys
@@ -229,8 +245,11 @@ struct ForwardConfig<128> : KvSourcesInSharedMemory<FewerLiveRegisters<
 // v6: KvSourcesInSharedMemory (0 spills, 223-251 registers on sm_80 and sm_90a); H100, bf16,
 // this / v5 in the same rows: B·N = 16384, N = 1k-16k x causal 0.98-1.02 (12 points, two runs,
 // mean 1.01); B = 16, H = 16, N = 2048: D = 136 1.02-1.03, 192 1.03-1.04.
+// v7 (ninth session): HalfLastStep (D = 129..136 in the 9-step class); bf16, B = 16, H = 16,
+// N = 2048, in turns beside the v6 table: D = 136 1.049 (192 itself 1.004, the same kernel).
 template <>
-struct ForwardConfig<192> : KvSourcesInSharedMemory<ForwardTile<192, 64, 8, 1, true, 9>> {};
+struct ForwardConfig<192>
+    : HalfLastStep<KvSourcesInSharedMemory<ForwardTile<192, 64, 8, 1, true, 9>>> {};
 // 256, fourth session: FA2's tile, 64 rows x 4 warps, two CTAs per SM (ncu showed PyTorch's
 // flash running it). With v4's copies and v5's epilogue it no longer loses to the 128-row tile:
 // H100, bf16, B·N = 16384, two runs in one call, this / the 8-warp tile above: N = 512-4k
@@ -241,7 +260,8 @@ struct ForwardConfig<192> : KvSourcesInSharedMemory<ForwardTile<192, 64, 8, 1, t
 // copies are a smaller share of the loop at 256, and the K/V row pointers are not recomputed
 // here): not taken (bench/sm80_variants.cu variant 4).
 template <>
-struct ForwardConfig<256> : ForwardTile<256, 64, 4, 1, true> {};
+struct ForwardConfig<256>
+    : QueryTilesSlowestInHeadGroups<ForwardTile<256, 64, 4, 1, true>, kForwardGroupHeads256> {};
 
 // Rows only 2-byte aligned (odd head dims in packed 16-bit tensors) load K/V through registers
 // (UnalignedTileStage in tile_io.cuh): a K/V tile in flight costs kBlockN·kWidth/(2·kThreads)
@@ -280,15 +300,19 @@ struct NarrowForwardConfig : ForwardConfig<kHeadDimBucket> {};
 // 52 bytes on sm_90a; now 0 spills on sm_80 and sm_90a, 235-244 registers). bf16, B = 16,
 // H = 16, N = 2048, this / v5: D = 72 1.03, 80 1.02, 96 1.06 (KvSourcesInSharedMemory alone,
 // first call: 1.06, 1.06, 1.00).
+// v7 (ninth session): HalfLastStep (D = 65..72 and 81..88); bf16, B = 16, H = 16, N = 2048, in
+// turns beside the v6 tile: D = 72 1.069 (251 -> 268 TFLOP/s).
 template <>
 struct NarrowForwardConfig<128>
-    : KvSourcesInSharedMemory<FewerLiveRegisters<
-          StepClassesOnly<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, false, 5, 6>>>>> {};
+    : HalfLastStep<KvSourcesInSharedMemory<FewerLiveRegisters<
+          StepClassesOnly<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, false, 5, 6>>>>>> {};
 // v5: D = 193..208 (D = 200) on a 13-step walk in a kernel of its own instead of the 16-step
 // full-width walk over zero-filled columns (in the table's kernel a 13-step class spilled
 // 16-104 bytes; alone it takes 219-235 registers, 0 spills). D = 200: 229 -> 258 TFLOP/s.
+// v7 (ninth session): HalfLastStep (D = 193..200), in turns as above: D = 200 1.031.
 template <>
-struct NarrowForwardConfig<256> : StepClassesOnly<ForwardTile<256, 64, 8, 1, false, 13>> {};
+struct NarrowForwardConfig<256>
+    : HalfLastStep<StepClassesOnly<ForwardTile<256, 64, 8, 1, false, 13>>> {};
 
 // The largest step class of a list (0 for none).
 template <int... kSteps>
