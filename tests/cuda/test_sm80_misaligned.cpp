@@ -203,7 +203,10 @@ INSTANTIATE_TEST_SUITE_P(
         ForwardShapeCase{"d136_window", DType::bfloat16, 1, 257, 300, 2, 1, 136, false,
                        Window{50, 0}, false, 0},
         ForwardShapeCase{"d200_causal_8_heads", DType::float16, 1, 200, 200, 8, 4, 200, true,
-                       kNoWindow, false, 0}),
+                       kNoWindow, false, 0},
+        // The 192 tile's full-width class (12 steps) halved: D = 177..184.
+        ForwardShapeCase{"d180_causal", DType::bfloat16, 1, 200, 260, 4, 2, 180, true, kNoWindow,
+                       false, 0}),
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -136,8 +136,8 @@ __device__ __forceinline__ bool in_head_group_grid(int heads_q) {
   return gridDim.y * kGroupHeads == static_cast<unsigned>(heads_q);
 }
 
-// A register-lean tile under the head-group order: this thread's copy of its CTA's first query
-// row, read per K/V tile (tile_config.hpp, QueryTilesSlowestInHeadGroups).
+// A tile under the head-group order: this thread's copy of its CTA's first query row, read per
+// K/V tile (tile_config.hpp, QueryTilesSlowestInHeadGroups).
 template <class Config>
 __device__ __forceinline__ int& query_row_slot(unsigned char* shared) {
   return reinterpret_cast<int*>(shared + Config::kQueryRowSlotOffset)[threadIdx.x];

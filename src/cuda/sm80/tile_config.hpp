@@ -3,8 +3,9 @@
 // Buckets are 64, 128, 192 and 256: the swizzled shared-memory rows must be whole 128-byte
 // groups (64 elements), and every kernel skips, at run time, the 16-wide k-steps and 8-wide
 // output columns past round_up(head_dim, 16). A head dim of 72 therefore runs the 128 bucket's
-// code but does the work of 80 columns, so odd head dims stay close to the throughput of the
-// next multiple of 64 without a bucket per size (each bucket costs CI compile time).
+// code but does the work of 80 columns (72 in the forward's HalfLastStep tiles), so odd head
+// dims stay close to the throughput of the next multiple of 64 without a bucket per size (each
+// bucket costs CI compile time).
 //
 // Register budget (per thread, fp32 accumulators): forward O = rows_per_warp·width/32 and
 // S = rows_per_warp·block_n/32; the rest (fragments, addresses, softmax state) takes ~40.
@@ -199,11 +200,12 @@ struct ForwardConfig;
 // spills 12 bytes in its sm_80 WindowMask kernel: not taken (bench/sm80_variants.cu variant 4).
 // v7 (ninth session): QueryTilesSlowestInHeadGroups of 8 heads at 64 and 128, 4 at 256 (the
 // masked kernels' grid; NoMask unchanged). H100, bf16, B·N = 16384, H·D = 2048, causal, in turns
-// beside the v6 table (call 1, the first form of the order, bench/results/sm80-fwd-h100-2026-11-
-// 22-s9/NOTES.md), N = 1k / 4k / 8k / 16k: 64 0.973 / 1.011 / 1.028 / 1.026, 128 0.979 / 1.109 /
-// 1.116 / 1.098, 256 (4 heads) 0.974 / 1.078 / 1.092 / 0.966; a list schedule of the CTAs on
-// 264 slots predicted 1.011 / 1.074 / 1.069 / 1.057, 1.011 / 1.148 / 1.138 / 1.114, 1.012 / 1.138
-// / 1.114 / 1.007.
+// beside the v6 table (bench/results/sm80-fwd-h100-2026-11-22-s9/NOTES.md, call 2), N = 1k / 4k /
+// 8k / 16k: 64 1.000 / 1.022 / 1.033 / 1.031, 128 1.009 / 1.117 / 1.118 / 1.107, 256 1.001 /
+// 1.103 / 1.086 / 1.006 (/ flash: 64 1.02-1.10, 128 1.03-1.15, 256 1.00-1.20). A list schedule
+// of the CTAs on 264 slots predicted 1.011 / 1.074 / 1.069 / 1.057, 1.011 / 1.148 / 1.138 /
+// 1.114, 1.012 / 1.138 / 1.114 / 1.007. Groups of 2 measured 1.022 over 8 at 128 / 16k and 4
+// matched 8 at 8k (a group's CTAs need only fill the GPU once); 8 is best at 4k.
 inline constexpr int kForwardGroupHeads = 8;
 inline constexpr int kForwardGroupHeads256 = 4;
 template <>
@@ -245,8 +247,10 @@ struct ForwardConfig<128>
 // v6: KvSourcesInSharedMemory (0 spills, 223-251 registers on sm_80 and sm_90a); H100, bf16,
 // this / v5 in the same rows: B·N = 16384, N = 1k-16k x causal 0.98-1.02 (12 points, two runs,
 // mean 1.01); B = 16, H = 16, N = 2048: D = 136 1.02-1.03, 192 1.03-1.04.
-// v7 (ninth session): HalfLastStep (D = 129..136 in the 9-step class); bf16, B = 16, H = 16,
-// N = 2048, in turns beside the v6 table: D = 136 1.049 (192 itself 1.004, the same kernel).
+// v7 (ninth session): HalfLastStep (D = 129..136 in the 9-step class, 177..184 in the 12-step
+// one: GPU test d180_causal, added after the session's last call); bf16, B = 16, H = 16,
+// N = 2048, in turns beside the v6 table: D = 136 1.049 / 1.050 (two calls; 192 itself 1.004 /
+// 0.994, the same kernel).
 template <>
 struct ForwardConfig<192>
     : HalfLastStep<KvSourcesInSharedMemory<ForwardTile<192, 64, 8, 1, true, 9>>> {};
@@ -301,7 +305,7 @@ struct NarrowForwardConfig : ForwardConfig<kHeadDimBucket> {};
 // H = 16, N = 2048, this / v5: D = 72 1.03, 80 1.02, 96 1.06 (KvSourcesInSharedMemory alone,
 // first call: 1.06, 1.06, 1.00).
 // v7 (ninth session): HalfLastStep (D = 65..72 and 81..88); bf16, B = 16, H = 16, N = 2048, in
-// turns beside the v6 tile: D = 72 1.069 (251 -> 268 TFLOP/s).
+// turns beside the v6 tile: D = 72 1.069 in both calls (251 -> 268 TFLOP/s).
 template <>
 struct NarrowForwardConfig<128>
     : HalfLastStep<KvSourcesInSharedMemory<FewerLiveRegisters<
@@ -309,7 +313,7 @@ struct NarrowForwardConfig<128>
 // v5: D = 193..208 (D = 200) on a 13-step walk in a kernel of its own instead of the 16-step
 // full-width walk over zero-filled columns (in the table's kernel a 13-step class spilled
 // 16-104 bytes; alone it takes 219-235 registers, 0 spills). D = 200: 229 -> 258 TFLOP/s.
-// v7 (ninth session): HalfLastStep (D = 193..200), in turns as above: D = 200 1.031.
+// v7 (ninth session): HalfLastStep (D = 193..200), in turns as above: D = 200 1.031 / 1.012.
 template <>
 struct NarrowForwardConfig<256>
     : HalfLastStep<StepClassesOnly<ForwardTile<256, 64, 8, 1, false, 13>>> {};
