@@ -2,7 +2,9 @@
 # Ninth session, h9-fwd80, device call 1 (H100): the forward's head-group order
 # (QueryTilesSlowestInHeadGroups, shim variants 6/7/8 = groups of 2/4/8 pairs) and HalfLastStep
 # (variant 9) timed in turns beside the table and PyTorch's flash (bench/sm80_vs_torch.py
-# --turns), then checked (fp32 torch reference) and run under compute-sanitizer.
+# --turns), then checked (fp32 torch reference) and run under compute-sanitizer. The variant
+# numbers are those of commit e004d72's bench/sm80_variants.cu (the first, (head, batch)-pair form
+# of the order; variant 9 is gone since HalfLastStep went into the table).
 #   LIB=<shim> OUT=<dir> bash bench/results/sm80-fwd-h100-2026-11-22-s9/call1.sh
 set -o pipefail
 export PYTHONUNBUFFERED=1
