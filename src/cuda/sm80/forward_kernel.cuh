@@ -163,36 +163,6 @@ struct FixedSteps {
   static constexpr bool half_last = kHalfLast;
 };
 
-// Two 8x8 matrices (lanes 0-15 supply the row addresses), plain and transposed, and the
-// m16n8k8 mma (A 2 registers, B 1): HalfLastStep's last 8 columns.
-__device__ __forceinline__ void ldmatrix_x2(std::uint32_t (&r)[2], std::uint32_t address) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
-               : "=r"(r[0]), "=r"(r[1])
-               : "r"(address));
-}
-__device__ __forceinline__ void ldmatrix_x2_trans(std::uint32_t (&r)[2], std::uint32_t address) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n"
-               : "=r"(r[0]), "=r"(r[1])
-               : "r"(address));
-}
-template <class Element>
-__device__ __forceinline__ void mma_k8(float (&d)[4], const std::uint32_t (&a)[2],
-                                       std::uint32_t b) {
-  if constexpr (std::is_same_v<Element, __half>) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 "
-        "{%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(b));
-  } else {
-    asm volatile(
-        "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 "
-        "{%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(b));
-  }
-}
-
 // The smallest of the ascending step classes that covers `steps`, or 0 (the general walk).
 template <int... kClasses>
 __device__ __forceinline__ int step_class_for(int steps, StepClasses<kClasses...>) {
@@ -590,7 +560,9 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
 #pragma unroll
             for (int j = 0; j < 4; ++j)
 #pragma unroll
-              for (int mt = 0; mt < kRowTiles; ++mt) mma_k8<Element>(s[mt][4 * nq + j], a[mt], b[j]);
+              for (int mt = 0; mt < kRowTiles; ++mt) {
+                ElementTraits<Element>::mma_k8(s[mt][4 * nq + j], a[mt], b[j]);
+              }
           }
         } else if (kFull || step < steps) {
           std::uint32_t a[kRowTiles][4];
