@@ -1,6 +1,7 @@
 // Thin wrappers over the sm_80 PTX the FlashAttention-2-class kernels are built from:
 // mma.sync m16n8k16 (fp16/bf16 in, fp32 accumulate), ldmatrix (.x4 and .x4.trans), cp.async with
-// commit/wait groups, the ex2 special function, and the XOR swizzle of shared-memory tiles.
+// commit/wait groups, the ex2 special function, the XOR swizzle of shared-memory tiles, and the
+// vector reductions (red.global.add.v2/.v4) that accumulate dQ.
 // Every wrapper is one instruction (or a fixed short sequence) so that the kernels read like the
 // math and the SASS audit can find HMMA, LDSM and LDGSTS where the source says they are.
 #pragma once
@@ -235,6 +236,36 @@ __device__ __forceinline__ float exp2_approx(float x) {
   float y;
   asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
   return y;
+}
+
+// ---- global reductions ----------------------------------------------------------------------
+// The dQ accumulation of the backward kernels (sm80 and sm90 families).
+// accumulator[0..1] += (lo, hi). sm_90 has a two-float vector reduction (PTX ISA 8.1): one
+// L2 request per pair instead of two, and the dQ atomics are what the L2 of this kernel spends
+// most of its time on. `accumulator` must be 8-byte aligned.
+__device__ __forceinline__ void reduce_add_pair(float* accumulator, float lo, float hi) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(accumulator), "f"(lo), "f"(hi)
+               : "memory");
+#else
+  atomicAdd(accumulator, lo);
+  atomicAdd(accumulator + 1, hi);
+#endif
+}
+
+// accumulator[0..3] += v. sm_90 has a four-float vector reduction (PTX ISA 8.1); elsewhere four
+// scalar atomics. `accumulator` must be 16-byte aligned.
+__device__ __forceinline__ void reduce_add_quad(float* accumulator, float4 v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(accumulator), "f"(v.x),
+               "f"(v.y), "f"(v.z), "f"(v.w)
+               : "memory");
+#else
+  atomicAdd(accumulator, v.x);
+  atomicAdd(accumulator + 1, v.y);
+  atomicAdd(accumulator + 2, v.z);
+  atomicAdd(accumulator + 3, v.w);
+#endif
 }
 
 }  // namespace fattn::detail::sm80

@@ -190,34 +190,6 @@ __global__ void __launch_bounds__(kRowPassThreads)
   }
 }
 
-// accumulator[0..1] += (lo, hi). sm_90 has a two-float vector reduction (PTX ISA 8.1): one
-// L2 request per pair instead of two, and the dQ atomics are what the L2 of this kernel spends
-// most of its time on. `accumulator` must be 8-byte aligned.
-__device__ __forceinline__ void reduce_add_pair(float* accumulator, float lo, float hi) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(accumulator), "f"(lo), "f"(hi)
-               : "memory");
-#else
-  atomicAdd(accumulator, lo);
-  atomicAdd(accumulator + 1, hi);
-#endif
-}
-
-// accumulator[0..3] += v. sm_90 has a four-float vector reduction (PTX ISA 8.1); elsewhere four
-// scalar atomics. `accumulator` must be 16-byte aligned.
-__device__ __forceinline__ void reduce_add_quad(float* accumulator, float4 v) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(accumulator), "f"(v.x),
-               "f"(v.y), "f"(v.z), "f"(v.w)
-               : "memory");
-#else
-  atomicAdd(accumulator, v.x);
-  atomicAdd(accumulator + 1, v.y);
-  atomicAdd(accumulator + 2, v.z);
-  atomicAdd(accumulator + 3, v.w);
-#endif
-}
-
 __device__ __forceinline__ int load_acquire(const int* address) {
   int value;
   asm volatile("ld.acquire.gpu.global.s32 %0, [%1];\n" : "=r"(value) : "l"(address) : "memory");

@@ -29,6 +29,7 @@
 #include <cstdint>
 
 #include "common/mask.hpp"
+#include "cuda/common/ptx_sm80.cuh"
 #include "cuda/common/ptx_sm90.cuh"
 #include "cuda/sm90/backward_ptx.cuh"
 #include "cuda/sm90/backward_tile_config.hpp"
@@ -645,7 +646,7 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element, TileConfig>:
       for (int j = 0; j < kDqColumns / 8; ++j) {
         const int col = dq_column0 + 8 * j + 2 * (lane % 4);
         if (col < params.dq_accum_stride) {
-          reduce_add_pair_global(row + col, dq[4 * j + 2 * h], dq[4 * j + 2 * h + 1]);
+          sm80::reduce_add_pair(row + col, dq[4 * j + 2 * h], dq[4 * j + 2 * h + 1]);
         }
       }
     }

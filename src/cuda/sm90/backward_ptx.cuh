@@ -37,12 +37,6 @@ FATTN_DEVICE void tma_reduce_add_4d(const CUtensorMap* map, const void* smem_src
       : "memory");
 }
 
-// accumulator[0..1] += (lo, hi) in one L2 request (PTX ISA 8.1, sm_90). 8-byte aligned.
-FATTN_DEVICE void reduce_add_pair_global(float* accumulator, float lo, float hi) {
-  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(accumulator), "f"(lo), "f"(hi)
-               : "memory");
-}
-
 // D[64 x 64] (+)= A[64 x 16] · B[16 x 64] with A and B both MN-major ("transposed") in shared
 // memory: imm-trans-a = imm-trans-b = 1. Operand numbering follows the generated m64n64k16
 // macros (32 accumulators, then desc_a %32, desc_b %33, accumulate %34). Only N = 64 exists: it
