@@ -1,9 +1,12 @@
-// The ctypes entry points of bench/sm80_bwd_timeline.py: the sm80 backward's D = 128 and D = 256
+// The ctypes entry points of bench/sm80_bwd_timeline.py: the sm80 backward's D = 64, 128 and 256
 // bf16 launches (the table the library runs, src/cuda/instantiations/sm80_bwd_d*_bf16.cu, or a
 // candidate tile of bench/sm80_bwd_variants.cu's numbering, fattn_sm80_bwd_timeline_variant), and,
 // in a build with FATTN_SM80_BWD_TIMELINE (bench/sm80_bwd_timeline_build.sh), where the main
 // kernel's phase stamps go (src/cuda/sm80/backward_timeline.cuh). The same file built without the
-// macro is the uninstrumented control timed beside it.
+// macro is the uninstrumented control timed beside it. Built with FATTN_SM80_BWD_TIMELINE_ONLY_64
+// (bench/sm80_bwd_timeline_build.sh with SM80_TIMELINE_ONLY_64=1), the shim holds the D = 64 table
+// alone: this file instantiates every launch it names, and the 128/256 candidates are most of its
+// compile time.
 #include <cuda_bf16.h>
 
 #include <cstdint>
@@ -51,8 +54,17 @@ int variant = 0;
 fattn::Status launch(const AttentionArgs& args) {
   using E = __nv_bfloat16;
   const std::int64_t head_dim = args.problem.head_dim;
-  if (head_dim <= 64 || (head_dim > 128 && head_dim <= 192)) {
-    return fattn::Status::Unsupported("the timeline shim has bf16 D 65..128 and 193..256 only");
+  constexpr std::int64_t kBucket64 = 64;
+  if (head_dim <= kBucket64) {
+    // The table only: no candidate of the numbering above is a 64 tile.
+    if (variant != 0) return fattn::Status::Unsupported("the timeline variants are 128/256 tiles");
+    return sm80::launch_backward<64, E>(args);
+  }
+#ifdef FATTN_SM80_BWD_TIMELINE_ONLY_64
+  return fattn::Status::Unsupported("this timeline shim was built for D <= 64 only");
+#else
+  if (head_dim > 128 && head_dim <= 192) {
+    return fattn::Status::Unsupported("the timeline shim has bf16 D 1..128 and 193..256 only");
   }
   const bool bucket128 = head_dim <= 128;
   if (variant == kLineReductionsVariant) {
@@ -69,13 +81,14 @@ fattn::Status launch(const AttentionArgs& args) {
   if (variant == kHeadGroupOrderVariant) return launch_with_option<HeadGroupOrder>(args);
   if (variant == kBothCausalVariant) return launch_with_option<BothCausalOptions>(args);
   return bucket128 ? sm80::launch_backward<128, E>(args) : sm80::launch_backward<256, E>(args);
+#endif
 }
 }  // namespace
 
 // Selects the backward of later calls: 0 = the table, else one of the variants above.
 extern "C" void fattn_sm80_bwd_timeline_variant(int selected) { variant = selected; }
 
-// Same arguments as bench/sm80_shim.cu's fattn_sm80_backward; bf16 only, head dims 65..256.
+// Same arguments as bench/sm80_shim.cu's fattn_sm80_backward; bf16 only, head dims 1..128, 193..256.
 extern "C" int fattn_sm80_backward(void* q, void* k, void* v, void* out, void* dout, void* lse,
                                    void* dq, void* dk, void* dv, int dtype, std::int64_t batch,
                                    std::int64_t seqlen_q, std::int64_t seqlen_k,
