@@ -56,4 +56,6 @@ step_counters() {
   grep -E "backward_kernel|flash_bwd|\.sum|\.max|\.pct" $OUT/counters.log \
     | sed -E 's/\(int, int, int\)x\(int, int, int\)//' | cut -c1-160
 }
+# Our kernels' SASS (this machine has no cuobjdump).
+cuobjdump -sass $PLAIN 2>&1 | gzip > $OUT/plain_sass.txt.gz
 for step in $STEPS; do step_$step; done
