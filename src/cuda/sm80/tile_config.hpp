@@ -152,10 +152,21 @@ constexpr bool kv_sources_in_shared_memory() {
 // index (rematerialized for free), are kept in a shared-memory word per thread
 // (kQueryRowSlotOffset); the lean tile's epilogue recomputes the head and batch, the others hold
 // them (recomputed there, the 64 tile's WindowMask kernel spilled 20 bytes on sm_90a).
+// HeadGroupSize (ninth session, second round, h9-fwd80b; bench/results/sm80-fwd-h100-2026-11-22-
+// s9b/NOTES.md): how many query heads a group takes. fixed: always kGroupHeads (v7; the kernel's
+// tile comes out of compile-time shifts). The others choose at launch (forward_grid), from
+// kGroupHeads down by halving, a power of two that divides heads_q, and the kernel reads it back
+// from its grid (two find-first-set per CTA and shifts by a register): fill_half / fill_once
+// stop at the smallest group whose CTAs fill half / all of the GPU's CTA slots once;
+// l2_half stops at the largest group whose K and V fit in half of L2 (measured at 128 / 16k: groups
+// of 2 beat 8 by 2.2 %, their 16 MB of K/V against 64 MB, while at 4k 8 is best).
+enum class HeadGroupSize { fixed, fill_half, fill_once, l2_half };
+
 struct QueryTilesSlowestInHeadGroupsOption {};
-template <class Tile, int kGroupHeadsArg>
+template <class Tile, int kGroupHeadsArg, HeadGroupSize kGroupSizeArg = HeadGroupSize::fixed>
 struct QueryTilesSlowestInHeadGroups : Tile, QueryTilesSlowestInHeadGroupsOption {
-  static constexpr unsigned kGroupHeads = kGroupHeadsArg;
+  static constexpr unsigned kGroupHeads = kGroupHeadsArg;  // the largest group
+  static constexpr HeadGroupSize kGroupSize = kGroupSizeArg;
   static constexpr int kQueryRowSlotOffset = Tile::kSharedBytes;
   static constexpr int kSharedBytes = Tile::kSharedBytes + Tile::kThreads * kBytesPerFloat;
 };
@@ -163,6 +174,16 @@ struct QueryTilesSlowestInHeadGroups : Tile, QueryTilesSlowestInHeadGroupsOption
 template <class Config>
 constexpr bool query_tiles_slowest_in_head_groups() {
   return has_option<Config, QueryTilesSlowestInHeadGroupsOption>;
+}
+
+// A head-group tile whose group size the launch chooses (the kernel reads it from its grid).
+template <class Config>
+constexpr bool head_group_size_at_launch() {
+  if constexpr (query_tiles_slowest_in_head_groups<Config>()) {
+    return Config::kGroupSize != HeadGroupSize::fixed;
+  } else {
+    return false;
+  }
 }
 
 // HalfLastStep (ninth session, h9-fwd80; same notes): a head dim that fills a step class to
