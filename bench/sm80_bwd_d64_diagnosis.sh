@@ -7,7 +7,9 @@
 # Expects (carried) the two timeline shims of
 #   SM80_TIMELINE_ONLY_64=1 bench/sm80_bwd_timeline_build.sh build-h9bwd80b/tl 90a
 # Usage: [D64_DIR=build-h9bwd80b/tl] [D64_STEPS="ncu timeline counters"]
-#        bench/sm80_bwd_d64_diagnosis.sh
+#        [D64_VARIANT=641 (the shims' candidate instead of the table: recorded, profiled, and
+#         timed in turns beside the table and FA2)] bench/sm80_bwd_d64_diagnosis.sh
+# At most 8 files come back from a call: the timeline's summaries travel as one tar.
 # Logs go into $OUT as each step ends (a call cut off at its limit keeps what finished).
 set -o pipefail
 source scripts/gpu-env.sh
@@ -16,6 +18,7 @@ DIR=${D64_DIR:-build-h9bwd80b/tl}
 STEPS=${D64_STEPS:-ncu timeline counters}
 TIMELINE=$DIR/timeline/libsm80bwdtimeline.so PLAIN=$DIR/plain/libsm80bwdtimeline.so
 PROFILE_POINT="64,16384,0"
+VARIANT=${D64_VARIANT:-0}
 KERNELS='regex:(^|::)backward_kernel|flash_bwd_dq_dk_dv'
 TMP=$(mktemp -d)
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv \
@@ -24,7 +27,7 @@ ls -d /usr/include/gtest /usr/lib/x86_64-linux-gnu/cmake/GTest >> $OUT/gpu.txt 2
 
 # FA2's backward, then the plain shim's, once each (ncu's target).
 profile_run=(python3 bench/sm80_bwd_timeline.py --timeline $TIMELINE --plain $PLAIN --profile-only
-             --points "$PROFILE_POINT")
+             --points "$PROFILE_POINT" --variant $VARIANT)
 step_ncu() {
   # FA2's main kernel first (profile_run launches it first), then ours.
   timeout ${D64_NCU_S:-90} ncu --import-source no --section SpeedOfLight \
@@ -42,10 +45,10 @@ step_ncu() {
 }
 step_timeline() {
   timeout ${D64_TIMELINE_S:-150} python3 bench/sm80_bwd_timeline.py --timeline $TIMELINE \
-    --plain $PLAIN --out $OUT/timeline --reps 6 \
+    --plain $PLAIN --out $TMP/timeline --reps 6 --variant $VARIANT \
     --points "64,4096,0;64,4096,1;64,16384,0;64,16384,1" > $OUT/timeline.log 2>&1
   echo "timeline rc $?"; grep -E "TFLOP/s" $OUT/timeline.log | sed -E 's/\{.*\}; //'
-  rm -f $OUT/timeline/stamps-*.npz $OUT/timeline/kinds-*.npz  # over the size that comes back
+  tar -C $TMP -czf $OUT/timeline-summaries.tgz --exclude='*.npz' --exclude='trace-*' timeline
 }
 step_counters() {
   # The dQ reductions as the L2 and the SM count them (RED instructions, L2 sectors), and the

@@ -575,6 +575,9 @@ __global__ void __launch_bounds__(Config::kThreads)
   // v6: each product's first k-step writes its accumulators (C = 0) instead of zeroing moves.
   // The lean full-width kernel only, where step 0 of every product exists (head_dim >= 1).
   constexpr bool kZeroStart = zero_start_accumulators<Config>() && kLean;
+  // ScorePassesByQueryTile: the Pᵀ and dSᵀ passes read each query tile's LSE / D_i pair once.
+  constexpr bool kQueryOuterPasses =
+      score_passes_by_query_tile<Config>() && kPackedP && kLean && kFullWidth;
   // v7 (tile_config.hpp): the dQ atomics from one address per query tile (the lean kernel's
   // accumulator rows are kWidth floats).
   constexpr bool kOneAddressAtomics = dq_atomics_from_one_address<Config>() && kLean;
@@ -993,7 +996,23 @@ __global__ void __launch_bounds__(Config::kThreads)
       // Packed: Pᵀ goes to shared memory and into 16-bit pairs before dPᵀ is computed, so Sᵀ's
       // fp32 registers are free while dPᵀ accumulates (see packed_probabilities).
       std::uint32_t p_packed[kPackedP ? kKeyTilesA : 1][kPackedP ? kQueryTilesA : 1][2];
-      if constexpr (kPackedP) {
+      if constexpr (kQueryOuterPasses) {
+#pragma unroll
+        for (int nt = 0; nt < kQueryTilesA; ++nt) {
+          const float2 lse = *reinterpret_cast<const float2*>(lse_tile + query_col + nt * kMmaN +
+                                                              2 * quad_lane);
+#pragma unroll
+          for (int kt = 0; kt < kKeyTilesA; ++kt)
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+              float p[2];
+              lean_probabilities(kt, nt, half, lse, p);
+              p_packed[kt][nt][half] = Traits::pack(p[0], p[1]);
+              *reinterpret_cast<std::uint32_t*>(p_tile + score_offset(kt, nt, half)) =
+                  p_packed[kt][nt][half];
+            }
+        }
+      } else if constexpr (kPackedP) {
 #pragma unroll
         for (int kt = 0; kt < kKeyTilesA; ++kt)
 #pragma unroll
@@ -1020,29 +1039,48 @@ __global__ void __launch_bounds__(Config::kThreads)
       FATTN_SM80_BWD_TIMELINE_MARK(item, kDpIssued);
 
       // dSᵀ = Pᵀ∘(dPᵀ - D), stored 16-bit.
-#pragma unroll
-      for (int kt = 0; kt < kKeyTilesA; ++kt)
+      if constexpr (kQueryOuterPasses) {
 #pragma unroll
         for (int nt = 0; nt < kQueryTilesA; ++nt) {
-          const int query = query_col + nt * kMmaN + 2 * quad_lane;
-          const float2 lse = *reinterpret_cast<const float2*>(lse_tile + query);
-          const float2 delta = *reinterpret_cast<const float2*>(delta_tile + query);
+          const float2 delta = *reinterpret_cast<const float2*>(delta_tile + query_col +
+                                                                nt * kMmaN + 2 * quad_lane);
 #pragma unroll
-          for (int half = 0; half < 2; ++half) {
-            float p[2];
-            if constexpr (kPackedP) {
+          for (int kt = 0; kt < kKeyTilesA; ++kt)
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+              float p[2];
               unpack_pair<Element>(p_packed[kt][nt][half], p);
-            } else {
-              probabilities(kt, nt, half, lse, p);
-              *reinterpret_cast<std::uint32_t*>(p_tile + score_offset(kt, nt, half)) =
-                  Traits::pack(p[0], p[1]);
+              const float ds0 = p[0] * (dp[kt][nt][2 * half] - delta.x);
+              const float ds1 = p[1] * (dp[kt][nt][2 * half + 1] - delta.y);
+              *reinterpret_cast<std::uint32_t*>(ds_tile + score_offset(kt, nt, half)) =
+                  Traits::pack(ds0, ds1);
             }
-            const float ds0 = p[0] * (dp[kt][nt][2 * half] - delta.x);
-            const float ds1 = p[1] * (dp[kt][nt][2 * half + 1] - delta.y);
-            *reinterpret_cast<std::uint32_t*>(ds_tile + score_offset(kt, nt, half)) =
-                Traits::pack(ds0, ds1);
-          }
         }
+      } else {
+#pragma unroll
+        for (int kt = 0; kt < kKeyTilesA; ++kt)
+#pragma unroll
+          for (int nt = 0; nt < kQueryTilesA; ++nt) {
+            const int query = query_col + nt * kMmaN + 2 * quad_lane;
+            const float2 lse = *reinterpret_cast<const float2*>(lse_tile + query);
+            const float2 delta = *reinterpret_cast<const float2*>(delta_tile + query);
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+              float p[2];
+              if constexpr (kPackedP) {
+                unpack_pair<Element>(p_packed[kt][nt][half], p);
+              } else {
+                probabilities(kt, nt, half, lse, p);
+                *reinterpret_cast<std::uint32_t*>(p_tile + score_offset(kt, nt, half)) =
+                    Traits::pack(p[0], p[1]);
+              }
+              const float ds0 = p[0] * (dp[kt][nt][2 * half] - delta.x);
+              const float ds1 = p[1] * (dp[kt][nt][2 * half + 1] - delta.y);
+              *reinterpret_cast<std::uint32_t*>(ds_tile + score_offset(kt, nt, half)) =
+                  Traits::pack(ds0, ds1);
+            }
+          }
+      }
       FATTN_SM80_BWD_TIMELINE_MARK(item, kDsStored);
     }
     __syncthreads();  // Pᵀ and dSᵀ complete

@@ -687,6 +687,25 @@ constexpr bool query_tiles_descending() {
   return has_option<Config, QueryTilesDescendingOption>;
 }
 
+// ScorePassesByQueryTile (ninth session, second round; packed lean full-width kernel; not in the
+// table): the exponent pass and the dSᵀ pass walk query tiles outer and key tiles inner, so each
+// LSE / D_i pair read from shared memory feeds every key tile of the warp (kKeyTilesA) instead
+// of one. ncu at 64 (bench/results/sm80-bwd-h100-2026-11-22-s9b): the table's passes read the
+// pair once per (key tile, query tile), 32 LDS.64 per warp and query tile against FA2's 6 row
+// statistics per item, each just before the FFMA / FADD that uses it (one register reused, the
+// kernel at 255), and those FFMA/FADD carry 0.21 M of the kernel's 2.44 M stall samples
+// (short scoreboard; FA2: 0.01 M on FADD, no FFMA). GeneralKernelConfig as
+// DqAtomicsInPhaseB: the general kernel stays Tile's.
+struct ScorePassesByQueryTileOption {};
+template <class Tile>
+struct ScorePassesByQueryTile : Tile, ScorePassesByQueryTileOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool score_passes_by_query_tile() {
+  return has_option<Config, ScorePassesByQueryTileOption>;
+}
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
