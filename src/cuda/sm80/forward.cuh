@@ -60,7 +60,6 @@ void fill_shared_params(Params& params, const AttentionArgs& args) {
 // CTAs of one head-group tile resident on an SM: the table's head-group tiles (64, 128, 256) all
 // take 4 warps at 255 registers, so the register file holds two.
 inline constexpr int kHeadGroupCtasPerSm = 2;
-inline constexpr int kPercent = 100;
 
 // The query heads of a group under QueryTilesSlowestInHeadGroups (tile_config.hpp,
 // HeadGroupSize): the largest power of two <= kGroupHeads that divides heads_q (fixed: kGroupHeads
@@ -77,7 +76,7 @@ unsigned head_group_heads(const ForwardParams& params, unsigned m_blocks) {
     if (cudaGetDevice(&device) != cudaSuccess ||
         cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
         cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device) != cudaSuccess) {
-      return group;  // no device properties: the largest group (v7's choice)
+      return group;  // no device properties (the launch reports the error): the largest group
     }
     const std::int64_t slots = std::int64_t{sm_count} * kHeadGroupCtasPerSm;
     // K and V of one KV head; a group of G query heads reads ceil(G / group_size) of them.
@@ -101,7 +100,8 @@ unsigned head_group_heads(const ForwardParams& params, unsigned m_blocks) {
 
 // (query tiles, query heads, batch); QueryTilesSlowestInHeadGroups under a right-bounded mask:
 // (G·query tiles, query heads / G, batch) for the group size G of head_group_heads, which the
-// kernel reads back from its y extent (forward_kernel.cuh, in_head_group_grid, head_group_log2).
+// kernel reads back from its y extent (forward_kernel.cuh: in_head_group_grid for a fixed G,
+// query_tile_slowest_in_run_time_group for one chosen here).
 template <class Config, class Element, class Mask>
 dim3 forward_grid(const ForwardParams& params, const Problem& problem, const Mask& mask) {
   const unsigned m_blocks = (params.seqlen_q + Config::kBlockM - 1) / Config::kBlockM;
@@ -156,7 +156,8 @@ Status launch_forward_with(const AttentionArgs& args) {
       }
     }
     return launch_with_shared_memory(&forward_kernel<Config, Element, Mask>,
-                                     "sm80::forward_kernel", forward_grid<Config, Element>(params, problem, mask),
+                                     "sm80::forward_kernel",
+                                     forward_grid<Config, Element>(params, problem, mask),
                                      Config::kThreads, Config::kSharedBytes, args, params, mask);
   });
 }

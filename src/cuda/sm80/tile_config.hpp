@@ -158,8 +158,13 @@ constexpr bool kv_sources_in_shared_memory() {
 // kGroupHeads down by halving, a power of two that divides heads_q, and the kernel reads it back
 // from its grid (two find-first-set per CTA and shifts by a register): fill_half / fill_once
 // stop at the smallest group whose CTAs fill half / all of the GPU's CTA slots once;
-// l2_half stops at the largest group whose K and V fit in half of L2 (measured at 128 / 16k: groups
-// of 2 beat 8 by 2.2 %, their 16 MB of K/V against 64 MB, while at 4k 8 is best).
+// l2_half stops at the largest group whose K and V fit in half of L2 (v7's call 2 had groups of 2
+// 2.2 % over 8 at 128 / 16k, their 16 MB of K/V against 64 MB, while at 4k 8 was best).
+// Measured (H100, bf16, B·N = 16384, H·D = 2048, causal, N = 1k-16k, in turns beside the table):
+// none wins anywhere outside the noise, and every rule loses at 256 / 16k (0.963-0.969, where it
+// picks 1 or 2 heads), at 128 / 16k 0.993-0.994 (the 2.2 % did not come back); l2_half
+// 0.999-1.004 elsewhere. The table keeps fixed groups; the others stay for measuring
+// (bench/sm80_variants.cu variants 11-13).
 enum class HeadGroupSize { fixed, fill_half, fill_once, l2_half };
 
 struct QueryTilesSlowestInHeadGroupsOption {};
@@ -300,8 +305,14 @@ struct StagedForwardConfig : ForwardConfig<kHeadDimBucket> {};
 // 192: the fixed 9-step walk (D = 129..144) with the stage spills 56-72 bytes at 64 keys, not
 // at 32 (4 passes of 4 registers); the 64-key general walk measured 72 TFLOP/s at D = 129, this
 // 98 (with the cheaper stage of the same run).
+// v8 (ninth session, second round): HalfLastStep (D = 129..136 in packed tensors, whose head
+// stride of D elements leaves the rows 2-byte aligned); predicted +1-2 % (the 9-step class's
+// -5.6 % of HMMA work, in a kernel bound by its register-staged copies). H100, bf16, B = 16,
+// N = 2048, D = 129, in turns beside v7: non-causal H = 16 / 15 1.012 / 1.012 (100.3 ->
+// 101.5 TFLOP/s), causal H = 15 0.998 (87.0 -> 86.8); 252 registers on sm_90a, 0 spills
+// (bench/results/sm80-fwd-h100-2026-11-22-s9b/NOTES.md).
 template <>
-struct StagedForwardConfig<192> : ForwardTile<192, 32, 8, 1, false, 9> {};
+struct StagedForwardConfig<192> : HalfLastStep<ForwardTile<192, 32, 8, 1, false, 9>> {};
 template <>
 struct StagedForwardConfig<128> : ForwardTile<128, 64, 8, 1, false, 5, 6> {};
 // 64: the table's tile with the general walk (its full-width walk with the stage spills 20-64
