@@ -135,7 +135,8 @@ fattn::Status forward_variant(const AttentionArgs& args, int bucket, int variant
     case 25612: return launch_group_size_at_launch<256, HeadGroupSize::fill_once>(args);
     case 25613: return launch_group_size_at_launch<256, HeadGroupSize::l2_half>(args);
     // Variant 14 (same round): HalfLastStep in the 2-byte-row kernel's 9-step class at 192
-    // (D = 129 in packed tensors: rows only 2-byte aligned).
+    // (D = 129 in packed tensors: rows only 2-byte aligned); the table's since v8, so this now
+    // times the table twice.
     case 19214:
       return launch_forward_with<ForwardConfig<192>, E, HalfLastStep<StagedForwardConfig<192>>>(
           args);
