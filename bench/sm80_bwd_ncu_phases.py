@@ -10,6 +10,9 @@ v7": ours against FA2's at D = 128). Reads the csv of `ncu --import r.ncu-rep --
   segments SRC K TILES            the lines cut at each BAR/BRA, with HMMA/LDSM/... counts per
                                   warp-tile and the stall mix (to choose the phase boundaries)
   phases   SRC K TILES NAME:A-B.. samples, share and stall mix of named line ranges
+  opcodes  SRC K TILES K2          samples and executions per warp-tile by opcode, kernel K
+                                  against kernel K2 of the same csv (the largest differences
+                                  first, each with its three largest stall reasons)
 Samples compare across kernels of one report: they are proportional to warp-cycles.
 """
 
@@ -102,7 +105,38 @@ def main():
             print(f"{name:16s} samples {samples:7.0f} ({100 * samples / total:5.1f} %) executed "
                   f"per warp-tile {sum(x[1] for x in selected):7.1f}  "
                   f"{stall_mix(selected, samples, 4)}")
+    elif command == "opcodes":
+        other_title, other_lines = executed_lines(path, int(sys.argv[5]), tiles)
+        print(f"against {other_title[:150]}\ntotal samples {sum(x[2] for x in other_lines):.0f}")
+        mine, theirs = by_opcode(lines), by_opcode(other_lines)
+        print(f"{'opcode':8s} {'samples':>9s} {'other':>9s} {'diff':>9s} {'exec':>7s} "
+              f"{'other':>7s}  stalls | other's stalls")
+        for op in sorted(set(mine) | set(theirs),
+                         key=lambda o: -abs(mine.get(o, EMPTY)[0] - theirs.get(o, EMPTY)[0])):
+            a, b = mine.get(op, EMPTY), theirs.get(op, EMPTY)
+            if max(a[0], b[0]) < MIN_OPCODE_SAMPLES:
+                continue
+            print(f"{op:8s} {a[0]:9.0f} {b[0]:9.0f} {a[0] - b[0]:9.0f} {a[1]:7.1f} {b[1]:7.1f}  "
+                  f"{top_stalls(a[2])} | {top_stalls(b[2])}")
     return 0
+
+
+EMPTY = (0.0, 0.0, collections.Counter())
+MIN_OPCODE_SAMPLES = 5000  # opcodes with fewer samples in both kernels are left out
+
+
+def by_opcode(lines):
+    """{opcode: (samples, executions per warp-tile, Counter of stall samples)}."""
+    table = {}
+    for _, executed, samples, op, _, stalls in lines:
+        name = op.split(".")[0]
+        old = table.get(name, (0.0, 0.0, collections.Counter()))
+        table[name] = (old[0] + samples, old[1] + executed, old[2] + collections.Counter(stalls))
+    return table
+
+
+def top_stalls(stalls):
+    return " ".join(f"{k}:{v:.0f}" for k, v in stalls.most_common(3))
 
 
 if __name__ == "__main__":
