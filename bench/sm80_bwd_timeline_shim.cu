@@ -33,9 +33,6 @@ constexpr int kV13TableVariant = 14;
 constexpr int kWarpSearchedRangeVariant = 15;
 constexpr int kHeadGroupOrderVariant = 16;
 constexpr int kBothCausalVariant = 17;
-// The ninth session's second round at D = 64 (tile_config.hpp): the table's tile with
-// ScorePassesByQueryTile.
-constexpr int kScorePassesVariant64 = 641;
 namespace sm80 = fattn::detail::sm80;
 template <class Config>
 using NoOption = Config;
@@ -59,10 +56,7 @@ fattn::Status launch(const AttentionArgs& args) {
   const std::int64_t head_dim = args.problem.head_dim;
   constexpr std::int64_t kBucket64 = 64;
   if (head_dim <= kBucket64) {
-    if (variant == kScorePassesVariant64) {
-      return sm80::launch_backward_with<sm80::ScorePassesByQueryTile<sm80::BackwardConfig<64>>,
-                                        E>(args);
-    }
+    // The ninth session's variant 641 (ScorePassesByQueryTile) is the table's tile since v17.
     if (variant != 0) return fattn::Status::Unsupported("no such timeline variant at D <= 64");
     return sm80::launch_backward<64, E>(args);
   }

@@ -698,8 +698,8 @@ constexpr bool query_tiles_descending() {
   return has_option<Config, QueryTilesDescendingOption>;
 }
 
-// ScorePassesByQueryTile (ninth session, second round; packed lean full-width kernel; not in the
-// table): the exponent pass and the dSᵀ pass walk query tiles outer and key tiles inner, so each
+// ScorePassesByQueryTile (ninth session, second round; packed lean full-width kernel; the table
+// at 64, v17): the exponent pass and the dSᵀ pass walk query tiles outer and key tiles inner, so each
 // LSE / D_i pair read from shared memory feeds every key tile of the warp (kKeyTilesA) instead
 // of one. ncu at 64 (bench/results/sm80-bwd-h100-2026-11-22-s9b): the table's passes read the
 // pair once per (key tile, query tile), 32 LDS.64 per warp and query tile against FA2's 6 row
@@ -708,7 +708,7 @@ constexpr bool query_tiles_descending() {
 // (short scoreboard; FA2: 0.01 M on FADD, no FFMA). H100, bf16, B·N = 16384, H·D = 2048, bwd in
 // turns beside the table's 64 tile and FA2 (N = 4k / 4k causal / 16k / 16k causal): 1.049 /
 // 1.037 / 1.046 / 1.037 (bwd / FA2 0.88-0.90 -> 0.92-0.935), dK and dV bitwise the table's;
-// measured with two device calls and no GPU test run, so not the table yet ("Backward v17").
+// ("Backward v17"). 128 and 256 read each pair twice per query tile: not measured there.
 // GeneralKernelConfig as DqAtomicsInPhaseB: the general kernel stays Tile's.
 struct ScorePassesByQueryTileOption {};
 template <class Tile>
@@ -759,11 +759,14 @@ struct BackwardConfig;
 // table before it and flash): v9 bwd 1.04 / 1.03 / 1.04 / 1.07 / 1.02 / 1.05 over v7 at N = 1k,
 // 1k causal, 4k, 4k causal, 16k, 16k causal; v10's placement 1.032 / 1.010 / 1.021 / 1.037 /
 // 1.023 / 1.011 over v9; deterministic / default fwd+bwd at 4k 0.86 / 0.88.
+// v17 (ninth session, second round): ScorePassesByQueryTile at 64 (above; H100, bwd in turns
+// beside the v10 table and flash: 1.049 / 1.037 / 1.046 / 1.037 at N = 4k / 4k causal / 16k /
+// 16k causal; GPU tests and sanitizers in the lead's last call, "Backward v17").
 template <>
 struct BackwardConfig<64>
-    : DqAtomicsInPhaseB<DqAtomicsFromOneAddress<ZeroStartAccumulators<StridedItemLoads<
-          LightDqRelease<LeanTileLoop<RolledProductB<
-              PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>>>> {};
+    : ScorePassesByQueryTile<DqAtomicsInPhaseB<DqAtomicsFromOneAddress<ZeroStartAccumulators<
+          StridedItemLoads<LightDqRelease<LeanTileLoop<RolledProductB<
+              PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>>>>> {};
 // 128: packed Pᵀ (PackedProbabilities) with phase A in one pass, and 32 x 32 dQ warp tiles:
 // 608 instead of 768 KB of ldmatrix per query tile. fwd+bwd 212 / 251 / 261, causal 149 / 205 /
 // 235 against v2's 206 / 243 / 254 and 141 / 191 / 228 (2 query passes, 16 x 64 dQ tiles); the
