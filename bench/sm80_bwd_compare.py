@@ -89,11 +89,14 @@ TURNS_REPS, TURNS_INNER, TURNS_WARMUP = 9, 5, 2
 # Call 1 measured 60 (UnmaskedItemsApart, rejected: causal bwd 0.97x 61 at 64 and 128, 1.00x at
 # 256; removed, commit 6b02446 has it); call 2 the deterministic mode's descending query walk (62,
 # 63: the deterministic table at 128 and 256 since); call 3 the table as launched (64).
+# Ninth session, lead (bench/results/sm80-bwd-sp-h100-2026-11-22-s9/): ScorePassesByQueryTile
+# on the 128 and 256 tables (70), from a shim whose variants file is that folder's spmain.cu,
+# sp128.cu and sp256.cu (the table's own objects for 64).
 CANDIDATES = {
     64: {},
-    128: {64: "the table (launch_backward)"},
+    128: {64: "the table (launch_backward)", 70: "ScorePassesByQueryTile on the table"},
     192: {},
-    256: {64: "the table (launch_backward)"},
+    256: {64: "the table (launch_backward)", 70: "ScorePassesByQueryTile on the table"},
 }
 BUCKETS = (64, 128, 192, 256)
 
