@@ -835,10 +835,15 @@ using LineReductionsTile128 = DqReductionsByLine<BackwardConfig<128>, 8>;
 using LineReductionsTile256 = DqReductionsByLine<TwoStageBackwardTile256, 8>;
 template <int kHeadDimBucket>
 struct LargeSharedMemoryBackwardConfig : BackwardConfig<kHeadDimBucket> {};
+// v18 (ninth session, lead; bench/results/sm80-bwd-sp-h100-2026-11-22-s9/): v17's
+// ScorePassesByQueryTile on this tile too. H100, bf16, B·N = 16384, H·D = 2048, in turns beside
+// the table as launched and flash: bwd +3.1 / +2.2 / +3.0 / +3.0 % at N = 4k / 4k causal / 16k /
+// 16k causal (fwd+bwd / flash 0.98-1.01 -> 1.00-1.03). At 256 it measured 0.997-1.00 and is not
+// taken there.
 template <>
 struct LargeSharedMemoryBackwardConfig<128>
-    : WarpSearchedQueryRange<KeyTilesSlowestInHeadGroups<LineReductionsTile128,
-                                                         kCausalHeadGroupPairs>> {};
+    : ScorePassesByQueryTile<WarpSearchedQueryRange<
+          KeyTilesSlowestInHeadGroups<LineReductionsTile128, kCausalHeadGroupPairs>>> {};
 template <>
 struct LargeSharedMemoryBackwardConfig<256> : WarpSearchedQueryRange<LineReductionsTile256> {};
 
