@@ -514,6 +514,23 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   using Address =
       std::conditional_t<kXorAddresses, XorFragmentAddress<kWidth>, FragmentAddress<kWidth>>;
   const Address q_fragment(q_tile, warp_row + lane % 16, lane / 16);
+  // Q's A fragments of one k-step for every row tile: 16 columns (ldmatrix x4) or, for
+  // HalfLastStep's last step, 8 (x2); the sign flip where the Q tile was not negated once.
+  auto load_query_fragments = [&](auto& a, int step) {
+    constexpr int kRegisters = std::extent_v<std::remove_reference_t<decltype(a[0])>>;
+#pragma unroll
+    for (int mt = 0; mt < kRowTiles; ++mt) {
+      if constexpr (kRegisters == 2) {
+        ldmatrix_x2(a[mt], q_fragment.at(step, mt * kMmaM));
+      } else {
+        ldmatrix_x4(a[mt], q_fragment.at(step, mt * kMmaM));
+      }
+      if constexpr (!kNegateQTile) {
+#pragma unroll
+        for (int r = 0; r < kRegisters; ++r) a[mt][r] ^= params.sign_flip;
+      }
+    }
+  };
   const Address k_fragment(k_tile, lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
   const Address v_fragment(v_tile, lane % 16, lane / 16);
   // The walk over K/V tiles, compiled once per step class (kFixed k-steps: no run-time column
@@ -560,14 +577,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
           // m16n8k8: A = Q's 16 x 8 (an x2 of the full step's address), B = 8 keys x 8 columns
           // per register, four key tiles per x4 (rows = lane).
           std::uint32_t a[kRowTiles][2];
-#pragma unroll
-          for (int mt = 0; mt < kRowTiles; ++mt) {
-            ldmatrix_x2(a[mt], q_fragment.at(step, mt * kMmaM));
-            if constexpr (!kNegateQTile) {
-#pragma unroll
-              for (int r = 0; r < 2; ++r) a[mt][r] ^= params.sign_flip;
-            }
-          }
+          load_query_fragments(a, step);
           const XorFragmentAddress<kWidth> k_rows(k_tile, lane, 0);
 #pragma unroll
           for (int nq = 0; nq < kKeyTiles / 4; ++nq) {
@@ -582,14 +592,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
           }
         } else if (kFull || step < steps) {
           std::uint32_t a[kRowTiles][4];
-#pragma unroll
-          for (int mt = 0; mt < kRowTiles; ++mt) {
-            ldmatrix_x4(a[mt], q_fragment.at(step, mt * kMmaM));
-            if constexpr (!kNegateQTile) {
-#pragma unroll
-              for (int r = 0; r < 4; ++r) a[mt][r] ^= params.sign_flip;
-            }
-          }
+          load_query_fragments(a, step);
 #pragma unroll
           for (int np = 0; np < kKeyTiles / 2; ++np) {
             std::uint32_t b[4];
