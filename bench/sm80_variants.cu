@@ -11,11 +11,8 @@ using fattn::detail::AttentionArgs;
 using fattn::detail::sm80::DirectOutputStores;
 using fattn::detail::sm80::FewerLiveRegisters;
 using fattn::detail::sm80::HalfLastStep;
-using fattn::detail::sm80::HeadGroupSize;
 using fattn::detail::sm80::ForwardConfig;
 using fattn::detail::sm80::ForwardTile;
-using fattn::detail::sm80::kForwardGroupHeads;
-using fattn::detail::sm80::kForwardGroupHeads256;
 using fattn::detail::sm80::KvSourcesInSharedMemory;
 using fattn::detail::sm80::NarrowForwardConfig;
 using fattn::detail::sm80::QueryTilesSlowestInHeadGroups;
@@ -44,17 +41,6 @@ template <>
 struct V6TileOf<256> : V6Tile256 {};
 template <int kBucket, int kHeads>
 using HeadGroups = QueryTilesSlowestInHeadGroups<V6TileOf<kBucket>, kHeads>;
-// The v7 table's tile with the group size chosen at launch (largest group as the table's).
-template <int kBucket, HeadGroupSize kRule>
-using GroupSizeAtLaunch = QueryTilesSlowestInHeadGroups<
-    V6TileOf<kBucket>, kBucket == 256 ? kForwardGroupHeads256 : kForwardGroupHeads, kRule>;
-template <int kBucket, HeadGroupSize kRule>
-fattn::Status launch_group_size_at_launch(const AttentionArgs& args) {
-  using E = __nv_bfloat16;
-  return launch_forward_with<GroupSizeAtLaunch<kBucket, kRule>, E, StagedForwardConfig<kBucket>,
-                             NarrowForwardConfig<kBucket>>(args);
-}
-
 // (width, keys per tile, warps, 16-row tiles per warp, full-width walk); variant numbers as
 // listed by the script. The 2-byte-row kernel keeps the table's tile (StagedForwardConfig).
 fattn::Status forward_variant(const AttentionArgs& args, int bucket, int variant) {
@@ -123,17 +109,8 @@ fattn::Status forward_variant(const AttentionArgs& args, int bucket, int variant
     case 2566: return launch_forward_with<HeadGroups<256, 2>, E, StagedForwardConfig<256>>(args);
     case 2567: return launch_forward_with<HeadGroups<256, 4>, E, StagedForwardConfig<256>>(args);
     case 2568: return launch_forward_with<HeadGroups<256, 8>, E, StagedForwardConfig<256>>(args);
-    // Variants 11, 12, 13 (ninth session, second round): the v7 table with the group size chosen
-    // at launch (tile_config.hpp, HeadGroupSize): fill_half, fill_once, l2_half.
-    case 6411: return launch_group_size_at_launch<64, HeadGroupSize::fill_half>(args);
-    case 6412: return launch_group_size_at_launch<64, HeadGroupSize::fill_once>(args);
-    case 6413: return launch_group_size_at_launch<64, HeadGroupSize::l2_half>(args);
-    case 12811: return launch_group_size_at_launch<128, HeadGroupSize::fill_half>(args);
-    case 12812: return launch_group_size_at_launch<128, HeadGroupSize::fill_once>(args);
-    case 12813: return launch_group_size_at_launch<128, HeadGroupSize::l2_half>(args);
-    case 25611: return launch_group_size_at_launch<256, HeadGroupSize::fill_half>(args);
-    case 25612: return launch_group_size_at_launch<256, HeadGroupSize::fill_once>(args);
-    case 25613: return launch_group_size_at_launch<256, HeadGroupSize::l2_half>(args);
+    // Variants 11, 12, 13 (ninth session, second round: the group size chosen at launch) were
+    // removed after measurement (bench/results/sm80-fwd-h100-2026-11-22-s9b/variants/).
     // Variant 14 (same round): HalfLastStep in the 2-byte-row kernel's 9-step class at 192
     // (D = 129 in packed tensors: rows only 2-byte aligned); the table's since v8, so this now
     // times the table twice.

@@ -57,60 +57,19 @@ void fill_shared_params(Params& params, const AttentionArgs& args) {
   params.alignment = static_cast<int>(problem.alignment_bytes);
 }
 
-// CTAs of one head-group tile resident on an SM: the table's head-group tiles (64, 128, 256) all
-// take 4 warps at 255 registers, so the register file holds two.
-inline constexpr int kHeadGroupCtasPerSm = 2;
-
-// The query heads of a group under QueryTilesSlowestInHeadGroups (tile_config.hpp,
-// HeadGroupSize): the largest power of two <= kGroupHeads that divides heads_q (fixed: kGroupHeads
-// or, where it does not divide, 1 = the grid order), then halved while the rule allows.
-template <class Config, class Element>
-unsigned head_group_heads(const ForwardParams& params, unsigned m_blocks) {
-  const auto heads = static_cast<unsigned>(params.heads_q);
-  if constexpr (!head_group_size_at_launch<Config>()) {
-    return heads % Config::kGroupHeads == 0 ? Config::kGroupHeads : 1u;
-  } else {
-    unsigned group = Config::kGroupHeads;
-    while (heads % group != 0) group /= 2;
-    int device = 0, sm_count = 0, l2_bytes = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device) != cudaSuccess) {
-      return group;  // no device properties (the launch reports the error): the largest group
-    }
-    const std::int64_t slots = std::int64_t{sm_count} * kHeadGroupCtasPerSm;
-    // K and V of one KV head; a group of G query heads reads ceil(G / group_size) of them.
-    const std::int64_t kv_bytes_per_head =
-        2 * std::int64_t{params.seqlen_k} * params.head_dim * std::int64_t{sizeof(Element)};
-    auto smaller_is_enough = [&](unsigned smaller) {
-      const std::int64_t ctas = std::int64_t{smaller} * m_blocks;
-      switch (Config::kGroupSize) {
-        case HeadGroupSize::fill_half: return 2 * ctas >= slots;
-        case HeadGroupSize::fill_once: return ctas >= slots;
-        default: {
-          const std::int64_t kv_heads = (group + params.group_size - 1) / params.group_size;
-          return 2 * kv_heads * kv_bytes_per_head > l2_bytes;  // the current group is too big
-        }
-      }
-    };
-    while (group > 1 && smaller_is_enough(group / 2)) group /= 2;
-    return group;
-  }
-}
-
-// (query tiles, query heads, batch); QueryTilesSlowestInHeadGroups under a right-bounded mask:
-// (G·query tiles, query heads / G, batch) for the group size G of head_group_heads, which the
-// kernel reads back from its y extent (forward_kernel.cuh: in_head_group_grid for a fixed G,
-// query_tile_slowest_in_run_time_group for one chosen here).
-template <class Config, class Element, class Mask>
+// (query tiles, query heads, batch); QueryTilesSlowestInHeadGroups under a right-bounded mask,
+// where kGroupHeads divides heads_q: (G·query tiles, query heads / G, batch) with G =
+// kGroupHeads, which the kernel recognizes by its y extent (forward_kernel.cuh,
+// in_head_group_grid).
+template <class Config, class Mask>
 dim3 forward_grid(const ForwardParams& params, const Problem& problem, const Mask& mask) {
   const unsigned m_blocks = (params.seqlen_q + Config::kBlockM - 1) / Config::kBlockM;
   const auto heads = static_cast<unsigned>(problem.heads_q);
   const auto batch = static_cast<unsigned>(problem.batch);
   if constexpr (query_tiles_slowest_in_head_groups<Config>()) {
-    if (work_grows_with_query_tile(mask)) {
-      const unsigned group = head_group_heads<Config, Element>(params, m_blocks);
-      return dim3(m_blocks * group, heads / group, batch);
+    constexpr unsigned kGroup = Config::kGroupHeads;
+    if (work_grows_with_query_tile(mask) && heads % kGroup == 0) {
+      return dim3(m_blocks * kGroup, heads / kGroup, batch);
     }
   }
   return dim3(m_blocks, heads, batch);
@@ -143,7 +102,7 @@ Status launch_forward_with(const AttentionArgs& args) {
     if (staged) {
       return launch_with_shared_memory(&forward_kernel_unaligned_rows<StagedConfig, Element, Mask>,
                                        "sm80::forward_kernel_unaligned_rows",
-                                       forward_grid<StagedConfig, Element>(params, problem, mask),
+                                       forward_grid<StagedConfig>(params, problem, mask),
                                        StagedConfig::kThreads, StagedConfig::kSharedBytes, args,
                                        params, mask);
     }
@@ -151,13 +110,13 @@ Status launch_forward_with(const AttentionArgs& args) {
       if (narrow) {
         return launch_with_shared_memory(
             &forward_kernel<NarrowConfig, Element, Mask>, "sm80::forward_kernel",
-            forward_grid<NarrowConfig, Element>(params, problem, mask), NarrowConfig::kThreads,
+            forward_grid<NarrowConfig>(params, problem, mask), NarrowConfig::kThreads,
             NarrowConfig::kSharedBytes, args, params, mask);
       }
     }
     return launch_with_shared_memory(&forward_kernel<Config, Element, Mask>,
                                      "sm80::forward_kernel",
-                                     forward_grid<Config, Element>(params, problem, mask),
+                                     forward_grid<Config>(params, problem, mask),
                                      Config::kThreads, Config::kSharedBytes, args, params, mask);
   });
 }

@@ -136,20 +136,6 @@ __device__ __forceinline__ bool in_head_group_grid(int heads_q) {
   return gridDim.y * kGroupHeads == static_cast<unsigned>(heads_q);
 }
 
-// The same where the launch chose the group size (HeadGroupSize other than fixed): G = heads_q /
-// gridDim.y, a power of two, so log2 G is the difference of the two extents' lowest set bits
-// (1 in the grid order: gridDim.y == heads_q, and the tile below is grid_order_tile's).
-__device__ __forceinline__ ForwardCtaTile query_tile_slowest_in_run_time_group(unsigned x,
-                                                                              unsigned y,
-                                                                              unsigned z,
-                                                                              int heads_q) {
-  const unsigned group_log2 = __ffs(heads_q) - __ffs(static_cast<int>(gridDim.y));
-  const unsigned m_blocks = gridDim.x >> group_log2;
-  const unsigned head_in_group = x & ((1u << group_log2) - 1u);
-  return {static_cast<int>(m_blocks - 1 - (x >> group_log2)),
-          static_cast<int>((y << group_log2) + head_in_group), static_cast<int>(z)};
-}
-
 // A tile under the head-group order: this thread's copy of its CTA's first query row, read per
 // K/V tile (tile_config.hpp, QueryTilesSlowestInHeadGroups).
 template <class Config>
@@ -322,9 +308,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       query_tiles_slowest_in_head_groups<Config>() && !std::is_same_v<Mask, NoMask>;
   // This CTA's tile at block index (x, y, z) (tile_config.hpp, QueryTilesSlowestInHeadGroups).
   auto cta_tile_at = [&](auto x, auto y, auto z) {
-    if constexpr (kHeadGroupOrder && head_group_size_at_launch<Config>()) {
-      return query_tile_slowest_in_run_time_group(x, y, z, params.heads_q);
-    } else if constexpr (kHeadGroupOrder) {
+    if constexpr (kHeadGroupOrder) {
       if (in_head_group_grid<Config::kGroupHeads>(params.heads_q)) {
         return query_tile_slowest_in_group<Config::kGroupHeads>(x, y, z);
       }

@@ -152,26 +152,15 @@ constexpr bool kv_sources_in_shared_memory() {
 // index (rematerialized for free), are kept in a shared-memory word per thread
 // (kQueryRowSlotOffset); the lean tile's epilogue recomputes the head and batch, the others hold
 // them (recomputed there, the 64 tile's WindowMask kernel spilled 20 bytes on sm_90a).
-// HeadGroupSize (ninth session, second round, h9-fwd80b; bench/results/sm80-fwd-h100-2026-11-22-
-// s9b/NOTES.md): how many query heads a group takes. fixed: always kGroupHeads (v7; the kernel's
-// tile comes out of compile-time shifts). The others choose at launch (forward_grid), from
-// kGroupHeads down by halving, a power of two that divides heads_q, and the kernel reads it back
-// from its grid (two find-first-set per CTA and shifts by a register): fill_half / fill_once
-// stop at the smallest group whose CTAs fill half / all of the GPU's CTA slots once;
-// l2_half stops at the largest group whose K and V fit in half of L2 (v7's call 2 had groups of 2
-// 2.2 % over 8 at 128 / 16k, their 16 MB of K/V against 64 MB, while at 4k 8 was best).
-// Measured (H100, bf16, B·N = 16384, H·D = 2048, causal, N = 1k-16k, in turns beside the table):
-// none wins anywhere outside the noise, and every rule loses at 256 / 16k (0.963-0.969, where it
-// picks 1 or 2 heads), at 128 / 16k 0.993-0.994 (the 2.2 % did not come back); l2_half
-// 0.999-1.004 elsewhere. The table keeps fixed groups; the others stay for measuring
-// (bench/sm80_variants.cu variants 11-13).
-enum class HeadGroupSize { fixed, fill_half, fill_once, l2_half };
+// The group size chosen at launch instead (ninth session, second round, h9-fwd80b: the smallest
+// group filling the GPU's CTA slots half or once, or the largest whose K/V fit half of L2)
+// measured 0.963-1.004x these fixed groups and was removed; its patch is in
+// bench/results/sm80-fwd-h100-2026-11-22-s9b/variants/.
 
 struct QueryTilesSlowestInHeadGroupsOption {};
-template <class Tile, int kGroupHeadsArg, HeadGroupSize kGroupSizeArg = HeadGroupSize::fixed>
+template <class Tile, int kGroupHeadsArg>
 struct QueryTilesSlowestInHeadGroups : Tile, QueryTilesSlowestInHeadGroupsOption {
-  static constexpr unsigned kGroupHeads = kGroupHeadsArg;  // the largest group
-  static constexpr HeadGroupSize kGroupSize = kGroupSizeArg;
+  static constexpr unsigned kGroupHeads = kGroupHeadsArg;
   static constexpr int kQueryRowSlotOffset = Tile::kSharedBytes;
   static constexpr int kSharedBytes = Tile::kSharedBytes + Tile::kThreads * kBytesPerFloat;
 };
@@ -179,16 +168,6 @@ struct QueryTilesSlowestInHeadGroups : Tile, QueryTilesSlowestInHeadGroupsOption
 template <class Config>
 constexpr bool query_tiles_slowest_in_head_groups() {
   return has_option<Config, QueryTilesSlowestInHeadGroupsOption>;
-}
-
-// A head-group tile whose group size the launch chooses (the kernel reads it from its grid).
-template <class Config>
-constexpr bool head_group_size_at_launch() {
-  if constexpr (query_tiles_slowest_in_head_groups<Config>()) {
-    return Config::kGroupSize != HeadGroupSize::fixed;
-  } else {
-    return false;
-  }
 }
 
 // HalfLastStep (ninth session, h9-fwd80; same notes): a head dim that fills a step class to
