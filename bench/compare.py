@@ -299,13 +299,14 @@ def current_sm_clock_mhz(device) -> Optional[int]:
         return None
 
 
-def time_in_rounds(contestants: List[Contestant], timer, rounds: int, device):
-    """Times every contestant in `rounds` rounds, the order rotated by one each round, each round
+def time_in_rounds(contestants: List[Contestant], timer):
+    """Times every contestant in timer.rounds rounds, the order rotated by one each round, each round
     a median over rep_ms / rounds: a transient slow-down (clock, power or host) then hits one
     round of one contestant instead of its whole result, and the median over the rounds drops
     it. (Timed once each, one after the other, 4 of ~2,000 points in the eighth session's runs
     read 1.7-2.4x slow and normal when re-timed.)"""
     live = [c for c in contestants if c.call is not None]
+    rounds = timer.rounds
     for round_index in range(rounds):
         shift = round_index % max(1, len(live))
         # The first round warms each contestant fully; later rounds only re-warm after the
@@ -318,16 +319,16 @@ def time_in_rounds(contestants: List[Contestant], timer, rounds: int, device):
                 contestant.round_ms.append(timer.median_ms(
                     contestant.call, contestant.grads, warmup_ms=warmup_ms,
                     rep_ms=timer.rep_ms / rounds))
-                contestant.round_sm_mhz.append(current_sm_clock_mhz(device))
+                contestant.round_sm_mhz.append(current_sm_clock_mhz(timer.device))
             except (RuntimeError, ValueError, NotImplementedError) as error:
                 contestant.result.status = "n/a"
                 contestant.result.reason = first_line(error)
                 contestant.call = None
-            if device.type == "cuda":
+            if timer.device.type == "cuda":
                 torch.cuda.empty_cache()
 
 
-def finish(contestant: Contestant, causal, mode, base: "Shape") -> Result:
+def finish(contestant: Contestant, base: "Shape") -> Result:
     result = contestant.result
     if result.status != "ok" or not contestant.round_ms:
         result.ms = result.tflops = None
@@ -338,7 +339,7 @@ def finish(contestant: Contestant, causal, mode, base: "Shape") -> Result:
         if any(mhz is not None for mhz in contestant.round_sm_mhz):
             result.extra["round_sm_mhz"] = contestant.round_sm_mhz
     flops = attention_flops(base.batch, base.heads, base.seqlen, base.seqlen, base.head_dim,
-                            causal, mode)
+                            base.causal, result.mode)
     result.tflops = flops / (result.ms * 1e-3) / 1e12
     return result
 
@@ -385,8 +386,8 @@ def run_problem(shape: Shape, impls: Dict[str, tuple], modes, timer, device, see
                 ref = None
             contestants.append(prepare(name, run, refusal, q, k, v, shape.causal, mode, shape,
                                        ref))
-        time_in_rounds(contestants, timer, timer.rounds, device)
-        results += [finish(c, shape.causal, mode, shape) for c in contestants]
+        time_in_rounds(contestants, timer)
+        results += [finish(c, shape) for c in contestants]
     return results
 
 
