@@ -1038,7 +1038,11 @@ __global__ void __launch_bounds__(Config::kThreads)
       product_a(dp, kVFromK, kDoFromQ, false);
       FATTN_SM80_BWD_TIMELINE_MARK(item, kDpIssued);
 
-      // dSᵀ = Pᵀ∘(dPᵀ - D), stored 16-bit.
+      // dSᵀ = Pᵀ∘(dPᵀ - D), stored 16-bit (in either pass order).
+      auto store_ds = [&](int kt, int nt, int half, float ds0, float ds1) {
+        *reinterpret_cast<std::uint32_t*>(ds_tile + score_offset(kt, nt, half)) =
+            Traits::pack(ds0, ds1);
+      };
       if constexpr (kQueryOuterPasses) {
 #pragma unroll
         for (int nt = 0; nt < kQueryTilesA; ++nt) {
@@ -1050,10 +1054,8 @@ __global__ void __launch_bounds__(Config::kThreads)
             for (int half = 0; half < 2; ++half) {
               float p[2];
               unpack_pair<Element>(p_packed[kt][nt][half], p);
-              const float ds0 = p[0] * (dp[kt][nt][2 * half] - delta.x);
-              const float ds1 = p[1] * (dp[kt][nt][2 * half + 1] - delta.y);
-              *reinterpret_cast<std::uint32_t*>(ds_tile + score_offset(kt, nt, half)) =
-                  Traits::pack(ds0, ds1);
+              store_ds(kt, nt, half, p[0] * (dp[kt][nt][2 * half] - delta.x),
+                       p[1] * (dp[kt][nt][2 * half + 1] - delta.y));
             }
         }
       } else {
@@ -1074,10 +1076,8 @@ __global__ void __launch_bounds__(Config::kThreads)
                 *reinterpret_cast<std::uint32_t*>(p_tile + score_offset(kt, nt, half)) =
                     Traits::pack(p[0], p[1]);
               }
-              const float ds0 = p[0] * (dp[kt][nt][2 * half] - delta.x);
-              const float ds1 = p[1] * (dp[kt][nt][2 * half + 1] - delta.y);
-              *reinterpret_cast<std::uint32_t*>(ds_tile + score_offset(kt, nt, half)) =
-                  Traits::pack(ds0, ds1);
+              store_ds(kt, nt, half, p[0] * (dp[kt][nt][2 * half] - delta.x),
+                       p[1] * (dp[kt][nt][2 * half + 1] - delta.y));
             }
           }
       }
