@@ -8,7 +8,7 @@ The shim is bench/sm80_bwd_timeline_shim.cu built without FATTN_SM80_BWD_TIMELIN
 --table-variant: 0 (the shim's table) or 14 (the v13 tiles; call 2 of
 bench/results/sm80-bwd-causal-h100-2026-11-22-s8 ran before v15, with the v13 table as 0); 15:
 WarpSearchedQueryRange, 16: KeyTilesSlowestInHeadGroups, 17: both, on the v13 tiles
-(tile_config.hpp; v15's table is 17 at 128, 15 at 256).
+(backward_tile_config.hpp; v15's table is 17 at 128, 15 at 256).
 Per point (bf16, B·N = 16384, H·D = 2048), after FA2's forward (its out and LSE), in turns
 (kernel_bench_common.tflops_in_turns):
   - non-causal: the table's NoMask kernel, the table's WindowMask kernel on a window that masks

@@ -79,7 +79,7 @@ def block_n(D):
 
 
 def block_m(D):
-    """Query rows per item (tile_config.hpp): 128 at 64 (FA2's tile), 64 at 128 and 256."""
+    """Query rows per item (backward_tile_config.hpp): 128 at 64 (FA2's tile), 64 at 128 and 256."""
     return 128 if D <= 64 else 64
 
 

@@ -26,7 +26,7 @@ constexpr int kTripleSize = 3;
 // 0: the table; 90: the eighth session's candidates (bench/sm80_bwd_variants.cu 12890 / 25690;
 // 25690 is the table at 256 since, 12890 the whole-slice form at 128, not taken).
 constexpr int kLineReductionsVariant = 90;
-// The eighth session's causal probe (h8-causal80; tile_config.hpp), on the v13 table's tiles:
+// The eighth session's causal probe (h8-causal80; backward_tile_config.hpp), on the v13 table's tiles:
 // 14 those tiles (the table before v15), 15 with WarpSearchedQueryRange, 16 with
 // KeyTilesSlowestInHeadGroups, 17 with both (v15's table: 17 at 128, 15 at 256).
 constexpr int kV13TableVariant = 14;

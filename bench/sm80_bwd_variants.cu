@@ -1,5 +1,5 @@
 // Alternative backward tile configurations of the sm80 family, bf16 only, for measuring the
-// choices of src/cuda/sm80/tile_config.hpp (BackwardConfig) against their neighbours in one run
+// choices of src/cuda/sm80/backward_tile_config.hpp (BackwardConfig) against their neighbours in one run
 // (bench/sm80_vs_torch.py --bwd-variants). Not part of the library.
 #include <cuda_bf16.h>
 

@@ -26,9 +26,9 @@
 
 #include "common/mask.hpp"
 #include "cuda/common/ptx_sm80.cuh"
+#include "cuda/sm80/backward_tile_config.hpp"
 #include "cuda/sm80/backward_timeline.cuh"
 #include "cuda/sm80/forward_kernel.cuh"
-#include "cuda/sm80/tile_config.hpp"
 #include "cuda/sm80/tile_io.cuh"
 
 namespace fattn::detail::sm80 {

@@ -1,0 +1,530 @@
+// Tile sizes and options of the sm80 backward, one entry per head-dim bucket (the forward's
+// and the shared vocabulary are in tile_config.hpp). Shared memory: K, V resident plus `stages`
+// buffers of Q and dO plus P and dS tiles.
+#pragma once
+
+#include "cuda/sm80/tile_config.hpp"
+
+namespace fattn::detail::sm80 {
+
+
+// Backward: a CTA owns kBlockN keys of one KV head (all query heads of its GQA group, so dK and
+// dV are complete in registers and need no reduction) and walks Q/dO in tiles of kBlockM rows.
+// Warp layouts: phase A (S^T = K·Q^T and dP^T = V·dO^T) splits keys x queries over
+// kWarpsKeysA x kWarpsQueriesA warps; phase B (dV, dK += ...) splits keys x head dim over
+// kWarpsKeysB x kWarpsDimB; the dQ product splits queries x head dim over
+// (kBlockM/16) x (kWarps·16/kBlockM). kQuerySplitsA: phase A runs its query columns in that many
+// passes, so that only 1/kQuerySplitsA of Sᵀ and dPᵀ is live next to dK and dV (the K and V
+// fragments are read once per pass). kFullWidthKernel: also compile a kernel for head dims that
+// fill the bucket, with no k-step or column tests in phase A and the dQ product (off where it
+// would spill). kWarpsQueriesQArg: query groups of the dQ product (0: one 16-row tile per warp,
+// kBlockM / 16 groups); fewer groups give each warp more rows and fewer head-dim columns, so
+// every K fragment it reads feeds more mma's (a 32 x 32 warp tile reads 16 KB of shared memory
+// per 128 keys, a 16 x 64 one 20 KB).
+template <int kWidthArg, int kBlockMArg, int kBlockNArg, int kWarpsArg, int kWarpsQueriesAArg,
+          int kWarpsDimBArg, int kStagesArg, int kQuerySplitsAArg = 1,
+          bool kFullWidthKernelArg = true, int kWarpsQueriesQArg = 0>
+struct BackwardTile {
+  static constexpr int kWidth = kWidthArg;
+  static constexpr int kBlockM = kBlockMArg;  // query rows per step
+  static constexpr int kBlockN = kBlockNArg;  // keys per CTA
+  static constexpr int kWarps = kWarpsArg;
+  static constexpr int kThreads = kWarps * kWarpSize;
+  static constexpr int kStages = kStagesArg;  // Q/dO buffers (2 = next tile loads during this)
+  static constexpr int kWarpsQueriesA = kWarpsQueriesAArg;
+  static constexpr int kWarpsKeysA = kWarps / kWarpsQueriesA;
+  static constexpr int kKeysPerWarpA = kBlockN / kWarpsKeysA;
+  static constexpr int kQueriesPerWarpA = kBlockM / kWarpsQueriesA;
+  static constexpr int kQuerySplitsA = kQuerySplitsAArg;
+  static constexpr bool kFullWidthKernel = kFullWidthKernelArg;
+  static constexpr int kWarpsDimB = kWarpsDimBArg;
+  static constexpr int kWarpsKeysB = kWarps / kWarpsDimB;
+  static constexpr int kKeysPerWarpB = kBlockN / kWarpsKeysB;
+  static constexpr int kDimPerWarpB = kWidth / kWarpsDimB;
+  static constexpr int kWarpsQueriesQ =
+      kWarpsQueriesQArg > 0 ? kWarpsQueriesQArg : kBlockM / kMmaM;
+  static constexpr int kQueriesPerWarpQ = kBlockM / kWarpsQueriesQ;
+  static constexpr int kWarpsDimQ = kWarps / kWarpsQueriesQ;
+  static constexpr int kDimPerWarpQ = kWidth / kWarpsDimQ;
+  static constexpr int kScoreTileElements = kBlockN * kBlockM;  // P^T and dS^T, 16-bit each
+  static constexpr int kSharedBytes =
+      (2 * kBlockN * kWidth + 2 * kStages * kBlockM * kWidth + 2 * kScoreTileElements) * 2 +
+      2 * kStages * kBlockM * 4;  // + LSE and D_i rows (fp32)
+  static_assert(kKeysPerWarpA % kMmaM == 0 &&
+                kQueriesPerWarpA % (2 * kMmaN * kQuerySplitsA) == 0);
+  static_assert(kKeysPerWarpB % kMmaM == 0 && kDimPerWarpB % (2 * kMmaN) == 0);
+  static_assert(kWarps % kWarpsQueriesQ == 0 && kDimPerWarpQ % (2 * kMmaN) == 0 &&
+                kQueriesPerWarpQ % kMmaM == 0);
+};
+
+// A backward tile whose phase A rounds Pᵀ to the storage type (as phase B reads it anyway)
+// and keeps it as packed 16-bit pairs while dPᵀ accumulates, instead of Sᵀ in fp32: half the
+// registers for the scores, which is what lets phase A run its query columns in one pass next
+// to dK and dV (kQuerySplitsA = 1), reading K and V once per query tile instead of once per
+// pass. dSᵀ = Pᵀ∘(dPᵀ - D) then takes the rounded Pᵀ (one more 16-bit rounding in dS).
+struct PackedProbabilitiesOption {};
+template <class Tile>
+struct PackedProbabilities : Tile, PackedProbabilitiesOption {};
+
+template <class Config>
+constexpr bool packed_probabilities() {
+  return has_option<Config, PackedProbabilitiesOption>;
+}
+
+// A backward tile whose phase A software-pipelines the B operands (Q and dO fragments) of
+// Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ: step k + 1's ldmatrix are issued before step k's mma's, so those
+// mma's no longer wait on their own loads. Each k-step of phase A sits behind its own run-time
+// branch (see the kernel), and with two warps per scheduler nothing else covered that wait (ncu:
+// 40 % of issue cycles on fixed-latency dependencies). Costs one more set of B fragments
+// (2·kQueryTilesA registers). Measured and not in the table (bench variants only): backward
+// 0.95-1.00x the table at 128, 0.99-1.02x at 192 and 256 (H100); spills 24 bytes at 64 (bf16,
+// sm_90a). docs/perf-notes.md "Backward v3" has the numbers.
+struct PipelinedQueryFragmentsOption {};
+template <class Tile>
+struct PipelinedQueryFragments : Tile, PipelinedQueryFragmentsOption {};
+
+template <class Config>
+constexpr bool pipelined_query_fragments() {
+  return has_option<Config, PipelinedQueryFragmentsOption>;
+}
+
+// RolledProductB (the full-width kernel; the general kernel is unchanged): phase B walks its
+// query steps in a loop (kBlockM / 16 iterations, not unrolled) and the head-dim blocks of a step
+// without tests. Fully unrolled, ptxas hoists the ldmatrix of many k-steps to the top of a product
+// and spills next to dK + dV's 128 registers, which is why those steps sat behind run-time tests
+// that left each step's mma's waiting on their own loads (ncu: 40 % of issue cycles on
+// fixed-latency dependencies); a loop that is not unrolled bounds how far the loads can move, so
+// ptxas may overlap one step's loads with its mma's but not pile up several steps'. In the table
+// at 64, 128 and 256 (with LeanTileLoop). The same for phase A (RolledProductA: k-step pairs with
+// a two-deep fragment buffer) measured 0.96-1.02x and was removed (docs/perf-notes.md "Backward
+// v4" and "Backward v7").
+struct RolledProductBOption {};
+template <class Tile>
+struct RolledProductB : Tile, RolledProductBOption {};
+
+template <class Config>
+constexpr bool rolled_product_b() {
+  return has_option<Config, RolledProductBOption>;
+}
+
+// Fewer instructions per query tile outside the matrix products, where ncu counted 1.6x FA2's
+// instructions per warp and tile for the same HMMA and LDSM counts (docs/perf-notes.md
+// "Backward v4"): whole Q/dO tiles copied without per-row tests, the query head of an item found
+// without a division when there is no GQA group, a negative softmax scale folded into the
+// exponent instead of flipping the sign of every K fragment, Pᵀ of unmasked tiles computed
+// without the mask's selects (packed tiles), and dQ atomics addressed from one row pointer.
+struct LeanTileLoopOption {};
+template <class Tile>
+struct LeanTileLoop : Tile, LeanTileLoopOption {};
+
+template <class Config>
+constexpr bool lean_tile_loop() {
+  return has_option<Config, LeanTileLoopOption>;
+}
+
+// v5 options (fifth session, second round; docs/perf-notes.md "Backward v5"), in the table. ncu
+// at 128 (v4) counted 1243 instructions per warp and query tile against FA2's 1016, of which ~217
+// issued the next tile's copies and 191 computed Pᵀ; with StridedItemLoads and the bf16 Pᵀ
+// widened by shift and mask (then the BitUnpackedProbabilities option, now what unpack_pair does
+// for every kernel) 1077 (H100, D = 128, N = 4096), 9.60 -> 9.15 M cycles.
+// StridedItemLoads (full-width kernel, no GQA group, head_dim % 8 == 0, 16-byte-aligned rows,
+// whole tiles): the next Q/dO tile is copied from the CTA's head pointers plus row0·row_stride
+// with load_whole_chunks (tile_io.cuh: the predicate form of cp.async, no zero-fill count added
+// to each 64-bit address) and its LSE / D_i rows from one per-thread pointer, instead of
+// recomputing (batch, head, row) addresses per tensor and per copy. Not at 256: the two
+// registers of the carried source spilled 8 bytes there (sm_90a, WindowMask or, with the source
+// in a shared-memory slot instead, NoMask full-width kernel).
+struct StridedItemLoadsOption {};
+template <class Tile>
+struct StridedItemLoads : Tile, StridedItemLoadsOption {};
+template <class Config>
+constexpr bool strided_item_loads() {
+  return has_option<Config, StridedItemLoadsOption>;
+}
+// LightDqRelease (deterministic mode): the chain holder hands a query tile on with the CUTLASS
+// barrier's pattern: block barrier, then one thread's release store (a release is cumulative:
+// it orders every write that the barrier ordered before it), instead of a fence in each of the
+// 256 threads, then the barrier, then the store (sm_90a SASS: one MEMBAR.ALL.GPU per hop instead
+// of two in a row); and the first key tile of each query tile's order skips the poll.
+struct LightDqReleaseOption {};
+template <class Tile>
+struct LightDqRelease : Tile, LightDqReleaseOption {};
+template <class Config>
+constexpr bool light_dq_release() {
+  return has_option<Config, LightDqReleaseOption>;
+}
+
+// ZeroStartAccumulators (lean full-width kernel): the first k-step of Sᵀ, dPᵀ and the dQ
+// partial writes its accumulators (mma with C = 0, RZ in the HMMA) instead of adding to
+// registers zeroed before each product. ptxas already folded the dQ product's zeros into RZ, but
+// kept the CS2R of Sᵀ and dPᵀ, whose first k-step sits behind the run-time step test (sm_90a
+// SASS, per query tile: 64 CS2R at 64, 32 at 128, 16 at 256, all gone with the option).
+struct ZeroStartAccumulatorsOption {};
+template <class Tile>
+struct ZeroStartAccumulators : Tile, ZeroStartAccumulatorsOption {};
+template <class Config>
+constexpr bool zero_start_accumulators() {
+  return has_option<Config, ZeroStartAccumulatorsOption>;
+}
+
+// UnmaskedStridedItemLoads: StridedItemLoads in the NoMask kernels only. At 256 the strided
+// sources spilled 8 bytes in the sm_90a WindowMask full-width kernel (the window's bounds are
+// live there too); the NoMask kernels took them with 0 spills.
+struct UnmaskedStridedItemLoadsOption {};
+template <class Tile>
+struct UnmaskedStridedItemLoads : Tile, UnmaskedStridedItemLoadsOption {};
+template <class Config>
+constexpr bool unmasked_strided_item_loads() {
+  return has_option<Config, UnmaskedStridedItemLoadsOption>;
+}
+
+// v7 options (sixth session; docs/perf-notes.md "Backward v7"). ncu's per-instruction samples
+// at 128 (ours against FA2's backward, same tile and occupancy): Sᵀ, Pᵀ, dPᵀ and dSᵀ cost about
+// the cycles FA2 spends there, phase B and the dQ product fewer, but the dQ atomics 10-12 % of
+// the samples, more than half of them long-scoreboard stalls on the instruction that rewrites
+// the address registers between rows: each row's 64-bit address went into registers that the
+// previous row's REDGs still had to read, and a REDG reads its registers only once the LSU takes
+// it, behind the CTA's other reductions (a 32 KB burst per query tile).
+// DqAtomicsFromOneAddress (lean full-width kernel): one address per thread and query tile; every
+// row and column of the warp's dQ slice is a compile-time offset from it (the accumulator's rows
+// are kWidth floats in that kernel: round_up(head_dim, 16) = kWidth), so no register that an
+// in-flight REDG reads is rewritten, and a whole query tile adds without per-row tests. ncu at
+// 128 (N = 4096, non-causal): the long-scoreboard stalls go, the REDGs then wait on the LSU
+// queue (lg_throttle) instead, same cycles; measured faster on causal problems (table below).
+struct DqAtomicsFromOneAddressOption {};
+template <class Tile>
+struct DqAtomicsFromOneAddress : Tile, DqAtomicsFromOneAddressOption {};
+template <class Config>
+constexpr bool dq_atomics_from_one_address() {
+  return has_option<Config, DqAtomicsFromOneAddressOption>;
+}
+
+// v8 option (sixth session, second round; docs/perf-notes.md "Backward v8").
+// DqProductBeforePhaseB (lean full-width kernel; with RolledProductB): FA2's order, the dQ
+// product and its atomics right after the Pᵀ/dSᵀ barrier and phase B (dV, dK) after them. In the
+// deterministic mode a query tile's key tiles add in a chain, and each CTA's hand-over (its
+// release) then comes one phase B earlier, so the next CTA of the chain waits less; the default
+// mode's atomics, unordered, measured 0.96-0.99x with it ("Backward v7"), so only the
+// deterministic launch takes it (LargeSharedMemoryDeterministicBackward below). The option
+// changes the full-width kernel only: GeneralKernelConfig names the configuration whose general
+// kernel it runs, so that kernel is not compiled a second time.
+struct DqProductBeforePhaseBOption {};
+template <class Tile>
+struct DqProductBeforePhaseB : Tile, DqProductBeforePhaseBOption {
+  using GeneralKernelConfig = Tile;
+};
+template <class Config>
+constexpr bool dq_product_before_phase_b() {
+  return has_option<Config, DqProductBeforePhaseBOption>;
+}
+
+// The configuration of the kernel launched for head dims short of the bucket: Config's own,
+// unless an option of Config changes the full-width kernel only (GeneralKernelConfig).
+template <class Config, class = void>
+struct GeneralKernelOf {
+  using type = Config;
+};
+template <class Config>
+struct GeneralKernelOf<Config, std::void_t<typename Config::GeneralKernelConfig>> {
+  using type = typename Config::GeneralKernelConfig;
+};
+template <class Config>
+using general_kernel_config = typename GeneralKernelOf<Config>::type;
+
+// DqAtomicsInPhaseB (seventh session, the table at 64; lean full-width kernel, with
+// RolledProductB and DqAtomicsFromOneAddress): the dQ product right after the Pᵀ/dSᵀ barrier,
+// then phase B with the partial's reductions spread over its query steps, one accumulator row
+// (4 REDG per thread) every kQuerySteps / 4 steps, each after its step's fragment loads
+// (backward_kernel.cuh, phase_b_with_dq_atomics). ncu at 128 (v7) put the extra 15 % over FA2
+// at the query tile's end: the reductions leave as one 32 KB burst per CTA (LSU queue full,
+// lg_throttle), the loop-top barrier waits for the slowest warp's, and the next tile's copies
+// queue behind them; FA2 spreads its reductions over its dK product. v7's dQ-first order with
+// the burst before phase B measured 0.96-0.99x: the warps stalled on the full queue before phase
+// B instead of after it. The deterministic mode keeps v8's order (its reductions wait for their
+// turn, so they are not spread). Measured on an H100 (docs/perf-notes.md "Backward v9", "v10",
+// "v11"): v9 (rows at the top of steps 0-3) bwd +2–7 % at 64; v10 (this placement) +1–4 % over
+// v9 there. At 128 every placement measured 0.95–1.00x the burst (ncu: a REDG reads its source
+// registers only when the LSU accepts it, so the next ldmatrix that reuses them waits, and the
+// ldmatrix queue behind the REDGs; with 4 query steps no position is far enough from the next
+// step's loads), and so did a bulk reduction through shared memory (0.97–0.98x): 128 keeps the
+// burst. A rolled phase B measured 0.5–2 % below the unrolled one at 64 and was dropped.
+struct DqAtomicsInPhaseBOption {};
+template <class Tile>
+struct DqAtomicsInPhaseB : Tile, DqAtomicsInPhaseBOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool dq_atomics_in_phase_b() {
+  return has_option<Config, DqAtomicsInPhaseBOption>;
+}
+
+// DqReductionsByLine (eighth session; lean full-width kernel; in LargeSharedMemoryBackwardConfig
+// at 128 and 256): the dQ partial's reductions by whole 128-byte accumulator lines. The per-phase
+// timeline of the table's kernels (bench/sm80_bwd_timeline.py; docs/perf-notes.md "Backward v13")
+// put the reductions' window — the first warp's dQ product done to the last warp's REDG accepted
+// — at ~2,000 clocks per query tile at 128 and ~4,100 at 256 (~16 bytes per clock and SM), on
+// the critical path of every step (nothing independent after them but the loop-top barrier), and
+// the loop top's wait on the REDGs' source registers at ~750 more. In the mma layout a REDG.64 of
+// a warp sends 8 rows x 32 bytes; here each warp's partial goes through a staging tile of its own
+// in shared memory, kDqStageRows rows at a time (kWarps · kDqStageRows · kDimPerWarpQ floats more
+// shared memory), and leaves as REDG.128 of 4 whole lines each, from registers that an LDS.128
+// has just loaded (backward_kernel.cuh, reduce_dq_by_lines). Measured (H100): bwd +1-7 % at 128,
+// +7-11 % at 256 (see LargeSharedMemoryBackwardConfig); the timeline of the 32-row form at 128
+// showed the same window (so the rate is not per request) but the loop top's wait cut from ~750
+// to ~290-440 clocks, and at 256 the window 4,100 -> 3,300.
+// v14 (eighth session, second round; docs/perf-notes.md "Backward v14", the option in commit
+// c5021c6): sending a tile's staged lines during the next tile's Sᵀ/dPᵀ k-steps instead of at its
+// end stretched those products by about what it took off the tile's end (the REDG.128 hold the
+// load/store pipe that the products' ldmatrix need): bwd 0.91-0.96x at 128, 0.85-0.91x at 256
+// (one-stage tile, the only one with room for the slice); at 64 this option measured 0.97-1.00x
+// the spread REDG.64 of DqAtomicsInPhaseB. Not taken.
+struct DqReductionsByLineOption {};
+template <class Tile, int kDqStageRowsArg>
+struct DqReductionsByLine : Tile, DqReductionsByLineOption {
+  static constexpr int kDqStageRows = kDqStageRowsArg;
+  static constexpr int kSharedBytes =
+      Tile::kSharedBytes + Tile::kWarps * kDqStageRowsArg * Tile::kDimPerWarpQ * 4;
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool dq_reductions_by_line() {
+  return has_option<Config, DqReductionsByLineOption>;
+}
+
+// WarpSearchedQueryRange (eighth session, h8-causal80; bench/results/sm80-bwd-causal-h100-2026-
+// 11-22-s8/NOTES.md): the masked kernels find their query-tile range with each warp's lanes testing
+// 32 tiles per ballot instead of the serial walk over every tile (NoMask keeps the walk, which
+// ptxas folds: every tile touches). In the instrumented kernel the walk's clamps cost ~105 clocks
+// per query tile: 27 k clocks (three query steps) before a 16k causal CTA's first item, 7 k at 4k.
+// Measured less than that predicts (~2 %): bwd 1.003 / 1.006 at 128, 1.011 / 1.011 at 256 (4k /
+// 16k causal).
+struct WarpSearchedQueryRangeOption {};
+template <class Tile>
+struct WarpSearchedQueryRange : Tile, WarpSearchedQueryRangeOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool warp_searched_query_range() {
+  return has_option<Config, WarpSearchedQueryRangeOption>;
+}
+
+// KeyTilesSlowestInHeadGroups (eighth session, h8-causal80; same notes): under a right-bounded
+// mask in the default mode, the CTAs of kGroupPairs (KV head, batch) pairs at a time run with the
+// key tile slowest instead of fastest, so each group's heavy left key tiles (the most query tiles
+// under the diagonal) start first and the grid ends on light CTAs, not on the last head's heavy
+// ones. Groups of a few pairs keep the concurrent CTAs' Q, dO and dQ as few heads as the grid
+// order's (L2). The v15 timeline's CTA durations, list-scheduled on 132 SMs: 4k causal -6.5 %
+// span for 4 or 8 pairs (1.3 % for 2), 16k causal unchanged (its tail is already < 0.2 %).
+// Measured (4 pairs): bwd 1.086 / 1.035 at 128 (4k / 16k causal; at 16k more than the tail, not
+// yet explained), 1.028 / 0.984 at 256. Not in the deterministic mode (its waits need the key
+// tiles it waits for at lower grid indices), except with QueryTilesDescending below.
+struct KeyTilesSlowestInHeadGroupsOption {};
+template <class Tile, int kGroupPairsArg>
+struct KeyTilesSlowestInHeadGroups : Tile, KeyTilesSlowestInHeadGroupsOption {
+  static constexpr int kGroupPairs = kGroupPairsArg;
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool key_tiles_slowest_in_head_groups() {
+  return has_option<Config, KeyTilesSlowestInHeadGroupsOption>;
+}
+
+// QueryTilesDescending (ninth session, h9-bwd80; bench/results/sm80-bwd-h100-2026-11-22-s9/
+// NOTES.md), for the deterministic mode: each CTA of the masked kernels walks its query tiles from
+// the last down. Under a right-bounded mask every key tile of a query tile then reaches it at the
+// same point of its walk, the ordered dQ chain adds in ascending key-tile order, and the key tiles
+// keep the grid order that starts the heavy ones (left of the diagonal) first, with
+// KeyTilesSlowestInHeadGroups where the tile has it (a CTA waits only on key tiles to its left:
+// lower linear indices in both orders). The ascending walk has to add in descending key-tile order
+// and so numbers the key tiles from the grid's end: the heavy CTAs last, the tail that
+// KeyTilesSlowestInHeadGroups took out of the default mode.
+struct QueryTilesDescendingOption {};
+template <class Tile>
+struct QueryTilesDescending : Tile, QueryTilesDescendingOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool query_tiles_descending() {
+  return has_option<Config, QueryTilesDescendingOption>;
+}
+
+// ScorePassesByQueryTile (ninth session, second round; packed lean full-width kernel; the table
+// at 64, v17): the exponent pass and the dSᵀ pass walk query tiles outer and key tiles inner, so each
+// LSE / D_i pair read from shared memory feeds every key tile of the warp (kKeyTilesA) instead
+// of one. ncu at 64 (bench/results/sm80-bwd-h100-2026-11-22-s9b): the table's passes read the
+// pair once per (key tile, query tile), 32 LDS.64 per warp and query tile against FA2's 6 row
+// statistics per item, each just before the FFMA / FADD that uses it (one register reused, the
+// kernel at 255), and those FFMA/FADD carry 0.21 M of the kernel's 2.44 M stall samples
+// (short scoreboard; FA2: 0.01 M on FADD, no FFMA). H100, bf16, B·N = 16384, H·D = 2048, bwd in
+// turns beside the table's 64 tile and FA2 (N = 4k / 4k causal / 16k / 16k causal): 1.049 /
+// 1.037 / 1.046 / 1.037 (bwd / FA2 0.88-0.90 -> 0.92-0.935), dK and dV bitwise the table's;
+// ("Backward v17"). 128 and 256 read each pair twice per query tile: not measured there.
+// GeneralKernelConfig as DqAtomicsInPhaseB: the general kernel stays Tile's.
+struct ScorePassesByQueryTileOption {};
+template <class Tile>
+struct ScorePassesByQueryTile : Tile, ScorePassesByQueryTileOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool score_passes_by_query_tile() {
+  return has_option<Config, ScorePassesByQueryTileOption>;
+}
+
+template <int kHeadDimBucket>
+struct BackwardConfig;
+
+// 128 keys per CTA at 64 and 128 (as FA2): per query tile a CTA reads Q and dO and sends the dQ
+// atomics once for 128 keys, half the L2 traffic per FLOP of 64-key CTAs (64 keys at 128
+// measured L2-bound: L2 77 %, tensor pipe 21 %). Phase A as 4 key groups x 2 query groups,
+// phase B as 4 key groups x 2 head-dim groups (at 256: 2 x 4). The warp tiles are chosen for
+// the fewest shared-memory bytes per mma (docs/perf-notes.md "Backward v3" counts them): a warp
+// tile of m x n reads m + n fragment rows per k-step for m·n outputs. Measured on the H100
+// (bf16, B·N = 16384, H·D = 2048, fwd+bwd TFLOP/s after the same forward, N = 1k / 4k / 16k,
+// bench/sm80_bwd_compare.py; "Backward v2" had the earlier alternatives).
+// 64: FA2's 128 query rows per step (each K/V fragment feeds twice the queries), packed Pᵀ
+// with phase A in one pass, dQ in 32 x 32 warp tiles: 320 instead of 384 KB of ldmatrix per
+// 64 queries. Backward alone (TFLOP/s, first call): 163 / 207 / 215, causal 101 / 156 / 177
+// against 163 / 198 / 212 and 103 / 150 / 176 for v2's 64-row tile; the same tile in 2 query
+// passes without packing measured 166 / 211 / 216 but causal 104 / 151 / 170 (second call:
+// 171 / 209 / 217, causal 106 / 151 / 168, below v2 at 16k). dK + dV = 64 registers; 162 KB of
+// shared memory (sm_80 has 163 KB).
+// v4 (fifth session): LeanTileLoop and RolledProductB (the full-width kernel). ncu at 128 counted
+// 1.6x FA2's executed instructions for the same HMMA/LDSM counts; the lean loop takes out most
+// of the difference. H100, bf16, bwd TFLOP/s after the same forward, N = 1k / 4k / 16k, call 2:
+// 175 / 218 / 231, causal 123 / 190 / 226 against the v3 tile's 165 / 197 / 210 and 108 / 151 /
+// 174 (rolled phase B alone 1.00-1.07x; rolled phase A on top 0.96-0.98x: not taken).
+// v5 (fifth session, second round): StridedItemLoads, bf16 Pᵀ widened by shift and mask (now
+// unpack_pair's, every kernel) and LightDqRelease at 64 and 128, the last two at 256 (H100,
+// same call as v4 and PyTorch's flash, variants 21): bwd 1.02-1.05x v4 at 64, 1.00-1.06x at 128
+// (causal 1k-16k ~1.00-1.02), 0.99-1.02x at 256; deterministic / default at N = 4096 0.86-0.90
+// (v4: 0.79-0.85).
+// v6 (fifth session, third round): ZeroStartAccumulators at 64 (H100, same call as v5 and
+// flash, N = 4k / 16k: bwd 1.01-1.04x v5, causal 4k +3.7 %); at 128 neutral (0.99-1.02x, not
+// taken); at 256 see LargeSharedMemoryBackwardConfig below.
+// v7 (sixth session): DqAtomicsFromOneAddress at 64 and 128 (H100, two calls, each beside the v6
+// table and flash, bwd / v6 table): 64 0.995-1.04 (N = 1k-16k, causal 4k 1.01 and 1.04), 128
+// 0.99-1.06 (causal 1.025 / 1.06 / 1.04 at 1k / 4k / 16k, non-causal 0.99-1.005). At 256 it
+// measured 0.96-0.98 causal (1.01 non-causal): not taken there.
+// v9/v10 (seventh session): DqAtomicsInPhaseB at 64 (above; H100, two calls, each beside the
+// table before it and flash): v9 bwd 1.04 / 1.03 / 1.04 / 1.07 / 1.02 / 1.05 over v7 at N = 1k,
+// 1k causal, 4k, 4k causal, 16k, 16k causal; v10's placement 1.032 / 1.010 / 1.021 / 1.037 /
+// 1.023 / 1.011 over v9; deterministic / default fwd+bwd at 4k 0.86 / 0.88.
+// v17 (ninth session, second round): ScorePassesByQueryTile at 64 (above; H100, bwd in turns
+// beside the v10 table and flash: 1.049 / 1.037 / 1.046 / 1.037 at N = 4k / 4k causal / 16k /
+// 16k causal; GPU tests and sanitizers in the lead's last call, "Backward v17").
+template <>
+struct BackwardConfig<64>
+    : ScorePassesByQueryTile<DqAtomicsInPhaseB<DqAtomicsFromOneAddress<ZeroStartAccumulators<
+          StridedItemLoads<LightDqRelease<LeanTileLoop<RolledProductB<
+              PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>>>>> {};
+// 128: packed Pᵀ (PackedProbabilities) with phase A in one pass, and 32 x 32 dQ warp tiles:
+// 608 instead of 768 KB of ldmatrix per query tile. fwd+bwd 212 / 251 / 261, causal 149 / 205 /
+// 235 against v2's 206 / 243 / 254 and 141 / 191 / 228 (2 query passes, 16 x 64 dQ tiles); the
+// dQ tiles alone (first call) 206 / 244 / 250. dK + dV = 128 registers; 161 KB, one CTA of 8
+// warps per SM.
+// v4: LeanTileLoop and RolledProductB, bwd 212 / 254 / 268, causal 152 / 220 / 265 against
+// 194 / 229 / 241 and 135 / 178 / 213 (call 2; rolled phase B alone 1.05-1.08x; the rolled
+// phase A on top 0.97-0.99x of this: not taken).
+template <>
+struct BackwardConfig<128>
+    : DqAtomicsFromOneAddress<StridedItemLoads<LightDqRelease<LeanTileLoop<RolledProductB<
+          PackedProbabilities<BackwardTile<128, 64, 128, 8, 2, 2, 2, 1, true, 2>>>>>>> {};
+// 192: two Q/dO buffers take 161 KB, just inside sm_80's 163 KB per block. dK + dV = 96
+// registers per thread with the head dim split over 2 warps.
+template <>
+struct BackwardConfig<192> : BackwardTile<192, 64, 64, 8, 2, 2, 2> {};
+// 256: one Q/dO buffer (145 KB), so the next load waits for the step before it (the price of
+// fitting sm_80). Phase B as 2 key x 4 head-dim warps (32 x 64 per warp instead of 16 x 128:
+// 192 instead of 288 KB of ldmatrix per query tile) and 32 x 64 dQ warp tiles; dK + dV = 128
+// registers. fwd+bwd 173 / 195 / 203, causal 134 / 176 / 198 against v2's 167 / 187 / 194 and
+// 129 / 165 / 189. Two stages (Hopper's 227 KB only) measured 180 / 204 / 209, causal 136 / 178 /
+// 202, deterministic 0.82 of the default instead of 0.83-0.85: not worth a second kernel per
+// arch. The general kernel for every head dim: the full-width one spills 4-16 bytes.
+// v4: packed Pᵀ with the full-width kernel, LeanTileLoop and RolledProductB (0 spills on sm_80
+// and sm_90a once the lean loop's epilogue re-reads the lane on sm_80), bwd 156 / 181 / 187,
+// causal 124 / 163 / 188 against 151 / 170 / 177 and 118 / 149 / 175 (call 2).
+// v6: ZeroStartAccumulators with strided item copies in the NoMask kernels measured 0.98-1.01x
+// this tile (not taken); two stages, on devices that have the shared memory, are the
+// LargeSharedMemoryBackwardConfig below.
+template <>
+struct BackwardConfig<256>
+    : LightDqRelease<LeanTileLoop<RolledProductB<
+          PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 1, 1, true, 2>>>>> {};
+
+// A second table for devices whose blocks may take more shared memory than sm_80's 163 KB
+// (Hopper: 227 KB); launch_backward picks it by the device's opt-in limit. Where it equals
+// BackwardConfig no second kernel is compiled.
+// 256: two Q/dO stages (209 KB), as FA2 runs on the H100 (its hdim-256 traits double-buffer when
+// 176 KB fit): the next item's copy is issued after the first barrier instead of waiting for
+// the previous item, so it overlaps this item's products. With the lean loop the single stage's
+// exposed copy had become the larger share (v3 measured two stages at +3-5 % fwd+bwd before the
+// lean loop). H100, same call as BackwardConfig<256> and flash (v6, variant 25632), N = 4k / 16k:
+// bwd 1.12x / 1.11x, causal 1.08x / 1.12x; fwd+bwd / flash 0.80-0.83 -> 0.86-0.89.
+// Deterministic / default 0.84 (the default got faster; deterministic itself 187 -> 195 TFLOP/s
+// fwd+bwd non-causal). 0 spills on sm_80 and sm_90a, bf16 and fp16.
+// v13 (eighth session): DqReductionsByLine at 128 and 256, 8 staging rows per round (128: 169
+// KB, 256: 224 KB). H100, one call, in turns beside the table before it and flash (bf16,
+// B·N = 16384, H·D = 2048, bwd after the same forward, N = 1k / 1k causal / 4k / 4k causal /
+// 16k / 16k causal): 128 1.038 / 1.009 / 1.072 / 1.008 / 1.074 / 1.027, 256 1.105 / 1.071 /
+// 1.102 / 1.072 / 1.102 / 1.112; the whole warp slice staged at once at 128 (32 rows, 193 KB)
+// measured 0.98-1.03. Deterministic / default 0.86 / 0.88 (128), 0.87 / 0.88 (256) at 4k.
+// v15 (eighth session, h8-causal80; bench/results/sm80-bwd-causal-h100-2026-11-22-s8/NOTES.md):
+// the causal mask's own costs. H100, one call, in turns beside the v13 table and flash (bf16,
+// B·N = 16384, H·D = 2048, bwd after the same forward, N = 4k / 16k causal; spread of three runs
+// <= 0.3 TFLOP/s): at 128 WarpSearchedQueryRange 1.003 / 1.006, KeyTilesSlowestInHeadGroups of 4
+// pairs 1.086 / 1.035, both 1.105 / 1.055 (233 -> 258, 274 -> 289; flash 275 / 319); at 256
+// WarpSearchedQueryRange 1.011 / 1.011, the head groups 1.028 / 0.984, both 1.036 / 0.994, so
+// 256 takes the range search alone. The NoMask kernels are SASS-identical with either option.
+inline constexpr int kCausalHeadGroupPairs = 4;
+struct TwoStageBackwardTile256
+    : UnmaskedStridedItemLoads<ZeroStartAccumulators<LightDqRelease<LeanTileLoop<RolledProductB<
+          PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 2, 1, true, 2>>>>>>> {};
+// The v13 table's tiles (v15 adds the causal options to them; bench/sm80_bwd_timeline_shim.cu
+// times them as variant 14).
+using LineReductionsTile128 = DqReductionsByLine<BackwardConfig<128>, 8>;
+using LineReductionsTile256 = DqReductionsByLine<TwoStageBackwardTile256, 8>;
+template <int kHeadDimBucket>
+struct LargeSharedMemoryBackwardConfig : BackwardConfig<kHeadDimBucket> {};
+// v18 (ninth session, lead; bench/results/sm80-bwd-sp-h100-2026-11-22-s9/): v17's
+// ScorePassesByQueryTile on this tile too. H100, bf16, B·N = 16384, H·D = 2048, in turns beside
+// the table as launched and flash: bwd +3.1 / +2.2 / +3.0 / +3.0 % at N = 4k / 4k causal / 16k /
+// 16k causal (fwd+bwd / flash 0.98-1.01 -> 1.00-1.03). At 256 it measured 0.997-1.00 and is not
+// taken there.
+template <>
+struct LargeSharedMemoryBackwardConfig<128>
+    : ScorePassesByQueryTile<WarpSearchedQueryRange<
+          KeyTilesSlowestInHeadGroups<LineReductionsTile128, kCausalHeadGroupPairs>>> {};
+template <>
+struct LargeSharedMemoryBackwardConfig<256> : WarpSearchedQueryRange<LineReductionsTile256> {};
+
+// The deterministic mode's configuration on the same devices (launch_backward picks it when the
+// problem asks for deterministic gradients; the mode is a run-time flag of the same kernels, so
+// a configuration of its own is what lets it run different code). Where `type` is
+// LargeSharedMemoryBackwardConfig no other kernel is compiled.
+// v8 (sixth session) ran the dQ product and its ordered atomics before phase B at 256
+// (DqProductBeforePhaseB: +3 to +6 % deterministic over the v7 kernel, "Backward v8"). With v13's
+// line reductions the table's own kernel in the deterministic mode measured 216 / 190 TFLOP/s
+// fwd+bwd at N = 4k (non-causal / causal) against that kernel's 200 / 179 in the same call, so
+// every bucket now runs the table's kernel in both modes.
+template <int kHeadDimBucket>
+struct LargeSharedMemoryDeterministicBackward {
+  using type = LargeSharedMemoryBackwardConfig<kHeadDimBucket>;
+};
+// v16 (ninth session, h9-bwd80; bench/results/sm80-bwd-h100-2026-11-22-s9/NOTES.md): at 128 and
+// 256 the masked kernels walk their query tiles from the last down (QueryTilesDescending), at 256
+// with the head groups that 128's table already has. H100, two runs in turns beside the v15 table
+// (bf16, B·N = 16384, H·D = 2048, deterministic fwd+bwd, N = 4k / 16k causal): 128 +4.9 / +6.2 %
+// (deterministic / default 0.85 -> 0.89, 0.84 -> 0.89), 256 +2.5 / +3.8 % (0.88 -> 0.90, 0.83 ->
+// 0.86); non-causal unchanged (NoMask kernels: the option does not change their code). At 64 it
+// measured -0.5 / +1.3 % with head groups and -10 / +1 % without: not taken.
+template <>
+struct LargeSharedMemoryDeterministicBackward<128> {
+  using type = QueryTilesDescending<LargeSharedMemoryBackwardConfig<128>>;
+};
+template <>
+struct LargeSharedMemoryDeterministicBackward<256> {
+  using type = QueryTilesDescending<
+      KeyTilesSlowestInHeadGroups<LargeSharedMemoryBackwardConfig<256>, kCausalHeadGroupPairs>>;
+};
+
+}  // namespace fattn::detail::sm80
