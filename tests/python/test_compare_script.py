@@ -33,12 +33,17 @@ def test_compare_runs_records_refusals_and_writes_outputs(tmp_path):
             "--width", "64", "--seqlens", "32,64", "--head-dims", "32",
             "--sweep-head-dims", "16,24", "--sweep-seqlen", "32", "--cpu-seqlens", "64",
             "--cpu-threads", "1", "--cpu-reps", "1", "--dtype", "fp32", "--sweep-dtype", "fp32",
-            "--fattn-backends", "cpu_flash,cuda_sm90", "--sdpa-backends", "math", "--rounds", "3",
+            "--fattn-backends", "cpu_flash,cpu_flash+deterministic,cuda_sm90", "--sdpa-backends", "math", "--rounds", "3",
             "--out", str(prefix)] + ([] if plots else ["--no-plot"])
     assert compare.main(argv) == 0
     report = json.loads(Path(f"{prefix}.json").read_text())
     sweep = report["sweep"]
-    assert {r["impl"] for r in sweep} == {"fattn:cpu_flash", "fattn:cuda_sm90", "sdpa:math"}
+    assert {r["impl"] for r in sweep} == {"fattn:cpu_flash", "fattn:cpu_flash+deterministic",
+                                          "fattn:cuda_sm90", "sdpa:math"}
+    # The deterministic contestant times the backward's mode only: fwd+bwd rows, no fwd rows.
+    deterministic = [r for r in sweep if r["impl"] == "fattn:cpu_flash+deterministic"]
+    assert deterministic and {r["mode"] for r in deterministic} == {"fwd+bwd"}
+    assert all(r["status"] == "ok" and r["tflops"] > 0 for r in deterministic)
     ran = [r for r in sweep if r["impl"] == "fattn:cpu_flash"]
     assert ran and all(r["status"] == "ok" and r["tflops"] > 0 for r in ran)
     assert all(r["rel_err_vs_sdpa"] < 1e-5 for r in ran)
