@@ -460,7 +460,8 @@ def analyze_kinds(meta, stamps, sms):
 
 # ---------------------------------------------------------------- GPU side
 
-def backward_call(torch, common, lib, error, q, k, v, out, dout, lse, dq, dk, dv, scale, causal):
+def backward_call(torch, common, lib, error, q, k, v, out, dout, lse, dq, dk, dv, scale, causal,
+                  deterministic=False):
     strides = []
     for t in (q, k, v, out, dout, dq, dk, dv):
         strides += common.strides3(t)
@@ -470,7 +471,8 @@ def backward_call(torch, common, lib, error, q, k, v, out, dout, lse, dq, dk, dv
         rc = lib.fattn_sm80_backward(
             q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), dout.data_ptr(),
             lse.data_ptr(), dq.data_ptr(), dk.data_ptr(), dv.data_ptr(), 1, B, N, k.shape[1], H,
-            k.shape[2], D, (ctypes.c_int64 * 24)(*strides), scale, int(causal), -1, -1, 0,
+            k.shape[2], D, (ctypes.c_int64 * 24)(*strides), scale, int(causal), -1, -1,
+            int(deterministic),
             ctypes.c_void_p(torch.cuda.current_stream().cuda_stream), error, common.ERROR_BYTES)
         if rc:
             raise RuntimeError(error.value.decode())

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""The sm80 backward's deterministic mode against its default mode, in turns, with the plain
+shim of bench/sm80_bwd_timeline_build.sh (the library's table, both modes of the same kernels).
+
+  python3 bench/sm80_bwd_det_ratio.py --plain DIR/plain/libsm80bwdtimeline.so
+      [--points "128,4096,1;128,16384,1;256,4096,1;256,16384,1"] [--reps 6] [--json out.json]
+
+Per point (bf16, B·N = 16384, H·D = 2048): FA2's forward (aten's flash op) gives out and LSE;
+then FA2's forward, our backward in the default mode, ours deterministic and FA2's backward are
+timed in turns (kernel_bench_common.tflops_in_turns). The deterministic backward runs twice
+first and its dQ, dK, dV must be bitwise equal between the runs. Reported: backward TFLOP/s
+(2.5 x forward FLOPs over the backward's time, pre/postprocess included), det / default of the
+backward, and of forward + backward with FA2's forward standing in for ours (the sm80 forward
+measured at parity with it: docs/perf-notes.md "Forward v8").
+"""
+
+import argparse
+import ctypes
+import json
+import os
+import sys
+
+import sm80_bwd_timeline as timeline_script
+
+DEFAULT_POINTS = "128,4096,1;128,16384,1;256,4096,1;256,16384,1"
+TIMING_RUNS = 2
+PREFILL_CYCLES = 4_000_000
+
+
+def run_point(torch, common, plain, D, N, causal, reps):
+    B, H = 16384 // N, 2048 // D
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(D * 7 + N + int(causal))
+    q, k, v, dout = (common.make("bf16", B, N, H, D, "bshd", gen) for _ in range(4))
+    scale = D ** -0.5
+    error = ctypes.create_string_buffer(common.ERROR_BYTES)
+    qt, kt, vt, dot = (x.transpose(1, 2) for x in (q, k, v, dout))
+
+    def flash_forward():
+        return torch.ops.aten._scaled_dot_product_flash_attention(qt, kt, vt, 0.0, causal, False,
+                                                                  scale=scale)
+    fwd = flash_forward()
+    out = fwd[0].transpose(1, 2)
+    lse = fwd[1].float().contiguous()
+
+    def flash_backward():
+        return torch.ops.aten._scaled_dot_product_flash_attention_backward(
+            dot, qt, kt, vt, fwd[0], fwd[1], fwd[2], fwd[3], fwd[4], fwd[5], 0.0, causal, fwd[6],
+            fwd[7], scale=scale)
+
+    runs = {}
+    grads = {}
+    for mode, deterministic in (("default", False), ("deterministic", True)):
+        grads[mode] = tuple(torch.full_like(x, float("nan")) for x in (q, k, v))
+        runs[mode] = timeline_script.backward_call(torch, common, plain, error, q, k, v, out, dout,
+                                                   lse, *grads[mode], scale, causal,
+                                                   deterministic)
+    runs["deterministic"]()
+    first = tuple(x.clone() for x in grads["deterministic"])
+    runs["deterministic"]()
+    runs["default"]()
+    torch.cuda.synchronize()
+    bitwise = all(torch.equal(a, b) for a, b in zip(first, grads["deterministic"]))
+    flash_grads = tuple(x.transpose(1, 2) for x in flash_backward()[:3])
+    rel = {mode: [timeline_script.rel_error(x, y) for x, y in zip(g, flash_grads)]
+           for mode, g in grads.items()}
+    ok = bitwise and all(max(r) < common.TOLERANCE["bf16"] for r in rel.values())
+
+    # Every contestant's rate is taken against the backward's FLOPs; the forward's time is
+    # recovered from its rate below.
+    bwd_flops = 2.5 * 4 * B * H * N * N * D / (2 if causal else 1)
+    contestants = [("flash fwd", flash_forward, None), ("default", runs["default"], None),
+                   ("deterministic", runs["deterministic"], None),
+                   ("flash bwd", flash_backward, None)]
+    tflops, per_run = common.tflops_in_turns(contestants, bwd_flops, TIMING_RUNS, reps,
+                                             prefill_cycles=PREFILL_CYCLES)
+    ms = {name: bwd_flops / rate / 1e9 for name, rate in tflops.items()}
+    result = {
+        "D": D, "N": N, "causal": causal, "B": B, "H": H,
+        "bwd_tflops": {name: tflops[name] for name in ("default", "deterministic", "flash bwd")},
+        "ms": ms, "runs": per_run, "deterministic_bitwise_repeatable": bitwise,
+        "rel_vs_flash": rel,
+        "det_over_default_bwd": ms["default"] / ms["deterministic"],
+        "det_over_default_fwd_bwd": (ms["flash fwd"] + ms["default"]) /
+                                    (ms["flash fwd"] + ms["deterministic"]),
+        "default_over_flash_bwd": ms["flash bwd"] / ms["default"],
+    }
+    print(f"D {D} N {N} {'causal' if causal else 'full'}: bwd TFLOP/s default "
+          f"{tflops['default']:.1f}, deterministic {tflops['deterministic']:.1f}, flash "
+          f"{tflops['flash bwd']:.1f}; det/default bwd {result['det_over_default_bwd']:.3f}, "
+          f"fwd+bwd (FA2's fwd {ms['flash fwd']:.3f} ms) {result['det_over_default_fwd_bwd']:.3f}; "
+          f"bitwise repeatable {bitwise}; rel vs flash {json.dumps(rel)}", flush=True)
+    return ok, result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--plain", required=True, help="the uninstrumented timeline shim")
+    parser.add_argument("--points", default=DEFAULT_POINTS, help="D,N,causal;...")
+    parser.add_argument("--reps", type=int, default=6, help="timing rounds (in turns)")
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    import torch
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import kernel_bench_common as common
+    plain = ctypes.CDLL(os.path.abspath(args.plain))
+    plain.fattn_sm80_backward.argtypes = common.SM80_BACKWARD_ARGTYPES
+    plain.fattn_sm80_backward.restype = ctypes.c_int
+    ok, results = True, []
+    for point in args.points.split(";"):
+        D, N, causal = (int(x) for x in point.split(","))
+        point_ok, result = run_point(torch, common, plain, D, N, bool(causal), args.reps)
+        ok &= point_ok
+        results.append(result)
+    return common.finish(results, args.json, not ok)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
