@@ -33,6 +33,11 @@ constexpr int kV13TableVariant = 14;
 constexpr int kWarpSearchedRangeVariant = 15;
 constexpr int kHeadGroupOrderVariant = 16;
 constexpr int kBothCausalVariant = 17;
+// The tenth session's candidates at 256 (h10-bwd80; backward_tile_config.hpp, v19 options) on the
+// table's 256 tile: 191 LineStagingSwizzleSplit, 192 DkProductAfterDqReductions, 193 both.
+constexpr int kSplitSwizzleVariant = 191;
+constexpr int kDkAfterDqVariant = 192;
+constexpr int kBothV19Variant = 193;
 namespace sm80 = fattn::detail::sm80;
 template <class Config>
 using NoOption = Config;
@@ -77,6 +82,19 @@ fattn::Status launch(const AttentionArgs& args) {
   if (variant == kV13TableVariant) return launch_with_option<NoOption>(args);
   if (variant == kWarpSearchedRangeVariant) {
     return launch_with_option<sm80::WarpSearchedQueryRange>(args);
+  }
+  if (!bucket128) {
+    using Table256 = sm80::LargeSharedMemoryBackwardConfig<256>;
+    if (variant == kSplitSwizzleVariant) {
+      return sm80::launch_backward_with<sm80::LineStagingSwizzleSplit<Table256>, E>(args);
+    }
+    if (variant == kDkAfterDqVariant) {
+      return sm80::launch_backward_with<sm80::DkProductAfterDqReductions<Table256>, E>(args);
+    }
+    if (variant == kBothV19Variant) {
+      return sm80::launch_backward_with<
+          sm80::DkProductAfterDqReductions<sm80::LineStagingSwizzleSplit<Table256>>, E>(args);
+    }
   }
   if (variant == kHeadGroupOrderVariant) return launch_with_option<HeadGroupOrder>(args);
   if (variant == kBothCausalVariant) return launch_with_option<BothCausalOptions>(args);

@@ -370,6 +370,39 @@ constexpr bool score_passes_by_query_tile() {
   return has_option<Config, ScorePassesByQueryTileOption>;
 }
 
+// v19 options (tenth session, h10-bwd80; bench/results/sm80-bwd-h100-2026-11-23-s10/NOTES.md),
+// from ncu of the 256 table's kernel beside FA2's (H100, N = 4096): the line reductions' region
+// held 22 % of our stall samples, of which ~27 k (4 %) on ~125 instructions per warp and query
+// tile that rebuild the staging offsets (signed divisions, the swizzle's XOR per dim tile), and
+// the loop top ~22 k more waiting on the last REDG.128's source registers; FA2 sends its
+// reductions between its dQ and dK products, so they drain under dK.
+// LineStagingSwizzleSplit (DqReductionsByLine tiles): the staging offsets in unsigned arithmetic
+// with the swizzle's XOR split into a run-time part (four bases per lane) and immediates
+// (reduce_dq_by_lines); the same offsets, so the same results bit for bit.
+struct LineStagingSwizzleSplitOption {};
+template <class Tile>
+struct LineStagingSwizzleSplit : Tile, LineStagingSwizzleSplitOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool line_staging_swizzle_split() {
+  return has_option<Config, LineStagingSwizzleSplitOption>;
+}
+// DkProductAfterDqReductions (DqReductionsByLine tiles with RolledProductB, not with the dQ-first
+// options): FA2's order, dV += Pᵀ·dO, then the dQ product and its line reductions, then
+// dK += dSᵀ·Q, so the last rounds' REDG.128 drain while dK's mma's issue instead of in front of
+// the loop-top barrier. Phase B's two products then read their fragments in two loops (the
+// same ldmatrix count).
+struct DkProductAfterDqReductionsOption {};
+template <class Tile>
+struct DkProductAfterDqReductions : Tile, DkProductAfterDqReductionsOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool dk_product_after_dq_reductions() {
+  return has_option<Config, DkProductAfterDqReductionsOption>;
+}
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
