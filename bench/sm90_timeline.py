@@ -460,7 +460,8 @@ def analyze_saved(out_dir):
 
 # ---------------------------------------------------------------- GPU side
 
-def run_point(torch, common, plain, timeline, extras, out_dir, D, N, causal, reps):
+def run_point(torch, common, plain, timeline, extras, out_dir, D, N, causal, reps,
+              ctas_per_sm=1):
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
     B, H = 16384 // N, 2048 // D
@@ -475,7 +476,9 @@ def run_point(torch, common, plain, timeline, extras, out_dir, D, N, causal, rep
         fn = lib.fattn_sm90_forward
         return lambda: common.call_forward(fn, error, q, k, v, out, lse, "bf16", scale, causal, -1, -1)
 
-    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    # Kernels of several CTAs per SM (the co-resident shape of
+    # bench/results/sm90-fwd-h100-2026-11-23-s10/co-resident.patch): every CTA records.
+    sms = torch.cuda.get_device_properties(0).multi_processor_count * ctas_per_sm
     tracks_per_cta = timeline.fattn_sm90_timeline_tracks()
     capacity = timeline.fattn_sm90_timeline_capacity()
     records = torch.zeros(sms * tracks_per_cta * capacity * RECORD_WORDS, dtype=torch.int32,
@@ -563,7 +566,9 @@ def run_point(torch, common, plain, timeline, extras, out_dir, D, N, causal, rep
 
     name = point_name(D, N, causal)
     meta = {"name": name, "D": D, "N": N, "B": B, "H": H, "causal": causal,
-            "consumers": (192 if D == 64 else 128) // ROWS_PER_CONSUMER,
+            "consumers": (1 if ctas_per_sm > 1
+                          else (192 if D == 64 else 128) // ROWS_PER_CONSUMER),
+            "ctas_per_sm": ctas_per_sm,
             "device": torch.cuda.get_device_name(0), "sms": sms, "tracks": meta_tracks,
             "tflops": tflops, "tflops_runs": runs, "bitwise_equal_to_plain": identical,
             "rel_error_vs_fp32_sdpa": rel, "finite": finite, "extras_bitwise_equal": extra_equal}
@@ -574,7 +579,10 @@ def run_point(torch, common, plain, timeline, extras, out_dir, D, N, causal, rep
         f.write(blob)
     print(f"{name}: bitwise equal to plain {identical}, rel error {rel:.2e}, finite {finite}; "
           + ", ".join(f"{k2} {v2:.1f}" for k2, v2 in tflops.items()) + " TFLOP/s")
-    write_outputs(out_dir, meta, parse_tracks(meta, blob))
+    try:
+        write_outputs(out_dir, meta, parse_tracks(meta, blob))
+    except Exception as e:  # noqa: BLE001 - the summary assumes one-CTA shapes; keep the records
+        print(f"{name}: summary failed ({type(e).__name__}: {e}); raw records kept")
     return identical and finite and rel < common.TOLERANCE["bf16"] and all(extra_equal.values())
 
 
@@ -586,6 +594,9 @@ def main():
     parser.add_argument("--extra", action="append", default=[],
                         help="NAME=LIB: another uninstrumented shim timed in the same turns")
     parser.add_argument("--analyze", help="re-analyze the records saved in this folder")
+    parser.add_argument("--ctas-per-sm", type=int, default=1,
+                        help="CTAs per SM of the kernels at these points (2: the co-resident "
+                             "shapes); every CTA records. The summary assumes 1")
     parser.add_argument("--reps", type=int, default=10, help="timing rounds (in turns)")
     parser.add_argument("--points", default=";".join(f"{D},{N},{int(c)}" for D, N, c in POINTS),
                         help="D,N,causal;... (a track holds %d records: beyond N = 4k the "
@@ -619,7 +630,7 @@ def main():
     for D, N, causal in points:
         causal = bool(causal)
         ok &= run_point(torch, common, libs["plain"], libs["timeline"], extras, args.out, D, N, causal,
-                        args.reps)
+                        args.reps, args.ctas_per_sm)
     return 0 if ok else 1
 
 
