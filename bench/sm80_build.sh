@@ -12,5 +12,9 @@ jobs="${3:-$(nproc)}"
 source bench/shim_build_common.sh
 flags=(-std=c++20 -O3 -lineinfo -Isrc -Iinclude --expt-relaxed-constexpr -Xcompiler -fPIC
        "-gencode=arch=compute_${arch},code=sm_${arch}" -Xptxas -v ${SM80_NVCC_FLAGS:-})
-build_shim "$out" "$jobs" libsm80shim.so "${flags[*]}" "${SM80_FWD_VARIANTS:-bench/sm80_variants.cu}" \
+# The forward's variants: bench/sm80_variants.cu and its odd-head-dim tiles (a file of their own,
+# compiled in parallel), or SM80_FWD_VARIANTS alone.
+forward_variants=(bench/sm80_variants.cu bench/sm80_odd_variants.cu)
+[ -z "${SM80_FWD_VARIANTS:-}" ] || forward_variants=("$SM80_FWD_VARIANTS")
+build_shim "$out" "$jobs" libsm80shim.so "${flags[*]}" "${forward_variants[@]}" \
   bench/sm80_bwd_variants.cu src/cuda/instantiations/sm80_*.cu bench/sm80_shim.cu

@@ -41,10 +41,18 @@ template <>
 struct V6TileOf<256> : V6Tile256 {};
 template <int kBucket, int kHeads>
 using HeadGroups = QueryTilesSlowestInHeadGroups<V6TileOf<kBucket>, kHeads>;
+// Variants 20..29 (tenth session): the odd head dims' narrow tiles, bench/sm80_odd_variants.cu.
+inline constexpr int kFirstOddDimVariant = 20;
+inline constexpr int kLastOddDimVariant = 29;
+fattn::Status odd_dim_forward_variant(const AttentionArgs& args, int bucket, int variant);
+
 // (width, keys per tile, warps, 16-row tiles per warp, full-width walk); variant numbers as
 // listed by the script. The 2-byte-row kernel keeps the table's tile (StagedForwardConfig).
 fattn::Status forward_variant(const AttentionArgs& args, int bucket, int variant) {
   using E = __nv_bfloat16;
+  if (variant >= kFirstOddDimVariant && variant <= kLastOddDimVariant) {
+    return odd_dim_forward_variant(args, bucket, variant);
+  }
   switch (bucket * (variant < 10 ? 10 : 100) + variant) {
     case 641:
       return launch_forward_with<ForwardTile<64, 64, 4, 2, true>, E, StagedForwardConfig<64>>(args);

@@ -1,0 +1,113 @@
+// Tile alternatives for the odd head dims of the sm80 forward (tenth session, h10-odd80): the
+// narrow kernels that run D = 65..96 (128 bucket), 129..144 (192) and 193..208 (256), bf16 only,
+// measured against src/cuda/sm80/tile_config.hpp's NarrowForwardConfig in turns
+// (bench/sm80_vs_torch.py --turns ... --turn-variants 20,...). Not part of the library; variants
+// 20..29 of bench/sm80_variants.cu come here (a translation unit of their own, so the two
+// compile in parallel). Numbers 21 and 23 were tiles that spill (see 20).
+//
+// Why these shapes (bench/results/sm80-odd-h100-2026-11-23-s10/NOTES.md): the narrow 128 tile
+// (64 keys x 4 warps x 2 row tiles) pays the per-tile work that does not shrink with the head dim
+// (two barriers, the row max and its shuffles, the row statistics' shared-memory round trip, the
+// copies' setup) on 64 keys, where the D = 64 kernel pays it on 128. More keys per tile need
+// registers for S (kRowTiles · kBlockN / 8 · 4 / 4 per thread): 96 keys at 2 row tiles give
+// S + O = 96 + 96 at D = 96, what the D = 64 kernel holds (128 + 64) in 255 registers.
+#include <cuda_bf16.h>
+
+#include "cuda/sm80/forward.cuh"
+
+namespace fattn_sm80_bench {
+
+using fattn::detail::AttentionArgs;
+using fattn::detail::sm80::DirectOutputStores;
+using fattn::detail::sm80::FewerLiveRegisters;
+using fattn::detail::sm80::ForwardConfig;
+using fattn::detail::sm80::ForwardTile;
+using fattn::detail::sm80::HalfLastStep;
+using fattn::detail::sm80::KvSourcesInSharedMemory;
+using fattn::detail::sm80::RowStatsInSharedMemory;
+using fattn::detail::sm80::StagedForwardConfig;
+using fattn::detail::sm80::StepClassesOnly;
+using fattn::detail::sm80::launch_forward;
+using fattn::detail::sm80::launch_forward_with;
+
+// The table's narrow 128 tile with another key-tile length and step-class list.
+template <int kBlockN, int... kClasses>
+using LeanNarrow128 = HalfLastStep<KvSourcesInSharedMemory<FewerLiveRegisters<StepClassesOnly<
+    RowStatsInSharedMemory<ForwardTile<128, kBlockN, 4, 2, false, kClasses...>>>>>>;
+// 20: 96 keys for class 5 (D = 65..80; S + O = 96 + 80 registers), the table's tile above it,
+// O stored from the registers (DirectOutputStores: through shared memory the epilogue spills).
+// ptxas -v, sm_90a: without DirectOutputStores 8 bytes of spills; 96 keys for class 6 (alone or
+// with 5, with or without HalfLastStep and DirectOutputStores) 4-32 bytes; 128 keys for class 5
+// 4-20 bytes; 8 warps x 1 row tile x 64 keys with two CTAs per SM (<= 128 registers) 12-32
+// bytes: not measured.
+using Narrow128Keys96Class5 = DirectOutputStores<LeanNarrow128<96, 5>>;
+// 22: 8 warps x 1 row tile x 128 keys (S = 64, O = 40-48 registers; one CTA of 8 warps per SM,
+// as the table's tile; per 128 x 128 block 10 % fewer instructions, 70 % more ldmatrix).
+using Narrow128Warps8Keys128 = HalfLastStep<KvSourcesInSharedMemory<
+    StepClassesOnly<ForwardTile<128, 128, 8, 1, false, 5, 6>>>>;
+// 25: the 192 bucket's 9-step class (D = 129..144) on 128 keys x 8 warps (S = 64 registers).
+using Narrow192Keys128 =
+    HalfLastStep<KvSourcesInSharedMemory<StepClassesOnly<ForwardTile<192, 128, 8, 1, false, 9>>>>;
+// 26: the same class on 64 rows (4 warps x 1 row tile x 64 keys: 72 KB, two or three CTAs).
+using Narrow192Rows64 =
+    HalfLastStep<KvSourcesInSharedMemory<StepClassesOnly<ForwardTile<192, 64, 4, 1, false, 9>>>>;
+// 27: the 256 bucket's 13-step class (D = 193..208) on 128 keys x 8 warps.
+using Narrow256Keys128 = HalfLastStep<StepClassesOnly<ForwardTile<256, 128, 8, 1, false, 13>>>;
+// 28: the same class on the 256 table's shape, 64 rows x 4 warps x 64 keys (two CTAs per SM).
+using Narrow256Rows64 = HalfLastStep<StepClassesOnly<ForwardTile<256, 64, 4, 1, false, 13>>>;
+
+}  // namespace fattn_sm80_bench
+
+// The table's launches are compiled in the library's instance files (linked into the shim): not
+// again here.
+extern template fattn::Status fattn::detail::sm80::launch_forward<64, __nv_bfloat16>(
+    const fattn::detail::AttentionArgs&);
+extern template fattn::Status fattn::detail::sm80::launch_forward<128, __nv_bfloat16>(
+    const fattn::detail::AttentionArgs&);
+extern template fattn::Status fattn::detail::sm80::launch_forward<192, __nv_bfloat16>(
+    const fattn::detail::AttentionArgs&);
+extern template fattn::Status fattn::detail::sm80::launch_forward<256, __nv_bfloat16>(
+    const fattn::detail::AttentionArgs&);
+
+namespace fattn_sm80_bench {
+
+// Head dims the narrow tile's classes cover run it (as the only tile: no second kernel compiled
+// here); the others, and the 2-byte-aligned rows, the table.
+template <class Narrow, int kBucket>
+fattn::Status with_narrow(const AttentionArgs& args) {
+  using namespace fattn::detail::sm80;
+  constexpr int kLargestClass = largest_step_class(typename Narrow::NarrowStepClassList{});
+  const auto steps = (args.problem.head_dim + kMmaK - 1) / kMmaK;
+  if (steps > kLargestClass || uses_staged_loads(static_cast<int>(args.problem.alignment_bytes))) {
+    return launch_forward<kBucket, __nv_bfloat16>(args);
+  }
+  return launch_forward_with<Narrow, __nv_bfloat16, StagedForwardConfig<kBucket>>(args);
+}
+
+fattn::Status odd_dim_forward_variant(const AttentionArgs& args, int bucket, int variant) {
+  using E = __nv_bfloat16;
+  constexpr int kClass5HeadDims = 80;  // head dims of at most 5 16-wide k-steps
+  const bool class5 = args.problem.head_dim <= kClass5HeadDims;
+  switch (bucket * 100 + variant) {
+    case 12820:
+      return class5 ? with_narrow<Narrow128Keys96Class5, 128>(args) : launch_forward<128, E>(args);
+    case 12822: return with_narrow<Narrow128Warps8Keys128, 128>(args);
+    // 24: variant 20's tile for class 5, variant 22's for class 6.
+    case 12824:
+      return class5 ? with_narrow<Narrow128Keys96Class5, 128>(args)
+                    : with_narrow<Narrow128Warps8Keys128, 128>(args);
+    case 19225: return with_narrow<Narrow192Keys128, 192>(args);
+    case 19226: return with_narrow<Narrow192Rows64, 192>(args);
+    case 25627: return with_narrow<Narrow256Keys128, 256>(args);
+    case 25628: return with_narrow<Narrow256Rows64, 256>(args);
+    // Buckets a variant does not change run the table (the multiples of 64 in the same rows).
+    case 6420: case 6422: case 6424: case 6425: case 6426: case 6427: case 6428:
+      return launch_forward<64, E>(args);
+    case 12825: case 12826: case 12827: case 12828: return launch_forward<128, E>(args);
+    case 19220: case 19222: case 19224: case 19227: case 19228: return launch_forward<192, E>(args);
+    case 25620: case 25622: case 25624: case 25625: case 25626: return launch_forward<256, E>(args);
+    default: return fattn::Status::Unsupported("no such forward variant");
+  }
+}
+
+}  // namespace fattn_sm80_bench
