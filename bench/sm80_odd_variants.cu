@@ -3,7 +3,8 @@
 // measured against src/cuda/sm80/tile_config.hpp's NarrowForwardConfig in turns
 // (bench/sm80_vs_torch.py --turns ... --turn-variants 20,...). Not part of the library; variants
 // 20..29 of bench/sm80_variants.cu come here (a translation unit of their own, so the two
-// compile in parallel). Numbers 21 and 23 were tiles that spill (see 20).
+// compile in parallel). Numbers 21 and 23 were tiles that spill (see 20); 25 and 27 are the
+// table's since v9.
 //
 // Why these shapes (bench/results/sm80-odd-h100-2026-11-23-s10/NOTES.md): the narrow 128 tile
 // (64 keys x 4 warps x 2 row tiles) pays the per-tile work that does not shrink with the head dim
@@ -45,15 +46,15 @@ using Narrow128Keys96Class5 = DirectOutputStores<LeanNarrow128<96, 5>>;
 // as the table's tile; per 128 x 128 block 10 % fewer instructions, 70 % more ldmatrix).
 using Narrow128Warps8Keys128 = HalfLastStep<KvSourcesInSharedMemory<
     StepClassesOnly<ForwardTile<128, 128, 8, 1, false, 5, 6>>>>;
-// 25: the 192 bucket's 9-step class (D = 129..144) on 128 keys x 8 warps (S = 64 registers).
-using Narrow192Keys128 =
-    HalfLastStep<KvSourcesInSharedMemory<StepClassesOnly<ForwardTile<192, 128, 8, 1, false, 9>>>>;
-// 26: the same class on 64 rows (4 warps x 1 row tile x 64 keys: 72 KB, two or three CTAs).
+// 25 (the 192 bucket's 9-step class on 128 keys x 8 warps) and 27 (the 256 bucket's 13-step
+// class, the same shape) measured 1.07 and 1.11x and are the table's since v9
+// (NarrowForwardConfig<192>, LargeSharedMemoryNarrowForwardConfig<256>).
+// 26: the 192 bucket's 9-step class on 64 rows (4 warps x 1 row tile x 64 keys: 72 KB, two CTAs
+// per SM at 212-223 registers).
 using Narrow192Rows64 =
     HalfLastStep<KvSourcesInSharedMemory<StepClassesOnly<ForwardTile<192, 64, 4, 1, false, 9>>>>;
-// 27: the 256 bucket's 13-step class (D = 193..208) on 128 keys x 8 warps.
-using Narrow256Keys128 = HalfLastStep<StepClassesOnly<ForwardTile<256, 128, 8, 1, false, 13>>>;
-// 28: the same class on the 256 table's shape, 64 rows x 4 warps x 64 keys (two CTAs per SM).
+// 28: the 256 bucket's 13-step class on the 256 table's shape, 64 rows x 4 warps x 64 keys (two
+// CTAs per SM).
 using Narrow256Rows64 = HalfLastStep<StepClassesOnly<ForwardTile<256, 64, 4, 1, false, 13>>>;
 
 }  // namespace fattn_sm80_bench
@@ -84,6 +85,21 @@ fattn::Status with_narrow(const AttentionArgs& args) {
   return launch_forward_with<Narrow, __nv_bfloat16, StagedForwardConfig<kBucket>>(args);
 }
 
+// 29: the table before v9 (the ninth session's), to time v9 against in the same rows: the 128
+// bucket without the unmasked narrow tile, the 192 bucket's 9-step class inside the table's
+// kernel, the 256 bucket's 64-key narrow tile on every device.
+template <int kBucket>
+fattn::Status table_before_v9(const AttentionArgs& args) {
+  using fattn::detail::sm80::NarrowForwardConfig;
+  using E = __nv_bfloat16;
+  if constexpr (kBucket == 192) {
+    return launch_forward_with<ForwardConfig<192>, E, StagedForwardConfig<192>>(args);
+  } else {
+    return launch_forward_with<ForwardConfig<kBucket>, E, StagedForwardConfig<kBucket>,
+                               NarrowForwardConfig<kBucket>>(args);
+  }
+}
+
 fattn::Status odd_dim_forward_variant(const AttentionArgs& args, int bucket, int variant) {
   using E = __nv_bfloat16;
   constexpr int kClass5HeadDims = 80;  // head dims of at most 5 16-wide k-steps
@@ -96,16 +112,17 @@ fattn::Status odd_dim_forward_variant(const AttentionArgs& args, int bucket, int
     case 12824:
       return class5 ? with_narrow<Narrow128Keys96Class5, 128>(args)
                     : with_narrow<Narrow128Warps8Keys128, 128>(args);
-    case 19225: return with_narrow<Narrow192Keys128, 192>(args);
     case 19226: return with_narrow<Narrow192Rows64, 192>(args);
-    case 25627: return with_narrow<Narrow256Keys128, 256>(args);
     case 25628: return with_narrow<Narrow256Rows64, 256>(args);
+    case 6429: return launch_forward<64, E>(args);
+    case 12829: return table_before_v9<128>(args);
+    case 19229: return table_before_v9<192>(args);
+    case 25629: return table_before_v9<256>(args);
     // Buckets a variant does not change run the table (the multiples of 64 in the same rows).
-    case 6420: case 6422: case 6424: case 6425: case 6426: case 6427: case 6428:
-      return launch_forward<64, E>(args);
-    case 12825: case 12826: case 12827: case 12828: return launch_forward<128, E>(args);
-    case 19220: case 19222: case 19224: case 19227: case 19228: return launch_forward<192, E>(args);
-    case 25620: case 25622: case 25624: case 25625: case 25626: return launch_forward<256, E>(args);
+    case 6420: case 6422: case 6424: case 6426: case 6428: return launch_forward<64, E>(args);
+    case 12826: case 12828: return launch_forward<128, E>(args);
+    case 19220: case 19222: case 19224: case 19228: return launch_forward<192, E>(args);
+    case 25620: case 25622: case 25624: case 25626: return launch_forward<256, E>(args);
     default: return fattn::Status::Unsupported("no such forward variant");
   }
 }

@@ -209,5 +209,39 @@ INSTANTIATE_TEST_SUITE_P(
                        false, 0}),
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
+// Forward v9's narrow tiles (tile_config.hpp): D = 65..80 unmasked on 128 keys x 4 warps x 2 row
+// tiles (UnmaskedNarrowForwardConfig<128>, no halved step: D = 65 and 72 run 5 whole steps over
+// zero-filled columns), D = 129..144 on 128 keys x 8 warps (NarrowForwardConfig<192>), D =
+// 193..208 on 128 keys x 8 warps where the device takes 192 KB per block
+// (LargeSharedMemoryNarrowForwardConfig<256>; the 64-key tile elsewhere). Whole and partial
+// 128-key tiles, one query row, GQA, fully masked rows (causal, Nq > Nk), windows, a negative
+// scale, and each class's halved and whole last step.
+INSTANTIATE_TEST_SUITE_P(
+    NarrowTiles, Sm80ForwardShapes,
+    ::testing::Values(
+        ForwardShapeCase{"d80_gqa_1013", DType::bfloat16, 1, 1013, 1013, 4, 2, 80, false,
+                       kNoWindow, false, 0},
+        ForwardShapeCase{"d72_one_query_17_keys", DType::float16, 2, 1, 17, 4, 1, 72, false,
+                       kNoWindow, false, 0},
+        ForwardShapeCase{"d65_negative_scale", DType::float16, 1, 300, 517, 2, 2, 65, false,
+                       kNoWindow, false, 0, -0.15f},
+        ForwardShapeCase{"d80_17_queries_1013_keys", DType::bfloat16, 2, 17, 1013, 2, 1, 80,
+                       false, kNoWindow, false, 0},
+        ForwardShapeCase{"d136_gqa_1013", DType::float16, 1, 1013, 1013, 4, 2, 136, false,
+                       kNoWindow, false, 0},
+        ForwardShapeCase{"d136_one_query", DType::bfloat16, 1, 1, 300, 2, 1, 136, false,
+                       kNoWindow, false, 0},
+        ForwardShapeCase{"d144_causal_fully_masked_rows", DType::float16, 1, 1013, 300, 2, 1, 144,
+                       true, kNoWindow, false, 0},
+        ForwardShapeCase{"d200_gqa_1013", DType::float16, 1, 1013, 1013, 4, 2, 200, false,
+                       kNoWindow, false, 0},
+        ForwardShapeCase{"d200_causal_17_queries", DType::bfloat16, 1, 17, 1013, 2, 2, 200, true,
+                       kNoWindow, false, 0},
+        ForwardShapeCase{"d208_window_negative_scale", DType::bfloat16, 1, 300, 517, 2, 1, 208,
+                       false, Window{130, 20}, false, 0, -0.1f},
+        ForwardShapeCase{"d200_causal_fully_masked_rows", DType::float16, 2, 700, 257, 2, 1, 200,
+                       true, kNoWindow, false, 0}),
+    [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
+
 }  // namespace
 }  // namespace fattn::testing

@@ -78,8 +78,10 @@ dim3 forward_grid(const ForwardParams& params, const Problem& problem, const Mas
 // Any tile configuration; launch_forward uses the table's. bench/sm80_shim.cu also runs
 // alternatives through this to measure the table's choices against them. StagedConfig is the
 // tile of the kernel for 2-byte-aligned rows (uses_staged_loads), NarrowConfig the one for head
-// dims of at most its largest step class (tile_config.hpp).
-template <class Config, class Element, class StagedConfig = Config, class NarrowConfig = Config>
+// dims of at most its largest step class (tile_config.hpp), UnmaskedNarrowConfig the same for the
+// unmasked kernel (NoMask) where it differs.
+template <class Config, class Element, class StagedConfig = Config, class NarrowConfig = Config,
+          class UnmaskedNarrowConfig = NarrowConfig>
 Status launch_forward_with(const AttentionArgs& args) {
   const Problem& problem = args.problem;
   ScopedDevice device(problem.device.index);
@@ -96,7 +98,11 @@ Status launch_forward_with(const AttentionArgs& args) {
   // A NarrowConfig derived from Config is the same tile: no second kernel.
   constexpr bool kSeparateNarrowTile = !std::is_base_of_v<Config, NarrowConfig>;
   constexpr int kNarrowSteps = largest_step_class(typename NarrowConfig::NarrowStepClassList{});
-  const bool narrow = (params.head_dim + kMmaK - 1) / kMmaK <= kNarrowSteps;
+  const int steps = (params.head_dim + kMmaK - 1) / kMmaK;
+  const bool narrow = steps <= kNarrowSteps;
+  constexpr bool kSeparateUnmaskedTile = !std::is_base_of_v<NarrowConfig, UnmaskedNarrowConfig>;
+  constexpr int kUnmaskedNarrowSteps =
+      largest_step_class(typename UnmaskedNarrowConfig::NarrowStepClassList{});
   return with_kernel_mask(args, [&](auto mask) -> Status {
     using Mask = decltype(mask);
     if (staged) {
@@ -105,6 +111,15 @@ Status launch_forward_with(const AttentionArgs& args) {
                                        forward_grid<StagedConfig>(params, problem, mask),
                                        StagedConfig::kThreads, StagedConfig::kSharedBytes, args,
                                        params, mask);
+    }
+    if constexpr (kSeparateUnmaskedTile && std::is_same_v<Mask, NoMask>) {
+      if (steps <= kUnmaskedNarrowSteps) {
+        return launch_with_shared_memory(
+            &forward_kernel<UnmaskedNarrowConfig, Element, Mask>, "sm80::forward_kernel",
+            forward_grid<UnmaskedNarrowConfig>(params, problem, mask),
+            UnmaskedNarrowConfig::kThreads, UnmaskedNarrowConfig::kSharedBytes, args, params,
+            mask);
+      }
     }
     if constexpr (kSeparateNarrowTile) {
       if (narrow) {
@@ -121,10 +136,31 @@ Status launch_forward_with(const AttentionArgs& args) {
   });
 }
 
+// The one place that picks the forward's tiles: the table's, and for narrow head dims the
+// large-shared-memory narrow tile where the device's blocks may take its shared memory
+// (tile_config.hpp; asked only for head dims that tile covers, and only in buckets where it
+// differs). Buckets have a large narrow tile or an unmasked narrow tile, not both.
 template <int kHeadDim, class Element>
 Status launch_forward(const AttentionArgs& args) {
+  using Narrow = NarrowForwardConfig<kHeadDim>;
+  using LargeNarrow = LargeSharedMemoryNarrowForwardConfig<kHeadDim>;
+  using UnmaskedNarrow = UnmaskedNarrowForwardConfig<kHeadDim>;
+  if constexpr (LargeNarrow::kSharedBytes != Narrow::kSharedBytes) {
+    static_assert(std::is_base_of_v<Narrow, UnmaskedNarrow>, "one narrow alternative per bucket");
+    constexpr int kLargeNarrowSteps =
+        largest_step_class(typename LargeNarrow::NarrowStepClassList{});
+    if ((args.problem.head_dim + kMmaK - 1) / kMmaK <= kLargeNarrowSteps) {
+      int shared_optin = 0;
+      FATTN_CUDA_TRY(cudaDeviceGetAttribute(
+          &shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, args.problem.device.index));
+      if (shared_optin >= LargeNarrow::kSharedBytes) {
+        return launch_forward_with<ForwardConfig<kHeadDim>, Element, StagedForwardConfig<kHeadDim>,
+                                   LargeNarrow>(args);
+      }
+    }
+  }
   return launch_forward_with<ForwardConfig<kHeadDim>, Element, StagedForwardConfig<kHeadDim>,
-                             NarrowForwardConfig<kHeadDim>>(args);
+                             Narrow, UnmaskedNarrow>(args);
 }
 
 }  // namespace fattn::detail::sm80

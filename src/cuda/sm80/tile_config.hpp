@@ -325,9 +325,54 @@ struct NarrowForwardConfig<128>
 // full-width walk over zero-filled columns (in the table's kernel a 13-step class spilled
 // 16-104 bytes; alone it takes 219-235 registers, 0 spills). D = 200: 229 -> 258 TFLOP/s.
 // v7 (ninth session): HalfLastStep (D = 193..200), in turns as above: D = 200 1.031 / 1.012.
+// v9 (tenth session) keeps this tile where a block may take at most sm_80's 163 KB of shared
+// memory; larger devices run LargeSharedMemoryNarrowForwardConfig<256> below.
 template <>
 struct NarrowForwardConfig<256>
     : HalfLastStep<StepClassesOnly<ForwardTile<256, 64, 8, 1, false, 13>>> {};
+// v9 (tenth session, h10-odd80; bench/results/sm80-odd-h100-2026-11-23-s10/NOTES.md): D = 129..144
+// (the 9-step class) in a kernel of its own on 128 keys x 8 warps instead of the table's 64-key
+// tile: the per-tile work that does not grow with the head dim (barriers, row max and shuffles,
+// copy setup) is paid per 128 keys, 13 % fewer instructions per key (sm_90a SASS: 1142 per
+// 128-key tile against 656 per 64) for the same ldmatrix per HMMA. 227-242 registers, 0 spills on
+// sm_80 and sm_90a; 148 KB of shared memory (sm_80 takes 163 KB per block), one CTA of 8 warps
+// per SM as before. H100, bf16, B = 16, H = 16, N = 2048, in turns beside the v8 table:
+// D = 136 1.072 (258.6 -> 277.2 TFLOP/s), causal 1.060. The 64-row tile (4 warps x 64 keys, two
+// CTAs per SM) measured 0.958. The table's 192 kernel keeps its own 9-step class (its SASS
+// unchanged); aligned rows of D <= 144 no longer reach it.
+template <>
+struct NarrowForwardConfig<192>
+    : HalfLastStep<KvSourcesInSharedMemory<StepClassesOnly<ForwardTile<192, 128, 8, 1, false, 9>>>> {};
+
+// Narrow tiles for devices whose blocks may take more shared memory than NarrowForwardConfig's
+// (the launch asks the device: cudaDevAttrMaxSharedMemoryPerBlockOptin, as the backward's
+// LargeSharedMemoryBackwardConfig); by default the same tile.
+template <int kHeadDimBucket>
+struct LargeSharedMemoryNarrowForwardConfig : NarrowForwardConfig<kHeadDimBucket> {};
+// v9 (tenth session): D = 193..208 on 128 keys x 8 warps: 192 KB of shared memory (the H100
+// takes 227 KB per block, sm_80 163), 13 % fewer instructions per key (sm_90a SASS: 1488 per
+// 128-key tile against 859 per 64), 245-255 registers, 0 spills on sm_80 and sm_90a. H100, bf16,
+// B = 16, H = 16, N = 2048, in turns beside the v8 table: D = 200 1.112 (260.1 -> 289.2 TFLOP/s),
+// causal 1.117. FA2's 256 shape (4 warps x 64 rows x 64 keys, two CTAs per SM, 96 KB) with the
+// 13-step class measured 1.062.
+template <>
+struct LargeSharedMemoryNarrowForwardConfig<256>
+    : HalfLastStep<StepClassesOnly<ForwardTile<256, 128, 8, 1, false, 13>>> {};
+
+// The narrow tile of the unmasked kernel (NoMask), where it differs from NarrowForwardConfig:
+// the masked kernels keep the latter (their partial-tile mask costs registers); by default the
+// same tile.
+template <int kHeadDimBucket>
+struct UnmaskedNarrowForwardConfig : NarrowForwardConfig<kHeadDimBucket> {};
+// v9 (tenth session): D = 65..80 (the 5-step class) unmasked on the D = 64 kernel's key-tile
+// length, 128 keys x 4 warps x 2 row tiles: S + O = 128 + 80 registers, which fits without
+// HalfLastStep (255 registers, 0 spills on sm_80 and sm_90a; with it 20 bytes of spills, and
+// the WindowMask kernel spills 4 bytes on sm_90a even without it). Predicted from the D = 64
+// loop (363 instructions per 64 keys x 16 rows against 487 for the 64-key tile's 5-step walk).
+template <>
+struct UnmaskedNarrowForwardConfig<128>
+    : KvSourcesInSharedMemory<FewerLiveRegisters<
+          StepClassesOnly<RowStatsInSharedMemory<ForwardTile<128, 128, 4, 2, false, 5>>>>> {};
 
 // The largest step class of a list (0 for none).
 template <int... kSteps>
