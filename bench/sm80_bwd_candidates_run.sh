@@ -53,8 +53,9 @@ ncu --import $R/ncu-v$NCU_VARIANT.ncu-rep --page source --csv --print-source sas
   > $R/source.csv 2>&1
 tiles=$(python3 -c "
 D, N, c = (int(x) for x in '$first_point'.split(','))
-heads = (16384 // N) * (2048 // D); n_blocks = -(-N // 64); m_blocks = -(-N // 64)
-items = sum(m_blocks - n for n in range(n_blocks)) if c else n_blocks * m_blocks
+bn = 128 if D <= 128 else 64; bm = 128 if D <= 64 else 64
+heads = (16384 // N) * (2048 // D); n_blocks = -(-N // bn); m_blocks = -(-N // bm)
+items = sum(m_blocks - (n * bn) // bm for n in range(n_blocks)) if c else n_blocks * m_blocks
 print(heads * items * 8)")
 python3 bench/sm80_bwd_ncu_phases.py opcodes $R/source.csv 1 $tiles 0 > $R/ncu_by_opcode.txt 2>&1
 head -30 $R/ncu_by_opcode.txt | tee -a $SUMMARY

@@ -9,7 +9,8 @@ v7": ours against FA2's at D = 128). Reads the csv of `ncu --import r.ncu-rep --
                                   query tiles), samples, the two largest stall reasons
   segments SRC K TILES            the lines cut at each BAR/BRA, with HMMA/LDSM/... counts per
                                   warp-tile and the stall mix (to choose the phase boundaries)
-  phases   SRC K TILES NAME:A-B.. samples, share and stall mix of named line ranges
+  phases   SRC K TILES NAME:A-B.. samples, share, stall mix and largest opcodes of named line
+                                  ranges
   opcodes  SRC K TILES K2          samples and executions per warp-tile by opcode, kernel K
                                   against kernel K2 of the same csv (the largest differences
                                   first, each with its three largest stall reasons)
@@ -23,6 +24,9 @@ import sys
 
 
 def kernels(path):
+    """[title, header, rows] per profiled kernel. ncu 2025's source page printed each of our
+    kernels' blocks twice in a row (bench/results/sm80-bwd-h100-2026-11-23-s10): a block equal
+    to the one before it is dropped, so kernel k is the k-th launch profiled."""
     blocks = []
     for row in csv.reader(open(path, newline="")):
         if not row:
@@ -33,7 +37,7 @@ def kernels(path):
             blocks[-1][1] = row
         elif blocks and blocks[-1][1] is not None:
             blocks[-1][2].append(row)
-    return blocks
+    return [b for i, b in enumerate(blocks) if i == 0 or b != blocks[i - 1]]
 
 
 def number(text):
@@ -105,6 +109,9 @@ def main():
             print(f"{name:16s} samples {samples:7.0f} ({100 * samples / total:5.1f} %) executed "
                   f"per warp-tile {sum(x[1] for x in selected):7.1f}  "
                   f"{stall_mix(selected, samples, 4)}")
+            ops = sorted(by_opcode(selected).items(), key=lambda kv: -kv[1][0])[:PHASE_OPCODES]
+            print(f"{'':16s} " + ", ".join(f"{op} {v[0]:.0f}/{v[1]:.1f}" for op, v in ops) +
+                  "  (samples / executions per warp-tile)")
     elif command == "opcodes":
         other_title, other_lines = executed_lines(path, int(sys.argv[5]), tiles)
         print(f"against {other_title[:150]}\ntotal samples {sum(x[2] for x in other_lines):.0f}")
@@ -123,6 +130,7 @@ def main():
 
 EMPTY = (0.0, 0.0, collections.Counter())
 MIN_OPCODE_SAMPLES = 5000  # opcodes with fewer samples in both kernels are left out
+PHASE_OPCODES = 8  # opcodes listed under each named range of `phases`
 
 
 def by_opcode(lines):

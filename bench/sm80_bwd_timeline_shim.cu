@@ -33,11 +33,10 @@ constexpr int kV13TableVariant = 14;
 constexpr int kWarpSearchedRangeVariant = 15;
 constexpr int kHeadGroupOrderVariant = 16;
 constexpr int kBothCausalVariant = 17;
-// The tenth session's candidates at 256 (h10-bwd80; backward_tile_config.hpp, v19 options) on the
-// table's 256 tile: 191 LineStagingSwizzleSplit, 192 DkProductAfterDqReductions, 193 both.
+// The tenth session's candidate at 256 (h10-bwd80; backward_tile_config.hpp, v19) on the table's
+// 256 tile: 191 LineStagingSwizzleSplit. 192 (DkProductAfterDqReductions) and 193 (both) were
+// measured and removed (commit 1c9b5ad has them).
 constexpr int kSplitSwizzleVariant = 191;
-constexpr int kDkAfterDqVariant = 192;
-constexpr int kBothV19Variant = 193;
 namespace sm80 = fattn::detail::sm80;
 template <class Config>
 using NoOption = Config;
@@ -87,13 +86,6 @@ fattn::Status launch(const AttentionArgs& args) {
     using Table256 = sm80::LargeSharedMemoryBackwardConfig<256>;
     if (variant == kSplitSwizzleVariant) {
       return sm80::launch_backward_with<sm80::LineStagingSwizzleSplit<Table256>, E>(args);
-    }
-    if (variant == kDkAfterDqVariant) {
-      return sm80::launch_backward_with<sm80::DkProductAfterDqReductions<Table256>, E>(args);
-    }
-    if (variant == kBothV19Variant) {
-      return sm80::launch_backward_with<
-          sm80::DkProductAfterDqReductions<sm80::LineStagingSwizzleSplit<Table256>>, E>(args);
     }
   }
   if (variant == kHeadGroupOrderVariant) return launch_with_option<HeadGroupOrder>(args);

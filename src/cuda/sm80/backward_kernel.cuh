@@ -273,8 +273,8 @@ __device__ __forceinline__ int opaque_lane_id() {
 // the next item's rounds come after the loop-top block barrier. `warp_first`: the accumulator
 // element of the warp's first row and column; `rows_left`: the rows from there to the sequence
 // end (kWholeTile: none past it).
-// kSplitSwizzle (LineStagingSwizzleSplit, tile_config): the staging offsets in unsigned
-// arithmetic, with the STS swizzle split into its run-time and compile-time parts (see there).
+// kSplitSwizzle (LineStagingSwizzleSplit, backward_tile_config.hpp): the staging offsets in
+// unsigned arithmetic, the STS swizzle split into its run-time and compile-time parts (below).
 template <int kRowsPerRound, int kWidth, bool kWholeTile, bool kSplitSwizzle = false,
           int kRowTilesQ, int kDimTilesQ>
 __device__ __forceinline__ void reduce_dq_by_lines(const float (&dq)[kRowTilesQ][kDimTilesQ][4],
@@ -430,35 +430,6 @@ __device__ __forceinline__ void rolled_phase_b(float (&dv_acc)[kKeyTilesB][kDimT
   for (unsigned qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
     phase_b_step<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(dv_acc, dk_acc, p_as_a, q_as_b,
                                                                qstep);
-  }
-}
-
-// One of phase B's two products, rolled over its query steps (DkProductAfterDqReductions):
-// kDv: dV += Pᵀ·dO (`a_offset` = 0 from the Pᵀ rows, `b_offset` = kDoFromQ), else dK += dSᵀ·Q
-// (`a_offset` = kDsFromP, `b_offset` = 0): each step's fragments as phase_b_step loads them.
-template <class Element, int kBlockM, int kWidth, std::uint32_t kOffset, bool kDv,
-          int kKeyTilesB, int kDimTilesB, class PAddress, class QAddress>
-__device__ __forceinline__ void rolled_phase_b_half(float (&acc)[kKeyTilesB][kDimTilesB][4],
-                                                    const PAddress& p_as_a,
-                                                    const QAddress& q_as_b) {
-  constexpr std::uint32_t kAOffset = kDv ? 0 : kOffset;
-  constexpr std::uint32_t kBOffset = kDv ? kOffset : 0;
-#pragma unroll 1
-  for (unsigned qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
-    std::uint32_t a[kKeyTilesB][4];
-    const std::uint32_t p_address = xor_address_at(p_as_a, qstep, 0);
-#pragma unroll
-    for (int kt = 0; kt < kKeyTilesB; ++kt) {
-      constexpr std::uint32_t kTileRowBytes = kMmaM * kBlockM * kBytesPerElement;
-      ldmatrix_x4(a[kt], p_address + kt * kTileRowBytes + kAOffset);
-    }
-    const std::uint32_t query_rows = qstep * kMmaK * kWidth * kBytesPerElement;
-#pragma unroll
-    for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
-      std::uint32_t b[4];
-      ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows + kBOffset);
-      mma_column_pair<Element>(acc, a, b, dstep);
-    }
   }
 }
 
@@ -649,12 +620,8 @@ __global__ void __launch_bounds__(Config::kThreads)
   // v13 (tile_config.hpp): the dQ reductions by whole accumulator lines through a staging tile
   // per warp (reduce_dq_by_lines); the accumulator's rows are kWidth floats, as above.
   constexpr bool kLineReductions = dq_reductions_by_line<Config>() && kLean;
-  // v19 (backward_tile_config.hpp): the line staging's offsets with the swizzle split; the dK
-  // product after the dQ product and its line reductions (FA2's order).
+  // v19 (backward_tile_config.hpp): the line staging's offsets with the swizzle split.
   constexpr bool kSplitSwizzle = line_staging_swizzle_split<Config>() && kLineReductions;
-  constexpr bool kDkAfterDq = dk_product_after_dq_reductions<Config>() && kLineReductions &&
-                              kRolledB && !dq_product_before_phase_b<Config>() &&
-                              !dq_atomics_in_phase_b<Config>();
   // v8 (tile_config.hpp, the deterministic mode at 256): the dQ product and its ordered
   // atomics before phase B, so the chain's hand-over waits less on this CTA's phase B.
   constexpr bool kDqFirst = dq_product_before_phase_b<Config>() && kLean;
@@ -1166,11 +1133,6 @@ __global__ void __launch_bounds__(Config::kThreads)
     // query step) it spilled 4-52 bytes at 128.
     if constexpr (kDqFirst || kDqInB) {
       // DqProductBeforePhaseB, DqAtomicsInPhaseB: phase B runs after the dQ product (below).
-    } else if constexpr (kDkAfterDq) {
-      // DkProductAfterDqReductions: dV here, dK after the dQ reductions (below).
-      rolled_phase_b_half<Element, kBlockM, kWidth, kDoFromQ, true>(
-          dv_acc, p_as_a,
-          fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b));
     } else if constexpr (kRolledB) {
       // RolledProductB: one query step per iteration, every head-dim block of it untested. The
       // same loop as rolled_phase_b, written out here: through the function, ptxas allocated
@@ -1388,13 +1350,6 @@ __global__ void __launch_bounds__(Config::kThreads)
       }
     }
     FATTN_SM80_BWD_TIMELINE_MARK(item, kReductionsIssued);
-    if constexpr (kDkAfterDq) {
-      // The staged lines' REDG.128 drain while dK's mma's issue (in the timeline, dK falls in
-      // the next item's "REDG drain + wait copies").
-      rolled_phase_b_half<Element, kBlockM, kWidth, kDsFromP, false>(
-          dk_acc, p_as_a,
-          fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b));
-    }
     if constexpr (kDqFirst || kDqInB) {
       rolled_phase_b<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(
           dv_acc, dk_acc, p_as_a,

@@ -370,15 +370,20 @@ constexpr bool score_passes_by_query_tile() {
   return has_option<Config, ScorePassesByQueryTileOption>;
 }
 
-// v19 options (tenth session, h10-bwd80; bench/results/sm80-bwd-h100-2026-11-23-s10/NOTES.md),
+// v19 option (tenth session, h10-bwd80; bench/results/sm80-bwd-h100-2026-11-23-s10/NOTES.md),
 // from ncu of the 256 table's kernel beside FA2's (H100, N = 4096): the line reductions' region
-// held 22 % of our stall samples, of which ~27 k (4 %) on ~125 instructions per warp and query
-// tile that rebuild the staging offsets (signed divisions, the swizzle's XOR per dim tile), and
-// the loop top ~22 k more waiting on the last REDG.128's source registers; FA2 sends its
-// reductions between its dQ and dK products, so they drain under dK.
+// held 22 % of our stall samples, ~27 k of them (4 %) on ~125 instructions per warp and query
+// tile that rebuild the staging offsets (signed divisions, the swizzle's XOR per dim tile).
 // LineStagingSwizzleSplit (DqReductionsByLine tiles): the staging offsets in unsigned arithmetic
 // with the swizzle's XOR split into a run-time part (four bases per lane) and immediates
-// (reduce_dq_by_lines); the same offsets, so the same results bit for bit.
+// (reduce_dq_by_lines); the same offsets, so the same results bit for bit. Measured at 256 (bwd
+// in turns beside the table and FA2, N = 4k / 4k causal / 16k / 16k causal): 1.004 / 1.012 /
+// 1.001 / 1.008 (the table's own spread over three runs 0.5 %); the instrumented step −0.4 %:
+// the REDG.128 issue ~115 clocks shorter and the loop top's wait for them as much longer, the
+// reductions' byte rate is the limit (as v13 found). Not in the table. FA2's order (dV, then
+// the dQ product and its reductions, then dK: DkProductAfterDqReductions, commit 1c9b5ad)
+// measured 0.984-0.997: the warp issues its REDG.128 rounds before dK in program order, so dK
+// did not overlap them and ran ~17 % longer beside the queued reductions.
 struct LineStagingSwizzleSplitOption {};
 template <class Tile>
 struct LineStagingSwizzleSplit : Tile, LineStagingSwizzleSplitOption {
@@ -387,20 +392,6 @@ struct LineStagingSwizzleSplit : Tile, LineStagingSwizzleSplitOption {
 template <class Config>
 constexpr bool line_staging_swizzle_split() {
   return has_option<Config, LineStagingSwizzleSplitOption>;
-}
-// DkProductAfterDqReductions (DqReductionsByLine tiles with RolledProductB, not with the dQ-first
-// options): FA2's order, dV += Pᵀ·dO, then the dQ product and its line reductions, then
-// dK += dSᵀ·Q, so the last rounds' REDG.128 drain while dK's mma's issue instead of in front of
-// the loop-top barrier. Phase B's two products then read their fragments in two loops (the
-// same ldmatrix count).
-struct DkProductAfterDqReductionsOption {};
-template <class Tile>
-struct DkProductAfterDqReductions : Tile, DkProductAfterDqReductionsOption {
-  using GeneralKernelConfig = general_kernel_config<Tile>;
-};
-template <class Config>
-constexpr bool dk_product_after_dq_reductions() {
-  return has_option<Config, DkProductAfterDqReductionsOption>;
 }
 
 template <int kHeadDimBucket>
