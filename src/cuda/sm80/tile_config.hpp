@@ -336,9 +336,10 @@ struct NarrowForwardConfig<256>
 // copy setup) is paid per 128 keys, 13 % fewer instructions per key (sm_90a SASS: 1142 per
 // 128-key tile against 656 per 64) for the same ldmatrix per HMMA. 227-242 registers, 0 spills on
 // sm_80 and sm_90a; 148 KB of shared memory (sm_80 takes 163 KB per block), one CTA of 8 warps
-// per SM as before. H100, bf16, B = 16, H = 16, N = 2048, in turns beside the v8 table:
-// D = 136 1.072 (258.6 -> 277.2 TFLOP/s), causal 1.060. The 64-row tile (4 warps x 64 keys, two
-// CTAs per SM) measured 0.958. The table's 192 kernel keeps its own 9-step class (its SASS
+// per SM as before. H100, bf16, in turns beside the v8 table (two calls): B = 16, H = 16,
+// N = 2048, D = 136 1.072 / 1.083 (255.5 -> 276.8 TFLOP/s), 144 1.101, causal 136 1.060 / 1.060;
+// B·N = 16384, D = 136 N = 512 1.074, 8k 1.087. The 64-row tile (4 warps x 64 keys, two CTAs per
+// SM) measured 0.958. The table's 192 kernel keeps its own 9-step class (its key-tile loops
 // unchanged); aligned rows of D <= 144 no longer reach it.
 template <>
 struct NarrowForwardConfig<192>
@@ -352,9 +353,10 @@ struct LargeSharedMemoryNarrowForwardConfig : NarrowForwardConfig<kHeadDimBucket
 // v9 (tenth session): D = 193..208 on 128 keys x 8 warps: 192 KB of shared memory (the H100
 // takes 227 KB per block, sm_80 163), 13 % fewer instructions per key (sm_90a SASS: 1488 per
 // 128-key tile against 859 per 64), 245-255 registers, 0 spills on sm_80 and sm_90a. H100, bf16,
-// B = 16, H = 16, N = 2048, in turns beside the v8 table: D = 200 1.112 (260.1 -> 289.2 TFLOP/s),
-// causal 1.117. FA2's 256 shape (4 warps x 64 rows x 64 keys, two CTAs per SM, 96 KB) with the
-// 13-step class measured 1.062.
+// in turns beside the v8 table (two calls): B = 16, H = 16, N = 2048, D = 200 1.112 / 1.090
+// (262.3 -> 285.8 TFLOP/s), causal 1.117 / 1.119; B·N = 16384, N = 512 1.070, 8k 1.082. FA2's 256
+// shape (4 warps x 64 rows x 64 keys, two CTAs per SM, 96 KB) with the 13-step class measured
+// 1.062.
 template <>
 struct LargeSharedMemoryNarrowForwardConfig<256>
     : HalfLastStep<StepClassesOnly<ForwardTile<256, 128, 8, 1, false, 13>>> {};
@@ -367,8 +369,12 @@ struct UnmaskedNarrowForwardConfig : NarrowForwardConfig<kHeadDimBucket> {};
 // v9 (tenth session): D = 65..80 (the 5-step class) unmasked on the D = 64 kernel's key-tile
 // length, 128 keys x 4 warps x 2 row tiles: S + O = 128 + 80 registers, which fits without
 // HalfLastStep (255 registers, 0 spills on sm_80 and sm_90a; with it 20 bytes of spills, and
-// the WindowMask kernel spills 4 bytes on sm_90a even without it). Predicted from the D = 64
-// loop (363 instructions per 64 keys x 16 rows against 487 for the 64-key tile's 5-step walk).
+// the WindowMask kernel spills 4 bytes on sm_90a even without it). sm_90a SASS of the loop: 416
+// instructions per 64 keys x 16 rows against 487 (D = 80) and 477 (72, halved) for the 64-key
+// tile. H100, bf16, in turns beside the v8 table: B = 16, H = 16, N = 2048, D = 80 1.064 (296.3 ->
+// 315.2 TFLOP/s), 72 1.021 (whole fifth step: 5 % more HMMA than the halved one, still faster);
+// B·N = 16384, N = 512 / 8k: 80 1.135 / 1.071, 72 1.055 / 1.009. A 96-key tile (class 5, 0
+// spills only with DirectOutputStores) measured 0.967 / 0.976 at 72 / 80, 0.866 at 72 N = 512.
 template <>
 struct UnmaskedNarrowForwardConfig<128>
     : KvSourcesInSharedMemory<FewerLiveRegisters<
