@@ -10,7 +10,7 @@
 // (64 keys x 4 warps x 2 row tiles) pays the per-tile work that does not shrink with the head dim
 // (two barriers, the row max and its shuffles, the row statistics' shared-memory round trip, the
 // copies' setup) on 64 keys, where the D = 64 kernel pays it on 128. More keys per tile need
-// registers for S (kRowTiles · kBlockN / 8 per thread): at 2 row tiles the D = 64 kernel holds
+// registers for S (kRowsPerWarp · kBlockN / 32 per thread): at 2 row tiles the D = 64 kernel holds
 // S + O = 128 + 64 in 255 registers; 96 keys fit the 5-step class (96 + 80), not the 6-step one.
 // Measured (call 1, bf16, variant / table): 20 0.967-0.976 (0.866 at N = 512), 22 0.854-0.869,
 // 24 as 20 and 22, 25 1.072, 26 0.958, 27 1.112, 28 1.062. Variant 29 is the table before v9,
