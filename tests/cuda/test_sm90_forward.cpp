@@ -224,6 +224,38 @@ TEST(Sm90Scheduler, EveryTileExactlyOnce) {
   }
 }
 
+// The kernels decode by TileDivisors' multiplies and shifts (the D = 256 bucket by divisions):
+// both decodes, and the one-pair-group form of the unmasked kernels, give the same tiles.
+TEST(Sm90Scheduler, DecodeByDivisorsMatchesDivisions) {
+  for (int m_blocks : {1, 3, 8, 13, 128, 257}) {
+    for (int heads : {1, 3, 16, 40}) {
+      for (int batch : {1, 7, 32}) {
+        const int pairs = heads * batch;
+        for (int group : {1, 2, 5, 16, pairs}) {
+          if (group > pairs) continue;
+          const detail::sm90::TileScheduler scheduler{m_blocks, heads, pairs, group};
+          const detail::sm90::TileDivisors divisors(scheduler);
+          for (int position = 0; position < scheduler.total_tiles(); ++position) {
+            int m_block, head, batch_index, fast_m_block, fast_head, fast_batch;
+            scheduler.decode(position, &m_block, &head, &batch_index);
+            scheduler.decode(position, divisors, &fast_m_block, &fast_head, &fast_batch);
+            ASSERT_EQ(std::tie(fast_m_block, fast_head, fast_batch),
+                      std::tie(m_block, head, batch_index))
+                << "position " << position << " of " << m_blocks << " blocks, " << heads
+                << " heads, " << batch << " batch, group " << group;
+            if (group == 1) {
+              scheduler.decode_one_pair_groups(position, divisors, &fast_m_block, &fast_head,
+                                               &fast_batch);
+              ASSERT_EQ(std::tie(fast_m_block, fast_head, fast_batch),
+                        std::tie(m_block, head, batch_index));
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Sm90Scheduler, GroupSizes) {
   using detail::sm90::heads_per_group;
   constexpr std::int64_t kL2 = 50 << 20;

@@ -222,12 +222,18 @@ FATTN_DEVICE void key_tile_range(const Mask& mask, int row_begin, int row_end, i
 struct TileWork {
   int head, batch, row_begin, row_end, first_tile, last_tile;
 };
-template <int kBlockM, int kBlockN, class Mask>
-FATTN_DEVICE TileWork decode_tile(const TileScheduler& scheduler, const Mask& mask, int tile,
-                                  int seqlen_q, int row_offset) {
+template <int kBlockM, int kBlockN, bool kDividedDecode, class Mask>
+FATTN_DEVICE TileWork decode_tile(const TileScheduler& scheduler, const TileDivisors& divisors,
+                                  const Mask& mask, int tile, int seqlen_q, int row_offset) {
   TileWork work;
   int m_block;
-  scheduler.decode(tile, &m_block, &work.head, &work.batch);
+  if constexpr (kDividedDecode) {
+    scheduler.decode(tile, &m_block, &work.head, &work.batch);
+  } else if constexpr (std::is_same_v<Mask, NoMask>) {
+    scheduler.decode_one_pair_groups(tile, divisors, &m_block, &work.head, &work.batch);
+  } else {
+    scheduler.decode(tile, divisors, &m_block, &work.head, &work.batch);
+  }
   work.row_begin = m_block * kBlockM - row_offset;
   work.row_end = min(work.row_begin + kBlockM, seqlen_q);
   key_tile_range(mask, work.row_begin, work.row_end, kBlockN, &work.first_tile, &work.last_tile);
@@ -466,8 +472,16 @@ FATTN_DEVICE void store_tail_columns(const ForwardParams& params, std::uint32_t 
 
 // A row's log-sum-exp from its summed exponentials and running maximum; -inf for a row that
 // saw no key.
+// __logf (MUFU.LG2 and a multiply; absolute error ~1e-7 in the log) instead of logf's
+// polynomial and its special-case branches: the LSE phase of the epilogue measured ~1,000 SM
+// clocks per tile in every timeline (docs/perf-notes.md, v14, v16), all consumers at once.
 FATTN_DEVICE float row_lse(float sum, float row_max, float scale) {
-  return sum > 0.0f ? row_max * scale + logf(sum) : -INFINITY;
+  return sum > 0.0f ? row_max * scale + __logf(sum) : -INFINITY;
+}
+// 1 / sum for O's normalization with the fast reciprocal (MUFU.RCP, ~1 ulp before the 16-bit
+// rounding of O) instead of the IEEE division's subroutine call and fix-up branches.
+FATTN_DEVICE float inverse_row_sum(float sum) {
+  return sum > 0.0f ? __fdividef(1.0f, sum) : 0.0f;
 }
 FATTN_DEVICE void store_lse(const ForwardParams& params, int batch, int head, int row, float lse) {
   params.lse[batch * params.lse_stride_batch + head * params.lse_stride_head + row] = lse;
@@ -598,6 +612,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
                               std::is_same_v<Mask, NoMask> && kWidth == kHeadDim;
   constexpr bool kRaggedTestFirstTileOnly = ragged_test_first_tile_only<kHeadDim, Mask>;
   constexpr bool kLseAfterOutput = Traits::kShape.lse_after_output;
+  constexpr bool kDividedDecode = Traits::kShape.divided_tile_decode;
   // Only causal kernels read the row offset (the others compile as before it existed), and only
   // there can a consumer's rows lie below row 0.
   constexpr bool kRowsBelowZero =
@@ -633,6 +648,9 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
 
   const TileScheduler scheduler{params.num_m_blocks, params.heads_q, params.heads_q * params.batch,
                                 params.heads_per_group};
+  // Built here, once per CTA, not passed in ForwardParams: any field added there (even 1 unused
+  // byte) made ptxas spill 4 bytes in the windowed heads-as-columns D = 256 kernel of width 224.
+  const TileDivisors divisors = kDividedDecode ? TileDivisors{} : TileDivisors(scheduler);
   const int total_tiles = scheduler.total_tiles();
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
   const int lane = threadIdx.x % kWarpSize;
@@ -698,7 +716,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       const int tile = scheduler.position(round, blockIdx.x, gridDim.x);
       if (tile >= total_tiles) continue;
       const auto [head, batch, row_begin, row_end, first_tile, last_tile] =
-          decode_tile<kBlockM, kBlockN>(scheduler, mask, tile, params.seqlen_q, row_offset);
+          decode_tile<kBlockM, kBlockN, kDividedDecode>(
+              scheduler, divisors, mask, tile, params.seqlen_q, row_offset);
       if (last_tile == first_tile) continue;  // fully masked: the consumers write zeros
       FATTN_TIMELINE_MARK(kProducerTileStart, tile);
       // q_round counts the tiles with loads. Where O reuses the V ring, the first V of the j-th
@@ -826,8 +845,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   for (int round = 0; round * static_cast<int>(gridDim.x) < total_tiles; ++round) {
     const int tile = scheduler.position(round, blockIdx.x, gridDim.x);
     if (tile >= total_tiles) continue;
-    const TileWork work =
-        decode_tile<kBlockM, kBlockN>(scheduler, mask, tile, params.seqlen_q, row_offset);
+    const TileWork work = decode_tile<kBlockM, kBlockN, kDividedDecode>(
+        scheduler, divisors, mask, tile, params.seqlen_q, row_offset);
     const auto [head, batch, row_begin, row_end, first_tile, last_tile] = work;
     const int num_tiles = last_tile - first_tile;
     FATTN_TIMELINE_MARK(kTileStart, tile);
@@ -947,12 +966,18 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       // with kLseAfterOutput its two values are kept and stored once O's store is issued.
       float inv_sum[2];
       [[maybe_unused]] float lse_late[2];
+      // Both rows' quad sums first: their shuffles are independent and overlap.
+      float sums[2];
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        float sum = row_sum[h];
-        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-        inv_sum[h] = sum > 0.0f ? 1.0f / sum : 0.0f;
+        sums[h] = row_sum[h] + __shfl_xor_sync(0xffffffffu, row_sum[h], 1);
+      }
+#pragma unroll
+      for (int h = 0; h < 2; ++h) sums[h] += __shfl_xor_sync(0xffffffffu, sums[h], 2);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const float sum = sums[h];
+        inv_sum[h] = inverse_row_sum(sum);
         const int row = row0 + 8 * h;
         if constexpr (kLseAfterOutput) {
           lse_late[h] = row_lse(sum, row_max[h], params.scale);
@@ -1043,6 +1068,9 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         sum += __shfl_xor_sync(0xffffffffu, sum, 2);
         const int row = row0 + 8 * h;
         if (!row_in_output(row)) continue;
+        // The IEEE division, not inverse_row_sum: with it ptxas spilled 4 bytes in the
+        // windowed heads-as-columns kernel of width 224 (this epilogue's main users are those
+        // rare layouts, not the benchmarked TMA-store kernels).
         const float inv_sum = sum > 0.0f ? 1.0f / sum : 0.0f;
         Element* out_row = out + row * params.out_stride_seq;
 #pragma unroll

@@ -110,6 +110,13 @@ struct TileShape {
   // at 1k and 16k, ±0.5 % at 4k causal and not (the TMA store alone: −3 to +1 %), so D = 64
   // takes both; D = 128 +0.4–0.9 % at 1k and −0.5 % at 4k: left off there.
   bool lse_after_output = false;
+  // The tile decode at each tile boundary by integer divisions instead of TileDivisors'
+  // multiplies and shifts (tile_scheduler.hpp; tenth session, docs/perf-notes.md "v17"). The
+  // D = 256 consumers sit at the 240-register limit, and there ptxas spilled 4-20 bytes in
+  // three kernels (unmasked width 256, both layouts; windowed width 224) with the multiply-shift
+  // decode in any of the forms tried; their tiles are the longest, so the decode is the
+  // smallest share of a tile there.
+  bool divided_tile_decode = false;
 };
 
 template <int kHeadDimBucket>
@@ -129,7 +136,7 @@ struct TileConfig<192> {
 };
 template <>
 struct TileConfig<256> {
-  static constexpr TileShape kShape{128, 80, 2, true, false, true, true, true};
+  static constexpr TileShape kShape{128, 80, 2, true, false, true, true, true, false, false, true};
 };
 
 // Online-softmax rescale threshold in powers of two (forward_kernel.cuh, online_softmax and
@@ -172,13 +179,19 @@ template <>
 struct WidthTileConfig<256, 208> {
   static constexpr TileShape kShape{128, 80, 2, true, true, TileConfig<256>::kShape.tma_store,
                                     TileConfig<256>::kShape.tma_store_masked,
-                                    TileConfig<256>::kShape.producer_stores};
+                                    TileConfig<256>::kShape.producer_stores,
+                                    TileConfig<256>::kShape.pin_pv_wait_unmasked,
+                                    TileConfig<256>::kShape.lse_after_output,
+                                    TileConfig<256>::kShape.divided_tile_decode};
 };
 template <>
 struct WidthTileConfig<256, 224> {
   static constexpr TileShape kShape{128, 80, 2, true, true, TileConfig<256>::kShape.tma_store,
                                     TileConfig<256>::kShape.tma_store_masked,
-                                    TileConfig<256>::kShape.producer_stores};
+                                    TileConfig<256>::kShape.producer_stores,
+                                    TileConfig<256>::kShape.pin_pv_wait_unmasked,
+                                    TileConfig<256>::kShape.lse_after_output,
+                                    TileConfig<256>::kShape.divided_tile_decode};
 };
 
 // The work width of a head dim: wgmma's k-step is 16 columns.

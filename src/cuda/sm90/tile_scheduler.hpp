@@ -15,9 +15,12 @@
 #include <cstdint>
 #include <numeric>
 
+#include "common/fast_divisor.hpp"
 #include "common/host_device.hpp"
 
 namespace fattn::detail::sm90 {
+
+struct TileDivisors;
 
 struct TileScheduler {
   int num_m_blocks;
@@ -42,7 +45,70 @@ struct TileScheduler {
     *head = pair % heads;
     *batch = pair / heads;
   }
+
+  // decode() by the divisors of TileDivisors (built from this scheduler): multiplies
+  // and shifts instead of three dependent integer divisions at every tile boundary, the
+  // boundary's serial code that every consumer runs while the tensor pipe idles
+  // (docs/perf-notes.md, sm90 "Tile-boundary timeline", "v16").
+  FATTN_HOST_DEVICE void decode(int position, const TileDivisors& divisors, int* m_block,
+                                int* head, int* batch) const;
+  // The same where every group is one pair (heads_per_group == 1: the unmasked kernels, whose
+  // tiles all cost the same; heads_per_group() below): two divisors instead of four. With the
+  // general decode the unmasked D = 64 kernel (three consumers at 160 registers) spilled 36
+  // bytes.
+  FATTN_HOST_DEVICE void decode_one_pair_groups(int position, const TileDivisors& divisors,
+                                                int* m_block, int* head, int* batch) const;
 };
+
+// The divisors of TileScheduler::decode, built once per CTA (two 64-bit divisions each); the
+// last group may hold fewer pairs than the others.
+struct TileDivisors {
+  FastDivisor tiles_per_group;  // heads_per_group · num_m_blocks
+  FastDivisor pairs_per_group;
+  FastDivisor pairs_in_last_group;
+  FastDivisor heads;
+  int last_group = 0;
+
+  TileDivisors() = default;
+  FATTN_HOST_DEVICE explicit TileDivisors(const TileScheduler& scheduler)
+      : tiles_per_group(at_least_one(scheduler.heads_per_group * scheduler.num_m_blocks)),
+        pairs_per_group(at_least_one(scheduler.heads_per_group)),
+        heads(at_least_one(scheduler.heads)),
+        last_group(scheduler.total_pairs > 0
+                       ? (scheduler.total_pairs - 1) / at_least_one(scheduler.heads_per_group)
+                       : 0) {
+    pairs_in_last_group = FastDivisor(
+        at_least_one(scheduler.total_pairs - last_group * scheduler.heads_per_group));
+  }
+
+ private:
+  FATTN_HOST_DEVICE static int at_least_one(int value) { return value > 0 ? value : 1; }
+};
+
+FATTN_HOST_DEVICE void TileScheduler::decode(int position, const TileDivisors& divisors,
+                                             int* m_block, int* head, int* batch) const {
+  const int group = divisors.tiles_per_group.divide(position);
+  const int within = position - group * divisors.tiles_per_group.value();
+  const bool in_last_group = group == divisors.last_group;
+  const int blocks_from_last = in_last_group ? divisors.pairs_in_last_group.divide(within)
+                                             : divisors.pairs_per_group.divide(within);
+  const int pairs_in_group =
+      in_last_group ? divisors.pairs_in_last_group.value() : divisors.pairs_per_group.value();
+  *m_block = num_m_blocks - 1 - blocks_from_last;
+  const int pair = group * heads_per_group + (within - blocks_from_last * pairs_in_group);
+  *batch = divisors.heads.divide(pair);
+  *head = pair - *batch * heads;
+}
+
+FATTN_HOST_DEVICE void TileScheduler::decode_one_pair_groups(int position,
+                                                             const TileDivisors& divisors,
+                                                             int* m_block, int* head,
+                                                             int* batch) const {
+  const int pair = divisors.tiles_per_group.divide(position);
+  *m_block = num_m_blocks - 1 - (position - pair * num_m_blocks);
+  *batch = divisors.heads.divide(pair);
+  *head = pair - *batch * heads;
+}
 
 // Rounds of similar-cost tiles a group should span for the snake to even out uneven (masked)
 // tile costs. Simulated balance of the static schedule (total work / (CTAs · busiest CTA)) over
