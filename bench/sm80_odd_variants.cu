@@ -14,7 +14,8 @@
 // S + O = 128 + 64 in 255 registers; 96 keys fit the 5-step class (96 + 80), not the 6-step one.
 // Measured (call 1, bf16, variant / table): 20 0.967-0.976 (0.866 at N = 512), 22 0.854-0.869,
 // 24 as 20 and 22, 25 1.072, 26 0.958, 27 1.112, 28 1.062. Variant 29 is the table before v9,
-// timed beside v9 in call 2.
+// timed beside v9 in call 2; variant 30 the table before v10 (second round, h10-odd80b: D = 65..72
+// unmasked without the halved walk), timed beside v10.
 #include <cuda_bf16.h>
 
 #include "cuda/sm80/forward.cuh"
@@ -88,6 +89,15 @@ fattn::Status with_narrow(const AttentionArgs& args) {
   return launch_forward_with<Narrow, __nv_bfloat16, StagedForwardConfig<kBucket>>(args);
 }
 
+// 30: the table before v10: D = 65..72 unmasked run the unmasked narrow tile's whole fifth step
+// (no HalvedUnmaskedNarrowForwardConfig); every other launch as the table's.
+fattn::Status table_before_v10_at_128(const AttentionArgs& args) {
+  using fattn::detail::sm80::NarrowForwardConfig;
+  using fattn::detail::sm80::UnmaskedNarrowForwardConfig;
+  return launch_forward_with<ForwardConfig<128>, __nv_bfloat16, StagedForwardConfig<128>,
+                             NarrowForwardConfig<128>, UnmaskedNarrowForwardConfig<128>>(args);
+}
+
 // 29: the table before v9 (the ninth session's), to time v9 against in the same rows: the 128
 // bucket without the unmasked narrow tile, the 192 bucket's 9-step class inside the table's
 // kernel, the 256 bucket's 64-key narrow tile on every device.
@@ -121,11 +131,14 @@ fattn::Status odd_dim_forward_variant(const AttentionArgs& args, int bucket, int
     case 12829: return table_before_v9<128>(args);
     case 19229: return table_before_v9<192>(args);
     case 25629: return table_before_v9<256>(args);
+    case 12830: return table_before_v10_at_128(args);
     // Buckets a variant does not change run the table (the multiples of 64 in the same rows).
-    case 6420: case 6422: case 6424: case 6426: case 6428: return launch_forward<64, E>(args);
+    case 6420: case 6422: case 6424: case 6426: case 6428: case 6430:
+      return launch_forward<64, E>(args);
     case 12826: case 12828: return launch_forward<128, E>(args);
-    case 19220: case 19222: case 19224: case 19228: return launch_forward<192, E>(args);
-    case 25620: case 25622: case 25624: case 25626: return launch_forward<256, E>(args);
+    case 19220: case 19222: case 19224: case 19228: case 19230:
+      return launch_forward<192, E>(args);
+    case 25620: case 25622: case 25624: case 25626: case 25630: return launch_forward<256, E>(args);
     default: return fattn::Status::Unsupported("no such forward variant");
   }
 }

@@ -41,9 +41,9 @@ template <>
 struct V6TileOf<256> : V6Tile256 {};
 template <int kBucket, int kHeads>
 using HeadGroups = QueryTilesSlowestInHeadGroups<V6TileOf<kBucket>, kHeads>;
-// Variants 20..29 (tenth session): the odd head dims' narrow tiles, bench/sm80_odd_variants.cu.
+// Variants 20..30 (tenth session): the odd head dims' narrow tiles, bench/sm80_odd_variants.cu.
 inline constexpr int kFirstOddDimVariant = 20;
-inline constexpr int kLastOddDimVariant = 29;
+inline constexpr int kLastOddDimVariant = 30;
 fattn::Status odd_dim_forward_variant(const AttentionArgs& args, int bucket, int variant);
 
 // (width, keys per tile, warps, 16-row tiles per warp, full-width walk); variant numbers as

@@ -215,7 +215,9 @@ INSTANTIATE_TEST_SUITE_P(
 // 193..208 on 128 keys x 8 warps where the device takes 192 KB per block
 // (LargeSharedMemoryNarrowForwardConfig<256>; the 64-key tile elsewhere). Whole and partial
 // 128-key tiles, one query row, GQA, fully masked rows (causal, Nq > Nk), windows, a negative
-// scale, and each class's halved and whole last step.
+// scale, and each class's halved and whole last step. Forward v10: D = 65..72 unmasked on the
+// same 128-key tile with the halved fifth step, in a kernel of its own
+// (HalvedUnmaskedNarrowForwardConfig<128>): d65, d66, d72 cases.
 INSTANTIATE_TEST_SUITE_P(
     NarrowTiles, Sm80ForwardShapes,
     ::testing::Values(
@@ -227,6 +229,14 @@ INSTANTIATE_TEST_SUITE_P(
                        kNoWindow, false, 0, -0.15f},
         ForwardShapeCase{"d80_17_queries_1013_keys", DType::bfloat16, 2, 17, 1013, 2, 1, 80,
                        false, kNoWindow, false, 0},
+        ForwardShapeCase{"d72_gqa_1013", DType::bfloat16, 1, 1013, 1013, 4, 2, 72, false,
+                       kNoWindow, false, 0},
+        ForwardShapeCase{"d72_17_queries_1013_keys", DType::float16, 2, 17, 1013, 2, 1, 72,
+                       false, kNoWindow, false, 0},
+        // Rows of 132 bytes: 4-byte aligned, not whole 16-byte chunks (the general copy, O
+        // stored from the registers).
+        ForwardShapeCase{"d66_packed_rows", DType::bfloat16, 2, 300, 517, 2, 1, 66, false,
+                       kNoWindow, false, 0},
         ForwardShapeCase{"d136_gqa_1013", DType::float16, 1, 1013, 1013, 4, 2, 136, false,
                        kNoWindow, false, 0},
         ForwardShapeCase{"d136_one_query", DType::bfloat16, 1, 1, 300, 2, 1, 136, false,

@@ -75,13 +75,23 @@ dim3 forward_grid(const ForwardParams& params, const Problem& problem, const Mas
   return dim3(m_blocks, heads, batch);
 }
 
+// Whether a head dim runs a HalvedWalkOnly tile: it takes the tile's largest step class, whose
+// last 16-wide step it fills to at most 8 columns.
+template <class Config>
+constexpr bool halves_largest_class(int head_dim) {
+  constexpr int kSteps = largest_step_class(typename Config::NarrowStepClassList{});
+  return (head_dim + kMmaK - 1) / kMmaK == kSteps && head_dim + kMmaN <= kSteps * kMmaK;
+}
+
 // Any tile configuration; launch_forward uses the table's. bench/sm80_shim.cu also runs
 // alternatives through this to measure the table's choices against them. StagedConfig is the
 // tile of the kernel for 2-byte-aligned rows (uses_staged_loads), NarrowConfig the one for head
 // dims of at most its largest step class (tile_config.hpp), UnmaskedNarrowConfig the same for the
-// unmasked kernel (NoMask) where it differs.
+// unmasked kernel (NoMask) where it differs, and UnmaskedHalvedConfig, where it is a
+// HalvedWalkOnly tile, the unmasked kernel of the head dims that halve its largest class.
 template <class Config, class Element, class StagedConfig = Config, class NarrowConfig = Config,
-          class UnmaskedNarrowConfig = NarrowConfig>
+          class UnmaskedNarrowConfig = NarrowConfig,
+          class UnmaskedHalvedConfig = UnmaskedNarrowConfig>
 Status launch_forward_with(const AttentionArgs& args) {
   const Problem& problem = args.problem;
   ScopedDevice device(problem.device.index);
@@ -111,6 +121,15 @@ Status launch_forward_with(const AttentionArgs& args) {
                                        forward_grid<StagedConfig>(params, problem, mask),
                                        StagedConfig::kThreads, StagedConfig::kSharedBytes, args,
                                        params, mask);
+    }
+    if constexpr (halved_walk_only<UnmaskedHalvedConfig>() && std::is_same_v<Mask, NoMask>) {
+      if (halves_largest_class<UnmaskedHalvedConfig>(params.head_dim)) {
+        return launch_with_shared_memory(
+            &forward_kernel<UnmaskedHalvedConfig, Element, Mask>, "sm80::forward_kernel",
+            forward_grid<UnmaskedHalvedConfig>(params, problem, mask),
+            UnmaskedHalvedConfig::kThreads, UnmaskedHalvedConfig::kSharedBytes, args, params,
+            mask);
+      }
     }
     if constexpr (kSeparateUnmaskedTile && std::is_same_v<Mask, NoMask>) {
       if (steps <= kUnmaskedNarrowSteps) {
@@ -145,6 +164,7 @@ Status launch_forward(const AttentionArgs& args) {
   using Narrow = NarrowForwardConfig<kHeadDim>;
   using LargeNarrow = LargeSharedMemoryNarrowForwardConfig<kHeadDim>;
   using UnmaskedNarrow = UnmaskedNarrowForwardConfig<kHeadDim>;
+  using UnmaskedHalved = HalvedUnmaskedNarrowForwardConfig<kHeadDim>;
   if constexpr (LargeNarrow::kSharedBytes != Narrow::kSharedBytes) {
     static_assert(std::is_base_of_v<Narrow, UnmaskedNarrow>, "one narrow alternative per bucket");
     constexpr int kLargeNarrowSteps =
@@ -160,7 +180,7 @@ Status launch_forward(const AttentionArgs& args) {
     }
   }
   return launch_forward_with<ForwardConfig<kHeadDim>, Element, StagedForwardConfig<kHeadDim>,
-                             Narrow, UnmaskedNarrow>(args);
+                             Narrow, UnmaskedNarrow, UnmaskedHalved>(args);
 }
 
 }  // namespace fattn::detail::sm80

@@ -79,7 +79,7 @@ __device__ __forceinline__ float quad_sum(float value) {
 
 __device__ __forceinline__ int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
-// blockIdx read afresh where they are needed (a volatile read is neither merged with an
+// blockIdx and threadIdx read afresh where they are needed (a volatile read is neither merged with an
 // earlier one nor moved): what is computed from them is not held in registers across a loop.
 __device__ __forceinline__ int fresh_block_index_x() {
   int value;
@@ -94,6 +94,11 @@ __device__ __forceinline__ int fresh_block_index_y() {
 __device__ __forceinline__ int fresh_block_index_z() {
   int value;
   asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(value));
+  return value;
+}
+__device__ __forceinline__ int fresh_thread_index_x() {
+  int value;
+  asm volatile("mov.u32 %0, %%tid.x;" : "=r"(value));
   return value;
 }
 
@@ -741,7 +746,11 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   // walk with that step halved (one more copy of the walk per class).
   auto walk_halving = [&](auto fixed_steps) {
     constexpr int kFixed = decltype(fixed_steps)::value;
-    if constexpr (half_last_step<Config>() && kFixed > 0) {
+    if constexpr (halved_walk_only<Config>()) {
+      static_assert(kFixed > 0, "a HalvedWalkOnly tile takes step classes only");
+      walk_key_tiles(FixedSteps<kFixed, true>{});
+      return;
+    } else if constexpr (half_last_step<Config>() && kFixed > 0) {
       if (steps == kFixed && head_dim + kMmaN <= kFixed * kMmaK) {
         walk_key_tiles(FixedSteps<kFixed, true>{});
         return;
@@ -764,6 +773,12 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   int out_batch = batch;
   int out_head = head;
   int out_row_begin = row_begin;
+  // The warp's first row from the thread index again, not held across the walk
+  // (tile_config.hpp, EpilogueWarpRowAfresh).
+  int out_warp_row = warp_row;
+  if constexpr (epilogue_warp_row_afresh<Config>()) {
+    out_warp_row = fresh_thread_index_x() / kWarpSize * Config::kRowsPerWarp;
+  }
   if constexpr (kHeadGroupOrder && fewer_live_registers<Config>()) {
     const ForwardCtaTile fresh = fresh_cta_tile();
     out_batch = fresh.batch;
@@ -790,7 +805,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     for (int half = 0; half < 2; ++half) {
       const float total = quad_sum(stats.sum(mt, half));
       const float inverse = total > 0.0f ? 1.0f / total : 0.0f;
-      const int tile_row = warp_row + mt * kMmaM + group + 8 * half;
+      const int tile_row = out_warp_row + mt * kMmaM + group + 8 * half;
       const int row = out_row_begin + tile_row;
       if (store_through_shared) {
 #pragma unroll
@@ -827,7 +842,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     const int row_chunks = head_dim / kChunkElements;
 #pragma unroll
     for (int index = lane; index < Config::kRowsPerWarp * kChunksPerRow; index += kWarpSize) {
-      const int tile_row = warp_row + index / kChunksPerRow;
+      const int tile_row = out_warp_row + index / kChunksPerRow;
       const int chunk = index % kChunksPerRow;
       const int row = out_row_begin + tile_row;
       if (chunk < row_chunks && row < params.seqlen_q) {

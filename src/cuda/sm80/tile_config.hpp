@@ -184,6 +184,32 @@ constexpr bool half_last_step() {
   return has_option<Config, HalfLastStepOption>;
 }
 
+// HalvedWalkOnly (tenth session, second round, h10-odd80b): a HalfLastStep tile launched only for
+// head dims that halve the last step of its largest class (forward.cuh picks it by
+// halves_largest_class): only the halved walk is compiled, since the whole one, dead code there,
+// still costs registers (ptxas allocates the kernel as a whole).
+struct HalvedWalkOnlyOption {};
+template <class Tile>
+struct HalvedWalkOnly : HalfLastStep<Tile>, HalvedWalkOnlyOption {};
+
+template <class Config>
+constexpr bool halved_walk_only() {
+  return has_option<Config, HalvedWalkOnlyOption>;
+}
+
+// EpilogueWarpRowAfresh (same round): the epilogue takes the warp's first row afresh from the
+// thread index instead of holding it across the walk, one register fewer in the loop: at the
+// unmasked 128-key tile with the halved walk it was what ptxas spilled (4 bytes on sm_90a,
+// stored before the loop and reloaded after it).
+struct EpilogueWarpRowAfreshOption {};
+template <class Tile>
+struct EpilogueWarpRowAfresh : Tile, EpilogueWarpRowAfreshOption {};
+
+template <class Config>
+constexpr bool epilogue_warp_row_afresh() {
+  return has_option<Config, EpilogueWarpRowAfreshOption>;
+}
+
 template <int kHeadDimBucket>
 struct ForwardConfig;
 
@@ -379,6 +405,22 @@ template <>
 struct UnmaskedNarrowForwardConfig<128>
     : KvSourcesInSharedMemory<FewerLiveRegisters<
           StepClassesOnly<RowStatsInSharedMemory<ForwardTile<128, 128, 4, 2, false, 5>>>>> {};
+
+// The unmasked narrow tile's halved form, for the head dims whose last 16-wide step of its
+// largest class holds at most 8 columns (a kernel of its own: HalvedWalkOnly); by default none
+// (the unmasked narrow tile itself runs them).
+template <int kHeadDimBucket>
+struct HalvedUnmaskedNarrowForwardConfig : UnmaskedNarrowForwardConfig<kHeadDimBucket> {};
+// v10 (tenth session, second round, h10-odd80b): D = 65..72 unmasked on the 128-key tile above
+// with the halved fifth step (m16n8k8 in Q·Kᵀ, one 8-column tile fewer in P·V: 288 instead of 320
+// k16-equivalent mma per 128 keys x 32 rows). Only the halved walk is compiled and the epilogue
+// re-derives the warp's first row (EpilogueWarpRowAfresh), so it fits: 255 registers, 0 spills on sm_80 and sm_90a, fp16
+// and bf16 (the halved and whole walks in one kernel spilled 20 bytes, the halved walk alone with
+// the epilogue as the other tiles have it 4). sm_90a SASS of the loop: 1607 instructions per
+// tile (HMMA 304, LDSM 86) against 1663 (320, 90), 402 per 64 keys x 16 rows against 416.
+template <>
+struct HalvedUnmaskedNarrowForwardConfig<128>
+    : HalvedWalkOnly<EpilogueWarpRowAfresh<UnmaskedNarrowForwardConfig<128>>> {};
 
 // The largest step class of a list (0 for none).
 template <int... kSteps>
