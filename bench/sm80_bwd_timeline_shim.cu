@@ -37,6 +37,11 @@ constexpr int kBothCausalVariant = 17;
 // 256 tile: 191 LineStagingSwizzleSplit. 192 (DkProductAfterDqReductions) and 193 (both) were
 // measured and removed (commit 1c9b5ad has them).
 constexpr int kSplitSwizzleVariant = 191;
+// The tenth session's second round (h10-bwd80b; v20): DqRoundsInDkSteps on the table's 256 tile
+// with 2 (variant 202) or 1 (201) rounds ahead of dK; in the deterministic mode on the
+// deterministic table's (head groups, descending walk).
+constexpr int kRoundsInDkOneAheadVariant = 201;
+constexpr int kRoundsInDkTwoAheadVariant = 202;
 namespace sm80 = fattn::detail::sm80;
 template <class Config>
 using NoOption = Config;
@@ -52,6 +57,18 @@ fattn::Status launch_with_option(const AttentionArgs& args) {
   return args.problem.head_dim <= kBucket128
              ? sm80::launch_backward_with<Option<sm80::LineReductionsTile128>, E>(args)
              : sm80::launch_backward_with<Option<sm80::LineReductionsTile256>, E>(args);
+}
+// DqRoundsInDkSteps (variants 201, 202) in both modes.
+template <int kRoundsAhead>
+fattn::Status launch_rounds_in_dk(const AttentionArgs& args) {
+  using E = __nv_bfloat16;
+  using RoundsInDk =
+      sm80::DqRoundsInDkSteps<sm80::LargeSharedMemoryBackwardConfig<256>, kRoundsAhead>;
+  using DeterministicRoundsInDk = sm80::QueryTilesDescending<
+      sm80::KeyTilesSlowestInHeadGroups<RoundsInDk, sm80::kCausalHeadGroupPairs>>;
+  return args.problem.options.deterministic
+             ? sm80::launch_backward_with<DeterministicRoundsInDk, E>(args)
+             : sm80::launch_backward_with<RoundsInDk, E>(args);
 }
 int variant = 0;
 
@@ -87,6 +104,8 @@ fattn::Status launch(const AttentionArgs& args) {
     if (variant == kSplitSwizzleVariant) {
       return sm80::launch_backward_with<sm80::LineStagingSwizzleSplit<Table256>, E>(args);
     }
+    if (variant == kRoundsInDkOneAheadVariant) return launch_rounds_in_dk<1>(args);
+    if (variant == kRoundsInDkTwoAheadVariant) return launch_rounds_in_dk<2>(args);
   }
   if (variant == kHeadGroupOrderVariant) return launch_with_option<HeadGroupOrder>(args);
   if (variant == kBothCausalVariant) return launch_with_option<BothCausalOptions>(args);

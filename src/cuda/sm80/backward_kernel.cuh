@@ -275,50 +275,68 @@ __device__ __forceinline__ int opaque_lane_id() {
 // end (kWholeTile: none past it).
 // kSplitSwizzle (LineStagingSwizzleSplit, backward_tile_config.hpp): the staging offsets in
 // unsigned arithmetic, the STS swizzle split into its run-time and compile-time parts (below).
-template <int kRowsPerRound, int kWidth, bool kWholeTile, bool kSplitSwizzle = false,
-          int kRowTilesQ, int kDimTilesQ>
-__device__ __forceinline__ void reduce_dq_by_lines(const float (&dq)[kRowTilesQ][kDimTilesQ][4],
-                                                   float* stage, float* warp_first,
-                                                   int rows_left) {
-  constexpr int kRowsPerPair = 8;                     // the rows of one (row tile, half)
-  constexpr int kChunkFloats = 4;                     // 16 bytes
-  constexpr int kChunks = kDimTilesQ * kMmaN / kChunkFloats;  // 16-byte chunks per row
-  constexpr int kRowsPerLoad = kWarpSize / kChunks;   // rows of one LDS.128 / REDG.128
-  constexpr int kPairsPerRound = kRowsPerRound / kRowsPerPair;
-  constexpr int kRounds = kRowTilesQ * 2 / kPairsPerRound;
-  constexpr int kLoadsPerRound = kRowsPerRound / kRowsPerLoad;
+// DqLineRounds holds the lane's offsets and issues one round at a time, so that a caller may
+// place the rounds between other work (DqRoundsInDkSteps: one round per dK query step);
+// reduce_dq_by_lines issues them back to back.
+template <int kRowsPerRound, int kWidth, bool kWholeTile, bool kSplitSwizzle, int kRowTilesQ,
+          int kDimTilesQ>
+struct DqLineRounds {
+  static constexpr int kRowsPerPair = 8;                     // the rows of one (row tile, half)
+  static constexpr int kChunkFloats = 4;                     // 16 bytes
+  static constexpr int kChunks = kDimTilesQ * kMmaN / kChunkFloats;  // 16-byte chunks per row
+  static constexpr int kRowsPerLoad = kWarpSize / kChunks;   // rows of one LDS.128 / REDG.128
+  static constexpr int kPairsPerRound = kRowsPerRound / kRowsPerPair;
+  static constexpr int kRounds = kRowTilesQ * 2 / kPairsPerRound;
+  static constexpr int kLoadsPerRound = kRowsPerRound / kRowsPerLoad;
   static_assert(kRowsPerRound % kRowsPerPair == 0 && (kRowTilesQ * 2) % kPairsPerRound == 0 &&
                     kWarpSize % kChunks == 0 && kRowsPerRound % kRowsPerLoad == 0 &&
                     kChunks >= kRowsPerPair,
                 "whole (row tile, half) pairs per round, whole rows per load, a swizzle that "
                 "stays inside the row");
-  // The lane read here (a volatile move) rather than passed in: its uses then start after the
-  // dQ product, not at the kernel's top (at 256 the held values spilled 12-24 bytes).
-  const int lane = opaque_lane_id();
-  const int group = lane / 4;
-  const int quad_lane = lane % 4;
-  const int load_row = lane / kChunks;
-  const int load_chunk = lane % kChunks;
-  float* const lane_first = warp_first + load_row * kWidth + load_chunk * kChunkFloats;
   // kSplitSwizzle: chunk 2·dt + quad_lane / 2 of a row XOR group (< 8) is
   // 8·(dt / 4) + 2·((dt % 4) ^ (group / 2)) + ((quad_lane / 2) ^ (group % 2)): the XOR of the
   // compile-time dt touches two bits only, so the lane's STS need kXorPhases bases and the rest
   // is an immediate offset; the LDS row's XOR splits the same way (load_row < kRowsPerLoad, a
   // power of two). Unsigned, so no division or shift needs a sign fix-up.
-  constexpr int kXorPhases = 4;
+  static constexpr int kXorPhases = 4;
   static_assert(!kSplitSwizzle || (kDimTilesQ % kXorPhases == 0 && kMmaN == 2 * kChunkFloats &&
                                    is_power_of_two(kRowsPerLoad) && kRowsPerLoad <= kRowsPerPair),
                 "the split swizzle takes whole groups of four dim tiles");
-  const unsigned split_lane = static_cast<unsigned>(lane);
-  const unsigned split_group = split_lane / 4;
-  const unsigned split_quad = split_lane % 4;
-  const unsigned sts_lane = (split_group * kChunks + ((split_quad / 2) ^ (split_group % 2))) *
-                                kChunkFloats + (split_quad % 2) * 2;
-  const unsigned lds_lane = split_lane / kChunks * kChunks * kChunkFloats;
-  const unsigned lds_chunk = (split_lane % kChunks) ^ (split_lane / kChunks);
-#pragma unroll
-  for (int round = 0; round < kRounds; ++round) {
-    if (round > 0) __syncwarp();  // every lane has read the previous round's rows
+
+  int lane;
+  int group;
+  int quad_lane;
+  int load_row;
+  int load_chunk;
+  float* lane_first;
+  unsigned split_group;
+  unsigned sts_lane;
+  unsigned lds_lane;
+  unsigned lds_chunk;
+
+  // The lane read here (a volatile move) rather than passed in: its uses then start after the
+  // dQ product, not at the kernel's top (at 256 the held values spilled 12-24 bytes).
+  __device__ __forceinline__ explicit DqLineRounds(float* warp_first) {
+    lane = opaque_lane_id();
+    group = lane / 4;
+    quad_lane = lane % 4;
+    load_row = lane / kChunks;
+    load_chunk = lane % kChunks;
+    lane_first = warp_first + load_row * kWidth + load_chunk * kChunkFloats;
+    const unsigned split_lane = static_cast<unsigned>(lane);
+    split_group = split_lane / 4;
+    const unsigned split_quad = split_lane % 4;
+    sts_lane = (split_group * kChunks + ((split_quad / 2) ^ (split_group % 2))) * kChunkFloats +
+               (split_quad % 2) * 2;
+    lds_lane = split_lane / kChunks * kChunks * kChunkFloats;
+    lds_chunk = (split_lane % kChunks) ^ (split_lane / kChunks);
+  }
+
+  // Round `round` (a compile-time constant once the caller's loop unrolls): its rows staged,
+  // read back row-major and reduced. The caller orders it after the previous round's reads
+  // (__syncwarp).
+  __device__ __forceinline__ void issue(const float (&dq)[kRowTilesQ][kDimTilesQ][4],
+                                        float* stage, int round, int rows_left) const {
 #pragma unroll
     for (int p = 0; p < kPairsPerRound; ++p) {
       const int pair = round * kPairsPerRound + p;
@@ -365,6 +383,21 @@ __device__ __forceinline__ void reduce_dq_by_lines(const float (&dq)[kRowTilesQ]
         reduce_add_quad(lane_first + row * kWidth, values[j]);
       }
     }
+  }
+};
+
+template <int kRowsPerRound, int kWidth, bool kWholeTile, bool kSplitSwizzle = false,
+          int kRowTilesQ, int kDimTilesQ>
+__device__ __forceinline__ void reduce_dq_by_lines(const float (&dq)[kRowTilesQ][kDimTilesQ][4],
+                                                   float* stage, float* warp_first,
+                                                   int rows_left) {
+  using Rounds =
+      DqLineRounds<kRowsPerRound, kWidth, kWholeTile, kSplitSwizzle, kRowTilesQ, kDimTilesQ>;
+  const Rounds rounds(warp_first);
+#pragma unroll
+  for (int round = 0; round < Rounds::kRounds; ++round) {
+    if (round > 0) __syncwarp();  // every lane has read the previous round's rows
+    rounds.issue(dq, stage, round, rows_left);
   }
 }
 
@@ -430,6 +463,81 @@ __device__ __forceinline__ void rolled_phase_b(float (&dv_acc)[kKeyTilesB][kDimT
   for (unsigned qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
     phase_b_step<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(dv_acc, dk_acc, p_as_a, q_as_b,
                                                                qstep);
+  }
+}
+
+// One of phase B's two products alone, rolled over its query steps as rolled_phase_b
+// (DqRoundsInDkSteps: dV in phase B, dK after the dQ product): dV += Pᵀ·dO with `a_offset` = 0
+// (the Pᵀ rows) and `b_offset` = kDoFromQ, dK += dSᵀ·Q with kDsFromP and 0.
+template <class Element, int kBlockM, int kWidth, std::uint32_t kAOffset, std::uint32_t kBOffset,
+          int kKeyTilesB, int kDimTilesB, class PAddress, class QAddress>
+__device__ __forceinline__ void rolled_single_product(float (&acc)[kKeyTilesB][kDimTilesB][4],
+                                                      const PAddress& p_as_a,
+                                                      const QAddress& q_as_b) {
+#pragma unroll 1
+  for (unsigned qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
+    std::uint32_t pa[kKeyTilesB][4];
+    const std::uint32_t p_address = xor_address_at(p_as_a, qstep, 0);
+#pragma unroll
+    for (int kt = 0; kt < kKeyTilesB; ++kt) {
+      constexpr std::uint32_t kTileRowBytes = kMmaM * kBlockM * kBytesPerElement;
+      ldmatrix_x4(pa[kt], p_address + kt * kTileRowBytes + kAOffset);
+    }
+    const std::uint32_t query_rows = qstep * kMmaK * kWidth * kBytesPerElement;
+#pragma unroll
+    for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
+      std::uint32_t b[4];
+      ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows + kBOffset);
+      mma_column_pair<Element>(acc, pa, b, dstep);
+    }
+  }
+}
+
+// dK += dSᵀ·Q with the dQ partial's line-reduction rounds (DqLineRounds) between its query
+// steps (DqRoundsInDkSteps, the default mode, whole query tiles): kRoundsAhead rounds first, then
+// round qstep + kRoundsAhead at the top of query step qstep, before the step's dSᵀ fragments, Q
+// fragments and mma's, so that each REDG.128 round has independent mma's behind it instead of
+// the next round's STS (v19: the rounds back to back held ~2,900 of a 13,600-clock step at 256
+// with nothing to overlap them, and the loop top waited on them). Rounds ahead of the loop free
+// their 16 rows of `dq` before dK's fragments are live: with one round ahead the sm_80 WindowMask
+// kernel spilled 40 bytes, with none every 256 kernel spilled 56-88 bytes (255 registers). The
+// steps are unrolled: a round's rows of `dq` are compile-time registers. The lane's offsets are
+// rebuilt for each round (DqLineRounds' constructor) rather than held across the mma's.
+template <class Element, int kBlockM, int kWidth, std::uint32_t kDsFromP, class Rounds,
+          int kRoundsAhead, int kKeyTilesB, int kDimTilesB, int kRowTilesQ, int kDimTilesQ,
+          class PAddress, class QAddress>
+__device__ __forceinline__ void dk_product_with_dq_rounds(
+    float (&dk_acc)[kKeyTilesB][kDimTilesB][4], const PAddress& p_as_a, const QAddress& q_as_b,
+    const float (&dq)[kRowTilesQ][kDimTilesQ][4], float* stage, float* warp_first) {
+  constexpr int kQuerySteps = kBlockM / kMmaK;
+  static_assert(kRoundsAhead >= 1 && Rounds::kRounds <= kQuerySteps + kRoundsAhead,
+                "every round before or inside a dK query step");
+  constexpr int kNoRowsLeft = 0;  // whole query tiles: no row tests
+#pragma unroll
+  for (int round = 0; round < kRoundsAhead; ++round) {
+    if (round > 0) __syncwarp();  // every lane has read the previous round's rows
+    Rounds(warp_first).issue(dq, stage, round, kNoRowsLeft);
+  }
+#pragma unroll
+  for (int qstep = 0; qstep < kQuerySteps; ++qstep) {
+    if (qstep + kRoundsAhead < Rounds::kRounds) {
+      __syncwarp();
+      Rounds(warp_first).issue(dq, stage, qstep + kRoundsAhead, kNoRowsLeft);
+    }
+    std::uint32_t dsa[kKeyTilesB][4];
+    const std::uint32_t p_address = xor_address_at(p_as_a, qstep, 0);
+#pragma unroll
+    for (int kt = 0; kt < kKeyTilesB; ++kt) {
+      constexpr std::uint32_t kTileRowBytes = kMmaM * kBlockM * kBytesPerElement;
+      ldmatrix_x4(dsa[kt], p_address + kt * kTileRowBytes + kDsFromP);
+    }
+    const std::uint32_t query_rows = qstep * kMmaK * kWidth * kBytesPerElement;
+#pragma unroll
+    for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
+      std::uint32_t b[4];
+      ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows);
+      mma_column_pair<Element>(dk_acc, dsa, b, dstep);
+    }
   }
 }
 
@@ -602,11 +710,12 @@ __global__ void __launch_bounds__(Config::kThreads)
   static_assert(!lean_tile_loop<Config>() || packed_probabilities<Config>(),
                 "the lean loop computes Pᵀ in the packed tiles' pass only");
   // v5 options (tile_config.hpp): strided item copies in the lean loop; the deterministic
-  // chain's hand-over by one thread's release.
+  // chain's hand-over by one thread's release. Not with DqRoundsInDkSteps: at 256 its NoMask
+  // kernels spilled 4-12 bytes with the carried sources (sm_90a) and none without.
   constexpr bool kStridedLoads =
       (strided_item_loads<Config>() ||
        (unmasked_strided_item_loads<Config>() && std::is_same_v<Mask, NoMask>)) &&
-      kLean;
+      kLean && !dq_rounds_in_dk_steps<Config>();
   constexpr bool kLightRelease = light_dq_release<Config>();
   // v6: each product's first k-step writes its accumulators (C = 0) instead of zeroing moves.
   // The lean full-width kernel only, where step 0 of every product exists (head_dim >= 1).
@@ -622,6 +731,12 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr bool kLineReductions = dq_reductions_by_line<Config>() && kLean;
   // v19 (backward_tile_config.hpp): the line staging's offsets with the swizzle split.
   constexpr bool kSplitSwizzle = line_staging_swizzle_split<Config>() && kLineReductions;
+  // v20 (backward_tile_config.hpp): dV in phase B, dK after the dQ product with the line-
+  // reduction rounds between its query steps (the default mode's whole query tiles; otherwise
+  // the rounds as below, then dK).
+  constexpr bool kRoundsInDk = dq_rounds_in_dk_steps<Config>() && kLineReductions && kRolledB &&
+                               !dq_product_before_phase_b<Config>() &&
+                               !dq_atomics_in_phase_b<Config>();
   // v8 (tile_config.hpp, the deterministic mode at 256): the dQ product and its ordered
   // atomics before phase B, so the chain's hand-over waits less on this CTA's phase B.
   constexpr bool kDqFirst = dq_product_before_phase_b<Config>() && kLean;
@@ -1133,6 +1248,11 @@ __global__ void __launch_bounds__(Config::kThreads)
     // query step) it spilled 4-52 bytes at 128.
     if constexpr (kDqFirst || kDqInB) {
       // DqProductBeforePhaseB, DqAtomicsInPhaseB: phase B runs after the dQ product (below).
+    } else if constexpr (kRoundsInDk) {
+      // DqRoundsInDkSteps: dV here, dK after the dQ product (below).
+      rolled_single_product<Element, kBlockM, kWidth, 0, kDoFromQ>(
+          dv_acc, p_as_a,
+          fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b));
     } else if constexpr (kRolledB) {
       // RolledProductB: one query step per iteration, every head-dim block of it untested. The
       // same loop as rolled_phase_b, written out here: through the function, ptxas allocated
@@ -1234,6 +1354,31 @@ __global__ void __launch_bounds__(Config::kThreads)
             fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
         phase_b_with_dq_atomics<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(
             dv_acc, dk_acc, p_as_a, q_as_b, dq, first, params.seqlen_q - first_row);
+        FATTN_SM80_BWD_TIMELINE_MARK(item, kReductionsIssued);
+        continue;
+      }
+    }
+
+    if constexpr (kRoundsInDk) {
+      if (params.semaphores == nullptr && row_end - row0 == kBlockM) {
+        // DqRoundsInDkSteps, default mode, a whole query tile: dK with the partial's line
+        // rounds between its steps; the item ends with it. A tile cut by the sequence end takes
+        // the path below (one instance of the interleaved code: two spilled 12 bytes at 256).
+        const int warp_row = row0 + query_row_q;
+        float* const warp_first =
+            params.dq_accum +
+            ((static_cast<std::int64_t>(batch) * params.heads_q + head) * params.seqlen_q +
+             warp_row) * kWidth +
+            dim_step_q * kMmaK;
+        float* const stage = delta_rows + kStages * kBlockM +
+                             warp * Config::kDqStageRows * Config::kDimPerWarpQ;
+        const auto q_as_b =
+            fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
+        using Rounds = DqLineRounds<Config::kDqStageRows, kWidth, true, kSplitSwizzle,
+                                    kRowTilesQ, kDimTilesQ>;
+        dk_product_with_dq_rounds<Element, kBlockM, kWidth, kDsFromP, Rounds,
+                                  Config::kDqRoundsAhead>(dk_acc, p_as_a, q_as_b, dq, stage,
+                                                          warp_first);
         FATTN_SM80_BWD_TIMELINE_MARK(item, kReductionsIssued);
         continue;
       }
@@ -1350,6 +1495,13 @@ __global__ void __launch_bounds__(Config::kThreads)
       }
     }
     FATTN_SM80_BWD_TIMELINE_MARK(item, kReductionsIssued);
+    if constexpr (kRoundsInDk) {
+      // DqRoundsInDkSteps, the deterministic mode or a tile cut by the sequence end: dK after
+      // the reductions (in the deterministic mode, after this tile's turn in the dQ chain).
+      rolled_single_product<Element, kBlockM, kWidth, kDsFromP, 0>(
+          dk_acc, p_as_a,
+          fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b));
+    }
     if constexpr (kDqFirst || kDqInB) {
       rolled_phase_b<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(
           dv_acc, dk_acc, p_as_a,

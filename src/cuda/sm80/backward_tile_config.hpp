@@ -394,6 +394,31 @@ constexpr bool line_staging_swizzle_split() {
   return has_option<Config, LineStagingSwizzleSplitOption>;
 }
 
+// v20 option (tenth session, second round, h10-bwd80b; bench/results/sm80-bwd-h100-2026-11-23-
+// s10b/NOTES.md). DqRoundsInDkSteps (DqReductionsByLine tiles with RolledProductB): dV in phase
+// B, then the dQ product, then dK with the partial's line-reduction rounds (STS, LDS.128,
+// REDG.128) between its query steps: kRoundsAhead rounds before dK's first step, then one at
+// the top of each step (backward_kernel.cuh, dk_product_with_dq_rounds). v19's ncu beside FA2 at
+// 256 put ~2/3 of our extra stall samples on the rounds issued back to back with nothing
+// independent behind them and on the loop top waiting for them; FA2's reductions sit between its
+// dQ and dK products, interleaved with dK's mma's. v19's DkProductAfterDqReductions (all rounds,
+// then dK) measured 0.984-0.997: dK did not run under the queued rounds. The default mode's whole
+// query tiles only; the deterministic mode and tiles cut by the sequence end reduce as
+// DqReductionsByLine, then run dK. The NoMask kernels drop UnmaskedStridedItemLoads (they spilled
+// with it). At 256 (4 rounds, 4 query steps): 2 rounds ahead 0 spills on sm_80 and sm_90a; 1
+// ahead spilled 40 bytes in sm_80's WindowMask kernel; 0 ahead 56-88 bytes everywhere.
+// GeneralKernelConfig as DqAtomicsInPhaseB: the general kernel stays Tile's.
+struct DqRoundsInDkStepsOption {};
+template <class Tile, int kDqRoundsAheadArg>
+struct DqRoundsInDkSteps : Tile, DqRoundsInDkStepsOption {
+  static constexpr int kDqRoundsAhead = kDqRoundsAheadArg;
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool dq_rounds_in_dk_steps() {
+  return has_option<Config, DqRoundsInDkStepsOption>;
+}
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
