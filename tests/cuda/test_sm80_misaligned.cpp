@@ -210,8 +210,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
 // Forward v9's narrow tiles (tile_config.hpp): D = 65..80 unmasked on 128 keys x 4 warps x 2 row
-// tiles (UnmaskedNarrowForwardConfig<128>, no halved step: D = 65 and 72 run 5 whole steps over
-// zero-filled columns), D = 129..144 on 128 keys x 8 warps (NarrowForwardConfig<192>), D =
+// tiles (UnmaskedNarrowForwardConfig<128>, whole steps: D = 73..80), D = 129..144 on 128 keys x 8 warps (NarrowForwardConfig<192>), D =
 // 193..208 on 128 keys x 8 warps where the device takes 192 KB per block
 // (LargeSharedMemoryNarrowForwardConfig<256>; the 64-key tile elsewhere). Whole and partial
 // 128-key tiles, one query row, GQA, fully masked rows (causal, Nq > Nk), windows, a negative

@@ -411,13 +411,17 @@ struct UnmaskedNarrowForwardConfig<128>
 // (the unmasked narrow tile itself runs them).
 template <int kHeadDimBucket>
 struct HalvedUnmaskedNarrowForwardConfig : UnmaskedNarrowForwardConfig<kHeadDimBucket> {};
-// v10 (tenth session, second round, h10-odd80b): D = 65..72 unmasked on the 128-key tile above
-// with the halved fifth step (m16n8k8 in Q·Kᵀ, one 8-column tile fewer in P·V: 288 instead of 320
+// v10 (tenth session, second round, h10-odd80b): D = 65..72 unmasked on the 128-key tile above with
+// the halved fifth step (m16n8k8 in Q·Kᵀ, one 8-column tile fewer in P·V: 288 instead of 320
 // k16-equivalent mma per 128 keys x 32 rows). Only the halved walk is compiled and the epilogue
-// re-derives the warp's first row (EpilogueWarpRowAfresh), so it fits: 255 registers, 0 spills on sm_80 and sm_90a, fp16
-// and bf16 (the halved and whole walks in one kernel spilled 20 bytes, the halved walk alone with
-// the epilogue as the other tiles have it 4). sm_90a SASS of the loop: 1607 instructions per
-// tile (HMMA 304, LDSM 86) against 1663 (320, 90), 402 per 64 keys x 16 rows against 416.
+// re-derives the warp's first row (EpilogueWarpRowAfresh), so it fits: 255 registers, 0 spills on
+// sm_80 and sm_90a, fp16 and bf16 (the halved and whole walks in one kernel spilled 20 bytes, the
+// halved walk alone with the epilogue as the other tiles have it 4). sm_90a SASS of the loop: 1607
+// instructions per tile (HMMA 304, LDSM 86) against 1663 (320, 90), 402 per 64 keys x 16 rows
+// against 416. H100, bf16, in turns beside v9
+// (bench/results/sm80-odd-h100-2026-11-23-s10b/NOTES.md): B = 16, H = 16, N = 2048, D = 72 1.047
+// (272.1 -> 284.9 TFLOP/s); B·N = 16384, N = 512 / 8k 1.026 / 1.049. Against D = 128 in the same
+// call: bf16 0.76 -> 0.79, fp16 0.80 -> 0.83.
 template <>
 struct HalvedUnmaskedNarrowForwardConfig<128>
     : HalvedWalkOnly<EpilogueWarpRowAfresh<UnmaskedNarrowForwardConfig<128>>> {};
