@@ -210,12 +210,12 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
 // Forward v9's narrow tiles (tile_config.hpp): D = 65..80 unmasked on 128 keys x 4 warps x 2 row
-// tiles (UnmaskedNarrowForwardConfig<128>, whole steps: D = 73..80), D = 129..144 on 128 keys x 8 warps (NarrowForwardConfig<192>), D =
-// 193..208 on 128 keys x 8 warps where the device takes 192 KB per block
-// (LargeSharedMemoryNarrowForwardConfig<256>; the 64-key tile elsewhere). Whole and partial
-// 128-key tiles, one query row, GQA, fully masked rows (causal, Nq > Nk), windows, a negative
-// scale, and each class's halved and whole last step. Forward v10: D = 65..72 unmasked on the
-// same 128-key tile with the halved fifth step, in a kernel of its own
+// tiles (UnmaskedNarrowForwardConfig<128>, whole steps: D = 73..80), D = 129..144 on 128 keys x 8
+// warps (NarrowForwardConfig<192>), D = 193..208 on 128 keys x 8 warps where the device takes 192
+// KB per block (LargeSharedMemoryNarrowForwardConfig<256>; the 64-key tile elsewhere). Whole and
+// partial 128-key tiles, one query row, GQA, fully masked rows (causal, Nq > Nk), windows, a
+// negative scale, and each class's halved and whole last step. Forward v10: D = 65..72 unmasked on
+// the same 128-key tile with the halved fifth step, in a kernel of its own
 // (HalvedUnmaskedNarrowForwardConfig<128>): d65, d66, d72 cases.
 INSTANTIATE_TEST_SUITE_P(
     NarrowTiles, Sm80ForwardShapes,
