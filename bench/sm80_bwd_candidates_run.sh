@@ -9,7 +9,10 @@
 # <dir>/lib<name>/ holding fattn_cuda_tests and the libfattn it links.
 # Usage: CAND_DIR=<dir> [CAND_VARIANTS="191 192 193"] [CAND_POINTS="256,4096,0;..."]
 #        [CAND_NCU_VARIANT=193] [CAND_TEST_LIBS="lib193 lib191"] [CAND_TEST_FILTER=...]
-#        [CAND_SANITIZE_CASES="<gtest filter> ..."] bench/sm80_bwd_candidates_run.sh
+#        [CAND_SANITIZE_CASES="<gtest filter> ..."] [CAND_NCU_S=0 (no ncu step)]
+#        [CAND_DET_VARIANT=202 CAND_DET_POINTS="256,16384,1"] bench/sm80_bwd_candidates_run.sh
+# CAND_DET_VARIANT (h10-bwd80b): bench/sm80_bwd_det_ratio.py --variant, the table and the
+# candidate in both modes in the same turns.
 # Everything lands in one tar ($OUT/results.tgz) plus $OUT/summary.txt (at most 8 files come
 # back from a call); each step appends to the summary as it ends.
 set -o pipefail
@@ -40,8 +43,18 @@ for v in $VARIANTS; do
   pack
 done
 
+if [ -n "${CAND_DET_VARIANT:-}" ]; then
+  timeout ${CAND_DET_S:-60} python3 bench/sm80_bwd_det_ratio.py --plain $PLAIN --reps 6 \
+    --points "${CAND_DET_POINTS:-256,16384,1}" --variant $CAND_DET_VARIANT \
+    --json $R/det-v$CAND_DET_VARIANT.json > $R/det-v$CAND_DET_VARIANT.log 2>&1
+  echo "det ratio v$CAND_DET_VARIANT rc $?" | tee -a $SUMMARY
+  grep -E "^D |variant" $R/det-v$CAND_DET_VARIANT.log | cut -c1-600 | tee -a $SUMMARY
+  pack
+fi
+
 # ncu: FA2's kernel, then the variant's, at the first point.
 first_point=${POINTS%%;*}
+if [ "${CAND_NCU_S:-60}" != 0 ]; then
 timeout ${CAND_NCU_S:-60} ncu --import-source no --section SpeedOfLight --section WarpStateStats \
   --section SourceCounters --section InstructionStats -k "$KERNELS" -c 2 -o $R/ncu-v$NCU_VARIANT \
   python3 bench/sm80_bwd_timeline.py --timeline $TIMELINE --plain $PLAIN --profile-only \
@@ -62,6 +75,7 @@ head -30 $R/ncu_by_opcode.txt | tee -a $SUMMARY
 gzip $R/source.csv
 rm -f $R/ncu-v$NCU_VARIANT.ncu-rep
 pack
+fi
 
 # The library's sm80 GPU tests with each candidate table, then the sanitizers on the first.
 first_lib=${TEST_LIBS%% *}

@@ -4,6 +4,7 @@ shim of bench/sm80_bwd_timeline_build.sh (the library's table, both modes of the
 
   python3 bench/sm80_bwd_det_ratio.py --plain DIR/plain/libsm80bwdtimeline.so
       [--points "128,4096,1;128,16384,1;256,4096,1;256,16384,1"] [--reps 6] [--json out.json]
+      [--variant 202]   (also the shim's candidate in both modes, in the same turns)
 
 Per point (bf16, B·N = 16384, H·D = 2048): FA2's forward (aten's flash op) gives out and LSE;
 then FA2's forward, our backward in the default mode, ours deterministic and FA2's backward are
@@ -27,7 +28,7 @@ TIMING_RUNS = 2
 PREFILL_CYCLES = 4_000_000
 
 
-def run_point(torch, common, plain, D, N, causal, reps):
+def run_point(torch, common, plain, D, N, causal, reps, variant=0):
     B, H = 16384 // N, 2048 // D
     gen = torch.Generator(device="cuda")
     gen.manual_seed(D * 7 + N + int(causal))
@@ -48,19 +49,35 @@ def run_point(torch, common, plain, D, N, causal, reps):
             dot, qt, kt, vt, fwd[0], fwd[1], fwd[2], fwd[3], fwd[4], fwd[5], 0.0, causal, fwd[6],
             fwd[7], scale=scale)
 
+    def selecting(selected, run):
+        # The shim's variant is a global of the library: set before every call.
+        def call():
+            plain.fattn_sm80_bwd_timeline_variant(selected)
+            run()
+        return call
+
     runs = {}
     grads = {}
-    for mode, deterministic in (("default", False), ("deterministic", True)):
+    modes = [("default", False, 0), ("deterministic", True, 0)]
+    if variant:
+        modes += [(f"v{variant} default", False, variant),
+                  (f"v{variant} deterministic", True, variant)]
+    for mode, deterministic, selected in modes:
         grads[mode] = tuple(torch.full_like(x, float("nan")) for x in (q, k, v))
-        runs[mode] = timeline_script.backward_call(torch, common, plain, error, q, k, v, out, dout,
-                                                   lse, *grads[mode], scale, causal,
-                                                   deterministic)
-    runs["deterministic"]()
-    first = tuple(x.clone() for x in grads["deterministic"])
-    runs["deterministic"]()
-    runs["default"]()
+        runs[mode] = selecting(selected, timeline_script.backward_call(
+            torch, common, plain, error, q, k, v, out, dout, lse, *grads[mode], scale, causal,
+            deterministic))
+    bitwise = True
+    for mode, deterministic, _ in modes:
+        if deterministic:
+            runs[mode]()
+            first = tuple(x.clone() for x in grads[mode])
+            runs[mode]()
+            torch.cuda.synchronize()
+            bitwise &= all(torch.equal(a, b) for a, b in zip(first, grads[mode]))
+        else:
+            runs[mode]()
     torch.cuda.synchronize()
-    bitwise = all(torch.equal(a, b) for a, b in zip(first, grads["deterministic"]))
     flash_grads = tuple(x.transpose(1, 2) for x in flash_backward()[:3])
     rel = {mode: [timeline_script.rel_error(x, y) for x, y in zip(g, flash_grads)]
            for mode, g in grads.items()}
@@ -69,15 +86,15 @@ def run_point(torch, common, plain, D, N, causal, reps):
     # Every contestant's rate is taken against the backward's FLOPs; the forward's time is
     # recovered from its rate below.
     bwd_flops = 2.5 * 4 * B * H * N * N * D / (2 if causal else 1)
-    contestants = [("flash fwd", flash_forward, None), ("default", runs["default"], None),
-                   ("deterministic", runs["deterministic"], None),
-                   ("flash bwd", flash_backward, None)]
+    contestants = [("flash fwd", flash_forward, None)]
+    contestants += [(mode, runs[mode], None) for mode, _, _ in modes]
+    contestants += [("flash bwd", flash_backward, None)]
     tflops, per_run = common.tflops_in_turns(contestants, bwd_flops, TIMING_RUNS, reps,
                                              prefill_cycles=PREFILL_CYCLES)
     ms = {name: bwd_flops / rate / 1e9 for name, rate in tflops.items()}
     result = {
         "D": D, "N": N, "causal": causal, "B": B, "H": H,
-        "bwd_tflops": {name: tflops[name] for name in ("default", "deterministic", "flash bwd")},
+        "bwd_tflops": {name: tflops[name] for name in tflops if name != "flash fwd"},
         "ms": ms, "runs": per_run, "deterministic_bitwise_repeatable": bitwise,
         "rel_vs_flash": rel,
         "det_over_default_bwd": ms["default"] / ms["deterministic"],
@@ -90,6 +107,14 @@ def run_point(torch, common, plain, D, N, causal, reps):
           f"{tflops['flash bwd']:.1f}; det/default bwd {result['det_over_default_bwd']:.3f}, "
           f"fwd+bwd (FA2's fwd {ms['flash fwd']:.3f} ms) {result['det_over_default_fwd_bwd']:.3f}; "
           f"bitwise repeatable {bitwise}; rel vs flash {json.dumps(rel)}", flush=True)
+    if variant:
+        name = f"v{variant}"
+        print(f"  variant {variant}: bwd TFLOP/s default {tflops[name + ' default']:.1f} "
+              f"({tflops[name + ' default'] / tflops['default']:.3f} of the table's), "
+              f"deterministic {tflops[name + ' deterministic']:.1f} "
+              f"({tflops[name + ' deterministic'] / tflops['deterministic']:.3f}); its det / "
+              f"default bwd {tflops[name + ' deterministic'] / tflops[name + ' default']:.3f}",
+              flush=True)
     return ok, result
 
 
@@ -99,6 +124,8 @@ def main():
     parser.add_argument("--points", default=DEFAULT_POINTS, help="D,N,causal;...")
     parser.add_argument("--reps", type=int, default=6, help="timing rounds (in turns)")
     parser.add_argument("--json")
+    parser.add_argument("--variant", type=int, default=0,
+                        help="also this candidate of the shim (both modes), in the same turns")
     args = parser.parse_args()
     import torch
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -106,10 +133,12 @@ def main():
     plain = ctypes.CDLL(os.path.abspath(args.plain))
     plain.fattn_sm80_backward.argtypes = common.SM80_BACKWARD_ARGTYPES
     plain.fattn_sm80_backward.restype = ctypes.c_int
+    plain.fattn_sm80_bwd_timeline_variant.argtypes = [ctypes.c_int]
     ok, results = True, []
     for point in args.points.split(";"):
         D, N, causal = (int(x) for x in point.split(","))
-        point_ok, result = run_point(torch, common, plain, D, N, bool(causal), args.reps)
+        point_ok, result = run_point(torch, common, plain, D, N, bool(causal), args.reps,
+                                     args.variant)
         ok &= point_ok
         results.append(result)
     return common.finish(results, args.json, not ok)
