@@ -407,6 +407,15 @@ constexpr bool line_staging_swizzle_split() {
 // DqReductionsByLine, then run dK. The NoMask kernels drop UnmaskedStridedItemLoads (they spilled
 // with it). At 256 (4 rounds, 4 query steps): 2 rounds ahead 0 spills on sm_80 and sm_90a; 1
 // ahead spilled 40 bytes in sm_80's WindowMask kernel; 0 ahead 56-88 bytes everywhere.
+// Measured at 256 (H100, bf16, B·N = 16384, H·D = 2048, bwd in turns beside the table and FA2,
+// N = 4k / 4k causal / 16k / 16k causal): 2 ahead 0.980 / 1.002 / 0.982 / 1.001, 1 ahead 0.981
+// / 1.002 / 0.983 / 1.001. The instrumented step (4k): dK plus the four rounds 3,808 clocks
+// against v19's 803 + 2,864 back to back, so no overlap: a warp issues in order, and the rounds
+// wait on the reductions' byte rate (LSU queue), so the mma's behind a waiting REDG.128 wait too;
+// the non-causal loss is the NoMask copies without strided sources (issue 720 -> 1,097 clocks).
+// Not in the default table. The deterministic mode (dK after this tile's release in the dQ
+// chain, the v8 effect) measured +2.9 % at 16k causal (186.4 -> 191.8 TFLOP/s, det / default
+// bwd 0.824 -> 0.845); its other points are not measured, so not in that table either.
 // GeneralKernelConfig as DqAtomicsInPhaseB: the general kernel stays Tile's.
 struct DqRoundsInDkStepsOption {};
 template <class Tile, int kDqRoundsAheadArg>
