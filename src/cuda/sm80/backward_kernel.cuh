@@ -26,6 +26,7 @@
 
 #include "common/mask.hpp"
 #include "cuda/common/ptx_sm80.cuh"
+#include "cuda/sm80/backward_dq_lines.cuh"
 #include "cuda/sm80/backward_tile_config.hpp"
 #include "cuda/sm80/backward_timeline.cuh"
 #include "cuda/sm80/forward_kernel.cuh"
@@ -223,8 +224,6 @@ __device__ __forceinline__ bool mask_is_right_bounded(const WindowMask& mask) {
   return mask.right >= 0;
 }
 
-constexpr bool is_power_of_two(int value) { return value > 0 && (value & (value - 1)) == 0; }
-
 // ldmatrix addresses of a fragment: the five-register FragmentAddress, or with kXor the
 // one-register XorFragmentAddress. `chunk_base` counts chunks to the right of the tile's first.
 // The XOR form adds step s to chunk_base / 2 without carry only if chunk_base / 2 is a multiple
@@ -251,154 +250,6 @@ __device__ __forceinline__ std::uint32_t xor_address_at(
   constexpr int kRowBytes = kTileWidth * kBytesPerElement;
   return (address.first ^ ((step % 4) * kPhaseBytes)) + (step / 4) * kGroupBytes +
          static_cast<std::uint32_t>(rows * kRowBytes);
-}
-
-// The lane index read with a volatile move, so the compiler neither merges it with an earlier
-// read nor keeps that one alive in its place (a register across the whole main loop).
-__device__ __forceinline__ int opaque_lane_id() {
-  int lane;
-  asm volatile("mov.u32 %0, %%laneid;\n" : "=r"(lane));
-  return lane;
-}
-
-// DqReductionsByLine (tile_config.hpp): the warp's dQ partial (kRowTilesQ·16 rows x kDimTilesQ·8
-// columns of the accumulator, in the mma layout: a lane holds two floats of a row, so a REDG.64
-// of the warp touches 8 rows, 32 bytes each) goes through a staging tile of this warp's own in
-// shared memory, kRowsPerRound rows at a time, and comes back row-major, so that each REDG.128
-// covers whole 128-byte lines of the accumulator (4 per instruction), its source registers just
-// loaded by an LDS.128 rather than the dQ product's accumulators. 8 rows per round measured
-// 1.01-1.07x the REDG.64 burst at 128 and the whole slice at once 0.98-1.03x (docs/perf-notes.md
-// "Backward v13"). Staging rows are swizzled (16-byte chunk XOR row % 8): the STS.64 and LDS.128
-// are conflict-free. No barrier but the warp's: each warp reads back only what it staged, and
-// the next item's rounds come after the loop-top block barrier. `warp_first`: the accumulator
-// element of the warp's first row and column; `rows_left`: the rows from there to the sequence
-// end (kWholeTile: none past it).
-// kSplitSwizzle (LineStagingSwizzleSplit, backward_tile_config.hpp): the staging offsets in
-// unsigned arithmetic, the STS swizzle split into its run-time and compile-time parts (below).
-// DqLineRounds holds the lane's offsets and issues one round at a time, so that a caller may
-// place the rounds between other work (DqRoundsInDkSteps: one round per dK query step);
-// reduce_dq_by_lines issues them back to back.
-template <int kRowsPerRound, int kWidth, bool kWholeTile, bool kSplitSwizzle, int kRowTilesQ,
-          int kDimTilesQ>
-struct DqLineRounds {
-  static constexpr int kRowsPerPair = 8;                     // the rows of one (row tile, half)
-  static constexpr int kChunkFloats = 4;                     // 16 bytes
-  static constexpr int kChunks = kDimTilesQ * kMmaN / kChunkFloats;  // 16-byte chunks per row
-  static constexpr int kRowsPerLoad = kWarpSize / kChunks;   // rows of one LDS.128 / REDG.128
-  static constexpr int kPairsPerRound = kRowsPerRound / kRowsPerPair;
-  static constexpr int kRounds = kRowTilesQ * 2 / kPairsPerRound;
-  static constexpr int kLoadsPerRound = kRowsPerRound / kRowsPerLoad;
-  static_assert(kRowsPerRound % kRowsPerPair == 0 && (kRowTilesQ * 2) % kPairsPerRound == 0 &&
-                    kWarpSize % kChunks == 0 && kRowsPerRound % kRowsPerLoad == 0 &&
-                    kChunks >= kRowsPerPair,
-                "whole (row tile, half) pairs per round, whole rows per load, a swizzle that "
-                "stays inside the row");
-  // kSplitSwizzle: chunk 2·dt + quad_lane / 2 of a row XOR group (< 8) is
-  // 8·(dt / 4) + 2·((dt % 4) ^ (group / 2)) + ((quad_lane / 2) ^ (group % 2)): the XOR of the
-  // compile-time dt touches two bits only, so the lane's STS need kXorPhases bases and the rest
-  // is an immediate offset; the LDS row's XOR splits the same way (load_row < kRowsPerLoad, a
-  // power of two). Unsigned, so no division or shift needs a sign fix-up.
-  static constexpr int kXorPhases = 4;
-  static_assert(!kSplitSwizzle || (kDimTilesQ % kXorPhases == 0 && kMmaN == 2 * kChunkFloats &&
-                                   is_power_of_two(kRowsPerLoad) && kRowsPerLoad <= kRowsPerPair),
-                "the split swizzle takes whole groups of four dim tiles");
-
-  int lane;
-  int group;
-  int quad_lane;
-  int load_row;
-  int load_chunk;
-  float* lane_first;
-  unsigned split_group;
-  unsigned sts_lane;
-  unsigned lds_lane;
-  unsigned lds_chunk;
-
-  // The lane read here (a volatile move) rather than passed in: its uses then start after the
-  // dQ product, not at the kernel's top (at 256 the held values spilled 12-24 bytes).
-  __device__ __forceinline__ explicit DqLineRounds(float* warp_first) {
-    lane = opaque_lane_id();
-    group = lane / 4;
-    quad_lane = lane % 4;
-    load_row = lane / kChunks;
-    load_chunk = lane % kChunks;
-    lane_first = warp_first + load_row * kWidth + load_chunk * kChunkFloats;
-    const unsigned split_lane = static_cast<unsigned>(lane);
-    split_group = split_lane / 4;
-    const unsigned split_quad = split_lane % 4;
-    sts_lane = (split_group * kChunks + ((split_quad / 2) ^ (split_group % 2))) * kChunkFloats +
-               (split_quad % 2) * 2;
-    lds_lane = split_lane / kChunks * kChunks * kChunkFloats;
-    lds_chunk = (split_lane % kChunks) ^ (split_lane / kChunks);
-  }
-
-  // Round `round` (a compile-time constant once the caller's loop unrolls): its rows staged,
-  // read back row-major and reduced. The caller orders it after the previous round's reads
-  // (__syncwarp).
-  __device__ __forceinline__ void issue(const float (&dq)[kRowTilesQ][kDimTilesQ][4],
-                                        float* stage, int round, int rows_left) const {
-#pragma unroll
-    for (int p = 0; p < kPairsPerRound; ++p) {
-      const int pair = round * kPairsPerRound + p;
-      const int rt = pair / 2;
-      const int half = pair % 2;
-      const int stage_row = p * kRowsPerPair + group;
-#pragma unroll
-      for (int dt = 0; dt < kDimTilesQ; ++dt) {
-        if constexpr (kSplitSwizzle) {
-          const unsigned phase = ((dt % kXorPhases) ^ (split_group / 2)) * 2 * kChunkFloats;
-          const unsigned fixed = ((dt / kXorPhases) * 2 * kXorPhases +
-                                  p * kRowsPerPair * kChunks) * kChunkFloats;
-          *reinterpret_cast<float2*>(stage + (sts_lane + phase + fixed)) =
-              make_float2(dq[rt][dt][2 * half], dq[rt][dt][2 * half + 1]);
-        } else {
-          const int chunk = (dt * kMmaN + 2 * quad_lane) / kChunkFloats;
-          *reinterpret_cast<float2*>(stage +
-                                     (stage_row * kChunks + (chunk ^ group)) * kChunkFloats +
-                                     (quad_lane % 2) * 2) =
-              make_float2(dq[rt][dt][2 * half], dq[rt][dt][2 * half + 1]);
-        }
-      }
-    }
-    __syncwarp();
-    float4 values[kLoadsPerRound];
-#pragma unroll
-    for (int j = 0; j < kLoadsPerRound; ++j) {
-      if constexpr (kSplitSwizzle) {
-        const unsigned row_floats = j * kRowsPerLoad * kChunks * kChunkFloats;
-        const unsigned row_xor = (j * kRowsPerLoad) % kRowsPerPair;
-        values[j] = *reinterpret_cast<const float4*>(
-            stage + (lds_lane + row_floats + (lds_chunk ^ row_xor) * kChunkFloats));
-      } else {
-        const int stage_row = j * kRowsPerLoad + load_row;
-        values[j] = *reinterpret_cast<const float4*>(
-            stage +
-            (stage_row * kChunks + (load_chunk ^ (stage_row % kRowsPerPair))) * kChunkFloats);
-      }
-    }
-#pragma unroll
-    for (int j = 0; j < kLoadsPerRound; ++j) {
-      const int row = round * kRowsPerRound + j * kRowsPerLoad;
-      if (kWholeTile || row < rows_left - load_row) {
-        reduce_add_quad(lane_first + row * kWidth, values[j]);
-      }
-    }
-  }
-};
-
-template <int kRowsPerRound, int kWidth, bool kWholeTile, bool kSplitSwizzle = false,
-          int kRowTilesQ, int kDimTilesQ>
-__device__ __forceinline__ void reduce_dq_by_lines(const float (&dq)[kRowTilesQ][kDimTilesQ][4],
-                                                   float* stage, float* warp_first,
-                                                   int rows_left) {
-  using Rounds =
-      DqLineRounds<kRowsPerRound, kWidth, kWholeTile, kSplitSwizzle, kRowTilesQ, kDimTilesQ>;
-  const Rounds rounds(warp_first);
-#pragma unroll
-  for (int round = 0; round < Rounds::kRounds; ++round) {
-    if (round > 0) __syncwarp();  // every lane has read the previous round's rows
-    rounds.issue(dq, stage, round, rows_left);
-  }
 }
 
 // The two 16-bit values of a packed pair (low half first) as floats. bf16 -> fp32 is exact as
