@@ -317,6 +317,29 @@ __device__ __forceinline__ void rolled_phase_b(float (&dv_acc)[kKeyTilesB][kDimT
   }
 }
 
+// One query step of one of phase B's products: acc += A·B over the step's 16 query rows, A from
+// `p_as_a` (+ kAOffset: the Pᵀ or dSᵀ rows), B from `q_as_b` (+ kBOffset: dO or Q).
+template <class Element, int kBlockM, int kWidth, std::uint32_t kAOffset, std::uint32_t kBOffset,
+          int kKeyTilesB, int kDimTilesB, class PAddress, class QAddress>
+__device__ __forceinline__ void product_query_step(float (&acc)[kKeyTilesB][kDimTilesB][4],
+                                                   const PAddress& p_as_a,
+                                                   const QAddress& q_as_b, unsigned qstep) {
+  std::uint32_t pa[kKeyTilesB][4];
+  const std::uint32_t p_address = xor_address_at(p_as_a, qstep, 0);
+#pragma unroll
+  for (int kt = 0; kt < kKeyTilesB; ++kt) {
+    constexpr std::uint32_t kTileRowBytes = kMmaM * kBlockM * kBytesPerElement;
+    ldmatrix_x4(pa[kt], p_address + kt * kTileRowBytes + kAOffset);
+  }
+  const std::uint32_t query_rows = qstep * kMmaK * kWidth * kBytesPerElement;
+#pragma unroll
+  for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
+    std::uint32_t b[4];
+    ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows + kBOffset);
+    mma_column_pair<Element>(acc, pa, b, dstep);
+  }
+}
+
 // One of phase B's two products alone, rolled over its query steps as rolled_phase_b
 // (DqRoundsInDkSteps: dV in phase B, dK after the dQ product): dV += Pᵀ·dO with `a_offset` = 0
 // (the Pᵀ rows) and `b_offset` = kDoFromQ, dK += dSᵀ·Q with kDsFromP and 0.
@@ -327,20 +350,7 @@ __device__ __forceinline__ void rolled_single_product(float (&acc)[kKeyTilesB][k
                                                       const QAddress& q_as_b) {
 #pragma unroll 1
   for (unsigned qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
-    std::uint32_t pa[kKeyTilesB][4];
-    const std::uint32_t p_address = xor_address_at(p_as_a, qstep, 0);
-#pragma unroll
-    for (int kt = 0; kt < kKeyTilesB; ++kt) {
-      constexpr std::uint32_t kTileRowBytes = kMmaM * kBlockM * kBytesPerElement;
-      ldmatrix_x4(pa[kt], p_address + kt * kTileRowBytes + kAOffset);
-    }
-    const std::uint32_t query_rows = qstep * kMmaK * kWidth * kBytesPerElement;
-#pragma unroll
-    for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
-      std::uint32_t b[4];
-      ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows + kBOffset);
-      mma_column_pair<Element>(acc, pa, b, dstep);
-    }
+    product_query_step<Element, kBlockM, kWidth, kAOffset, kBOffset>(acc, p_as_a, q_as_b, qstep);
   }
 }
 
@@ -375,20 +385,7 @@ __device__ __forceinline__ void dk_product_with_dq_rounds(
       __syncwarp();
       Rounds(warp_first).issue(dq, stage, qstep + kRoundsAhead, kNoRowsLeft);
     }
-    std::uint32_t dsa[kKeyTilesB][4];
-    const std::uint32_t p_address = xor_address_at(p_as_a, qstep, 0);
-#pragma unroll
-    for (int kt = 0; kt < kKeyTilesB; ++kt) {
-      constexpr std::uint32_t kTileRowBytes = kMmaM * kBlockM * kBytesPerElement;
-      ldmatrix_x4(dsa[kt], p_address + kt * kTileRowBytes + kDsFromP);
-    }
-    const std::uint32_t query_rows = qstep * kMmaK * kWidth * kBytesPerElement;
-#pragma unroll
-    for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
-      std::uint32_t b[4];
-      ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows);
-      mma_column_pair<Element>(dk_acc, dsa, b, dstep);
-    }
+    product_query_step<Element, kBlockM, kWidth, kDsFromP, 0>(dk_acc, p_as_a, q_as_b, qstep);
   }
 }
 
