@@ -29,12 +29,8 @@ PREFILL_CYCLES = 4_000_000
 
 
 def run_point(torch, common, plain, D, N, causal, reps, variant=0):
-    B, H = 16384 // N, 2048 // D
-    gen = torch.Generator(device="cuda")
-    gen.manual_seed(D * 7 + N + int(causal))
-    q, k, v, dout = (common.make("bf16", B, N, H, D, "bshd", gen) for _ in range(4))
-    scale = D ** -0.5
-    error = ctypes.create_string_buffer(common.ERROR_BYTES)
+    q, k, v, dout, scale, error = timeline_script.point_inputs(torch, common, D, N, causal)
+    B, H = q.shape[0], q.shape[2]
     qt, kt, vt, dot = (x.transpose(1, 2) for x in (q, k, v, dout))
 
     def flash_forward():

@@ -483,14 +483,20 @@ def rel_error(a, b):
     return float((a.float() - b.float()).norm() / b.float().norm())
 
 
-def run_point(torch, common, plain, timeline, extras, out_dir, D, N, causal, reps, variant=0,
-              profile_only=False):
+def point_inputs(torch, common, D, N, causal):
+    """q, k, v, dout of one point (bf16, B·N = 16384, H·D = 2048, seeded by the point), the
+    softmax scale and an error buffer for the shim."""
     B, H = 16384 // N, 2048 // D
     gen = torch.Generator(device="cuda")
     gen.manual_seed(D * 7 + N + int(causal))
     q, k, v, dout = (common.make("bf16", B, N, H, D, "bshd", gen) for _ in range(4))
-    scale = D ** -0.5
-    error = ctypes.create_string_buffer(common.ERROR_BYTES)
+    return q, k, v, dout, D ** -0.5, ctypes.create_string_buffer(common.ERROR_BYTES)
+
+
+def run_point(torch, common, plain, timeline, extras, out_dir, D, N, causal, reps, variant=0,
+              profile_only=False):
+    q, k, v, dout, scale, error = point_inputs(torch, common, D, N, causal)
+    B, H = q.shape[0], q.shape[2]
     # FA2's forward (aten's flash op) on the (B, H, N, D) views of our (B, N, H, D) tensors,
     # which is its native layout: its out and LSE feed every backward.
     qt, kt, vt, dot = (x.transpose(1, 2) for x in (q, k, v, dout))
