@@ -12,7 +12,9 @@ integrated run"). Example (GPU machine, package installed):
 from __future__ import annotations
 
 import argparse
+import cProfile
 import ctypes
+import pstats
 import sys
 import time
 from pathlib import Path
@@ -98,11 +100,21 @@ def main(argv=None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--impls", default=",".join(DEFAULT_IMPLS))
     parser.add_argument("--dtype", choices=["bf16", "fp16"], default="bf16")
+    parser.add_argument("--cprofile", action="store_true",
+                        help="instead: cProfile of fattn auto's fwd+bwd on the smallest shape "
+                             "(where a call is all host time), top functions by own time")
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
         print("host_overhead: no CUDA device; nothing to measure")
         return 0
     dtype = compare.DTYPES[args.dtype]
+    if args.cprofile:
+        call = make_call(runner("fattn:auto"), DEFAULT_SHAPES[0], "fwd+bwd", dtype)
+        measure(call)
+        profiler = cProfile.Profile()
+        profiler.runcall(lambda: [call() for _ in range(CALLS)])
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+        return 0
     for round_name in ("as is", "pool kept"):
         if round_name == "pool kept":
             print(f"\n{keep_default_pool_cached()}\n")
