@@ -3,7 +3,8 @@
 Registered through ``torch.library`` with fake (meta) implementations, so torch.compile can
 trace through them without running them, and with autograd wired from fwd to bwd, so training
 loops get fattn's own backward pass. The ops run on the caller's current CUDA stream and, on
-the CPU, with torch's thread count unless told otherwise.
+the CPU, with torch's thread count unless told otherwise. Eager calls take a lighter path to
+the same library calls (an autograd.Function, no torch.library wrapper per call).
 """
 
 from __future__ import annotations
@@ -58,6 +59,19 @@ def _execution(t: Tensor, num_threads: int):
     return contextlib.nullcontext(), 0, threads
 
 
+def _run_forward(q, k, v, softmax_scale, causal, window_left, window_right, backend,
+                 deterministic, num_threads):
+    out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+    lse = torch.empty(_lse_shape(q), dtype=torch.float32, device=q.device)
+    device_context, stream, threads = _execution(q, num_threads)
+    with device_context:
+        _fattn.forward(
+            *_exportable(q, k, v), out, lse, softmax_scale, causal,
+            (window_left, window_right), backend, deterministic, stream, threads,
+        )
+    return out, lse
+
+
 @torch.library.custom_op("fattn::fwd", mutates_args=())
 def fwd(
     q: Tensor,
@@ -71,15 +85,8 @@ def fwd(
     deterministic: bool,
     num_threads: int,
 ) -> Tuple[Tensor, Tensor]:
-    out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
-    lse = torch.empty(_lse_shape(q), dtype=torch.float32, device=q.device)
-    device_context, stream, threads = _execution(q, num_threads)
-    with device_context:
-        _fattn.forward(
-            *_exportable(q, k, v), out, lse, softmax_scale, causal,
-            (window_left, window_right), backend, deterministic, stream, threads,
-        )
-    return out, lse
+    return _run_forward(q, k, v, softmax_scale, causal, window_left, window_right, backend,
+                        deterministic, num_threads)
 
 
 @fwd.register_fake
@@ -89,6 +96,20 @@ def _fwd_fake(q, k, v, softmax_scale, causal, window_left, window_right, backend
     return torch.empty_like(q, memory_format=torch.contiguous_format), q.new_empty(
         _lse_shape(q), dtype=torch.float32
     )
+
+
+def _run_backward(dout, q, k, v, out, lse, softmax_scale, causal, window_left, window_right,
+                  backend, deterministic, num_threads):
+    dq = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+    dk = torch.empty(k.shape, dtype=k.dtype, device=k.device)
+    dv = torch.empty(v.shape, dtype=v.dtype, device=v.device)
+    device_context, stream, threads = _execution(q, num_threads)
+    with device_context:
+        _fattn.backward(
+            *_exportable(q, k, v, out, dout, lse), dq, dk, dv, softmax_scale, causal,
+            (window_left, window_right), backend, deterministic, stream, threads,
+        )
+    return dq, dk, dv
 
 
 @torch.library.custom_op("fattn::bwd", mutates_args=())
@@ -107,16 +128,8 @@ def bwd(
     deterministic: bool,
     num_threads: int,
 ) -> Tuple[Tensor, Tensor, Tensor]:
-    dq = torch.empty(q.shape, dtype=q.dtype, device=q.device)
-    dk = torch.empty(k.shape, dtype=k.dtype, device=k.device)
-    dv = torch.empty(v.shape, dtype=v.dtype, device=v.device)
-    device_context, stream, threads = _execution(q, num_threads)
-    with device_context:
-        _fattn.backward(
-            *_exportable(q, k, v, out, dout, lse), dq, dk, dv, softmax_scale, causal,
-            (window_left, window_right), backend, deterministic, stream, threads,
-        )
-    return dq, dk, dv
+    return _run_backward(dout, q, k, v, out, lse, softmax_scale, causal, window_left,
+                         window_right, backend, deterministic, num_threads)
 
 
 @bwd.register_fake
@@ -141,24 +154,50 @@ def _setup_context(ctx, inputs, output):
     ctx.mark_non_differentiable(lse)
 
 
-def _backward(ctx, dout, _dlse):
+def _gradients(ctx, dout, run_backward):
     q, k, v, out, lse = ctx.saved_tensors
-    dq, dk, dv = torch.ops.fattn.bwd(_last_dim_contiguous(dout), q, k, v, out, lse, *ctx.options)
+    dq, dk, dv = run_backward(_last_dim_contiguous(dout), q, k, v, out, lse, *ctx.options)
     return (dq, dk, dv) + (None,) * _OPTION_COUNT
+
+
+def _backward(ctx, dout, _dlse):
+    return _gradients(ctx, dout, torch.ops.fattn.bwd)
 
 
 torch.library.register_autograd("fattn::fwd", _backward, setup_context=_setup_context)
 
 
+class _EagerAttention(torch.autograd.Function):
+    """The same forward and backward as the custom ops, without torch.library's Python wrapper
+    around each call: measured on an H100 (bench/host_overhead.py, docs/perf-notes.md "Tenth
+    integrated run"), a fwd+bwd through the ops cost the host 0.6-0.7 ms against SDPA's
+    0.25-0.34, enough to leave the GPU waiting at N = 512. Eager calls take this path;
+    torch.compile traces the custom ops (attention() below)."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, *options):
+        output = _run_forward(q, k, v, *options)
+        _setup_context(ctx, (q, k, v, *options), output)
+        return output
+
+    @staticmethod
+    def backward(ctx, dout, _dlse):
+        return _gradients(ctx, dout, _run_backward)
+
+
+# Eager calls run _EagerAttention / _run_backward; inside torch.compile the custom ops, which
+# the compiler traces through their fake implementations.
 def attention(q, k, v, softmax_scale, causal, window, backend, deterministic, num_threads):
-    return torch.ops.fattn.fwd(
-        q, k, v, softmax_scale, causal, window[0], window[1], backend, deterministic, num_threads
-    )
+    options = (softmax_scale, causal, window[0], window[1], backend, deterministic, num_threads)
+    if torch.compiler.is_compiling():
+        return torch.ops.fattn.fwd(q, k, v, *options)
+    return _EagerAttention.apply(q, k, v, *options)
 
 
 def attention_backward(dout, q, k, v, out, lse, softmax_scale, causal, window, backend,
                        deterministic, num_threads):
-    return torch.ops.fattn.bwd(
+    run_backward = torch.ops.fattn.bwd if torch.compiler.is_compiling() else _run_backward
+    return run_backward(
         _last_dim_contiguous(dout), q, k, v, out, lse, softmax_scale, causal, window[0],
         window[1], backend, deterministic, num_threads,
     )

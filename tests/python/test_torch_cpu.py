@@ -127,6 +127,24 @@ def test_custom_ops_pass_opcheck(gen):
     torch.library.opcheck(torch.ops.fattn.bwd.default, (dout, q, k, v, out, lse, *options))
 
 
+def test_eager_path_matches_the_custom_ops(gen):
+    # Eager calls skip torch.library's wrapper (_torch_ops._EagerAttention); the custom ops, with
+    # their registered autograd, are what torch.compile traces. Same library calls: same bits.
+    q, k, v = (_random(gen, 2, 33, 2, 40, requires_grad=True) for _ in range(3))
+    dout = _random(gen, *q.shape)
+    options = (None, True, -1, -1, "cpu_flash", False, 1)
+    eager_out, eager_lse = fattn.attention(q, k, v, causal=True, backend="cpu_flash",
+                                           num_threads=1)
+    eager_grads = torch.autograd.grad(eager_out, (q, k, v), dout)
+    op_out, op_lse = torch.ops.fattn.fwd(q, k, v, *options)
+    op_grads = torch.autograd.grad(op_out, (q, k, v), dout)
+    assert torch.equal(eager_out, op_out) and torch.equal(eager_lse, op_lse)
+    assert all(torch.equal(a, b) for a, b in zip(eager_grads, op_grads))
+    explicit = fattn.attention_backward(dout, q, k, v, eager_out, eager_lse, causal=True,
+                                        backend="cpu_flash", num_threads=1)
+    assert all(torch.equal(a, b) for a, b in zip(explicit, op_grads))
+
+
 def test_torch_compile_forward_and_backward(gen):
     q, k, v = (_random(gen, 1, 32, 2, 64, requires_grad=True) for _ in range(3))
 
