@@ -28,7 +28,8 @@ import compare  # noqa: E402  (bench/compare.py: the runners, the dtype names)
 # alone), and the sweep's D = 256 N = 512 points.
 DEFAULT_SHAPES = [(1, 128, 1, 64, False), (32, 512, 8, 256, True), (32, 512, 8, 256, False),
                   (32, 512, 16, 128, True)]
-DEFAULT_IMPLS = ["fattn:auto", "sdpa:flash", "sdpa:cudnn"]
+# fattn-op: the same library calls through the torch.library custom op.
+DEFAULT_IMPLS = ["fattn:auto", "fattn-op:auto", "sdpa:flash", "sdpa:cudnn"]
 # Few enough calls that the launch queue never fills (which would make issuing wait on the GPU).
 CALLS = 40
 WARMUP_CALLS = 10
@@ -56,8 +57,18 @@ def keep_default_pool_cached() -> str:
     return "default memory pool: release threshold set to the maximum"
 
 
+def custom_op_runner(backend: str):
+    """fattn through its torch.library custom op (the path torch.compile traces), for the
+    eager path's comparison."""
+    def run(q, k, v, causal):
+        return torch.ops.fattn.fwd(q, k, v, None, causal, -1, -1, backend, False, 0)[0]
+    return run
+
+
 def runner(impl: str):
     family, _, name = impl.partition(":")
+    if family == "fattn-op":
+        return custom_op_runner(name)
     return compare.fattn_runner(name) if family == "fattn" else compare.sdpa_runner(
         compare.SDPA_BACKENDS[name])
 
