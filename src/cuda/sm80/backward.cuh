@@ -143,10 +143,9 @@ Status launch_backward(const AttentionArgs& args) {
   using Large = LargeSharedMemoryBackwardConfig<kHeadDim>;
   using DeterministicLarge = typename LargeSharedMemoryDeterministicBackward<kHeadDim>::type;
   if constexpr (Large::kSharedBytes != BackwardConfig<kHeadDim>::kSharedBytes) {
-    int shared_optin = 0;
-    FATTN_CUDA_TRY(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                                          args.problem.device.index));
-    if (shared_optin >= Large::kSharedBytes) {
+    bool fits = false;
+    FATTN_RETURN_IF_ERROR(device_fits_shared_bytes(args, Large::kSharedBytes, &fits));
+    if (fits) {
       if constexpr (!std::is_same_v<DeterministicLarge, Large>) {
         if (args.problem.options.deterministic) {
           return launch_backward_with<DeterministicLarge, Element>(args);

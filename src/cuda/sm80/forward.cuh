@@ -155,6 +155,17 @@ Status launch_forward_with(const AttentionArgs& args) {
   });
 }
 
+// Whether the problem's device lets one block take `bytes` of shared memory (Hopper's 227 KB
+// against sm_80's 163 KB): what the large-shared-memory tiles of the forward and the backward
+// ask before they launch.
+inline Status device_fits_shared_bytes(const AttentionArgs& args, int bytes, bool* fits) {
+  int shared_optin = 0;
+  FATTN_CUDA_TRY(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                        args.problem.device.index));
+  *fits = shared_optin >= bytes;
+  return Status::Ok();
+}
+
 // The one place that picks the forward's tiles: the table's, and for narrow head dims the
 // large-shared-memory narrow tile where the device's blocks may take its shared memory
 // (tile_config.hpp; asked only for head dims that tile covers, and only in buckets where it
@@ -170,10 +181,9 @@ Status launch_forward(const AttentionArgs& args) {
     constexpr int kLargeNarrowSteps =
         largest_step_class(typename LargeNarrow::NarrowStepClassList{});
     if ((args.problem.head_dim + kMmaK - 1) / kMmaK <= kLargeNarrowSteps) {
-      int shared_optin = 0;
-      FATTN_CUDA_TRY(cudaDeviceGetAttribute(
-          &shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, args.problem.device.index));
-      if (shared_optin >= LargeNarrow::kSharedBytes) {
+      bool fits = false;
+      FATTN_RETURN_IF_ERROR(device_fits_shared_bytes(args, LargeNarrow::kSharedBytes, &fits));
+      if (fits) {
         return launch_forward_with<ForwardConfig<kHeadDim>, Element, StagedForwardConfig<kHeadDim>,
                                    LargeNarrow>(args);
       }
