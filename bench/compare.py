@@ -234,6 +234,31 @@ def sdpa_runner(backend: SDPBackend):
     return run
 
 
+def runner_for(impl: str):
+    """The runner of a contestant named fattn:<backend> or sdpa:<backend> (for the scripts that
+    time or profile one point: bench/profile_point.py, bench/host_overhead.py)."""
+    family, _, name = impl.partition(":")
+    return fattn_runner(name) if family == "fattn" else sdpa_runner(SDPA_BACKENDS[name])
+
+
+def repeatable_call(run, q, k, v, causal, mode):
+    """One call of `run` in `mode` ("fwd" or "fwd+bwd") that can be repeated as it is: the
+    forward without autograd, or the forward and backward on leaves of q, k, v whose gradients
+    are dropped after each backward."""
+    if mode == "fwd":
+        def call():
+            with torch.no_grad():
+                run(q, k, v, causal)
+        return call
+    leaves = [t.detach().requires_grad_() for t in (q, k, v)]
+    dout = torch.randn_like(q)
+
+    def call():
+        run(*leaves, causal).backward(dout)
+        _clear(leaves)
+    return call
+
+
 def why_sdpa_refuses(run, q, k, v, causal) -> Optional[str]:
     """None if the SDPA backend runs these inputs, else PyTorch's reason (its warnings)."""
     with warnings.catch_warnings(record=True) as caught:

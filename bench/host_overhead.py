@@ -69,27 +69,14 @@ def runner(impl: str):
     family, _, name = impl.partition(":")
     if family == "fattn-op":
         return custom_op_runner(name)
-    return compare.fattn_runner(name) if family == "fattn" else compare.sdpa_runner(
-        compare.SDPA_BACKENDS[name])
+    return compare.runner_for(impl)
 
 
 def make_call(run, shape, mode, dtype):
     batch, seqlen, heads, head_dim, causal = shape
     q, k, v = (torch.randn(batch, seqlen, heads, head_dim, device="cuda", dtype=dtype)
                for _ in range(3))
-    if mode == "fwd":
-        def call():
-            with torch.no_grad():
-                run(q, k, v, causal)
-        return call
-    leaves = [t.detach().requires_grad_() for t in (q, k, v)]
-    dout = torch.randn_like(q)
-
-    def call():
-        run(*leaves, causal).backward(dout)
-        for t in leaves:
-            t.grad = None
-    return call
+    return compare.repeatable_call(run, q, k, v, causal, mode)
 
 
 def measure(call):

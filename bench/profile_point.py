@@ -37,13 +37,6 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def runner(impl: str):
-    family, _, name = impl.partition(":")
-    if family == "fattn":
-        return compare.fattn_runner(name)
-    return compare.sdpa_runner(compare.SDPA_BACKENDS[name])
-
-
 def main(argv=None) -> int:
     args = parse_args(argv)
     if not torch.cuda.is_available():
@@ -55,19 +48,8 @@ def main(argv=None) -> int:
     shape = (batch, args.seqlen, heads, args.head_dim)
     torch.manual_seed(0)
     q, k, v = (torch.randn(shape, device="cuda", dtype=dtype) for _ in range(3))
-    run = runner(args.impl)
-    if args.mode == "fwd":
-        def call():
-            with torch.no_grad():
-                run(q, k, v, args.causal)
-    else:
-        leaves = [t.detach().requires_grad_() for t in (q, k, v)]
-        dout = torch.randn(shape, device="cuda", dtype=dtype)
-
-        def call():
-            run(*leaves, args.causal).backward(dout)
-            for t in leaves:
-                t.grad = None
+    call = compare.repeatable_call(compare.runner_for(args.impl), q, k, v, args.causal,
+                                   args.mode)
     for _ in range(args.warmup):
         call()
     torch.cuda.synchronize()
