@@ -10,7 +10,11 @@
 # Usage: DIAG_DIR=<dir> [DIAG_PROFILE="256,4096,0;256,4096,1"] [DIAG_STEPS="ncu counters det
 #        timeline"] [DIAG_VARIANT=0 (a shim candidate instead of the table: profiled, and timed
 #        in turns beside the table and FA2)] [DIAG_TIMELINE_POINTS=...] [DIAG_DET_POINTS=...]
-#        [DIAG_<STEP>_S=seconds] bench/sm80_bwd_fa2_diagnosis.sh
+#        [DIAG_ROWPASS_POINTS="128,512,1;..."] [DIAG_<STEP>_S=seconds]
+#        bench/sm80_bwd_fa2_diagnosis.sh
+# Step "rowpass" (eleventh session, h11-bwd80): the pre- and postprocess kernels, ours and FA2's
+# (dot_do_o, which also zeroes its dQ accumulator, and convert_dq), under ncu at small N: their
+# durations and DRAM bytes, for the achieved bytes/s against the copy rate.
 # Logs go into $OUT as each step ends (a call cut off at its limit keeps what finished); the
 # timeline's summaries and det_ratio.json travel as one tar (at most 8 files come back from a
 # call), ncu_source.txt's summary at the top of ncu_by_opcode.txt.
@@ -66,6 +70,15 @@ print(heads * items * 8)")
   done
   sed -n "/== point/,\$p" $OUT/ncu_by_opcode.txt | head -70
   gzip -c $TMP/source.csv > $OUT/ncu_source.csv.gz
+}
+step_rowpass() {
+  timeout ${DIAG_ROWPASS_S:-60} ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed \
+    -k 'regex:backward_preprocess|backward_postprocess|dot_do_o|convert_dq|backward_kernel|flash_bwd_dq_dk_dv' \
+    python3 bench/sm80_bwd_timeline.py --timeline $TIMELINE --plain $PLAIN --profile-only \
+    --points "${DIAG_ROWPASS_POINTS:-128,512,1;256,512,1;128,1024,0}" > $OUT/rowpass.log 2>&1
+  echo "rowpass rc $?"
+  grep -E "^  [a-z_ ]*void|^  [a-z]|gpu__time|dram__bytes|lts__t_bytes" $OUT/rowpass.log \
+    | sed -E 's/\(fattn::BackwardParams.*//; s/<Flash_bwd_kernel_traits.*//' | cut -c1-120
 }
 step_counters() {
   # The dQ reductions as the L2 and the SM count them (RED instructions, L2 sectors), shared-memory
