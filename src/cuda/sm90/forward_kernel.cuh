@@ -299,12 +299,14 @@ struct Consumer {
 
   // Scores of keys outside the mask or past seqlen_k become -inf. Accumulator layout of a
   // m64nN wgmma: register 4j + 2h + e holds row (warp·16 + lane/4 + 8h), column (8j + 2·(lane%4) + e).
-  template <class Mask>
+  // Only the 8-key groups [kGroupBegin, kGroupEnd) are tested (the first key tile's coverage,
+  // first_tile_coverage, knows the others to be all visible or never read).
+  template <class Mask, int kGroupBegin = 0, int kGroupEnd = kBlockN / 8>
   static FATTN_DEVICE void apply_mask(float (&s)[kScoreRegs], const Mask& mask, int row0,
                                       int col0, int seqlen_k) {
     const int lane = threadIdx.x % kWarpSize;
 #pragma unroll
-    for (int j = 0; j < kBlockN / 8; ++j) {
+    for (int j = kGroupBegin; j < kGroupEnd; ++j) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
 #pragma unroll
@@ -320,12 +322,13 @@ struct Consumer {
   // Online softmax over one tile. Updates the running max and sum of the thread's two rows,
   // turns the scores into unnormalized probabilities, and returns the factor by which the
   // previous output must be rescaled. Rows with no visible key so far keep max = -inf; their
-  // probabilities are exp2(-inf) = 0, never NaN.
-  template <bool kLazyRescale>
+  // probabilities are exp2(-inf) = 0, never NaN. kGroups < kBlockN / 8: only the first kGroups
+  // 8-key groups are read and turned into probabilities (the keys after them are masked for
+  // every row of the warpgroup; convert_p gives them P = 0).
+  template <bool kLazyRescale, int kGroups = kBlockN / 8>
   static FATTN_DEVICE void online_softmax(float (&s)[kScoreRegs], float (&row_max)[2],
                                           float (&row_sum)[2], float (&correction)[2],
                                           float scale_log2) {
-    constexpr int kGroups = kBlockN / 8;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       float tile_max = row_max[h];
@@ -367,12 +370,16 @@ struct Consumer {
 
   // P as the A operand of the next wgmma: the score accumulators of keys 16c..16c+15 are, in
   // order, exactly the A fragment of k-chunk c (rows r and r+8, columns 2q, 2q+1, 2q+8, 2q+9).
+  // Chunks from kChunks on are zeros (keys masked for every row, scores never computed).
+  template <int kChunks = kPChunks>
   static FATTN_DEVICE void convert_p(const float (&s)[kScoreRegs], std::uint32_t (&p)[kPChunks][4]) {
 #pragma unroll
     for (int c = 0; c < kPChunks; ++c) {
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
-        p[c][r] = pack_pair(s[8 * c + 2 * r], s[8 * c + 2 * r + 1], static_cast<Element*>(nullptr));
+        p[c][r] = c < kChunks ? pack_pair(s[8 * c + 2 * r], s[8 * c + 2 * r + 1],
+                                          static_cast<Element*>(nullptr))
+                              : 0u;
       }
     }
   }
@@ -613,6 +620,15 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   constexpr bool kRaggedTestFirstTileOnly = ragged_test_first_tile_only<kHeadDim, Mask>;
   constexpr bool kLseAfterOutput = Traits::kShape.lse_after_output;
   constexpr bool kDividedDecode = Traits::kShape.divided_tile_decode;
+  // TileShape::first_tile_coverage, in masked kernels: the first key tile's softmax works on
+  // the keys a warpgroup's rows can see, in two parts of kPrefixKeys (a whole number of P's
+  // 16-key chunks, half the tile rounded up) and the rest.
+  constexpr bool kFirstTileCoverage =
+      Traits::kShape.first_tile_coverage && !std::is_same_v<Mask, NoMask>;
+  constexpr int kPrefixKeys = (kBlockN / 2 + kWgmmaK - 1) / kWgmmaK * kWgmmaK;
+  constexpr int kPrefixGroups = kPrefixKeys / 8;
+  constexpr int kPrefixChunks = kPrefixKeys / kWgmmaK;
+  static_assert(kPrefixKeys < kBlockN, "the prefix leaves keys to skip");
   // Only causal kernels read the row offset (the others compile as before it existed), and only
   // there can a consumer's rows lie below row 0.
   constexpr bool kRowsBelowZero =
@@ -872,6 +888,20 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         Math::apply_mask(s, mask, row0, col0, params.seqlen_k);
       }
     };
+    // mask_if_needed for the first key tile of a kFirstTileCoverage kernel: where every row
+    // sees the first kPrefixKeys keys (the diagonal's lower-left square), only the keys after
+    // them are tested.
+    [[maybe_unused]] auto mask_first_tile = [&](int col0) {
+      const bool ragged = col0 + kBlockN > params.seqlen_k;
+      if (ragged || !mask.tile_is_unmasked(group_rows_begin, group_rows_end, col0, col0 + kBlockN)) {
+        if (col0 + kPrefixKeys <= params.seqlen_k &&
+            mask.tile_is_unmasked(group_rows_begin, group_rows_end, col0, col0 + kPrefixKeys)) {
+          Math::template apply_mask<Mask, kPrefixGroups>(s, mask, row0, col0, params.seqlen_k);
+        } else {
+          Math::apply_mask(s, mask, row0, col0, params.seqlen_k);
+        }
+      }
+    };
 
     if (num_tiles > 0) {
       mbarrier_wait(&bars->q_full, q_round & 1);
@@ -887,6 +917,19 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         named_barrier_sync(kOutputBarrier + consumer, kWarpgroupThreads);
       }
       {
+        // The first key tile walked is the rightmost, where the causal diagonal (or a window's
+        // right edge) cuts this warpgroup's rows (kFirstTileCoverage): the keys from the end of
+        // what its last row sees on are masked for all its rows.
+        const int first_col0 = (last_tile - 1) * kBlockN;
+        [[maybe_unused]] bool sees_none = false;
+        [[maybe_unused]] bool sees_prefix_only = false;
+        if constexpr (kFirstTileCoverage) {
+          // Rows past seqlen_q (an empty row range) are never stored: nothing to compute.
+          const int seen_end =
+              group_rows_end > group_rows_begin ? mask.key_end(group_rows_end) : first_col0;
+          sees_none = seen_end <= first_col0;
+          sees_prefix_only = seen_end <= first_col0 + kPrefixKeys;
+        }
         const RingSlot slot = ring_slot<kStages>(kv_iteration);
         mbarrier_wait(&bars->k_full[slot.stage], slot.phase);
         FATTN_TIMELINE_MARK(kLoadsReady, 0);
@@ -901,11 +944,30 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         FATTN_TIMELINE_MARK(kScoresWaited, 0);
         release(&bars->k_empty[slot.stage]);
         if (num_tiles == 1) release(&bars->q_empty);
-        mask_if_needed(last_tile - 1);
-        Math::template online_softmax<kLazyRescale>(s, row_max, row_sum, correction,
-                                                    params.scale_log2);
-        FATTN_TIMELINE_MARK(kSoftmaxDone, 0);
-        Math::convert_p(s, p);
+        if (kFirstTileCoverage && sees_none) {
+          // Nothing visible: P = 0, and the rows keep max -inf and sum 0 (the next tile's
+          // correction is 1, as after a tile of -inf scores).
+          FATTN_TIMELINE_MARK(kSoftmaxDone, 0);
+          Math::template convert_p<0>(s, p);
+        } else if (kFirstTileCoverage && sees_prefix_only) {
+          // Mask, max, exponentials and sums over the first kPrefixKeys keys only.
+          Math::template apply_mask<Mask, 0, kPrefixGroups>(s, mask, row0, first_col0,
+                                                            params.seqlen_k);
+          Math::template online_softmax<kLazyRescale, kPrefixGroups>(s, row_max, row_sum,
+                                                                     correction, params.scale_log2);
+          FATTN_TIMELINE_MARK(kSoftmaxDone, 0);
+          Math::template convert_p<kPrefixChunks>(s, p);
+        } else {
+          if constexpr (kFirstTileCoverage) {
+            mask_first_tile(first_col0);
+          } else {
+            mask_if_needed(last_tile - 1);
+          }
+          Math::template online_softmax<kLazyRescale>(s, row_max, row_sum, correction,
+                                                      params.scale_log2);
+          FATTN_TIMELINE_MARK(kSoftmaxDone, 0);
+          Math::convert_p(s, p);
+        }
         FATTN_TIMELINE_MARK(kStepEnd, 0);
       }
       for (int i = 1; i < num_tiles; ++i) {

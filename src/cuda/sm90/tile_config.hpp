@@ -117,6 +117,17 @@ struct TileShape {
   // decode in any of the forms tried; their tiles are the longest, so the decode is the
   // smallest share of a tile there.
   bool divided_tile_decode = false;
+  // Masked kernels: the first key tile a warpgroup walks (the rightmost, cut by the causal
+  // diagonal) is split at half the tile (rounded up to P's 16-key chunks) by what its rows can
+  // see (forward_kernel.cuh, kFirstTileCoverage): nothing (no Q·Kᵀ, no softmax, P = 0), only
+  // the first part (mask, max, exponentials and sums over it alone, P = 0 after it), or all
+  // (the mask tested only on the second part where every row sees the first). With
+  // Nq = Nk and 128 × 128 tiles the diagonal tile is half of it for consumer 0 and the
+  // second half alone masked for consumer 1; the 192-row D = 64 tiles start with one or two
+  // consumers that see nothing of their first key tile. SASS of the causal D = 128 kernel
+  // (eleventh session): the per-element mask is 201 instructions per thread for 128 keys
+  // (96 ISETP, 64 FSEL, 33 VIADD) on top of the softmax's ~330.
+  bool first_tile_coverage = false;
 };
 
 template <int kHeadDimBucket>
@@ -124,11 +135,13 @@ struct TileConfig;
 
 template <>
 struct TileConfig<64> {
-  static constexpr TileShape kShape{192, 128, 3, true, true, true, true, false, false, true};
+  static constexpr TileShape kShape{192, 128, 3, true, true, true, true,
+                                    false, false, true, false, false};
 };
 template <>
 struct TileConfig<128> {
-  static constexpr TileShape kShape{128, 128, 2, true, true, true, true, false, true};
+  static constexpr TileShape kShape{128, 128, 2, true, true, true, true,
+                                    false, true, false, false, true};
 };
 template <>
 struct TileConfig<192> {
@@ -136,7 +149,8 @@ struct TileConfig<192> {
 };
 template <>
 struct TileConfig<256> {
-  static constexpr TileShape kShape{128, 80, 2, true, false, true, true, true, false, false, true};
+  static constexpr TileShape kShape{128, 80, 2, true, false, true, true,
+                                    true, false, false, true, false};
 };
 
 // Online-softmax rescale threshold in powers of two (forward_kernel.cuh, online_softmax and
@@ -182,7 +196,8 @@ struct WidthTileConfig<256, 208> {
                                     TileConfig<256>::kShape.producer_stores,
                                     TileConfig<256>::kShape.pin_pv_wait_unmasked,
                                     TileConfig<256>::kShape.lse_after_output,
-                                    TileConfig<256>::kShape.divided_tile_decode};
+                                    TileConfig<256>::kShape.divided_tile_decode,
+                                    TileConfig<256>::kShape.first_tile_coverage};
 };
 template <>
 struct WidthTileConfig<256, 224> {
@@ -191,7 +206,8 @@ struct WidthTileConfig<256, 224> {
                                     TileConfig<256>::kShape.producer_stores,
                                     TileConfig<256>::kShape.pin_pv_wait_unmasked,
                                     TileConfig<256>::kShape.lse_after_output,
-                                    TileConfig<256>::kShape.divided_tile_decode};
+                                    TileConfig<256>::kShape.divided_tile_decode,
+                                    TileConfig<256>::kShape.first_tile_coverage};
 };
 
 // The work width of a head dim: wgmma's k-step is 16 columns.
