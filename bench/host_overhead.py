@@ -39,6 +39,11 @@ WARMUP_CALLS = 10
 # synchronizations; the default pool's is 0, so memory freed with cudaFreeAsync goes back to the
 # device at the next synchronization and the next cudaMallocAsync maps it again.
 CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4
+# CU_POINTER_ATTRIBUTE_MEMORY_TYPE (cuda.h), for --breakdown's pointer query.
+CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2
+# The backward's workspace at the smallest shape is far below this; the size only has to be
+# one the pool serves without growing.
+WORKSPACE_BYTES = 1 << 20
 
 
 def keep_default_pool_cached() -> str:
@@ -101,11 +106,18 @@ def main(argv=None) -> int:
     parser.add_argument("--cprofile", action="store_true",
                         help="instead: cProfile of fattn auto's fwd+bwd on the smallest shape "
                              "(where a call is all host time), top functions by own time")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="instead: host microseconds of each step of fattn's torch path "
+                             "(exports, stream query, allocations, the library calls alone), "
+                             "on the smallest shape")
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
         print("host_overhead: no CUDA device; nothing to measure")
         return 0
     dtype = compare.DTYPES[args.dtype]
+    if args.breakdown:
+        breakdown(dtype)
+        return 0
     if args.cprofile:
         call = make_call(runner("fattn:auto"), DEFAULT_SHAPES[0], "fwd+bwd", dtype)
         measure(call)
@@ -118,6 +130,161 @@ def main(argv=None) -> int:
             print(f"\n{keep_default_pool_cached()}\n")
         table(args, dtype)
     return 0
+
+
+# Calls per timed batch and batches per step of --breakdown (the median batch is reported).
+BREAKDOWN_CALLS = 200
+BREAKDOWN_BATCHES = 7
+
+
+def host_us(step) -> float:
+    """Median host microseconds per call of `step` (issued without a sync; synced per batch)."""
+    for _ in range(WARMUP_CALLS):
+        step()
+    torch.cuda.synchronize()
+    batches = []
+    for _ in range(BREAKDOWN_BATCHES):
+        start = time.perf_counter()
+        for _ in range(BREAKDOWN_CALLS):
+            step()
+        batches.append((time.perf_counter() - start) * 1e6 / BREAKDOWN_CALLS)
+        torch.cuda.synchronize()
+    return sorted(batches)[len(batches) // 2]
+
+
+def _autograd_shell(run_forward, run_backward):
+    """An autograd.Function with fattn's signature and saved tensors (q, k, v and 7 options;
+    saves q, k, v, out, lse; lse non-differentiable), whose forward and backward either run
+    the library (fattn._torch_ops' _run_forward / _run_backward) or only allocate their
+    outputs: which half of a fwd+bwd costs what under autograd."""
+
+    def allocate_forward(q, k, v, *options):
+        return torch.empty_like(q), q.new_empty((q.shape[0], q.shape[2], q.shape[1]),
+                                                dtype=torch.float32)
+
+    def allocate_backward(dout, q, k, v, out, lse, *options):
+        return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+
+    class Shell(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, q, k, v, *options):
+            out, lse = (run_forward or allocate_forward)(q, k, v, *options)
+            ctx.save_for_backward(q, k, v, out, lse)
+            ctx.options = options
+            ctx.mark_non_differentiable(lse)
+            return out, lse
+
+        @staticmethod
+        def backward(ctx, dout, _dlse):
+            q, k, v, out, lse = ctx.saved_tensors
+            grads = (run_backward or allocate_backward)(dout, q, k, v, out, lse, *ctx.options)
+            return tuple(grads) + (None,) * len(ctx.options)
+
+    return Shell
+
+
+def breakdown(dtype):
+    """Host cost of each step of a fwd+bwd on the smallest shape, for the list of host costs
+    (bench/results/host-overhead-h100-2026-11-23-s11/NOTES.md). Runs on the package found
+    first on the path: the eleventh session's (torch tensors read through their attributes)
+    and the tenth's (DLPack exports) report the same rows where both have the step."""
+    import fattn
+    from fattn import _fattn, _torch_ops
+
+    batch, seqlen, heads, head_dim, _ = DEFAULT_SHAPES[0]
+    q, k, v, dout = (torch.randn(batch, seqlen, heads, head_dim, device="cuda", dtype=dtype)
+                     for _ in range(4))
+    out, lse = fattn.attention(q, k, v)
+    dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
+    device = q.device
+    stream = torch.cuda.current_stream(device).cuda_stream
+    leaves = [t.detach().requires_grad_() for t in (q, k, v)]
+    options = (None, False, -1, -1, "auto", False, 0)
+
+    def device_context():
+        with torch.cuda.device(device):
+            pass
+
+    def fwd_with_grad():
+        fattn.attention(*leaves)
+
+    def shell_call(run_forward, run_backward):
+        shell = _autograd_shell(run_forward, run_backward)
+
+        def call():
+            shell.apply(*leaves, *options)[0].backward(dout)
+            compare._clear(leaves)
+        return call
+
+    # Two driver calls the library makes per call, timed through ctypes (whose own call cost,
+    # ~0.3 us, is included): the validation's pointer query (14 per fwd+bwd) and the
+    # backward's stream-ordered workspace (one allocation and one free per backward).
+    driver = ctypes.CDLL("libcuda.so.1")
+    memory_type = ctypes.c_uint()
+    workspace = ctypes.c_void_p()
+    pointer = ctypes.c_void_p(q.data_ptr())
+    raw_stream = ctypes.c_void_p(stream)
+
+    def pointer_query():
+        driver.cuPointerGetAttribute(ctypes.byref(memory_type),
+                                     CU_POINTER_ATTRIBUTE_MEMORY_TYPE, pointer)
+
+    def workspace_round_trip():
+        driver.cuMemAllocAsync(ctypes.byref(workspace), ctypes.c_size_t(WORKSPACE_BYTES),
+                               raw_stream)
+        driver.cuMemFreeAsync(workspace, raw_stream)
+
+    library_call_args = (None, False, (-1, -1), "auto", False, stream, 0)
+    sdpa = compare.runner_for("sdpa:flash")
+    steps = {
+        "q.detach()": lambda: q.detach(),
+        "q.__dlpack__() (detached)": lambda: q.__dlpack__(),
+        "torch.cuda.current_stream(device).cuda_stream":
+            lambda: torch.cuda.current_stream(device).cuda_stream,
+        "torch._C._cuda_getCurrentRawStream(index)":
+            lambda: torch._C._cuda_getCurrentRawStream(device.index),
+        "with torch.cuda.device(device): pass": device_context,
+        "torch.empty(q.shape, dtype, device)":
+            lambda: torch.empty(q.shape, dtype=q.dtype, device=q.device),
+        "torch.empty_like(q, memory_format=contiguous)":
+            lambda: torch.empty_like(q, memory_format=torch.contiguous_format),
+        "cuPointerGetAttribute (ctypes)": pointer_query,
+        "cuMemAllocAsync + cuMemFreeAsync, 1 MiB (ctypes)": workspace_round_trip,
+        "_fattn.forward (5 DLPack exports + library)":
+            lambda: _fattn.forward(q, k, v, out, lse, *library_call_args),
+        "_fattn.backward (9 DLPack exports + library)":
+            lambda: _fattn.backward(q, k, v, out, dout, lse, dq, dk, dv, *library_call_args),
+        "_fattn.forward_torch (attributes + library)":
+            lambda: _fattn.forward_torch(q, k, v, out, lse, *library_call_args),
+        "_fattn.backward_torch (attributes + library)":
+            lambda: _fattn.backward_torch(q, k, v, out, dout, lse, dq, dk, dv,
+                                          *library_call_args),
+        "_torch_ops._run_forward, no autograd": lambda: _torch_ops._run_forward(q, k, v, *options),
+        "_torch_ops._run_backward, no autograd":
+            lambda: _torch_ops._run_backward(dout, q, k, v, out, lse, *options),
+        "fattn.attention, no_grad": compare.repeatable_call(
+            compare.runner_for("fattn:auto"), q, k, v, False, "fwd"),
+        "fattn.attention, grad mode, no backward": fwd_with_grad,
+        "fattn.attention fwd+bwd": compare.repeatable_call(
+            compare.runner_for("fattn:auto"), q, k, v, False, "fwd+bwd"),
+        "autograd shell fwd+bwd, allocations only": shell_call(None, None),
+        "autograd shell, library forward only": shell_call(_torch_ops._run_forward, None),
+        "autograd shell, library backward only": shell_call(None, _torch_ops._run_backward),
+        "autograd shell, library both": shell_call(_torch_ops._run_forward,
+                                                   _torch_ops._run_backward),
+        "SDPA flash fwd+bwd": compare.repeatable_call(sdpa, q, k, v, False, "fwd+bwd"),
+    }
+    print(f"package: {fattn.__file__}")
+    print(f"| step (B={batch} N={seqlen} H={heads} D={head_dim}) | host us/call |")
+    print("| --- | --- |")
+    for name, step in steps.items():
+        try:
+            print(f"| {name} | {host_us(step):.1f} |", flush=True)
+        except (RuntimeError, AttributeError, TypeError) as error:
+            print(f"| {name} | n/a: {compare.first_line(error)} |", flush=True)
+    print(f"\n{keep_default_pool_cached()}\n")
+    for name in ("_fattn.backward (9 DLPack exports + library)", "fattn.attention fwd+bwd"):
+        print(f"| {name}, pool kept | {host_us(steps[name]):.1f} |", flush=True)
 
 
 def table(args, dtype):

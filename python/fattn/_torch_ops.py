@@ -9,7 +9,6 @@ the same library calls (an autograd.Function, no torch.library wrapper per call)
 
 from __future__ import annotations
 
-import contextlib
 from typing import Optional, Tuple
 
 import torch
@@ -45,30 +44,37 @@ def _last_dim_contiguous(t: Tensor) -> Tensor:
     return t if t.dim() == 0 or t.stride(-1) == 1 or t.shape[-1] <= 1 else t.contiguous()
 
 
-def _exportable(*tensors: Tensor):
-    # DLPack refuses tensors that require grad; the ops sit below autograd, so detaching
-    # (a view, no copy) loses nothing.
-    return [t.detach() for t in tensors]
+# The current stream's cudaStream_t as an int, without building a torch.cuda.Stream object
+# (torch.cuda.current_stream(...).cuda_stream cost the host 6.9 us a call on an H100 machine,
+# this 0.2; bench/results/host-overhead-h100-2026-11-23-s11). It is what torch's own compiler
+# emits into generated code for the same purpose; the public call stands in where a build
+# lacks it.
+_current_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 
 
-def _execution(t: Tensor, num_threads: int):
-    """(device context, CUDA stream pointer, CPU thread count) for running on t's device."""
+def _execution(t: Tensor, num_threads: int) -> Tuple[int, int]:
+    """(CUDA stream pointer, CPU thread count) for running on t's device.
+
+    No device context is entered: the library makes the tensors' device current around every
+    CUDA launch itself (ScopedDevice in each CUDA backend's entry point)."""
     if t.is_cuda:
-        return torch.cuda.device(t.device), torch.cuda.current_stream(t.device).cuda_stream, 0
-    threads = num_threads if num_threads > 0 else torch.get_num_threads()
-    return contextlib.nullcontext(), 0, threads
+        index = t.get_device()
+        if _current_raw_stream is not None:
+            return _current_raw_stream(index), 0
+        return torch.cuda.current_stream(index).cuda_stream, 0
+    return 0, (num_threads if num_threads > 0 else torch.get_num_threads())
 
 
+# The library calls take the torch tensors themselves (_fattn.forward_torch reads their
+# pointers, shapes and strides through their attributes): no detach() and no DLPack export,
+# which cost the host ~5 us per tensor, 14 tensors per fwd+bwd.
 def _run_forward(q, k, v, softmax_scale, causal, window_left, window_right, backend,
                  deterministic, num_threads):
     out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
     lse = torch.empty(_lse_shape(q), dtype=torch.float32, device=q.device)
-    device_context, stream, threads = _execution(q, num_threads)
-    with device_context:
-        _fattn.forward(
-            *_exportable(q, k, v), out, lse, softmax_scale, causal,
-            (window_left, window_right), backend, deterministic, stream, threads,
-        )
+    stream, threads = _execution(q, num_threads)
+    _fattn.forward_torch(q, k, v, out, lse, softmax_scale, causal, (window_left, window_right),
+                         backend, deterministic, stream, threads)
     return out, lse
 
 
@@ -103,12 +109,9 @@ def _run_backward(dout, q, k, v, out, lse, softmax_scale, causal, window_left, w
     dq = torch.empty(q.shape, dtype=q.dtype, device=q.device)
     dk = torch.empty(k.shape, dtype=k.dtype, device=k.device)
     dv = torch.empty(v.shape, dtype=v.dtype, device=v.device)
-    device_context, stream, threads = _execution(q, num_threads)
-    with device_context:
-        _fattn.backward(
-            *_exportable(q, k, v, out, dout, lse), dq, dk, dv, softmax_scale, causal,
-            (window_left, window_right), backend, deterministic, stream, threads,
-        )
+    stream, threads = _execution(q, num_threads)
+    _fattn.backward_torch(q, k, v, out, dout, lse, dq, dk, dv, softmax_scale, causal,
+                          (window_left, window_right), backend, deterministic, stream, threads)
     return dq, dk, dv
 
 
@@ -178,10 +181,15 @@ class _EagerAttention(torch.autograd.Function):
     def forward(ctx, q, k, v, *options):
         output = _run_forward(q, k, v, *options)
         _setup_context(ctx, (q, k, v, *options), output)
+        # lse never has a gradient (non-differentiable); without this autograd would still
+        # allocate and zero-fill one for it on every backward, only for it to be ignored.
+        ctx.set_materialize_grads(False)
         return output
 
     @staticmethod
     def backward(ctx, dout, _dlse):
+        if dout is None:  # no gradient reached out: zero gradients, which autograd spells None
+            return (None,) * (3 + _OPTION_COUNT)
         return _gradients(ctx, dout, _run_backward)
 
 

@@ -1,7 +1,9 @@
 // fattn._fattn: the thin nanobind layer between Python and the C++ API (include/fattn).
 //
-// Every tensor arrives as a DLPack array (torch on the CPU or CUDA, numpy, cupy, ...) and is
-// wrapped in a fattn::TensorView with its own strides: nothing is copied. The Python package
+// Every tensor arrives as a DLPack array (numpy, cupy, ...) or, from the torch integration, as a
+// torch.Tensor read through its own attributes (forward_torch / backward_torch: a DLPack export
+// costs torch a Python call each, 14 of them per fwd+bwd), and is wrapped in a
+// fattn::TensorView with its own strides: nothing is copied. The Python package
 // allocates the outputs with the caller's array library and passes them in; this layer only
 // translates types, releases the GIL while the library runs, and turns a failed Status into
 // the Python exception that matches its code, with the library's message unchanged.
@@ -13,9 +15,11 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -94,6 +98,19 @@ fattn::Device to_fattn_device(int device_type, int device_id, const char* name) 
                                                  "not accepted)");
 }
 
+// An empty tensor addresses no memory, and exporters report arbitrary strides for it (numpy
+// gives 0): describe it as dense so the layout checks judge only tensors with elements.
+fattn::TensorView densify_if_empty(fattn::TensorView view) {
+  if (view.empty()) {
+    std::int64_t dense_stride = 1;
+    for (int d = view.rank - 1; d >= 0; --d) {
+      view.stride[d] = dense_stride;
+      dense_stride *= std::max<std::int64_t>(view.shape[d], 1);
+    }
+  }
+  return view;
+}
+
 // Wraps an array in a TensorView without copying: same pointer, shape and element strides.
 template <class Array>
 fattn::TensorView to_view(const Array& array, const char* name) {
@@ -116,16 +133,110 @@ fattn::TensorView to_view(const Array& array, const char* name) {
     view.shape[d] = static_cast<std::int64_t>(array.shape(d));
     view.stride[d] = static_cast<std::int64_t>(array.stride(d));
   }
-  // An empty tensor addresses no memory, and exporters report arbitrary strides for it (numpy
-  // gives 0): describe it as dense so the layout checks judge only tensors with elements.
-  if (view.empty()) {
-    std::int64_t dense_stride = 1;
-    for (int d = view.rank - 1; d >= 0; --d) {
-      view.stride[d] = dense_stride;
-      dense_stride *= std::max<std::int64_t>(view.shape[d], 1);
-    }
+  return densify_if_empty(view);
+}
+
+// ---- torch tensors, read through their attributes -------------------------------------------
+
+// The torch objects a tensor's attributes are compared with, looked up once (torch is imported
+// by the time a torch tensor reaches this layer). Never freed: they live as long as torch does,
+// and releasing them after the interpreter is gone would crash at exit.
+struct TorchConstants {
+  nb::object float32, float16, bfloat16, strided;
+};
+
+const TorchConstants& torch_constants() {
+  static const TorchConstants* constants = [] {
+    nb::module_ torch = nb::module_::import_("torch");
+    return new TorchConstants{torch.attr("float32"), torch.attr("float16"),
+                              torch.attr("bfloat16"), torch.attr("strided")};
+  }();
+  return *constants;
+}
+
+// "torch.float64" -> "float64", the name the DLPack path and the library's messages use.
+std::string torch_name(const nb::handle& object) {
+  constexpr std::string_view kPrefix = "torch.";
+  std::string text = nb::cast<std::string>(nb::str(object));
+  if (text.rfind(kPrefix, 0) == 0) text.erase(0, kPrefix.size());
+  return text;
+}
+
+// "(1, 8, 4, 16)": a shape as the DLPack path's messages write it (str(torch.Size) would not).
+std::string tuple_text(const nb::handle& tuple) {
+  std::string text = "(";
+  const Py_ssize_t length = PyTuple_Size(tuple.ptr());
+  for (Py_ssize_t d = 0; d < length; ++d) {
+    text += (d ? ", " : "") + nb::cast<std::string>(nb::str(PyTuple_GET_ITEM(tuple.ptr(), d)));
   }
-  return view;
+  return text + ")";
+}
+
+// A tuple of Python ints (torch.Size, a stride tuple) into `out`; returns its length.
+std::size_t read_int_tuple(const nb::handle& tuple, std::array<std::int64_t, fattn::kMaxRank>& out,
+                           const char* name, const char* what) {
+  const Py_ssize_t length = PyTuple_Size(tuple.ptr());
+  if (length < 0) throw nb::python_error();
+  for (Py_ssize_t d = 0; d < length && d < fattn::kMaxRank; ++d) {
+    const long long value = PyLong_AsLongLong(PyTuple_GET_ITEM(tuple.ptr(), d));
+    if (value == -1 && PyErr_Occurred()) {
+      raise_python(PyExc_ValueError, std::string(name) + ": could not read its " + what);
+    }
+    out[static_cast<std::size_t>(d)] = value;
+  }
+  return static_cast<std::size_t>(length);
+}
+
+// Wraps a torch.Tensor in a TensorView without copying, with the checks a DLPack export would
+// make (dense layout, no lazy negation) and the same messages as to_view for what the library
+// cannot take. Requires no detach(): nothing is exported, the pointer is only read.
+fattn::TensorView torch_view(const nb::handle& tensor, const char* name) {
+  const TorchConstants& torch = torch_constants();
+  fattn::TensorView view;
+  std::array<std::int64_t, fattn::kMaxRank> shape{};
+  const std::size_t rank = read_int_tuple(tensor.attr("shape"), shape, name, "shape");
+  if (rank > static_cast<std::size_t>(fattn::kMaxRank)) {
+    raise_python(PyExc_ValueError, std::string(name) + ": expected at most " +
+                                       std::to_string(fattn::kMaxRank) + " dimensions, got " +
+                                       std::to_string(rank) + " with shape " +
+                                       tuple_text(tensor.attr("shape")));
+  }
+  const nb::object dtype = tensor.attr("dtype");
+  if (dtype.is(torch.float32)) {
+    view.dtype = fattn::DType::float32;
+  } else if (dtype.is(torch.float16)) {
+    view.dtype = fattn::DType::float16;
+  } else if (dtype.is(torch.bfloat16)) {
+    view.dtype = fattn::DType::bfloat16;
+  } else {
+    raise_python(PyExc_ValueError, std::string(name) +
+                                       ": expected dtype float32, float16 or bfloat16, got " +
+                                       torch_name(dtype));
+  }
+  const nb::object layout = tensor.attr("layout");
+  if (!layout.is(torch.strided)) {
+    raise_python(PyExc_ValueError, std::string(name) + ": expected a dense (strided) tensor, got "
+                                                       "layout " + torch_name(layout));
+  }
+  if (nb::cast<bool>(tensor.attr("is_neg")())) {
+    raise_python(PyExc_ValueError, std::string(name) + ": has its negation bit set (a lazy "
+                                                       "negation view); call resolve_neg() first");
+  }
+  if (nb::cast<bool>(tensor.attr("is_cuda"))) {
+    view.device = fattn::Device::cuda(nb::cast<int>(tensor.attr("get_device")()));
+  } else if (nb::cast<bool>(tensor.attr("is_cpu"))) {
+    view.device = fattn::Device::cpu();
+  } else {
+    raise_python(PyExc_ValueError, std::string(name) + ": expected a CPU or CUDA tensor, got one "
+                                                       "on " + nb::cast<std::string>(nb::str(
+                                                           tensor.attr("device"))));
+  }
+  view.rank = static_cast<int>(rank);
+  view.shape = shape;
+  read_int_tuple(tensor.attr("stride")(), view.stride, name, "strides");
+  view.data = PyLong_AsVoidPtr(tensor.attr("data_ptr")().ptr());
+  if (view.data == nullptr && PyErr_Occurred()) throw nb::python_error();
+  return densify_if_empty(view);
 }
 
 fattn::Backend parse_backend(const std::string& name) {
@@ -171,7 +282,38 @@ std::string run_without_gil(std::uintptr_t cuda_stream, int num_threads, Call ca
   return fattn::to_string(stats.backend);
 }
 
-// Runs forward and returns the name of the backend that ran.
+// Runs forward on views and returns the name of the backend that ran.
+std::string forward_views(const fattn::TensorView& q, const fattn::TensorView& k,
+                          const fattn::TensorView& v, const fattn::TensorView& out,
+                          const fattn::TensorView& lse, std::optional<float> softmax_scale,
+                          bool causal, std::pair<std::int64_t, std::int64_t> window,
+                          const std::string& backend, bool deterministic,
+                          std::uintptr_t cuda_stream, int num_threads) {
+  const fattn::Options options =
+      make_options(softmax_scale, causal, window, backend, deterministic);
+  return run_without_gil(cuda_stream, num_threads, [&](const fattn::ExecutionContext& context) {
+    return fattn::forward(q, k, v, out, lse, options, context);
+  });
+}
+
+// Runs backward on views and returns the name of the backend that ran.
+std::string backward_views(const fattn::TensorView& q, const fattn::TensorView& k,
+                           const fattn::TensorView& v, const fattn::TensorView& out,
+                           const fattn::TensorView& dout, const fattn::TensorView& lse,
+                           const fattn::TensorView& dq, const fattn::TensorView& dk,
+                           const fattn::TensorView& dv, std::optional<float> softmax_scale,
+                           bool causal, std::pair<std::int64_t, std::int64_t> window,
+                           const std::string& backend, bool deterministic,
+                           std::uintptr_t cuda_stream, int num_threads) {
+  const fattn::Options options =
+      make_options(softmax_scale, causal, window, backend, deterministic);
+  return run_without_gil(cuda_stream, num_threads, [&](const fattn::ExecutionContext& context) {
+    return fattn::backward(q, k, v, out, dout, lse, dq, dk, dv, options, context);
+  });
+}
+
+// forward / backward on DLPack arrays (numpy, cupy, ...). The views are made one statement at a
+// time, in argument order, so that the first bad argument is the one reported.
 std::string forward(const InputArray& q, const InputArray& k, const InputArray& v,
                     const OutputArray& out, const OutputArray& lse,
                     std::optional<float> softmax_scale, bool causal,
@@ -180,14 +322,10 @@ std::string forward(const InputArray& q, const InputArray& k, const InputArray& 
   const fattn::TensorView q_view = to_view(q, "q"), k_view = to_view(k, "k"),
                           v_view = to_view(v, "v"), out_view = to_view(out, "out"),
                           lse_view = to_view(lse, "lse");
-  const fattn::Options options =
-      make_options(softmax_scale, causal, window, backend, deterministic);
-  return run_without_gil(cuda_stream, num_threads, [&](const fattn::ExecutionContext& context) {
-    return fattn::forward(q_view, k_view, v_view, out_view, lse_view, options, context);
-  });
+  return forward_views(q_view, k_view, v_view, out_view, lse_view, softmax_scale, causal, window,
+                       backend, deterministic, cuda_stream, num_threads);
 }
 
-// Runs backward and returns the name of the backend that ran.
 std::string backward(const InputArray& q, const InputArray& k, const InputArray& v,
                      const InputArray& out, const InputArray& dout, const InputArray& lse,
                      const OutputArray& dq, const OutputArray& dk, const OutputArray& dv,
@@ -199,12 +337,40 @@ std::string backward(const InputArray& q, const InputArray& k, const InputArray&
                           dout_view = to_view(dout, "dout"), lse_view = to_view(lse, "lse"),
                           dq_view = to_view(dq, "dq"), dk_view = to_view(dk, "dk"),
                           dv_view = to_view(dv, "dv");
-  const fattn::Options options =
-      make_options(softmax_scale, causal, window, backend, deterministic);
-  return run_without_gil(cuda_stream, num_threads, [&](const fattn::ExecutionContext& context) {
-    return fattn::backward(q_view, k_view, v_view, out_view, dout_view, lse_view, dq_view,
-                           dk_view, dv_view, options, context);
-  });
+  return backward_views(q_view, k_view, v_view, out_view, dout_view, lse_view, dq_view, dk_view,
+                        dv_view, softmax_scale, causal, window, backend, deterministic,
+                        cuda_stream, num_threads);
+}
+
+// The same on torch tensors (any requires_grad: nothing is exported, so no detach is needed).
+std::string forward_torch(const nb::handle& q, const nb::handle& k, const nb::handle& v,
+                          const nb::handle& out, const nb::handle& lse,
+                          std::optional<float> softmax_scale, bool causal,
+                          std::pair<std::int64_t, std::int64_t> window,
+                          const std::string& backend, bool deterministic,
+                          std::uintptr_t cuda_stream, int num_threads) {
+  const fattn::TensorView q_view = torch_view(q, "q"), k_view = torch_view(k, "k"),
+                          v_view = torch_view(v, "v"), out_view = torch_view(out, "out"),
+                          lse_view = torch_view(lse, "lse");
+  return forward_views(q_view, k_view, v_view, out_view, lse_view, softmax_scale, causal, window,
+                       backend, deterministic, cuda_stream, num_threads);
+}
+
+std::string backward_torch(const nb::handle& q, const nb::handle& k, const nb::handle& v,
+                           const nb::handle& out, const nb::handle& dout, const nb::handle& lse,
+                           const nb::handle& dq, const nb::handle& dk, const nb::handle& dv,
+                           std::optional<float> softmax_scale, bool causal,
+                           std::pair<std::int64_t, std::int64_t> window,
+                           const std::string& backend, bool deterministic,
+                           std::uintptr_t cuda_stream, int num_threads) {
+  const fattn::TensorView q_view = torch_view(q, "q"), k_view = torch_view(k, "k"),
+                          v_view = torch_view(v, "v"), out_view = torch_view(out, "out"),
+                          dout_view = torch_view(dout, "dout"), lse_view = torch_view(lse, "lse"),
+                          dq_view = torch_view(dq, "dq"), dk_view = torch_view(dk, "dk"),
+                          dv_view = torch_view(dv, "dv");
+  return backward_views(q_view, k_view, v_view, out_view, dout_view, lse_view, dq_view, dk_view,
+                        dv_view, softmax_scale, causal, window, backend, deterministic,
+                        cuda_stream, num_threads);
 }
 
 // The selector's answer for these inputs: (backend name or None, reason when None).
@@ -259,6 +425,17 @@ NB_MODULE(_fattn, m) {
         nb::arg("deterministic") = false, nb::arg("cuda_stream") = 0,
         nb::arg("num_threads") = 0,
         "Writes dq, dk and dv in place; returns the name of the backend that ran.");
+  m.def("forward_torch", &forward_torch, nb::arg("q"), nb::arg("k"), nb::arg("v"),
+        nb::arg("out"), nb::arg("lse"), nb::arg("softmax_scale").none(), nb::arg("causal"),
+        nb::arg("window"), nb::arg("backend"), nb::arg("deterministic"),
+        nb::arg("cuda_stream"), nb::arg("num_threads"),
+        "forward on torch tensors, read through their attributes instead of DLPack.");
+  m.def("backward_torch", &backward_torch, nb::arg("q"), nb::arg("k"), nb::arg("v"),
+        nb::arg("out"), nb::arg("dout"), nb::arg("lse"), nb::arg("dq"), nb::arg("dk"),
+        nb::arg("dv"), nb::arg("softmax_scale").none(), nb::arg("causal"), nb::arg("window"),
+        nb::arg("backend"), nb::arg("deterministic"), nb::arg("cuda_stream"),
+        nb::arg("num_threads"),
+        "backward on torch tensors, read through their attributes instead of DLPack.");
   m.def("supports", &supports, nb::arg("q"), nb::arg("k"),
         nb::arg("softmax_scale").none() = nb::none(), nb::arg("causal") = false,
         nb::arg("window") = window_default, nb::arg("backend") = "auto",

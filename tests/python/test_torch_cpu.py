@@ -167,3 +167,29 @@ def test_numpy_and_torch_agree(gen):
     from_numpy, _ = fattn.attention(q.numpy(), k.numpy(), v.numpy(), backend=ORACLE)
     assert isinstance(from_numpy, np.ndarray)
     np.testing.assert_array_equal(from_torch.numpy(), from_numpy)
+
+
+def test_torch_reader_matches_dlpack_on_strided_views(gen):
+    # The torch path reads pointers, shapes and strides through the tensors' attributes
+    # (_fattn.forward_torch) instead of DLPack; both must describe the same memory, offsets
+    # and strides included: a transposed q and a slice with a storage offset.
+    q = _random(gen, 2, 4, 19, 32).transpose(1, 2)
+    kv = _random(gen, 2, 23, 6, 32)
+    k, v = kv[:, :, 1:3], kv[:, :, 4:6]
+    from_torch, lse_torch = fattn.attention(q, k, v, causal=True, backend=ORACLE)
+    from_numpy, lse_numpy = fattn.attention(q.numpy(), k.numpy(), v.numpy(), causal=True,
+                                            backend=ORACLE)
+    np.testing.assert_array_equal(from_torch.numpy(), from_numpy)
+    np.testing.assert_array_equal(lse_torch.numpy(), lse_numpy)
+
+
+@pytest.mark.parametrize("make,message", [
+    (lambda t: torch._neg_view(t), r"k: has its negation bit set"),
+    (lambda t: t.to_sparse(), r"k: expected a dense \(strided\) tensor, got layout sparse_coo"),
+    (lambda t: t.to("meta"), r"k: expected a CPU or CUDA tensor, got one on meta"),
+    (lambda t: t[None], r"k: expected at most 4 dimensions, got 5 with shape \(1, 1, 8, 2, 16\)"),
+])
+def test_torch_reader_refuses_what_dlpack_would_with_the_argument_named(gen, make, message):
+    q, k, v = (_random(gen, 1, 8, 2, 16) for _ in range(3))
+    with pytest.raises(ValueError, match=message):
+        fattn.attention(q, make(k), v, backend=ORACLE)
