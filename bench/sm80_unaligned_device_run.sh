@@ -1,21 +1,32 @@
 #!/usr/bin/env bash
 # One GPU-machine call for the sm80 forward on 2-byte-aligned rows (odd head dims in packed
-# tensors, misaligned views) and on odd head dims (step classes): one CMake build (sm80 only, library + GPU tests + Python
-# extension), then
+# tensors, misaligned views) and on odd head dims (step classes): one CMake build (sm80 only,
+# library + GPU tests + Python extension), and where BASELINE_SOURCES names a folder holding an
+# earlier tile_io.cuh, forward_kernel.cuh, tile_config.hpp and forward.cuh (src/cuda/sm80), a
+# second build of the Python extension from them (fp16, the buckets of BASELINE_BUCKETS only), in
+# parallel; then
 #   1. the GPU tests: tests/cuda/test_sm80_misaligned.cpp (2-byte rows, step classes) and the
-#      cuda_sm80 part of the shared matrix (forward and backward against the float64 reference);
+#      cuda_sm80 part of the shared matrix at D = 129 (forward and backward against the float64
+#      reference);
 #   2. bench/compare.py's head-dim sweep (fp16, B=16, H=16, N=2048, forward) of cuda_sm80 beside
-#      PyTorch's flash and cuDNN in one process;
-#   3. compute-sanitizer memcheck and racecheck on D=129 cases;
-#   4. Nsight Compute on one D=129 and one D=136 launch;
+#      PyTorch's flash and cuDNN in one process; the baseline's cuda_sm80 beside flash at
+#      BASELINE_HEAD_DIMS in a second process of the same call;
+#   3. compute-sanitizer memcheck on the 2-byte-row cases, racecheck on a few (while the call's
+#      time allows: steps past STEP_BUDGET_S seconds are skipped);
+#   4. Nsight Compute on one D=129 and one D=136 launch (NCU=1);
 #   5. instruction counts of the kernels from the library's SASS (cuobjdump).
 # Every log goes to $OUT/unaligned-logs.tgz (the device tool returns only a few files) and a
 # summary to stdout. Run from the repository root on the GPU machine:
 #   source scripts/gpu-env.sh; bench/sm80_unaligned_device_run.sh [head dims of the sweep]
 set -u
 OUT="${OUT:?set OUT to the folder for the logs}"
-SWEEP_HEAD_DIMS="${1:-64,72,80,96,128,129,136,192,200,256}"
+SWEEP_HEAD_DIMS="${1:-33,64,128,129,136,143,192,255,256}"
+BASELINE_SOURCES="${BASELINE_SOURCES:-}"
+BASELINE_BUCKETS="${BASELINE_BUCKETS:-192}"
+BASELINE_HEAD_DIMS="${BASELINE_HEAD_DIMS:-129,136,192}"
+STEP_BUDGET_S="${STEP_BUDGET_S:-300}"  # the device tool's limit is 360 s per call
 BUILD=build-unaligned
+BASE_TREE=/tmp/fattn-baseline
 LOGS=/tmp/unaligned-logs  # packed into $OUT after every step, so a run cut short keeps its logs
 mkdir -p "$LOGS"
 TESTS="$BUILD/tests/cuda/fattn_cuda_tests"
@@ -24,51 +35,88 @@ step() {
   tar -czf "$OUT/unaligned-logs.tgz" -C /tmp unaligned-logs
   echo "== $(date +%T) [$SECONDS s] $*"
 }
+within_budget() {
+  if [ "$SECONDS" -ge "$STEP_BUDGET_S" ]; then echo "skipped ($SECONDS s >= $STEP_BUDGET_S s)"; return 1; fi
+}
+configure() {  # build dir, head dims, dtypes, log
+  cmake -S "${5:-.}" -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFATTN_CUDA=ON \
+    -DFATTN_CUDA_FAMILIES=sm80 "-DFATTN_CUDA_HEAD_DIMS=$2" "-DFATTN_CUDA_DTYPES=$3" \
+    -DFATTN_CUDA_ARCHS=90a -DFATTN_CUDA_RESOURCE_USAGE=ON -DFATTN_BUILD_PYTHON=ON \
+    -DFATTN_BUILD_TOOLS=OFF > "$4" 2>&1 || { tail -20 "$4"; return 1; }
+}
+package() {  # build dir -> a folder holding the fattn package with its extension
+  local dir
+  dir="$(mktemp -d)"
+  cp -r python/fattn "$dir/" && cp "$1"/python/_fattn*.so "$dir/fattn/" && echo "$dir"
+}
 
 step configure
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFATTN_CUDA=ON \
-  -DFATTN_CUDA_FAMILIES=sm80 "-DFATTN_CUDA_HEAD_DIMS=64;128;192;256" \
-  "-DFATTN_CUDA_DTYPES=fp16;bf16" -DFATTN_CUDA_ARCHS=90a -DFATTN_CUDA_RESOURCE_USAGE=ON \
-  -DFATTN_BUILD_PYTHON=ON -DFATTN_BUILD_TOOLS=OFF > "$LOGS/configure.log" 2>&1 ||
-  { tail -20 "$LOGS/configure.log"; exit 1; }
+configure "$BUILD" "64;128;192;256" "fp16;bf16" "$LOGS/configure.log" || exit 1
+if [ -n "$BASELINE_SOURCES" ]; then
+  rm -rf "$BASE_TREE" && mkdir -p "$BASE_TREE" &&
+    tar -c --exclude='./build-*' --exclude=./.deps . | tar -x -C "$BASE_TREE" &&
+    cp "$BASELINE_SOURCES"/{tile_io.cuh,forward_kernel.cuh,tile_config.hpp,forward.cuh} \
+      "$BASE_TREE/src/cuda/sm80/" &&
+    configure "$BASE_TREE/build" "$BASELINE_BUCKETS" fp16 "$LOGS/configure-baseline.log" \
+      "$BASE_TREE" || BASELINE_SOURCES=""
+fi
 step build
-timeout 200 ninja -C "$BUILD" -j "$(nproc)" fattn_cuda_tests _fattn > "$LOGS/build.log" 2>&1 ||
+if [ -n "$BASELINE_SOURCES" ]; then
+  timeout 230 ninja -C "$BASE_TREE/build" -j 4 _fattn > "$LOGS/build-baseline.log" 2>&1 &
+  baseline_build=$!
+fi
+timeout 230 ninja -C "$BUILD" -j "$(($(nproc) - 4))" fattn_cuda_tests _fattn > "$LOGS/build.log" 2>&1 ||
   { grep -B2 -A8 -m3 "error" "$LOGS/build.log"; tail -5 "$LOGS/build.log"; }
 grep -E "Compiling entry|registers|spill" "$LOGS/build.log" > "$LOGS/ptxas.log"
 echo "kernels with spills: $(grep -cE '[1-9][0-9]* bytes spill stores' "$LOGS/ptxas.log")"
+if [ -n "$BASELINE_SOURCES" ]; then
+  wait "$baseline_build"; echo "baseline build exit $?"
+fi
 
 step tests
 timeout 40 "$TESTS" --gtest_filter='*/Sm80ForwardShapes.*' > "$LOGS/tests-misaligned.log" 2>&1
 echo "misaligned + step-class tests exit $?"
 grep -E "^\[  (FAILED|PASSED)|tests ran|Failure|error:|Expected|Which is" "$LOGS/tests-misaligned.log" | head -20
-timeout 45 "$TESTS" --gtest_filter='*cuda_sm80*' --gtest_brief=1 > "$LOGS/tests-matrix.log" 2>&1
-echo "cuda_sm80 matrix exit $?"
+timeout 30 "$TESTS" --gtest_filter='*cuda_sm80*D129*:*Sm80Backward*129*' --gtest_brief=1 \
+  > "$LOGS/tests-matrix.log" 2>&1
+echo "cuda_sm80 matrix at D = 129 exit $?"
 grep -E "^\[  (FAILED|PASSED)|tests ran" "$LOGS/tests-matrix.log" | head -20
 
 step bench
-PACKAGE="$(mktemp -d)"
-cp -r python/fattn "$PACKAGE/" && cp "$BUILD"/python/_fattn*.so "$PACKAGE/fattn/"
-(cd "$LOGS" && PYTHONPATH="$PACKAGE" timeout 75 python3 "$OLDPWD/bench/compare.py" \
+PACKAGE="$(package "$BUILD")"
+(cd "$LOGS" && PYTHONPATH="$PACKAGE" timeout 80 python3 "$OLDPWD/bench/compare.py" \
   --sections head-dim --sweep-head-dims "$SWEEP_HEAD_DIMS" --fattn-backends cuda_sm80 \
   --sdpa-backends flash,cudnn --no-plot --out "$LOGS/headdim") > "$LOGS/bench.log" 2>&1
-echo "bench exit $?"; tail -20 "$LOGS/bench.log"
+echo "bench exit $?"; tail -16 "$LOGS/bench.log"
+if [ -n "$BASELINE_SOURCES" ] && within_budget; then
+  BASE_PACKAGE="$(package "$BASE_TREE/build")"
+  (cd "$LOGS" && PYTHONPATH="$BASE_PACKAGE" timeout 40 python3 "$OLDPWD/bench/compare.py" \
+    --sections head-dim --sweep-head-dims "$BASELINE_HEAD_DIMS" --fattn-backends cuda_sm80 \
+    --sdpa-backends flash --no-plot --out "$LOGS/headdim-baseline") > "$LOGS/bench-baseline.log" 2>&1
+  echo "baseline bench exit $?"; grep -E "^\| [0-9]" "$LOGS/bench-baseline.log"
+fi
 
 step memcheck
-timeout 30 "$SANITIZER" --tool memcheck --error-exitcode 1 --print-limit 20 "$TESTS" \
-  --gtest_filter='Misaligned/Sm80ForwardShapes.*:*cuda_sm80_small*D129*:StepClasses/*d72*:StepClasses/*d100*' \
-  > "$LOGS/memcheck.log" 2>&1
-echo "memcheck exit $?"; grep -E "ERROR SUMMARY|PASSED|FAILED" "$LOGS/memcheck.log" | head -5
+if within_budget; then
+  timeout 40 "$SANITIZER" --tool memcheck --error-exitcode 1 --print-limit 20 "$TESTS" \
+    --gtest_filter='Misaligned/Sm80ForwardShapes.*:*cuda_sm80_small*D129*' \
+    > "$LOGS/memcheck.log" 2>&1
+  echo "memcheck exit $?"; grep -E "ERROR SUMMARY|PASSED|FAILED" "$LOGS/memcheck.log" | head -5
+fi
 
 step racecheck
-timeout 30 "$SANITIZER" --tool racecheck --error-exitcode 1 --print-limit 20 "$TESTS" \
-  --gtest_filter='*cuda_sm80_small*D129*:Misaligned/*d33*:Misaligned/*d1_*:StepClasses/*d160*' \
-  > "$LOGS/racecheck.log" 2>&1
-echo "racecheck exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$LOGS/racecheck.log" | head -5
+if within_budget; then
+  timeout 30 "$SANITIZER" --tool racecheck --error-exitcode 1 --print-limit 20 "$TESTS" \
+    --gtest_filter='*cuda_sm80_small*D129*:Misaligned/*d33*:Misaligned/*d1_*:Misaligned/*one_query_17*:StepClasses/*d160*' \
+    > "$LOGS/racecheck.log" 2>&1
+  echo "racecheck exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$LOGS/racecheck.log" | head -5
+fi
 
 step ncu
 # One launch each of D=129 (2-byte rows: the staged kernel) and D=136 (16-byte rows, the same
 # bucket and step class) at the sweep's shape: throughput, stall reasons, occupancy.
-cat > "$LOGS/ncu_driver.py" <<'PY'
+if [ "${NCU:-0}" = 1 ] && within_budget; then
+  cat > "$LOGS/ncu_driver.py" <<'PY'
 import torch
 import fattn
 for head_dim in (129, 136):
@@ -77,11 +125,12 @@ for head_dim in (129, 136):
     fattn.attention(q, k, v, backend="cuda_sm80")
     torch.cuda.synchronize()
 PY
-PYTHONPATH="$PACKAGE" timeout 60 ncu --kernel-name regex:forward_kernel --launch-count 2 \
-  --section SpeedOfLight --section WarpStateStats --section Occupancy --section SchedulerStats \
-  python3 "$LOGS/ncu_driver.py" > "$LOGS/ncu.log" 2>&1
-echo "ncu exit $?"
-grep -E "forward_kernel|Compute \(SM\) Throughput|Memory Throughput|Duration|Issued Warp|No Eligible|Stall" "$LOGS/ncu.log" | head -30
+  PYTHONPATH="$PACKAGE" timeout 60 ncu --kernel-name regex:forward_kernel --launch-count 2 \
+    --section SpeedOfLight --section WarpStateStats --section Occupancy --section SchedulerStats \
+    python3 "$LOGS/ncu_driver.py" > "$LOGS/ncu.log" 2>&1
+  echo "ncu exit $?"
+  grep -E "forward_kernel|Compute \(SM\) Throughput|Memory Throughput|Duration|Issued Warp|No Eligible|Stall" "$LOGS/ncu.log" | head -30
+fi
 
 step sass
 LIB="$(ls "$BUILD"/src/libfattn.so* | head -1)"

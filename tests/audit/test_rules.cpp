@@ -232,18 +232,17 @@ TEST(Audit, DeclaredBackwardHelpersNeedNoMma) {
             KernelStatus::violated);
 }
 
-// The sm80 forward for 2-byte-aligned rows fills its tiles through registers (no cp.async width
-// fits those rows): it is declared apart, with the MMA, ldmatrix and local-memory rules only.
-TEST(Audit, DeclaredUnalignedRowsForwardNeedsNoCpAsync) {
+// The sm80 forward for 2-byte-aligned rows copies the aligned words covering its rows with
+// cp.async (forward v11): it is held to the family's rules, LDGSTS included, like the others.
+TEST(Audit, UnalignedRowsForwardNeedsCpAsyncLikeTheOthers) {
   KernelReport unaligned = named_kernel("void fattn::detail::sm80::forward_kernel_unaligned_rows<Cfg, __half, NoMask>(Params)");
-  KernelReport aligned = named_kernel("void fattn::detail::sm80::forward_kernel<Cfg, __half, NoMask>(Params)");
-  for (KernelReport* kernel : {&unaligned, &aligned}) {
-    count_of(kernel->counts, InstructionClass::hmma) = 96;
-    count_of(kernel->counts, InstructionClass::ldsm) = 60;
-  }
-  const AuditResult result = audit_kernels({unaligned, aligned}, declared_families(), std::nullopt);
-  EXPECT_EQ(result.kernels[0].status, KernelStatus::passed);
-  EXPECT_EQ(result.kernels[1].status, KernelStatus::violated);  // the cp.async kernel needs LDGSTS
+  count_of(unaligned.counts, InstructionClass::hmma) = 96;
+  count_of(unaligned.counts, InstructionClass::ldsm) = 60;
+  EXPECT_EQ(audit_kernels({unaligned}, declared_families(), std::nullopt).kernels[0].status,
+            KernelStatus::violated);  // no LDGSTS
+  count_of(unaligned.counts, InstructionClass::ldgsts) = 40;
+  EXPECT_EQ(audit_kernels({unaligned}, declared_families(), std::nullopt).kernels[0].status,
+            KernelStatus::passed);
   count_of(unaligned.counts, InstructionClass::ldl) = 1;
   EXPECT_EQ(audit_kernels({unaligned}, declared_families(), std::nullopt).kernels[0].status,
             KernelStatus::violated);

@@ -4,10 +4,13 @@
 //   different offset within a 16-byte word), in every head-dim bucket;
 // - deliberately misaligned strided views: q, k and v are the slice [..., 1:] of tensors one
 //   element wider, so every row starts 2 bytes past a 4-byte boundary or worse.
-// These run the register-staged loader (UnalignedTileStage in src/cuda/sm80/tile_io.cuh). Its
-// first and last 16-byte word of a row reach past the row, so q, k and v are copied to device
-// allocations that hold exactly the tensor's bytes: under compute-sanitizer memcheck a read past
-// the tensor's end is then an error, not a silent read of slack.
+// These run the shared-memory-staged loader (UnalignedTileStage in src/cuda/sm80/tile_io.cuh):
+// cp.async of the aligned 16-byte words covering each row, realigned in shared memory. A row's
+// first word reaches before the row and its last past it (read only up to the row's end), so q,
+// k and v are copied to device allocations that hold exactly the tensor's bytes: under
+// compute-sanitizer memcheck a read outside the tensor is then an error, not a silent read of
+// slack. With lead_bytes = 2 the tensor's first word starts before the tensor (the 16-bit
+// fallback of that word).
 // Step classes (tile_config.hpp): head dims that run a fixed-step walk, exactly (72 -> 5 steps,
 // 96 -> 6, 136 -> 9) or rounded up over zero-filled columns (100 -> the 128 bucket's 8 steps,
 // 160 -> the 192 bucket's 12), and on the tiles chosen for them (the 64-key narrow tile at 128).
@@ -142,14 +145,26 @@ INSTANTIATE_TEST_SUITE_P(
         // An odd head dim in a sliced view: rows 146 bytes apart starting at byte 2.
         ForwardShapeCase{"d72_sliced_causal", DType::bfloat16, 2, 100, 130, 2, 1, 72, true, kNoWindow,
                        true, 2},
-        // 256 bucket (its staged tile has 32 keys), a row fills all 32 lanes.
+        // 256 bucket (its staged tile has 64 keys), a row fills all 32 lanes.
         ForwardShapeCase{"d255_packed", DType::float16, 1, 150, 300, 2, 2, 255, false, kNoWindow,
                        false, 0},
         // 64 bucket; a single query row; N = 17 keys.
         ForwardShapeCase{"d33_packed_one_query", DType::float16, 2, 1, 17, 4, 1, 33, false, kNoWindow,
                        false, 0},
         // Head dim 1: a row is one element, always inside one word or straddling two.
-        ForwardShapeCase{"d1_packed", DType::bfloat16, 1, 70, 90, 3, 1, 1, true, kNoWindow, false, 2}),
+        ForwardShapeCase{"d1_packed", DType::bfloat16, 1, 70, 90, 3, 1, 1, true, kNoWindow, false, 2},
+        // Forward v11's 128-key staged tile at 192 (LargeSharedMemoryStagedForwardConfig, D <=
+        // 144 where the device takes 194 KB per block): tensors starting 2 bytes into a word, a
+        // window, a negative scale; the whole 9-step class (D = 143); one query row, 17 keys.
+        ForwardShapeCase{"d129_packed_lead2_window_negative_scale", DType::float16, 1, 300, 517, 4,
+                       2, 129, false, Window{100, 30}, false, 2, -0.1f},
+        ForwardShapeCase{"d143_packed_causal", DType::bfloat16, 2, 260, 300, 2, 1, 143, true,
+                       kNoWindow, false, 0},
+        ForwardShapeCase{"d129_packed_one_query_17_keys", DType::bfloat16, 2, 1, 17, 2, 2, 129,
+                       false, kNoWindow, false, 2},
+        // Above the class: the 64-key staged tile's general walk (D = 145..192).
+        ForwardShapeCase{"d151_packed_gqa", DType::float16, 1, 300, 700, 4, 2, 151, false,
+                       kNoWindow, false, 0}),
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
 INSTANTIATE_TEST_SUITE_P(

@@ -52,13 +52,10 @@ std::vector<KernelFamily> make_families() {
                        {"fragments loaded with ldmatrix", Requirement::present, {IC::ldsm}},
                        {"tiles filled with cp.async", Requirement::present, {IC::ldgsts}},
                        no_local_memory()},
-                      kBackwardHelpers,
-                      // Rows only 2-byte aligned (odd head dims, packed): no cp.async width
-                      // fits, so this forward fills its tiles through registers (LDG + STS).
-                      {{"forward_kernel_unaligned_rows"},
-                       {{"tensor-core MMA via mma.sync", Requirement::present, {IC::hmma}},
-                        {"fragments loaded with ldmatrix", Requirement::present, {IC::ldsm}},
-                        no_local_memory()}}});
+                      // forward_kernel_unaligned_rows (rows only 2-byte aligned) is held to the
+                      // same rules: it copies the aligned words covering its rows with cp.async
+                      // and realigns them in shared memory (forward v11).
+                      kBackwardHelpers});
   // Hopper: warpgroup MMA (wgmma) on tiles that TMA brought in; wgmma exists only in sm_90a.
   families.push_back({"cuda_sm90",
                       "sm90",

@@ -20,18 +20,6 @@ inline Strides strides_of(const TensorView& view) {
   return {view.stride[0], view.stride[1], view.stride[2]};
 }
 
-// One past the last byte of a view (non-negative strides, validated centrally): the highest
-// element offset is the sum of (extent - 1)·stride over the dimensions.
-template <class Element>
-const void* end_of(const TensorView& view) {
-  std::int64_t last = 0;
-  for (int d = 0; d < view.rank; ++d) {
-    if (view.shape[d] == 0) return view.data;
-    last += (view.shape[d] - 1) * view.stride[d];
-  }
-  return static_cast<const Element*>(view.data) + last + 1;
-}
-
 inline constexpr float kLog2e = 1.4426950408889634f;
 
 // The fields ForwardParams and BackwardParams share (q/k/v/out views, sizes, scale, alignment),
@@ -99,9 +87,6 @@ Status launch_forward_with(const AttentionArgs& args) {
   ForwardParams params;
   fill_shared_params(params, args);
   params.lse = static_cast<float*>(args.lse.data);
-  params.q_end = end_of<Element>(args.q);
-  params.k_end = end_of<Element>(args.k);
-  params.v_end = end_of<Element>(args.v);
 
   if (problem.seqlen_q == 0 || problem.batch == 0 || problem.heads_q == 0) return Status::Ok();
   const bool staged = uses_staged_loads(params.alignment);
@@ -169,13 +154,28 @@ inline Status device_fits_shared_bytes(const AttentionArgs& args, int bytes, boo
 // The one place that picks the forward's tiles: the table's, and for narrow head dims the
 // large-shared-memory narrow tile where the device's blocks may take its shared memory
 // (tile_config.hpp; asked only for head dims that tile covers, and only in buckets where it
-// differs). Buckets have a large narrow tile or an unmasked narrow tile, not both.
+// differs). Buckets have a large narrow tile or an unmasked narrow tile, not both. Rows only
+// 2-byte aligned take the large-shared-memory staged tile the same way.
 template <int kHeadDim, class Element>
 Status launch_forward(const AttentionArgs& args) {
   using Narrow = NarrowForwardConfig<kHeadDim>;
   using LargeNarrow = LargeSharedMemoryNarrowForwardConfig<kHeadDim>;
   using UnmaskedNarrow = UnmaskedNarrowForwardConfig<kHeadDim>;
   using UnmaskedHalved = HalvedUnmaskedNarrowForwardConfig<kHeadDim>;
+  using LargeStaged = LargeSharedMemoryStagedForwardConfig<kHeadDim>;
+  if constexpr (LargeStaged::kSharedBytes != StagedForwardConfig<kHeadDim>::kSharedBytes) {
+    constexpr int kLargeStagedSteps =
+        largest_step_class(typename LargeStaged::NarrowStepClassList{});
+    if (uses_staged_loads(static_cast<int>(args.problem.alignment_bytes)) &&
+        (args.problem.head_dim + kMmaK - 1) / kMmaK <= kLargeStagedSteps) {
+      bool fits = false;
+      FATTN_RETURN_IF_ERROR(device_fits_shared_bytes(args, LargeStaged::kSharedBytes, &fits));
+      if (fits) {
+        return launch_forward_with<ForwardConfig<kHeadDim>, Element, LargeStaged, Narrow,
+                                   UnmaskedNarrow, UnmaskedHalved>(args);
+      }
+    }
+  }
   if constexpr (LargeNarrow::kSharedBytes != Narrow::kSharedBytes) {
     static_assert(std::is_base_of_v<Narrow, UnmaskedNarrow>, "one narrow alternative per bucket");
     constexpr int kLargeNarrowSteps =

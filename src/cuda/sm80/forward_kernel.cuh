@@ -16,7 +16,8 @@
 // (load_whole_tile): with it the full-width walk fits the registers at D = 64 and 256 as well
 // (forward v4, 1.1-1.4x over v3); tiles with KvSourcesInSharedMemory copy them from per-thread
 // sources computed once per CTA (v6). Rows only 2-byte aligned run forward_kernel_unaligned_rows,
-// whose K/V tiles go through registers (UnalignedTileStage) instead of cp.async.
+// whose tiles are copied as the aligned words covering their rows into a shared-memory stage and
+// realigned from there (UnalignedTileStage).
 #pragma once
 
 #include <cstdint>
@@ -50,21 +51,14 @@ struct ForwardParams {
   float scale_log2 = 0.0f;
   std::uint32_t sign_flip = 0;
   int alignment = 16;  // bytes: the narrowest of every pointer and row stride
-  // One past the last byte of q, k and v: the 2-byte-aligned loader never reads past them.
-  const void* q_end = nullptr;
-  const void* k_end = nullptr;
-  const void* v_end = nullptr;
 };
 
-// Rows narrower than 4-byte aligned go through UnalignedTileStage (registers) instead of cp.async.
+// Rows narrower than 4-byte aligned go through UnalignedTileStage (a shared-memory stage of
+// aligned words) instead of cp.async of the rows themselves.
 inline constexpr int kStagedBelowAlignment = 4;
 
 __host__ __device__ inline bool uses_staged_loads(int alignment) {
   return alignment < kStagedBelowAlignment;
-}
-
-__device__ __forceinline__ TensorExtent extent_of(const void* begin, const void* end) {
-  return {static_cast<const unsigned char*>(begin), static_cast<const unsigned char*>(end)};
 }
 
 __device__ __forceinline__ float quad_max(float value) {
@@ -278,10 +272,10 @@ __device__ __forceinline__ void negate_tile(Element* tile, int chunks) {
 }
 
 // The body of both forward kernels (one CTA). kStaged: the rows are only 2-byte aligned
-// (uses_staged_loads), so K/V tiles are loaded through registers by UnalignedTileStage: tile
-// j+1's global loads are issued before the math of tile j and written to shared memory after it,
-// the overlap cp.async gives the aligned kernel. Only the general walk is compiled for it (the
-// stage's registers come on top of the walk's).
+// (uses_staged_loads), so tiles are copied by UnalignedTileStage: cp.async of the aligned words
+// covering the rows into the Config's stage (tile_config.hpp, SharedMemoryStage), issued where
+// the aligned kernel issues its copies (the same overlap with the math), and realigned into the
+// swizzled tile right before the barrier that publishes it.
 template <class Config, class Element, class Mask, bool kStaged>
 __device__ __forceinline__ void forward_cta(const ForwardParams& params, const Mask& mask) {
   using Traits = ElementTraits<Element>;
@@ -384,27 +378,36 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   const int n_first = key_begin / kBlockN;
   const int n_last = key_end > key_begin ? ceil_div(key_end, kBlockN) : n_first;
 
-  const TensorExtent k_extent = extent_of(params.k, params.k_end);
-  const TensorExtent v_extent = extent_of(params.v, params.v_end);
-  // The staged kernel's K/V tile in flight (registers). The cp.async kernel has none, so its
-  // tile need not meet the stage's lane geometry (a 4-warp tile at 256 does not).
+  // The staged kernel's K/V stage (shared memory past the tiles). The cp.async kernel has none,
+  // so its tile need not meet the stage's lane geometry (a 4-warp tile at 256 does not).
   struct NoTileStage {};
   using KvStage = std::conditional_t<kStaged, UnalignedTileStage<kBlockN, kWidth, Config::kThreads>,
                                      NoTileStage>;
-  [[maybe_unused]] KvStage kv_stage;
+  [[maybe_unused]] unsigned char* kv_stage = nullptr;
   if constexpr (kStaged) {
-    {
-      UnalignedTileStage<kBlockM, kWidth, Config::kThreads> q_stage;
-      const TensorExtent q_extent = extent_of(params.q, params.q_end);
-      q_stage.load(q_global, params.q_strides.row, row_end - row_begin, head_dim, q_extent);
-      q_stage.store(q_tile, q_global, params.q_strides.row, row_end - row_begin, head_dim, chunks,
-                    q_extent);
-    }
+    static_assert(Config::kStageOffset == (kBlockM + 2 * kBlockN) * kWidth * kBytesPerElement,
+                  "the stage follows the V tile: the Q stage spans K, V and the stage");
+    static_assert(Config::kStageBytes == KvStage::kBytes, "the Config reserves the K/V stage");
+    using QStage = UnalignedTileStage<kBlockM, kWidth, Config::kThreads>;
+    static_assert(QStage::kBytes <= 2 * kBlockN * kWidth * kBytesPerElement + KvStage::kBytes,
+                  "the Q stage fits where K, V and their stage will be");
+    kv_stage = shared_bytes + Config::kStageOffset;
+    // Q is staged where the K and V tiles and the stage will be; each warp realigns only rows
+    // it copied, so a warp barrier publishes them and one CTA barrier frees the area for K.
+    auto* q_stage = reinterpret_cast<unsigned char*>(k_tile);
+    QStage::load(q_stage, q_global, params.q_strides.row, row_end - row_begin, head_dim, chunks,
+                 params.q);
+    cp_async_commit();
+    cp_async_wait<0>();
+    __syncwarp();
+    QStage::store(q_tile, q_stage, q_global, params.q_strides.row, chunks);
+    __syncthreads();  // every warp has read its Q words before K's land on them
     if (n_first < n_last) {
       const int key0 = n_first * kBlockN;
-      kv_stage.load(k_global + key0 * params.k_strides.row, params.k_strides.row,
-                    params.seqlen_k - key0, head_dim, k_extent);
+      KvStage::load(kv_stage, k_global + key0 * params.k_strides.row, params.k_strides.row,
+                    params.seqlen_k - key0, head_dim, chunks, params.k);
     }
+    cp_async_commit();
   } else {
     load_tile<kBlockM, kWidth, Config::kThreads>(q_tile, q_global, params.q_strides.row,
                                                  row_end - row_begin, head_dim, chunks, alignment);
@@ -537,11 +540,14 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
           kSourcesInShared ? nullptr : v_rows_in_loop() + key0 * params.v_strides.row;
       if constexpr (kStaged) {
         // k_tile is free: every warp finished S_{j-1} before the mid-tile barrier.
-        kv_stage.store(k_tile, k_global + key0 * params.k_strides.row, params.k_strides.row,
-                       params.seqlen_k - key0, head_dim, chunks, k_extent);
-        __syncthreads();  // K_j stored; every warp is done with V_{j-1}
-        // Issued after the barrier, which would otherwise wait for them: in flight during Q·Kᵀ.
-        kv_stage.load(v_rows, params.v_strides.row, params.seqlen_k - key0, head_dim, v_extent);
+        cp_async_wait<0>();
+        __syncwarp();  // this warp's K_j words landed (a lane realigns its neighbour's too)
+        KvStage::store(k_tile, kv_stage, k_global + key0 * params.k_strides.row,
+                       params.k_strides.row, chunks);
+        __syncthreads();  // K_j stored; every warp is done with V_{j-1} and with the stage
+        KvStage::load(kv_stage, v_rows, params.v_strides.row, params.seqlen_k - key0, head_dim,
+                      chunks, params.v);
+        cp_async_commit();
       } else {
         [[maybe_unused]] const Element* v_source = nullptr;
         if constexpr (kSourcesInShared) v_source = kv_sources[kValueSlot * Config::kThreads];
@@ -632,13 +638,15 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       const int next = key0 + kBlockN;
       if constexpr (kStaged) {
         // v_tile is free: every warp finished P·V_{j-1} before the first barrier of this tile.
-        kv_stage.store(v_tile, v_rows, params.v_strides.row, params.seqlen_k - key0, head_dim,
-                       chunks, v_extent);
-        __syncthreads();  // V_j stored; every warp is done with K_j
+        cp_async_wait<0>();
+        __syncwarp();  // this warp's V_j words landed
+        KvStage::store(v_tile, kv_stage, v_rows, params.v_strides.row, chunks);
+        __syncthreads();  // V_j stored; every warp is done with K_j and with the stage
         if (n_block + 1 < n_last) {
-          kv_stage.load(k_global + next * params.k_strides.row, params.k_strides.row,
-                        params.seqlen_k - next, head_dim, k_extent);
+          KvStage::load(kv_stage, k_global + next * params.k_strides.row, params.k_strides.row,
+                        params.seqlen_k - next, head_dim, chunks, params.k);
         }
+        cp_async_commit();
       } else {
         [[maybe_unused]] const Element* k_source = nullptr;
         if constexpr (kSourcesInShared) k_source = kv_sources[kKeySlot * Config::kThreads];
@@ -861,8 +869,8 @@ __global__ void __launch_bounds__(Config::kThreads)
   forward_cta<Config, Element, Mask, false>(params, mask);
 }
 
-// 2-byte-aligned rows: tiles filled through registers (a separate name, so that the audit can
-// tell it from the cp.async kernel: it has no LDGSTS by design).
+// 2-byte-aligned rows: tiles copied as aligned words into a shared-memory stage and realigned
+// from there (a separate name: the kernel and its tile table are apart from the cp.async one's).
 template <class Config, class Element, class Mask>
 __global__ void __launch_bounds__(Config::kThreads)
     forward_kernel_unaligned_rows(const ForwardParams params, const Mask mask) {

@@ -298,34 +298,57 @@ template <>
 struct ForwardConfig<256>
     : QueryTilesSlowestInHeadGroups<ForwardTile<256, 64, 4, 1, true>, kForwardGroupHeads256> {};
 
-// Rows only 2-byte aligned (odd head dims in packed 16-bit tensors) load K/V through registers
-// (UnalignedTileStage in tile_io.cuh): a K/V tile in flight costs kBlockN·kWidth/(2·kThreads)
-// registers per thread on top of the walk's. With the table's tiles that spills at 128 (8 bytes
-// on sm_90a: S = 64 registers for 128 keys) and 256 (48-104 bytes), so those buckets take half
-// the keys per tile there (ptxas -v: no spills); 64 fits as it is. H100, fp16, B = 16, H = 16,
-// N = 2048: D = 129 runs 98 TFLOP/s here against 55 with the synchronous 16-bit copy
-// (docs/perf-notes.md).
+// Rows only 2-byte aligned (odd head dims in packed 16-bit tensors, misaligned views) run
+// forward_kernel_unaligned_rows, whose tiles are copied as the aligned 16-byte words covering
+// their rows into a shared-memory stage and realigned from there (UnalignedTileStage in
+// tile_io.cuh). SharedMemoryStage reserves the K/V stage after the V tile: kBlockN rows of
+// kWidth/8 + 1 words (a row that starts inside a word reaches one word further); the Q tile is
+// staged once per CTA where K, V and their stage will be.
+inline constexpr int kStageWordBytes = 16;
+inline constexpr int kStageWordElements = 8;
+template <class Tile>
+struct SharedMemoryStage : Tile {
+  static constexpr int kStageOffset = Tile::kSharedBytes;
+  static constexpr int kStageBytes =
+      Tile::kBlockN * (Tile::kWidth / kStageWordElements + 1) * kStageWordBytes;
+  static constexpr int kSharedBytes = Tile::kSharedBytes + kStageBytes;
+};
+
+// History: until v10 the stage was held in registers across the math (kBlockN·kWidth/(2·kThreads)
+// per thread: 32-key tiles at 192 and 256, the general walk elsewhere), H100, fp16, B = 16,
+// H = 16, N = 2048: D = 129 98 TFLOP/s (0.37-0.39 of D = 192), 55 with the synchronous 16-bit
+// copy before it (docs/perf-notes.md). Forward v11 (eleventh session, h11-pack80; bench/results/
+// sm80-unaligned-h100-2026-11-23-s11/NOTES.md): the stage in shared memory frees those
+// registers, so the tiles are the aligned kernel's where shared memory allows.
 template <int kHeadDimBucket>
-struct StagedForwardConfig : ForwardConfig<kHeadDimBucket> {};
-// 192: the fixed 9-step walk (D = 129..144) with the stage spills 56-72 bytes at 64 keys, not
-// at 32 (4 passes of 4 registers); the 64-key general walk measured 72 TFLOP/s at D = 129, this
-// 98 (with the cheaper stage of the same run).
-// v8 (ninth session, second round): HalfLastStep (D = 129..136 in packed tensors, whose head
-// stride of D elements leaves the rows 2-byte aligned); predicted +1-2 % (the 9-step class's
-// -5.6 % of HMMA work, in a kernel bound by its register-staged copies). H100, bf16, B = 16,
-// N = 2048, D = 129, in turns beside v7: non-causal H = 16 / 15 1.012 / 1.012 (100.3 ->
-// 101.5 TFLOP/s), causal H = 15 0.998 (87.0 -> 86.8); 252 registers on sm_90a, 0 spills
-// (bench/results/sm80-fwd-h100-2026-11-22-s9b/NOTES.md).
+struct StagedForwardConfig;
+// 64 and 128: the v10 tiles (64 keys; the general walk at 64, classes 5 and 6 at 128).
 template <>
-struct StagedForwardConfig<192> : HalfLastStep<ForwardTile<192, 32, 8, 1, false, 9>> {};
+struct StagedForwardConfig<64> : SharedMemoryStage<ForwardTile<64, 64, 4, 2>> {};
 template <>
-struct StagedForwardConfig<128> : ForwardTile<128, 64, 8, 1, false, 5, 6> {};
-// 64: the table's tile with the general walk (its full-width walk with the stage spills 20-64
-// bytes).
+struct StagedForwardConfig<128> : SharedMemoryStage<ForwardTile<128, 64, 8, 1, false, 5, 6>> {};
+// 192: the 9-step class (D = 129..144, HalfLastStep for 129..136) and the general walk above it
+// on 64 keys x 8 warps: 121 KB, within sm_80's 163 KB per block (v10: 32 keys, the stage's
+// registers spilled 56-72 bytes at 64). Devices that take more run
+// LargeSharedMemoryStagedForwardConfig<192> for D <= 144.
 template <>
-struct StagedForwardConfig<64> : ForwardTile<64, 64, 4, 2> {};
+struct StagedForwardConfig<192>
+    : SharedMemoryStage<HalfLastStep<ForwardTile<192, 64, 8, 1, false, 9>>> {};
+// 256: 64 keys x 8 warps (v10: 32), the general walk: 161 KB, within sm_80's 163 KB (the Q stage
+// needs the K/V area of 64 keys).
 template <>
-struct StagedForwardConfig<256> : ForwardTile<256, 32, 8, 1> {};
+struct StagedForwardConfig<256> : SharedMemoryStage<ForwardTile<256, 64, 8, 1>> {};
+
+// The staged tile for devices whose blocks take more shared memory than StagedForwardConfig's
+// (the launch asks the device, as for LargeSharedMemoryNarrowForwardConfig), for head dims of at
+// most its largest step class; by default the same tile.
+template <int kHeadDimBucket>
+struct LargeSharedMemoryStagedForwardConfig : StagedForwardConfig<kHeadDimBucket> {};
+// 192: D = 129..144 on NarrowForwardConfig<192>'s 128 keys x 8 warps (the aligned 9-step tile of
+// v9): 194 KB (Q, K, V 144 KB + the 50 KB stage; the H100 takes 227 KB per block).
+template <>
+struct LargeSharedMemoryStagedForwardConfig<192>
+    : SharedMemoryStage<HalfLastStep<StepClassesOnly<ForwardTile<192, 128, 8, 1, false, 9>>>> {};
 
 // Head dims well below their bucket (at most the largest step class of this tile) run this tile
 // instead of the table's, where the table's cannot take a step class: at 128, adding a 5- or

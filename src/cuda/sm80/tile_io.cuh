@@ -12,11 +12,13 @@
 // the copy width follows Problem::alignment_bytes: 16-byte copies for the common case, 8- or
 // 4-byte cp.async for narrower strides, and for 2-byte-aligned rows (an odd head dim in a packed
 // tensor) predicated 16-bit loads through registers, still written as one 16-byte shared store.
-// The forward replaces that last, synchronous path with UnalignedTileStage (below): aligned
-// 16-byte loads realigned in registers, issued a tile ahead.
+// The forward replaces that last, synchronous path with UnalignedTileStage (below): the aligned
+// 16-byte words that cover the rows, copied by cp.async a tile ahead into a staging area and
+// realigned shared-to-shared.
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/common/ptx_sm80.cuh"
 
@@ -228,46 +230,51 @@ __device__ __forceinline__ void load_tile(Element* tile, const Element* global,
   }
 }
 
-// ---- Register-staged copy for 2-byte-aligned rows ------------------------------------------
+// ---- Shared-memory-staged copy for 2-byte-aligned rows -------------------------------------
 // An odd head dim in a packed 16-bit tensor (D = 129: rows 258 bytes apart) starts each row at a
-// different offset within a 16-byte word, so no cp.async width fits and the copy above falls
-// back to eight synchronous 16-bit loads per chunk. This stager instead reads the ALIGNED
-// 16-byte words that cover each row (one LDG.128 per chunk), takes the neighbouring word from
-// the next lane (a shuffle: lanes of a row hold consecutive words), and realigns the pair in
-// registers (selects and funnel shifts) before one 16-byte shared store. load() only issues the
-// global loads into registers; store() realigns and writes the tile, so a kernel can put its math
-// between the two and keep the overlap that cp.async gives the aligned case. The registers live
-// across that math: kPasses × 4 per thread.
+// different 2-byte offset within a 16-byte word, so no cp.async width fits the rows themselves
+// and the copy above falls back to eight synchronous 16-bit loads per chunk. The ALIGNED 16-byte
+// words that cover a row do fit: UnalignedTileStage copies them with 16-byte cp.async into a raw
+// staging area in shared memory (load(): asynchronous, issued a tile ahead like the aligned
+// kernel's copies), then realigns each chunk shared-to-shared (store(): two 16-byte loads of
+// neighbouring words, a funnel shift, one 16-byte store into the swizzled tile) right before the
+// tile is used. Nothing is held in registers across the math (forward v11; the register-staged
+// form before it held kBlockN·kWidth/(2·kThreads) registers per thread, which forced 32-key
+// tiles at 192 and 256).
 //
-// A thread's rows are kRowsPerPass apart, a multiple of 8 rows = 16·stride bytes, so all of them
-// sit at the same offset within their 16-byte words: the shift, the selects' conditions and the
-// head-dim mask are computed once per call, and a pass costs 4 shuffles, ~20 integer operations
-// and the store.
+// Stage layout: row r of the tile at r·kRowBytes, its aligned words 0..kWidth/8 (one more than
+// the bucket's chunks: a row starting inside a word reaches one word further), word w of row r
+// copied by the lane of chunk w of that row, the last word of a full-bucket row by the last
+// lane. A row's lanes are consecutive lanes of one warp and every thread realigns only words of
+// its own rows (its own and its neighbour lane's), so cp.async.wait_group + __syncwarp make them
+// visible; the kernel's tile barriers order the stage's reuse.
 //
-// Reads stay inside [extent.begin, extent.end), the bytes of the tensor: the first and last
-// word of a row reach past the row, which is harmless inside the tensor (the neighbouring row's
-// bytes, discarded) but not past its ends, so a word that would leave the tensor is read as the
-// row's own 16-bit elements instead (at most the first and the last row of the tensor).
-struct TensorExtent {
-  const unsigned char* begin = nullptr;
-  const unsigned char* end = nullptr;  // one past the tensor's last byte
-};
-
+// Zero fill comes from cp.async's source size: a word is read up to the row's last byte, the
+// rest zero-filled, so columns past head_dim are zeros without a mask, and words past the row
+// end or rows past `valid_rows` read nothing. A row's bytes before its start in its first word
+// (the previous row's) are shifted out. Reads stay inside the tensor: the row end is inside it,
+// and a word starting before the tensor's first byte (only its first row, when the tensor does
+// not start on a 16-byte boundary) is read as the row's own 16-bit elements instead
+// (copy_word_within_tensor: tests place tensors in allocations of exactly their bytes, so
+// memcheck sees any read outside).
 inline constexpr int kWordBytes = 16;  // the aligned word, = one chunk
 inline constexpr int kWordsPerChunk = kWordBytes / 4;
 inline constexpr std::uintptr_t kWordMask = kWordBytes - 1;
 
-// The aligned 16-byte word at `word`, of which only the bytes in [row_begin, row_end) are used.
-__device__ __forceinline__ uint4 load_row_word(const unsigned char* word,
-                                               const unsigned char* row_begin,
-                                               const unsigned char* row_end,
-                                               const TensorExtent& extent) {
-  if (word >= extent.begin && word + kWordBytes <= extent.end) {
-    return __ldg(reinterpret_cast<const uint4*>(word));
-  }
-  // At an end of the tensor: the row's own elements, by byte offsets within the word.
-  const auto first = static_cast<int>(row_begin - word);  // may be negative
-  const auto last = static_cast<int>(row_end - word);     // may exceed 16
+// Bytes per staged row of a tile kWidth elements wide (tile_config.hpp reserves them).
+constexpr int staged_row_bytes(int width) {
+  return (width / kChunkElements + 1) * kWordBytes;
+}
+
+__device__ __forceinline__ std::uintptr_t address_bits(const void* pointer) {
+  return reinterpret_cast<std::uintptr_t>(pointer);
+}
+
+// The first `bytes` bytes of the aligned word at `word` that lie at or after `tensor_begin`,
+// loaded as 16-bit elements and stored to shared memory at `destination`; the rest zeros.
+__device__ __noinline__ void copy_word_within_tensor(std::uint32_t destination,
+                                                     const unsigned char* word, int bytes,
+                                                     const unsigned char* tensor_begin) {
   const auto* elements = reinterpret_cast<const std::uint16_t*>(word);
   std::uint32_t parts[kWordsPerChunk];
 #pragma unroll
@@ -276,148 +283,177 @@ __device__ __forceinline__ uint4 load_row_word(const unsigned char* word,
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const int byte = 4 * w + kBytesPerElement * half;
-      if (byte >= first && byte < last) {
+      if (byte < bytes && word + byte >= tensor_begin) {
         bits |= std::uint32_t{__ldg(elements + 2 * w + half)} << (16 * half);
       }
     }
     parts[w] = bits;
   }
-  return make_uint4(parts[0], parts[1], parts[2], parts[3]);
+  asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(destination), "r"(parts[0]),
+               "r"(parts[1]), "r"(parts[2]), "r"(parts[3]));
 }
 
-// How a thread's chunks sit in the aligned words: the byte offset of its rows within a 16-byte
-// word, split into the realignment's steps, and which 16-bit elements of its chunk are columns
-// below head_dim.
-struct ChunkShift {
-  bool by_two_words, by_one_word;  // offset bits 3 and 2
-  unsigned bit_shift;              // (offset % 4)·8: 0 or 16
-  std::uint32_t keep[kWordsPerChunk];  // per 32-bit word: mask of the columns below head_dim
+// The 16 bytes at byte 4·kWordShift + bit_shift/8 of the 32-byte pair (low, high): the
+// realignment when the word shift is known at compile time (warp-uniform offsets).
+template <int kWordShift>
+__device__ __forceinline__ uint4 realign_pair(const uint4& low, const uint4& high,
+                                              unsigned bit_shift) {
+  const std::uint32_t words[2 * kWordsPerChunk] = {low.x,  low.y,  low.z,  low.w,
+                                                   high.x, high.y, high.z, high.w};
+  return make_uint4(__funnelshift_r(words[kWordShift], words[kWordShift + 1], bit_shift),
+                    __funnelshift_r(words[kWordShift + 1], words[kWordShift + 2], bit_shift),
+                    __funnelshift_r(words[kWordShift + 2], words[kWordShift + 3], bit_shift),
+                    __funnelshift_r(words[kWordShift + 3], words[kWordShift + 4], bit_shift));
+}
 
-  __device__ __forceinline__ ChunkShift(int offset, int valid_columns) {
-    by_two_words = (offset & 8) != 0;
-    by_one_word = (offset & 4) != 0;
-    bit_shift = static_cast<unsigned>(offset & 3) * 8;
+// The same for an offset that differs between the lanes of a warp: two levels of selects (by 8
+// and 4 bytes), then the funnel shift.
+__device__ __forceinline__ uint4 realign_pair_selecting(const uint4& low, const uint4& high,
+                                                        int offset) {
+  const std::uint32_t words[2 * kWordsPerChunk] = {low.x,  low.y,  low.z,  low.w,
+                                                   high.x, high.y, high.z, high.w};
+  const bool by_two_words = (offset & 8) != 0;
+  const bool by_one_word = (offset & 4) != 0;
+  const auto bit_shift = static_cast<unsigned>(offset & 3) * 8;
+  std::uint32_t shifted_two[kWordsPerChunk + 2];
 #pragma unroll
-    for (int w = 0; w < kWordsPerChunk; ++w) {
-      keep[w] = 2 * w + 1 < valid_columns ? 0xFFFFFFFFu : (2 * w < valid_columns ? 0xFFFFu : 0u);
-    }
+  for (int i = 0; i < kWordsPerChunk + 2; ++i) {
+    shifted_two[i] = by_two_words ? words[i + 2] : words[i];
   }
-
-  // The 16 bytes at the offset of the 32-byte pair (low, high), columns past head_dim zeroed.
-  __device__ __forceinline__ uint4 apply(const uint4& low, const uint4& high) const {
-    const std::uint32_t words[2 * kWordsPerChunk] = {low.x,  low.y,  low.z,  low.w,
-                                                     high.x, high.y, high.z, high.w};
-    std::uint32_t shifted_two[kWordsPerChunk + 2];
+  std::uint32_t shifted[kWordsPerChunk + 1];
 #pragma unroll
-    for (int i = 0; i < kWordsPerChunk + 2; ++i) {
-      shifted_two[i] = by_two_words ? words[i + 2] : words[i];
-    }
-    std::uint32_t shifted[kWordsPerChunk + 1];
-#pragma unroll
-    for (int i = 0; i < kWordsPerChunk + 1; ++i) {
-      shifted[i] = by_one_word ? shifted_two[i + 1] : shifted_two[i];
-    }
-    return make_uint4(__funnelshift_r(shifted[0], shifted[1], bit_shift) & keep[0],
-                      __funnelshift_r(shifted[1], shifted[2], bit_shift) & keep[1],
-                      __funnelshift_r(shifted[2], shifted[3], bit_shift) & keep[2],
-                      __funnelshift_r(shifted[3], shifted[4], bit_shift) & keep[3]);
+  for (int i = 0; i < kWordsPerChunk + 1; ++i) {
+    shifted[i] = by_one_word ? shifted_two[i + 1] : shifted_two[i];
   }
-};
+  return make_uint4(__funnelshift_r(shifted[0], shifted[1], bit_shift),
+                    __funnelshift_r(shifted[1], shifted[2], bit_shift),
+                    __funnelshift_r(shifted[2], shifted[3], bit_shift),
+                    __funnelshift_r(shifted[3], shifted[4], bit_shift));
+}
 
 // Stages rows [0, kRows) of a tile whose row r is at `global + r·row_stride` (any 2-byte
 // alignment) into the same swizzled layout as load_tile: rows at or past `valid_rows` and columns
 // at or past `head_dim` become zeros, chunks at or past `chunks` are left untouched. Lanes map to
-// chunks as in load_tile_rows (a row's lanes are consecutive lanes of one warp, which the
-// shuffle needs). Every thread of the block must call load() and store() (shuffles).
+// chunks as in load_tile_rows. `stage` holds kBytes.
 template <int kRows, int kWidth, int kThreads>
 class UnalignedTileStage {
- public:
-  template <class Element>
-  __device__ __forceinline__ void load(const Element* global, std::int64_t row_stride,
-                                       int valid_rows, int head_dim, const TensorExtent& extent) {
-    const Lane lane = this_lane(global, row_stride);
-    const std::int64_t pass_bytes = kRowsPerPass * row_stride * kBytesPerElement;
-    const unsigned char* word = lane.first_row_begin - lane.offset + lane.chunk * kWordBytes;
-    const bool word_in_row = lane.chunk * kWordBytes < lane.offset + head_dim * kBytesPerElement;
-#pragma unroll
-    for (int pass = 0; pass < kPasses; ++pass) {
-      words_[pass] = make_uint4(0u, 0u, 0u, 0u);
-      const int row = lane.first_row + pass * kRowsPerPass;
-      if ((kRows % kRowsPerPass == 0 || row < kRows) && row < valid_rows && word_in_row) {
-        const unsigned char* row_begin = lane.first_row_begin + pass * pass_bytes;
-        words_[pass] = load_row_word(word + pass * pass_bytes, row_begin,
-                                     row_begin + head_dim * kBytesPerElement, extent);
-      }
-    }
-  }
-
-  template <class Element>
-  __device__ __forceinline__ void store(Element* tile, const Element* global,
-                                        std::int64_t row_stride, int valid_rows, int head_dim,
-                                        int chunks, const TensorExtent& extent) const {
-    const Lane lane = this_lane(global, row_stride);
-    const ChunkShift shift(lane.offset,
-                           clamp_count(head_dim - lane.chunk * kChunkElements, kChunkElements));
-    // Only when a row fills every lane (a head dim within 8 of a power-of-two bucket) is the word
-    // past the last lane needed; it is read here, synchronously.
-    const bool needs_tail = kLastLaneNeedsTail && lane.chunk == kLanesPerRow - 1 &&
-                            lane.offset != 0 &&
-                            kWordBytes * kLanesPerRow < lane.offset + head_dim * kBytesPerElement;
-    const std::int64_t pass_bytes = kRowsPerPass * row_stride * kBytesPerElement;
-    Element* destination = tile + swizzled_offset<kWidth>(lane.first_row, lane.chunk);
-#pragma unroll
-    for (int pass = 0; pass < kPasses; ++pass) {
-      const int row = lane.first_row + pass * kRowsPerPass;
-      const bool in_tile = kRows % kRowsPerPass == 0 || row < kRows;
-      // The next word of the row: the next lane's, except past the last lane of a row group.
-      uint4 next;
-      next.x = __shfl_down_sync(kFullWarp, words_[pass].x, 1, kLanesPerRow);
-      next.y = __shfl_down_sync(kFullWarp, words_[pass].y, 1, kLanesPerRow);
-      next.z = __shfl_down_sync(kFullWarp, words_[pass].z, 1, kLanesPerRow);
-      next.w = __shfl_down_sync(kFullWarp, words_[pass].w, 1, kLanesPerRow);
-      if (!in_tile || lane.chunk >= chunks) continue;
-      uint4 chunk = make_uint4(0u, 0u, 0u, 0u);
-      if (row < valid_rows) {
-        if (needs_tail) {
-          const unsigned char* row_begin = lane.first_row_begin + pass * pass_bytes;
-          next = load_row_word(row_begin - lane.offset + kWordBytes * kLanesPerRow, row_begin,
-                               row_begin + head_dim * kBytesPerElement, extent);
-        }
-        chunk = shift.apply(words_[pass], next);
-      }
-      // Rows kRowsPerPass apart (a multiple of 8) share the swizzle phase.
-      *reinterpret_cast<uint4*>(destination + pass * kRowsPerPass * kWidth) = chunk;
-    }
-  }
-
- private:
   using Lanes = TileCopyLanes<kWidth, kThreads>;
   static constexpr int kLanesPerRow = Lanes::kLanesPerRow;
   static constexpr int kRowsPerPass = Lanes::kRowsPerPass;
   static constexpr int kPasses = (kRows + kRowsPerPass - 1) / kRowsPerPass;
   static constexpr bool kLastLaneNeedsTail = kWidth / kChunkElements == kLanesPerRow;
-  static constexpr unsigned kFullWarp = 0xffffffffu;
-  static_assert(kLanesPerRow <= kWarpSizeForShuffles, "a row's lanes must share a warp (shuffles)");
+  // A row per warp and pass: every lane of a warp has the same offset within its words, so the
+  // realignment branches once on it instead of selecting per chunk.
+  static constexpr bool kWarpUniformOffset = kLanesPerRow == kWarpSizeForShuffles;
+  static_assert(kLanesPerRow <= kWarpSizeForShuffles, "a row's lanes must share a warp");
   static_assert(kRowsPerPass % kSwizzleChunks == 0,
                 "a thread's rows must share their offset within 16-byte words and the swizzle");
 
-  struct Lane {
-    int chunk, first_row;
-    const unsigned char* first_row_begin;  // the first row's first byte
-    int offset;  // of every row of this thread within its 16-byte word
-  };
+ public:
+  static constexpr int kRowBytes = staged_row_bytes(kWidth);
+  static constexpr int kBytes = kRows * kRowBytes;
+
+  // Issues the cp.async copies of the words (the caller commits and waits). `tensor_begin`: the
+  // first byte of the tensor the rows belong to.
   template <class Element>
-  static __device__ __forceinline__ Lane this_lane(const Element* global,
-                                                   std::int64_t row_stride) {
-    Lane lane;
-    lane.chunk = Lanes::chunk();
-    lane.first_row = Lanes::first_row();
-    lane.first_row_begin = reinterpret_cast<const unsigned char*>(global + lane.first_row * row_stride);
-    lane.offset = static_cast<int>(reinterpret_cast<std::uintptr_t>(lane.first_row_begin) & kWordMask);
-    return lane;
+  static __device__ __forceinline__ void load(unsigned char* stage, const Element* global,
+                                              std::int64_t row_stride, int valid_rows,
+                                              int head_dim, int chunks,
+                                              const void* tensor_begin) {
+    const int chunk = Lanes::chunk();
+    const int first_row = Lanes::first_row();
+    if (chunk > chunks) return;  // chunk c realigns words c and c + 1: words 0..chunks are read
+    const auto* row_start = reinterpret_cast<const unsigned char*>(global + first_row * row_stride);
+    const int offset = static_cast<int>(address_bits(row_start) & kWordMask);
+    const unsigned char* word = row_start - offset + chunk * kWordBytes;
+    // Bytes of this lane's word (and of the tail word past the last lane) inside the row.
+    const int row_bytes = offset + head_dim * kBytesPerElement;
+    const int word_bytes = clamp_count(row_bytes - chunk * kWordBytes, kWordBytes);
+    const bool tail = kLastLaneNeedsTail && chunk == kLanesPerRow - 1 && chunks == kLanesPerRow;
+    const int tail_bytes = clamp_count(row_bytes - kLanesPerRow * kWordBytes, kWordBytes);
+    const std::int64_t pass_bytes = kRowsPerPass * row_stride * kBytesPerElement;
+    const std::uint32_t destination = smem_address(stage + first_row * kRowBytes + chunk * kWordBytes);
+    const auto* begin = static_cast<const unsigned char*>(tensor_begin);
+    // The tile's lowest word is its row 0's first (non-negative strides): unless it lies before
+    // the tensor, no word of the tile does, and every row below valid_rows is read whole.
+    const auto* tile_word = reinterpret_cast<const unsigned char*>(address_bits(global) & ~kWordMask);
+    if (valid_rows >= kRows && tile_word >= begin) {
+#pragma unroll
+      for (int pass = 0; pass < kPasses; ++pass) {
+        const int row = first_row + pass * kRowsPerPass;
+        if (kRows % kRowsPerPass != 0 && row >= kRows) break;
+        const std::uint32_t to = destination + pass * kRowsPerPass * kRowBytes;
+        cp_async_16(to, word + pass * pass_bytes, word_bytes);
+        if (tail) cp_async_16(to + kWordBytes, word + pass * pass_bytes + kWordBytes, tail_bytes);
+      }
+      return;
+    }
+    // The last tile of a sequence, or the tensor's first: rows past valid_rows read nothing (the
+    // tile's first word stands in for their address) and a word before the tensor takes the
+    // 16-bit loads.
+    auto copy_word = [&](std::uint32_t to, const unsigned char* from, int bytes) {
+      if (bytes > 0 && from < begin) {
+        copy_word_within_tensor(to, from, bytes, begin);
+      } else {
+        cp_async_16(to, bytes > 0 ? from : tile_word, bytes);
+      }
+    };
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+      const int row = first_row + pass * kRowsPerPass;
+      if (kRows % kRowsPerPass != 0 && row >= kRows) break;
+      const bool valid = row < valid_rows;
+      const std::uint32_t to = destination + pass * kRowsPerPass * kRowBytes;
+      const unsigned char* from = word + pass * pass_bytes;
+      copy_word(to, from, valid ? word_bytes : 0);
+      if (tail) copy_word(to + kWordBytes, from + kWordBytes, valid ? tail_bytes : 0);
+    }
   }
 
-  uint4 words_[kPasses];
+  // Realigns the staged rows into the swizzled tile. The words this thread reads must have
+  // landed and be visible to it: every thread waits for its copies, then __syncwarp.
+  // `global` and `row_stride` as given to load() (they give the rows' offset in their words).
+  template <class Element>
+  static __device__ __forceinline__ void store(Element* tile, const unsigned char* stage,
+                                               const Element* global, std::int64_t row_stride,
+                                               int chunks) {
+    const int chunk = Lanes::chunk();
+    const int first_row = Lanes::first_row();
+    if (chunk >= chunks) return;
+    const int offset =
+        static_cast<int>(address_bits(global + first_row * row_stride) & kWordMask);
+    const unsigned char* source = stage + first_row * kRowBytes + chunk * kWordBytes;
+    Element* destination = tile + swizzled_offset<kWidth>(first_row, chunk);
+    auto realign_rows = [&](auto realign) {
+#pragma unroll
+      for (int pass = 0; pass < kPasses; ++pass) {
+        const int row = first_row + pass * kRowsPerPass;
+        if (kRows % kRowsPerPass != 0 && row >= kRows) break;
+        const auto* pair = reinterpret_cast<const uint4*>(source + pass * kRowsPerPass * kRowBytes);
+        // Rows kRowsPerPass apart (a multiple of 8) share the swizzle phase.
+        *reinterpret_cast<uint4*>(destination + pass * kRowsPerPass * kWidth) =
+            realign(pair[0], pair[1]);
+      }
+    };
+    if constexpr (kWarpUniformOffset) {
+      const auto bit_shift = static_cast<unsigned>(offset & 3) * 8;
+      auto by_words = [&](auto word_shift) {
+        realign_rows([&](const uint4& low, const uint4& high) {
+          return realign_pair<decltype(word_shift)::value>(low, high, bit_shift);
+        });
+      };
+      switch (offset / 4) {
+        case 0: by_words(std::integral_constant<int, 0>{}); break;
+        case 1: by_words(std::integral_constant<int, 1>{}); break;
+        case 2: by_words(std::integral_constant<int, 2>{}); break;
+        default: by_words(std::integral_constant<int, 3>{}); break;
+      }
+    } else {
+      realign_rows([&](const uint4& low, const uint4& high) {
+        return realign_pair_selecting(low, high, offset);
+      });
+    }
+  }
 };
 
 // ldmatrix addressing of a swizzled tile for one lane: the lane reads row `row` (+ a multiple of
