@@ -165,6 +165,11 @@ CHECK_CASES = [
     ("fp16", 2, 100, 0, 2, 2, 64, False, -1, -1, "bshd"),
     ("bf16", 1, 2048, 2048, 2, 2, 256, False, -1, -1, "bshd"),
     ("fp16", 1, 2048, 2048, 2, 2, 64, True, -1, -1, "bshd"),
+    # The first key tile's coverage (tile_config.hpp, first_tile_coverage): windows whose right
+    # edge cuts the first tile, and more queries than keys (consumers that see nothing of it).
+    ("bf16", 1, 300, 500, 2, 2, 128, False, 48, 16, "bshd"),
+    ("bf16", 1, 333, 77, 2, 1, 112, True, -1, -1, "bshd"),
+    ("fp16", 1, 450, 450, 2, 2, 64, False, 70, 20, "bshd"),
 ]
 SMALL_CASES = [CHECK_CASES[i] for i in (0, 2, 4, 5, 6, 7, 15, 19)]
 

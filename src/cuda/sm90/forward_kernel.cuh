@@ -620,11 +620,15 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   constexpr bool kRaggedTestFirstTileOnly = ragged_test_first_tile_only<kHeadDim, Mask>;
   constexpr bool kLseAfterOutput = Traits::kShape.lse_after_output;
   constexpr bool kDividedDecode = Traits::kShape.divided_tile_decode;
-  // TileShape::first_tile_coverage, in masked kernels: the first key tile's softmax works on
-  // the keys a warpgroup's rows can see, in two parts of kPrefixKeys (a whole number of P's
-  // 16-key chunks, half the tile rounded up) and the rest.
+  // TileShape::first_tile_coverage and first_tile_mask_split, in masked kernels: the first key
+  // tile is seen in two parts, kPrefixKeys (a whole number of P's 16-key chunks, half the tile
+  // rounded up) and the rest; the softmax works on the parts a warpgroup's rows can see, the
+  // mask is tested on the second part alone where they all see the first.
   constexpr bool kFirstTileCoverage =
       Traits::kShape.first_tile_coverage && !std::is_same_v<Mask, NoMask>;
+  constexpr bool kFirstTileMaskSplit =
+      (kFirstTileCoverage || Traits::kShape.first_tile_mask_split) &&
+      !std::is_same_v<Mask, NoMask>;
   constexpr int kPrefixKeys = (kBlockN / 2 + kWgmmaK - 1) / kWgmmaK * kWgmmaK;
   constexpr int kPrefixGroups = kPrefixKeys / 8;
   constexpr int kPrefixChunks = kPrefixKeys / kWgmmaK;
@@ -888,7 +892,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         Math::apply_mask(s, mask, row0, col0, params.seqlen_k);
       }
     };
-    // mask_if_needed for the first key tile of a kFirstTileCoverage kernel: where every row
+    // mask_if_needed for the first key tile of a kFirstTileMaskSplit kernel: where every row
     // sees the first kPrefixKeys keys (the diagonal's lower-left square), only the keys after
     // them are tested.
     [[maybe_unused]] auto mask_first_tile = [&](int col0) {
@@ -958,7 +962,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
           FATTN_TIMELINE_MARK(kSoftmaxDone, 0);
           Math::template convert_p<kPrefixChunks>(s, p);
         } else {
-          if constexpr (kFirstTileCoverage) {
+          if constexpr (kFirstTileMaskSplit) {
             mask_first_tile(first_col0);
           } else {
             mask_if_needed(last_tile - 1);

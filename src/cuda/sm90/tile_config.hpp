@@ -126,8 +126,14 @@ struct TileShape {
   // second half alone masked for consumer 1; the 192-row D = 64 tiles start with one or two
   // consumers that see nothing of their first key tile. SASS of the causal D = 128 kernel
   // (eleventh session): the per-element mask is 201 instructions per thread for 128 keys
-  // (96 ISETP, 64 FSEL, 33 VIADD) on top of the softmax's ~330.
+  // (96 ISETP, 64 FSEL, 33 VIADD) on top of the softmax's ~330. The D = 64 and D = 256
+  // consumers cannot hold the second softmax (ptxas spilled 24 / 76 bytes, uniform registers
+  // first: the D = 64 key loop's descriptor arithmetic left the uniform datapath).
   bool first_tile_coverage = false;
+  // Only the mask part of first_tile_coverage (no second softmax, no skipped work): where every
+  // row sees the first half of the first key tile, the mask is tested on the second half alone.
+  // ptxas: 0 spills and the key loop unchanged in the causal D = 64 kernel.
+  bool first_tile_mask_split = false;
 };
 
 template <int kHeadDimBucket>
@@ -136,7 +142,7 @@ struct TileConfig;
 template <>
 struct TileConfig<64> {
   static constexpr TileShape kShape{192, 128, 3, true, true, true, true,
-                                    false, false, true, false, false};
+                                    false, false, true, false, false, true};
 };
 template <>
 struct TileConfig<128> {
@@ -197,7 +203,8 @@ struct WidthTileConfig<256, 208> {
                                     TileConfig<256>::kShape.pin_pv_wait_unmasked,
                                     TileConfig<256>::kShape.lse_after_output,
                                     TileConfig<256>::kShape.divided_tile_decode,
-                                    TileConfig<256>::kShape.first_tile_coverage};
+                                    TileConfig<256>::kShape.first_tile_coverage,
+                                    TileConfig<256>::kShape.first_tile_mask_split};
 };
 template <>
 struct WidthTileConfig<256, 224> {
@@ -207,7 +214,8 @@ struct WidthTileConfig<256, 224> {
                                     TileConfig<256>::kShape.pin_pv_wait_unmasked,
                                     TileConfig<256>::kShape.lse_after_output,
                                     TileConfig<256>::kShape.divided_tile_decode,
-                                    TileConfig<256>::kShape.first_tile_coverage};
+                                    TileConfig<256>::kShape.first_tile_coverage,
+                                    TileConfig<256>::kShape.first_tile_mask_split};
 };
 
 // The work width of a head dim: wgmma's k-step is 16 columns.
