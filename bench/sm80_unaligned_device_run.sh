@@ -98,7 +98,7 @@ fi
 
 step memcheck
 if within_budget; then
-  timeout 40 "$SANITIZER" --tool memcheck --error-exitcode 1 --print-limit 20 "$TESTS" \
+  timeout 45 "$SANITIZER" --tool memcheck --error-exitcode 1 --print-limit 20 "$TESTS" \
     --gtest_filter='Misaligned/Sm80ForwardShapes.*:*cuda_sm80_small*D129*' \
     > "$LOGS/memcheck.log" 2>&1
   echo "memcheck exit $?"; grep -E "ERROR SUMMARY|PASSED|FAILED" "$LOGS/memcheck.log" | head -5

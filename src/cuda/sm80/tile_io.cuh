@@ -272,9 +272,11 @@ __device__ __forceinline__ std::uintptr_t address_bits(const void* pointer) {
 
 // The first `bytes` bytes of the aligned word at `word` that lie at or after `tensor_begin`,
 // loaded as 16-bit elements and stored to shared memory at `destination`; the rest zeros.
-__device__ __noinline__ void copy_word_within_tensor(std::uint32_t destination,
-                                                     const unsigned char* word, int bytes,
-                                                     const unsigned char* tensor_begin) {
+// Out of line, so that the key-tile loops hold a call on a path taken only there instead of its
+// eight 16-bit loads (inline: several definitions, one per instance file, are one function).
+inline __device__ __noinline__ void copy_word_within_tensor(std::uint32_t destination,
+                                                            const unsigned char* word, int bytes,
+                                                            const unsigned char* tensor_begin) {
   const auto* elements = reinterpret_cast<const std::uint16_t*>(word);
   std::uint32_t parts[kWordsPerChunk];
 #pragma unroll
