@@ -1,9 +1,10 @@
 """fattn's own Python entry points: attention, its backward, and the selector's answers.
 
-They take any DLPack tensor: torch tensors go through the `fattn::fwd` / `fattn::bwd` custom ops
-(so autograd and torch.compile see them); numpy arrays, and other array-API libraries with
-writable arrays (cupy), are passed straight to the C++ library. Outputs are allocated with the
-same library as the inputs, and inputs are never copied.
+They take torch tensors and any DLPack tensor: torch tensors go through an autograd.Function in
+eager mode and the `fattn::fwd` / `fattn::bwd` custom ops under torch.compile (so autograd and
+the compiler see them), and the C++ library reads them through their attributes; numpy arrays,
+and other array-API libraries with writable arrays (cupy), are passed to it through DLPack.
+Outputs are allocated with the same library as the inputs, and inputs are never copied.
 """
 
 from __future__ import annotations

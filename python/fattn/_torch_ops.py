@@ -5,6 +5,11 @@ trace through them without running them, and with autograd wired from fwd to bwd
 loops get fattn's own backward pass. The ops run on the caller's current CUDA stream and, on
 the CPU, with torch's thread count unless told otherwise. Eager calls take a lighter path to
 the same library calls (an autograd.Function, no torch.library wrapper per call).
+
+Every step of a call costs host time that, at small sequence lengths, the GPU waits on
+(bench/host_overhead.py --breakdown; bench/results/host-overhead-h100-2026-11-23-s11): the
+library reads the torch tensors itself, and the streams, allocations and autograd bookkeeping
+here take the cheapest torch calls that do the job.
 """
 
 from __future__ import annotations
@@ -68,10 +73,17 @@ def _execution(t: Tensor, num_threads: int) -> Tuple[int, int]:
 # The library calls take the torch tensors themselves (_fattn.forward_torch reads their
 # pointers, shapes and strides through their attributes): no detach() and no DLPack export,
 # which cost the host ~5 us per tensor, 14 tensors per fwd+bwd.
+# Outputs are allocated like their model tensor (empty_like, contiguous): torch parses a shape,
+# dtype and device on every torch.empty(shape, dtype=..., device=...) call, several times the
+# cost of empty_like on the same tensor.
+def _contiguous_like(t: Tensor) -> Tensor:
+    return torch.empty_like(t, memory_format=torch.contiguous_format)
+
+
 def _run_forward(q, k, v, softmax_scale, causal, window_left, window_right, backend,
                  deterministic, num_threads):
-    out = torch.empty(q.shape, dtype=q.dtype, device=q.device)
-    lse = torch.empty(_lse_shape(q), dtype=torch.float32, device=q.device)
+    out = _contiguous_like(q)
+    lse = q.new_empty(_lse_shape(q), dtype=torch.float32)
     stream, threads = _execution(q, num_threads)
     _fattn.forward_torch(q, k, v, out, lse, softmax_scale, causal, (window_left, window_right),
                          backend, deterministic, stream, threads)
@@ -106,9 +118,7 @@ def _fwd_fake(q, k, v, softmax_scale, causal, window_left, window_right, backend
 
 def _run_backward(dout, q, k, v, out, lse, softmax_scale, causal, window_left, window_right,
                   backend, deterministic, num_threads):
-    dq = torch.empty(q.shape, dtype=q.dtype, device=q.device)
-    dk = torch.empty(k.shape, dtype=k.dtype, device=k.device)
-    dv = torch.empty(v.shape, dtype=v.dtype, device=v.device)
+    dq, dk, dv = _contiguous_like(q), _contiguous_like(k), _contiguous_like(v)
     stream, threads = _execution(q, num_threads)
     _fattn.backward_torch(q, k, v, out, dout, lse, dq, dk, dv, softmax_scale, causal,
                           (window_left, window_right), backend, deterministic, stream, threads)
@@ -158,13 +168,13 @@ def _setup_context(ctx, inputs, output):
 
 
 def _gradients(ctx, dout, run_backward):
+    """(dq, dk, dv) from the saved tensors and options."""
     q, k, v, out, lse = ctx.saved_tensors
-    dq, dk, dv = run_backward(_last_dim_contiguous(dout), q, k, v, out, lse, *ctx.options)
-    return (dq, dk, dv) + (None,) * _OPTION_COUNT
+    return tuple(run_backward(_last_dim_contiguous(dout), q, k, v, out, lse, *ctx.options))
 
 
 def _backward(ctx, dout, _dlse):
-    return _gradients(ctx, dout, torch.ops.fattn.bwd)
+    return _gradients(ctx, dout, torch.ops.fattn.bwd) + (None,) * _OPTION_COUNT
 
 
 torch.library.register_autograd("fattn::fwd", _backward, setup_context=_setup_context)
@@ -177,8 +187,10 @@ class _EagerAttention(torch.autograd.Function):
     0.25-0.34, enough to leave the GPU waiting at N = 512. Eager calls take this path;
     torch.compile traces the custom ops (attention() below)."""
 
+    # The 7 options travel as one tuple argument: Function.apply inspects every argument on
+    # each call, and they are no tensors.
     @staticmethod
-    def forward(ctx, q, k, v, *options):
+    def forward(ctx, q, k, v, options):
         output = _run_forward(q, k, v, *options)
         _setup_context(ctx, (q, k, v, *options), output)
         # lse never has a gradient (non-differentiable); without this autograd would still
@@ -189,8 +201,8 @@ class _EagerAttention(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dout, _dlse):
         if dout is None:  # no gradient reached out: zero gradients, which autograd spells None
-            return (None,) * (3 + _OPTION_COUNT)
-        return _gradients(ctx, dout, _run_backward)
+            return None, None, None, None
+        return _gradients(ctx, dout, _run_backward) + (None,)
 
 
 # Eager calls run _EagerAttention / _run_backward; inside torch.compile the custom ops, which
@@ -199,7 +211,7 @@ def attention(q, k, v, softmax_scale, causal, window, backend, deterministic, nu
     options = (softmax_scale, causal, window[0], window[1], backend, deterministic, num_threads)
     if torch.compiler.is_compiling():
         return torch.ops.fattn.fwd(q, k, v, *options)
-    return _EagerAttention.apply(q, k, v, *options)
+    return _EagerAttention.apply(q, k, v, options)
 
 
 def attention_backward(dout, q, k, v, out, lse, softmax_scale, causal, window, backend,

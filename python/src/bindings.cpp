@@ -154,10 +154,17 @@ const TorchConstants& torch_constants() {
   return *constants;
 }
 
+// str(object), for messages.
+std::string text_of(const nb::handle& object) {
+  PyObject* text = PyObject_Str(object.ptr());
+  if (text == nullptr) throw nb::python_error();
+  return nb::steal<nb::str>(text).c_str();
+}
+
 // "torch.float64" -> "float64", the name the DLPack path and the library's messages use.
 std::string torch_name(const nb::handle& object) {
   constexpr std::string_view kPrefix = "torch.";
-  std::string text = nb::cast<std::string>(nb::str(object));
+  std::string text = text_of(object);
   if (text.rfind(kPrefix, 0) == 0) text.erase(0, kPrefix.size());
   return text;
 }
@@ -167,7 +174,7 @@ std::string tuple_text(const nb::handle& tuple) {
   std::string text = "(";
   const Py_ssize_t length = PyTuple_Size(tuple.ptr());
   for (Py_ssize_t d = 0; d < length; ++d) {
-    text += (d ? ", " : "") + nb::cast<std::string>(nb::str(PyTuple_GET_ITEM(tuple.ptr(), d)));
+    text += (d ? ", " : "") + text_of(PyTuple_GET_ITEM(tuple.ptr(), d));
   }
   return text + ")";
 }
@@ -228,8 +235,7 @@ fattn::TensorView torch_view(const nb::handle& tensor, const char* name) {
     view.device = fattn::Device::cpu();
   } else {
     raise_python(PyExc_ValueError, std::string(name) + ": expected a CPU or CUDA tensor, got one "
-                                                       "on " + nb::cast<std::string>(nb::str(
-                                                           tensor.attr("device"))));
+                                                       "on " + text_of(tensor.attr("device")));
   }
   view.rank = static_cast<int>(rank);
   view.shape = shape;

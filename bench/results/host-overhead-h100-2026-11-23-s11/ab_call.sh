@@ -26,7 +26,7 @@ for package in base new; do step $package python3 bench/host_overhead.py; done
 PYTHONPATH=/tmp/new timeout 120 python3 -m pytest -q -rs tests/python 2>&1 | tail -40 >"$out/pytest.log"
 tail -3 "$out/pytest.log"
 for package in base new; do
-  PYTHONPATH=/tmp/$package timeout 60 python3 bench/compare.py --quick --sections sweep \
+  PYTHONPATH=/tmp/$package timeout 90 python3 bench/compare.py --quick --sections sweep \
     --seqlens 512,1024 --modes fwd+bwd --fattn-backends auto --sdpa-backends flash,cudnn \
     --out /tmp/res/smalln_$package >/tmp/res/compare_$package.log 2>&1
   cp /tmp/res/smalln_$package.md "$out/" 2>/dev/null || tail -5 /tmp/res/compare_$package.log
