@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# The eleventh session's second device call: build this tree's package, then time it in turns
+# The eleventh session's second device call: build the new package, then time it in turns
 # against the tenth session's package (built from c478299 in the first call, carried as
-# build-h11/base_pkg.tar.xz), then the Python tests and compare.py's small-N fwd+bwd points.
-# Usage (GPU machine, repository root, carry .deps and build-h11):
+# build-h11-host/base_pkg.tar.xz), then the Python tests and compare.py's small-N fwd+bwd
+# points. The new package is built from c478299 with this session's Python files and bindings
+# over it (build-h11-host/new_src.tar.gz), not from the shared working tree, so that other
+# helpers' kernel work in progress is in neither build: the A/B differs in the host path only.
+# Usage (GPU machine, repository root, carry .deps and build-h11-host):
 #   source scripts/gpu-env.sh; bash bench/results/host-overhead-h100-2026-11-23-s11/ab_call.sh
 # Few files come back from $OUT, so the timings of every turn go into one file (ab.md).
 set -o pipefail
 out=${OUT:?}
-mkdir -p /tmp/base /tmp/res
-tar xJf build-h11/base_pkg.tar.xz -C /tmp/base
-CMAKE_BUILD_PARALLEL_LEVEL=16 python3 -m pip install --no-build-isolation --no-deps \
+mkdir -p /tmp/base /tmp/res /tmp/newsrc
+tar xJf build-h11-host/base_pkg.tar.xz -C /tmp/base
+tar xzf build-h11-host/new_src.tar.gz -C /tmp/newsrc
+(cd /tmp/newsrc && CMAKE_BUILD_PARALLEL_LEVEL=16 python3 -m pip install --no-build-isolation --no-deps \
   --target /tmp/new --config-settings=cmake.define.FATTN_CUDA_ARCHS=90a \
   "--config-settings=cmake.define.FATTN_CUDA_FAMILIES=sm80;sm90" \
   --config-settings=cmake.define.FATTN_CUDA_DTYPES=bf16 \
-  "--config-settings=cmake.define.FATTN_CUDA_HEAD_DIMS=64;128;256" . >"$out/build.log" 2>&1 ||
+  "--config-settings=cmake.define.FATTN_CUDA_HEAD_DIMS=64;128;256" .) >"$out/build.log" 2>&1 ||
   { tail -30 "$out/build.log"; exit 1; }
 
 step() {  # package, then the command; appends to ab.md under a heading
