@@ -13,8 +13,10 @@
 #        [CAND_DET_VARIANT=202 CAND_DET_POINTS="256,16384,1"] bench/sm80_bwd_candidates_run.sh
 # CAND_DET_VARIANT (h10-bwd80b): bench/sm80_bwd_det_ratio.py --variant, the table and the
 # candidate in both modes in the same turns.
-# Everything lands in one tar ($OUT/results.tgz) plus $OUT/summary.txt (at most 8 files come
-# back from a call); each step appends to the summary as it ends.
+# Everything lands in one tar ($OUT/results.tgz; $OUT/results-<CAND_TAG>.tgz with CAND_TAG, so
+# that two runs of this script in one call keep both) plus $OUT/summary.txt (at most 8 files come
+# back from a call); each step appends to the summary as it ends. An empty CAND_TEST_LIBS or
+# CAND_SANITIZE_CASES skips that step.
 set -o pipefail
 source scripts/gpu-env.sh
 export PYTHONUNBUFFERED=1
@@ -22,15 +24,16 @@ DIR=${CAND_DIR:?CAND_DIR: the carried folder}
 VARIANTS=${CAND_VARIANTS:-191 192 193}
 POINTS=${CAND_POINTS:-256,4096,0;256,4096,1;256,16384,0;256,16384,1}
 NCU_VARIANT=${CAND_NCU_VARIANT:-193}
-TEST_LIBS=${CAND_TEST_LIBS:-lib193 lib191}
+TEST_LIBS=${CAND_TEST_LIBS-lib193 lib191}
 TEST_FILTER=${CAND_TEST_FILTER:-*cuda_sm80*_D256*:*Sm80Backward*d256*}
-SANITIZE_CASES=${CAND_SANITIZE_CASES:-*Sm80Backward*negative_scale_causal_d256* *Sm80Backward*strided_window_d256*}
+SANITIZE_CASES=${CAND_SANITIZE_CASES-*Sm80Backward*negative_scale_causal_d256* *Sm80Backward*strided_window_d256*}
 TIMELINE=$DIR/timeline/libsm80bwdtimeline.so PLAIN=$DIR/plain/libsm80bwdtimeline.so
 KERNELS='regex:(^|::)backward_kernel|flash_bwd_dq_dk_dv'
 R=$(mktemp -d)/results
 mkdir -p $R
 SUMMARY=$OUT/summary.txt
-pack() { tar -C $(dirname $R) -czf $OUT/results.tgz --exclude='*.npz' --exclude='trace-*' results; }
+pack() { tar -C $(dirname $R) -czf $OUT/results${CAND_TAG:+-$CAND_TAG}.tgz --exclude='*.npz' \
+  --exclude='trace-*' results; }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv \
   | tee -a $SUMMARY
 
