@@ -452,7 +452,19 @@ INSTANTIATE_TEST_SUITE_P(
         Sm90Case{"key_ranges_d256_window", DType::float16, 1, 900, 900, 2, 2, 256, false,
                  Window{90, 10}, 0},
         Sm90Case{"key_ranges_d192_causal_more_queries", DType::bfloat16, 1, 900, 700, 3, 3, 192,
-                 true, kNoWindow, 0}),
+                 true, kNoWindow, 0},
+        // The first key tile's coverage (tile_config.hpp, first_tile_coverage): aligned causal
+        // tiles where a consumer sees none of its first key tile (D = 64's 192-row tiles, D =
+        // 256's 80-key tiles), only its first half (D = 128 consumer 0) or all of the first half
+        // (D = 128 consumer 1); a window whose right edge cuts the first tile, with GQA.
+        Sm90Case{"first_tile_d128_causal_aligned", DType::bfloat16, 2, 512, 512, 4, 4, 128, true,
+                 kNoWindow, 0},
+        Sm90Case{"first_tile_d64_causal_aligned", DType::float16, 2, 768, 768, 4, 4, 64, true,
+                 kNoWindow, 0},
+        Sm90Case{"first_tile_d256_causal_aligned", DType::bfloat16, 1, 512, 512, 4, 2, 256, true,
+                 kNoWindow, 0},
+        Sm90Case{"first_tile_d128_window_gqa", DType::float16, 1, 400, 650, 4, 2, 128, false,
+                 Window{70, 20}, 0}),
     [](const ::testing::TestParamInfo<Sm90Case>& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -620,15 +620,14 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   constexpr bool kRaggedTestFirstTileOnly = ragged_test_first_tile_only<kHeadDim, Mask>;
   constexpr bool kLseAfterOutput = Traits::kShape.lse_after_output;
   constexpr bool kDividedDecode = Traits::kShape.divided_tile_decode;
-  // TileShape::first_tile_coverage and first_tile_mask_split, in masked kernels: the first key
-  // tile is seen in two parts, kPrefixKeys (a whole number of P's 16-key chunks, half the tile
-  // rounded up) and the rest; the softmax works on the parts a warpgroup's rows can see, the
-  // mask is tested on the second part alone where they all see the first.
-  constexpr bool kFirstTileCoverage =
-      Traits::kShape.first_tile_coverage && !std::is_same_v<Mask, NoMask>;
-  constexpr bool kFirstTileMaskSplit =
-      (kFirstTileCoverage || Traits::kShape.first_tile_mask_split) &&
-      !std::is_same_v<Mask, NoMask>;
+  // TileShape::first_tile_coverage, in masked kernels: the first key tile is seen in two parts,
+  // kPrefixKeys (a whole number of P's 16-key chunks, half the tile rounded up) and the rest;
+  // the softmax works on the parts a warpgroup's rows can see, the mask is tested on the second
+  // part alone where they all see the first.
+  // Not the heads-as-columns kernels (rare row alignments): with it their windowed D = 256 key
+  // loops grew by 10-70 instructions.
+  constexpr bool kFirstTileCoverage = Traits::kShape.first_tile_coverage &&
+                                      !std::is_same_v<Mask, NoMask> && !kHeadsAsColumns;
   constexpr int kPrefixKeys = (kBlockN / 2 + kWgmmaK - 1) / kWgmmaK * kWgmmaK;
   constexpr int kPrefixGroups = kPrefixKeys / 8;
   constexpr int kPrefixChunks = kPrefixKeys / kWgmmaK;
@@ -892,7 +891,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         Math::apply_mask(s, mask, row0, col0, params.seqlen_k);
       }
     };
-    // mask_if_needed for the first key tile of a kFirstTileMaskSplit kernel: where every row
+    // mask_if_needed for the first key tile of a kFirstTileCoverage kernel: where every row
     // sees the first kPrefixKeys keys (the diagonal's lower-left square), only the keys after
     // them are tested.
     [[maybe_unused]] auto mask_first_tile = [&](int col0) {
@@ -931,8 +930,11 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
           // Rows past seqlen_q (an empty row range) are never stored: nothing to compute.
           const int seen_end =
               group_rows_end > group_rows_begin ? mask.key_end(group_rows_end) : first_col0;
-          sees_none = seen_end <= first_col0;
-          sees_prefix_only = seen_end <= first_col0 + kPrefixKeys;
+          // Broadcast from lane 0: the tests are the same in the whole warp (warpgroup), but
+          // ptxas cannot prove it from threadIdx; with them divergent, the D = 64 causal kernel
+          // spilled 24 bytes and its key loop left the uniform datapath (R2UR 8 -> 32).
+          sees_none = __shfl_sync(0xffffffffu, seen_end <= first_col0, 0);
+          sees_prefix_only = __shfl_sync(0xffffffffu, seen_end <= first_col0 + kPrefixKeys, 0);
         }
         const RingSlot slot = ring_slot<kStages>(kv_iteration);
         mbarrier_wait(&bars->k_full[slot.stage], slot.phase);
@@ -962,7 +964,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
           FATTN_TIMELINE_MARK(kSoftmaxDone, 0);
           Math::template convert_p<kPrefixChunks>(s, p);
         } else {
-          if constexpr (kFirstTileMaskSplit) {
+          if constexpr (kFirstTileCoverage) {
             mask_first_tile(first_col0);
           } else {
             mask_if_needed(last_tile - 1);

@@ -119,21 +119,19 @@ struct TileShape {
   bool divided_tile_decode = false;
   // Masked kernels: the first key tile a warpgroup walks (the rightmost, cut by the causal
   // diagonal) is split at half the tile (rounded up to P's 16-key chunks) by what its rows can
-  // see (forward_kernel.cuh, kFirstTileCoverage): nothing (no Q·Kᵀ, no softmax, P = 0), only
-  // the first part (mask, max, exponentials and sums over it alone, P = 0 after it), or all
-  // (the mask tested only on the second part where every row sees the first). With
-  // Nq = Nk and 128 × 128 tiles the diagonal tile is half of it for consumer 0 and the
-  // second half alone masked for consumer 1; the 192-row D = 64 tiles start with one or two
-  // consumers that see nothing of their first key tile. SASS of the causal D = 128 kernel
-  // (eleventh session): the per-element mask is 201 instructions per thread for 128 keys
-  // (96 ISETP, 64 FSEL, 33 VIADD) on top of the softmax's ~330. The D = 64 and D = 256
-  // consumers cannot hold the second softmax (ptxas spilled 24 / 76 bytes, uniform registers
-  // first: the D = 64 key loop's descriptor arithmetic left the uniform datapath).
+  // see (forward_kernel.cuh, kFirstTileCoverage): nothing (P = 0, no mask, no softmax; the
+  // Q·Kᵀ is still issued: a branch around it made ptxas serialize every wgmma, C7515), only the
+  // first part (mask, max, exponentials and sums over it alone, P = 0 after it), or all (the
+  // mask tested only on the second part where every row sees the first). With Nq = Nk and
+  // 128 × 128 tiles consumer 0 sees half of its diagonal tile and consumer 1 all of its first
+  // half; in the 192-row D = 64 tiles one or two consumers see nothing of their first key tile;
+  // with D = 256's 80-key tiles consumer 0 mostly sees nothing of it. SASS of the causal
+  // D = 128 kernel before it (eleventh session, docs/perf-notes.md "v18"): the per-element mask
+  // is 201 instructions per thread for 128 keys (96 ISETP, 64 FSEL, 33 VIADD) on top of the
+  // softmax's ~330. Every key loop keeps its SASS (0 spills; the tests broadcast from lane 0,
+  // else the D = 64 key loop left the uniform datapath and spilled). Heads-as-columns kernels
+  // do without it.
   bool first_tile_coverage = false;
-  // Only the mask part of first_tile_coverage (no second softmax, no skipped work): where every
-  // row sees the first half of the first key tile, the mask is tested on the second half alone.
-  // ptxas: 0 spills and the key loop unchanged in the causal D = 64 kernel.
-  bool first_tile_mask_split = false;
 };
 
 template <int kHeadDimBucket>
@@ -142,7 +140,7 @@ struct TileConfig;
 template <>
 struct TileConfig<64> {
   static constexpr TileShape kShape{192, 128, 3, true, true, true, true,
-                                    false, false, true, false, false, true};
+                                    false, false, true, false, true};
 };
 template <>
 struct TileConfig<128> {
@@ -156,7 +154,7 @@ struct TileConfig<192> {
 template <>
 struct TileConfig<256> {
   static constexpr TileShape kShape{128, 80, 2, true, false, true, true,
-                                    true, false, false, true, false};
+                                    true, false, false, true, true};
 };
 
 // Online-softmax rescale threshold in powers of two (forward_kernel.cuh, online_softmax and
@@ -203,8 +201,7 @@ struct WidthTileConfig<256, 208> {
                                     TileConfig<256>::kShape.pin_pv_wait_unmasked,
                                     TileConfig<256>::kShape.lse_after_output,
                                     TileConfig<256>::kShape.divided_tile_decode,
-                                    TileConfig<256>::kShape.first_tile_coverage,
-                                    TileConfig<256>::kShape.first_tile_mask_split};
+                                    TileConfig<256>::kShape.first_tile_coverage};
 };
 template <>
 struct WidthTileConfig<256, 224> {
@@ -214,8 +211,7 @@ struct WidthTileConfig<256, 224> {
                                     TileConfig<256>::kShape.pin_pv_wait_unmasked,
                                     TileConfig<256>::kShape.lse_after_output,
                                     TileConfig<256>::kShape.divided_tile_decode,
-                                    TileConfig<256>::kShape.first_tile_coverage,
-                                    TileConfig<256>::kShape.first_tile_mask_split};
+                                    TileConfig<256>::kShape.first_tile_coverage};
 };
 
 // The work width of a head dim: wgmma's k-step is 16 columns.
