@@ -18,6 +18,9 @@
 # Every log goes to $OUT/unaligned-logs.tgz (the device tool returns only a few files) and a
 # summary to stdout. Run from the repository root on the GPU machine:
 #   source scripts/gpu-env.sh; bench/sm80_unaligned_device_run.sh [head dims of the sweep]
+# A baseline folder from a commit (here, before the call; untracked files travel with the tree):
+#   for f in tile_io.cuh forward_kernel.cuh tile_config.hpp forward.cuh; do
+#     git show <commit>:src/cuda/sm80/$f > <folder>/$f; done
 set -u
 OUT="${OUT:?set OUT to the folder for the logs}"
 SWEEP_HEAD_DIMS="${1:-33,64,128,129,136,143,192,255,256}"

@@ -20,6 +20,18 @@ inline Strides strides_of(const TensorView& view) {
   return {view.stride[0], view.stride[1], view.stride[2]};
 }
 
+// One past the last byte of a view (non-negative strides, validated centrally): the highest
+// element offset is the sum of (extent - 1)·stride over the dimensions.
+template <class Element>
+const void* end_of(const TensorView& view) {
+  std::int64_t last = 0;
+  for (int d = 0; d < view.rank; ++d) {
+    if (view.shape[d] == 0) return view.data;
+    last += (view.shape[d] - 1) * view.stride[d];
+  }
+  return static_cast<const Element*>(view.data) + last + 1;
+}
+
 inline constexpr float kLog2e = 1.4426950408889634f;
 
 // The fields ForwardParams and BackwardParams share (q/k/v/out views, sizes, scale, alignment),
@@ -87,6 +99,9 @@ Status launch_forward_with(const AttentionArgs& args) {
   ForwardParams params;
   fill_shared_params(params, args);
   params.lse = static_cast<float*>(args.lse.data);
+  params.q_end = end_of<Element>(args.q);
+  params.k_end = end_of<Element>(args.k);
+  params.v_end = end_of<Element>(args.v);
 
   if (problem.seqlen_q == 0 || problem.batch == 0 || problem.heads_q == 0) return Status::Ok();
   const bool staged = uses_staged_loads(params.alignment);

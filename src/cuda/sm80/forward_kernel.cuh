@@ -51,6 +51,10 @@ struct ForwardParams {
   float scale_log2 = 0.0f;
   std::uint32_t sign_flip = 0;
   int alignment = 16;  // bytes: the narrowest of every pointer and row stride
+  // One past the last byte of q, k and v: the 2-byte-aligned loader never reads past them.
+  const void* q_end = nullptr;
+  const void* k_end = nullptr;
+  const void* v_end = nullptr;
 };
 
 // Rows narrower than 4-byte aligned go through UnalignedTileStage (a shared-memory stage of
@@ -59,6 +63,10 @@ inline constexpr int kStagedBelowAlignment = 4;
 
 __host__ __device__ inline bool uses_staged_loads(int alignment) {
   return alignment < kStagedBelowAlignment;
+}
+
+__device__ __forceinline__ TensorExtent extent_of(const void* begin, const void* end) {
+  return {static_cast<const unsigned char*>(begin), static_cast<const unsigned char*>(end)};
 }
 
 __device__ __forceinline__ float quad_max(float value) {
@@ -396,7 +404,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     // it copied, so a warp barrier publishes them and one CTA barrier frees the area for K.
     auto* q_stage = reinterpret_cast<unsigned char*>(k_tile);
     QStage::load(q_stage, q_global, params.q_strides.row, row_end - row_begin, head_dim, chunks,
-                 params.q);
+                 extent_of(params.q, params.q_end));
     cp_async_commit();
     cp_async_wait<0>();
     __syncwarp();
@@ -405,7 +413,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     if (n_first < n_last) {
       const int key0 = n_first * kBlockN;
       KvStage::load(kv_stage, k_global + key0 * params.k_strides.row, params.k_strides.row,
-                    params.seqlen_k - key0, head_dim, chunks, params.k);
+                    params.seqlen_k - key0, head_dim, chunks, extent_of(params.k, params.k_end));
     }
     cp_async_commit();
   } else {
@@ -546,7 +554,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
                        params.k_strides.row, chunks);
         __syncthreads();  // K_j stored; every warp is done with V_{j-1} and with the stage
         KvStage::load(kv_stage, v_rows, params.v_strides.row, params.seqlen_k - key0, head_dim,
-                      chunks, params.v);
+                      chunks, extent_of(params.v, params.v_end));
         cp_async_commit();
       } else {
         [[maybe_unused]] const Element* v_source = nullptr;
@@ -644,7 +652,8 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
         __syncthreads();  // V_j stored; every warp is done with K_j and with the stage
         if (n_block + 1 < n_last) {
           KvStage::load(kv_stage, k_global + next * params.k_strides.row, params.k_strides.row,
-                        params.seqlen_k - next, head_dim, chunks, params.k);
+                        params.seqlen_k - next, head_dim, chunks,
+                        extent_of(params.k, params.k_end));
         }
         cp_async_commit();
       } else {

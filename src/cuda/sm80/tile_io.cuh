@@ -251,12 +251,20 @@ __device__ __forceinline__ void load_tile(Element* tile, const Element* global,
 //
 // Zero fill comes from cp.async's source size: a word is read up to the row's last byte, the
 // rest zero-filled, so columns past head_dim are zeros without a mask, and words past the row
-// end or rows past `valid_rows` read nothing. A row's bytes before its start in its first word
-// (the previous row's) are shifted out. Reads stay inside the tensor: the row end is inside it,
-// and a word starting before the tensor's first byte (only its first row, when the tensor does
-// not start on a 16-byte boundary) is read as the row's own 16-bit elements instead
-// (copy_word_within_tensor: tests place tensors in allocations of exactly their bytes, so
-// memcheck sees any read outside).
+// end read nothing. A row's bytes before its start in its first word (the previous row's) are
+// shifted out. Reads stay inside [extent.begin, extent.end), the tensor's bytes: compute-
+// sanitizer's memcheck counts a cp.async as reading all 16 bytes even when its source size is
+// smaller (seen on the H100: a word of the tensor's last row ending 8 bytes into it was reported
+// as a 16-byte read past the allocation), so a word that starts before the tensor (its first
+// row, when the tensor does not start on a 16-byte boundary) or ends past it (its last row) is
+// read as the row's own 16-bit elements instead (copy_word_within_tensor), and rows past
+// `valid_rows` are zeroed by a shared store, not a copy (tests place tensors in allocations of
+// exactly their bytes, so memcheck sees any read outside).
+struct TensorExtent {
+  const unsigned char* begin = nullptr;
+  const unsigned char* end = nullptr;  // one past the tensor's last byte
+};
+
 inline constexpr int kWordBytes = 16;  // the aligned word, = one chunk
 inline constexpr int kWordsPerChunk = kWordBytes / 4;
 inline constexpr std::uintptr_t kWordMask = kWordBytes - 1;
@@ -270,8 +278,9 @@ __device__ __forceinline__ std::uintptr_t address_bits(const void* pointer) {
   return reinterpret_cast<std::uintptr_t>(pointer);
 }
 
-// The first `bytes` bytes of the aligned word at `word` that lie at or after `tensor_begin`,
-// loaded as 16-bit elements and stored to shared memory at `destination`; the rest zeros.
+// The first `bytes` bytes of the aligned word at `word` (those inside the row, hence before the
+// tensor's end) that lie at or after `tensor_begin`, loaded as 16-bit elements and stored to
+// shared memory at `destination`; the rest zeros.
 // Out of line, so that the key-tile loops hold a call on a path taken only there instead of its
 // eight 16-bit loads (inline: several definitions, one per instance file, are one function).
 inline __device__ __noinline__ void copy_word_within_tensor(std::uint32_t destination,
@@ -355,13 +364,13 @@ class UnalignedTileStage {
   static constexpr int kRowBytes = staged_row_bytes(kWidth);
   static constexpr int kBytes = kRows * kRowBytes;
 
-  // Issues the cp.async copies of the words (the caller commits and waits). `tensor_begin`: the
-  // first byte of the tensor the rows belong to.
+  // Issues the cp.async copies of the words (the caller commits and waits). `extent`: the bytes
+  // of the tensor the rows belong to.
   template <class Element>
   static __device__ __forceinline__ void load(unsigned char* stage, const Element* global,
                                               std::int64_t row_stride, int valid_rows,
                                               int head_dim, int chunks,
-                                              const void* tensor_begin) {
+                                              const TensorExtent& extent) {
     const int chunk = Lanes::chunk();
     const int first_row = Lanes::first_row();
     if (chunk > chunks) return;  // chunk c realigns words c and c + 1: words 0..chunks are read
@@ -374,12 +383,17 @@ class UnalignedTileStage {
     const bool tail = kLastLaneNeedsTail && chunk == kLanesPerRow - 1 && chunks == kLanesPerRow;
     const int tail_bytes = clamp_count(row_bytes - kLanesPerRow * kWordBytes, kWordBytes);
     const std::int64_t pass_bytes = kRowsPerPass * row_stride * kBytesPerElement;
-    const std::uint32_t destination = smem_address(stage + first_row * kRowBytes + chunk * kWordBytes);
-    const auto* begin = static_cast<const unsigned char*>(tensor_begin);
-    // The tile's lowest word is its row 0's first (non-negative strides): unless it lies before
-    // the tensor, no word of the tile does, and every row below valid_rows is read whole.
-    const auto* tile_word = reinterpret_cast<const unsigned char*>(address_bits(global) & ~kWordMask);
-    if (valid_rows >= kRows && tile_word >= begin) {
+    const std::uint32_t destination =
+        smem_address(stage + first_row * kRowBytes + chunk * kWordBytes);
+    // The tile's lowest word is its row 0's first and its highest its last row's word `chunks`
+    // (non-negative strides): where both lie inside the tensor and every row is below
+    // valid_rows, every copy is a plain one.
+    const auto* tile_word =
+        reinterpret_cast<const unsigned char*>(address_bits(global) & ~kWordMask);
+    const auto* last_row_word = reinterpret_cast<const unsigned char*>(
+        address_bits(global + (kRows - 1) * row_stride) & ~kWordMask);
+    if (valid_rows >= kRows && tile_word >= extent.begin &&
+        last_row_word + (chunks + 1) * kWordBytes <= extent.end) {
 #pragma unroll
       for (int pass = 0; pass < kPasses; ++pass) {
         const int row = first_row + pass * kRowsPerPass;
@@ -390,14 +404,16 @@ class UnalignedTileStage {
       }
       return;
     }
-    // The last tile of a sequence, or the tensor's first: rows past valid_rows read nothing (the
-    // tile's first word stands in for their address) and a word before the tensor takes the
-    // 16-bit loads.
+    // The last tile of a sequence, or one at an end of the tensor: words with nothing to read
+    // (past the row, or rows past valid_rows) are zeroed by a shared store and a word reaching
+    // outside the tensor takes the 16-bit loads.
     auto copy_word = [&](std::uint32_t to, const unsigned char* from, int bytes) {
-      if (bytes > 0 && from < begin) {
-        copy_word_within_tensor(to, from, bytes, begin);
+      if (bytes == 0) {
+        asm volatile("st.shared.v4.u32 [%0], {%1, %1, %1, %1};\n" ::"r"(to), "r"(0u));
+      } else if (from < extent.begin || from + kWordBytes > extent.end) {
+        copy_word_within_tensor(to, from, bytes, extent.begin);
       } else {
-        cp_async_16(to, bytes > 0 ? from : tile_word, bytes);
+        cp_async_16(to, from, bytes);
       }
     };
 #pragma unroll
