@@ -9,7 +9,7 @@
 The timeline shim (bench/sm90_timeline_build.sh: the kernels built with FATTN_SM90_TIMELINE,
 src/cuda/sm90/timeline.cuh) stores a clock64 stamp at each phase boundary of one thread per
 warpgroup. For each problem (bf16, B·N = 16384, H·D = 2048: D = 128 N = 1k non-causal, D = 64
-N = 1k causal) this script
+N = 1k causal by default; D = 64, 128 and 256 built) this script
   - checks the instrumented kernel's output against the uninstrumented one (bitwise) and an fp32
     SDPA reference (relative error),
   - times, in turns (kernel_bench_common.time_in_turns), the uninstrumented kernel, the
@@ -19,7 +19,7 @@ N = 1k causal) this script
     and summary-<point>.txt / .json: the steady key step, the tile-boundary cost split by phase,
     the tensor pipe's idle gaps, the producer's waits.
 
-Times are SM clocks (clock64). A key step is one 128-key tile of one consumer; the CTA's step is
+Times are SM clocks (clock64). A key step is one key tile (128 keys; 80 at D = 256) of one consumer; the CTA's step is
 the period of a consumer's step while all consumers run (ping-pong interleaves them).
 """
 
@@ -62,7 +62,8 @@ TRACE_CTAS = 4            # CTAs written to the Chrome trace (all go into the su
 # Dense bf16 wgmma rate of one Hopper SM: 4 tensor cores x 512 FMA per clock.
 TENSOR_FLOP_PER_CLOCK = 4096
 ROWS_PER_CONSUMER = 64
-BLOCK_N = 128             # key tile of both buckets (tile_config.hpp)
+# Key tile per head-dim bucket (tile_config.hpp).
+BLOCK_N = {64: 128, 128: 128, 256: 80}
 # GPU clocks of sleep queued before each timed batch, so that the host (ctypes, tensor maps)
 # enqueues the whole batch before it starts (as bench/sm90_vs_cudnn.py --prefill).
 PREFILL_CYCLES = 4_000_000
@@ -232,7 +233,7 @@ def analyze(meta, tracks):
     result["tile_fixed_cost_steps_mean"] = statistics.mean(fixed) if fixed else float("nan")
 
     # Tensor pipe: busy intervals [issued, last wait of that issue] of all consumers of a CTA.
-    flop_per_step = 2 * 2 * ROWS_PER_CONSUMER * BLOCK_N * D
+    flop_per_step = 2 * 2 * ROWS_PER_CONSUMER * BLOCK_N[D] * D
     floor_step = flop_per_step / TENSOR_FLOP_PER_CLOCK  # one consumer's two GEMMs
     result["tensor_floor_consumer_step_clocks"] = floor_step
     idle_boundary, idle_steady, spans, busy_floor = [], [], [], []

@@ -1,4 +1,4 @@
-// The ctypes entry points of bench/sm90_timeline.py: the sm90 forward's D = 64 and D = 128
+// The ctypes entry points of bench/sm90_timeline.py: the sm90 forward's D = 64, 128 and 256
 // bf16 kernels (the launch templates the library runs), and, in a build with
 // FATTN_SM90_TIMELINE (bench/sm90_timeline_build.sh), where their phase records go
 // (src/cuda/sm90/timeline.cuh). The same file built without the macro is the uninstrumented
@@ -16,7 +16,8 @@
 using fattn::detail::AttentionArgs;
 using namespace fattn_shim;
 
-// Same arguments as bench/sm90_shim.cu's fattn_sm90_forward; bf16 only, head dims 1..128.
+// Same arguments as bench/sm90_shim.cu's fattn_sm90_forward; bf16 only, head dims 1..128 and
+// 193..256.
 extern "C" int fattn_sm90_forward(void* q, void* k, void* v, void* out, void* lse, int dtype,
                                   std::int64_t batch, std::int64_t seqlen_q, std::int64_t seqlen_k,
                                   std::int64_t heads_q, std::int64_t heads_kv, std::int64_t head_dim,
@@ -28,11 +29,12 @@ extern "C" int fattn_sm90_forward(void* q, void* k, void* v, void* out, void* ls
                                           heads_q, heads_kv, head_dim, q_strides, k_strides,
                                           v_strides, out_strides, scale, causal, window_left,
                                           window_right, stream);
-  fattn::Status status = fattn::Status::Unsupported("the timeline shim has bf16 D <= 128 only");
+  fattn::Status status = fattn::Status::Unsupported("the timeline shim has bf16 D <= 128 and 193..256 only");
   if (args.problem.dtype == fattn::DType::bfloat16) {
     switch (fattn::detail::sm90::head_dim_bucket(args.problem.head_dim)) {
       case 64: status = fattn::detail::sm90::launch_forward<64, __nv_bfloat16>(args); break;
       case 128: status = fattn::detail::sm90::launch_forward<128, __nv_bfloat16>(args); break;
+      case 256: status = fattn::detail::sm90::launch_forward<256, __nv_bfloat16>(args); break;
       default: break;
     }
   }
