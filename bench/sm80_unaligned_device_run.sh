@@ -9,10 +9,12 @@
 #      cuda_sm80 part of the shared matrix at D = 129 (forward and backward against the float64
 #      reference);
 #   2. bench/compare.py's head-dim sweep (fp16, B=16, H=16, N=2048, forward) of cuda_sm80 beside
-#      PyTorch's flash and cuDNN in one process; the baseline's cuda_sm80 beside flash at
-#      BASELINE_HEAD_DIMS in a second process of the same call;
-#   3. compute-sanitizer memcheck on the 2-byte-row cases, racecheck on a few (while the call's
-#      time allows: steps past STEP_BUDGET_S seconds are skipped);
+#      PyTorch's flash and cuDNN in one process; with a baseline, TURNS turns at
+#      BASELINE_HEAD_DIMS of one process per build (the two packages cannot share a process),
+#      the order swapped each turn, so that clock drift hits both builds alike, and a table of
+#      every turn's TFLOP/s last;
+#   3. compute-sanitizer memcheck and racecheck on the 2-byte-row cases (while the call's time
+#      allows: steps past STEP_BUDGET_S seconds are skipped);
 #   4. Nsight Compute on one D=129 and one D=136 launch (NCU=1);
 #   5. instruction counts of the kernels from the library's SASS (cuobjdump).
 # Every log goes to $OUT/unaligned-logs.tgz (the device tool returns only a few files) and a
@@ -27,6 +29,7 @@ SWEEP_HEAD_DIMS="${1:-33,64,128,129,136,143,192,255,256}"
 BASELINE_SOURCES="${BASELINE_SOURCES:-}"
 BASELINE_BUCKETS="${BASELINE_BUCKETS:-192}"
 BASELINE_HEAD_DIMS="${BASELINE_HEAD_DIMS:-129,136,192}"
+TURNS="${TURNS:-3}"
 STEP_BUDGET_S="${STEP_BUDGET_S:-300}"  # the device tool's limit is 360 s per call
 BUILD=build-unaligned
 BASE_TREE=/tmp/fattn-baseline
@@ -93,15 +96,38 @@ PACKAGE="$(package "$BUILD")"
 echo "bench exit $?"; tail -16 "$LOGS/bench.log"
 if [ -n "$BASELINE_SOURCES" ] && within_budget; then
   BASE_PACKAGE="$(package "$BASE_TREE/build")"
-  (cd "$LOGS" && PYTHONPATH="$BASE_PACKAGE" timeout 40 python3 "$OLDPWD/bench/compare.py" \
-    --sections head-dim --sweep-head-dims "$BASELINE_HEAD_DIMS" --fattn-backends cuda_sm80 \
-    --sdpa-backends flash --no-plot --out "$LOGS/headdim-baseline") > "$LOGS/bench-baseline.log" 2>&1
-  echo "baseline bench exit $?"; grep -E "^\| [0-9]" "$LOGS/bench-baseline.log"
+  turn_of() {  # turn, name, package
+    (cd "$LOGS" && PYTHONPATH="$3" timeout 40 python3 "$OLDPWD/bench/compare.py" \
+      --sections head-dim --sweep-head-dims "$BASELINE_HEAD_DIMS" --fattn-backends cuda_sm80 \
+      --sdpa-backends "" --no-plot --out "$LOGS/turn$1-$2") > "$LOGS/bench-turn$1-$2.log" 2>&1 ||
+      echo "turn $1 $2 failed: $(tail -2 "$LOGS/bench-turn$1-$2.log")"
+  }
+  for turn in $(seq 1 "$TURNS"); do
+    within_budget || break
+    if [ $((turn % 2)) = 1 ]; then
+      turn_of "$turn" baseline "$BASE_PACKAGE"; turn_of "$turn" current "$PACKAGE"
+    else
+      turn_of "$turn" current "$PACKAGE"; turn_of "$turn" baseline "$BASE_PACKAGE"
+    fi
+  done
+  python3 - "$LOGS" <<'PY'
+import json, pathlib, sys
+rows = {}
+for path in sorted(pathlib.Path(sys.argv[1]).glob("turn*-*.json")):
+    turn, name = path.stem[len("turn"):].split("-", 1)
+    for record in json.loads(path.read_text())["head_dim_sweep"]:
+        if record["status"] == "ok":
+            mhz = record["extra"].get("round_sm_mhz") or []
+            rows.setdefault(record["head_dim"], []).append(
+                f"t{turn} {name} {record['tflops']:.1f} ({min(mhz, default=0)}-{max(mhz, default=0)} MHz)")
+for head_dim, cells in sorted(rows.items()):
+    print(f"D={head_dim}: " + "; ".join(cells))
+PY
 fi
 
 step memcheck
 if within_budget; then
-  timeout 45 "$SANITIZER" --tool memcheck --error-exitcode 1 --print-limit 20 "$TESTS" \
+  timeout 90 "$SANITIZER" --tool memcheck --error-exitcode 1 --print-limit 20 "$TESTS" \
     --gtest_filter='Misaligned/Sm80ForwardShapes.*:*cuda_sm80_small*D129*' \
     > "$LOGS/memcheck.log" 2>&1
   echo "memcheck exit $?"; grep -E "ERROR SUMMARY|PASSED|FAILED" "$LOGS/memcheck.log" | head -5
@@ -109,8 +135,8 @@ fi
 
 step racecheck
 if within_budget; then
-  timeout 30 "$SANITIZER" --tool racecheck --error-exitcode 1 --print-limit 20 "$TESTS" \
-    --gtest_filter='*cuda_sm80_small*D129*:Misaligned/*d33*:Misaligned/*d1_*:Misaligned/*one_query_17*:StepClasses/*d160*' \
+  timeout 120 "$SANITIZER" --tool racecheck --error-exitcode 1 --print-limit 20 "$TESTS" \
+    --gtest_filter="${RACECHECK_FILTER:-Misaligned/Sm80ForwardShapes.*:*cuda_sm80_small*D129*}" \
     > "$LOGS/racecheck.log" 2>&1
   echo "racecheck exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$LOGS/racecheck.log" | head -5
 fi

@@ -353,6 +353,7 @@ class UnalignedTileStage {
   static constexpr int kRowsPerPass = Lanes::kRowsPerPass;
   static constexpr int kPasses = (kRows + kRowsPerPass - 1) / kRowsPerPass;
   static constexpr bool kLastLaneNeedsTail = kWidth / kChunkElements == kLanesPerRow;
+  static constexpr int kRealignBatch = 4;  // passes whose loads are issued together (registers)
   // A row per warp and pass: every lane of a warp has the same offset within its words, so the
   // realignment branches once on it instead of selecting per chunk.
   static constexpr bool kWarpUniformOffset = kLanesPerRow == kWarpSizeForShuffles;
@@ -442,15 +443,33 @@ class UnalignedTileStage {
         static_cast<int>(address_bits(global + first_row * row_stride) & kWordMask);
     const unsigned char* source = stage + first_row * kRowBytes + chunk * kWordBytes;
     Element* destination = tile + swizzled_offset<kWidth>(first_row, chunk);
+    // Passes in batches of kRealignBatch: a batch's loads are all issued before its stores. The
+    // compiler cannot tell the stage from the tile (both are offsets into one shared array), so
+    // pass by pass it kept each pass's loads behind the previous pass's store: 16 dependent
+    // load -> shift -> store chains per tile at 192, their latency exposed.
     auto realign_rows = [&](auto realign) {
 #pragma unroll
-      for (int pass = 0; pass < kPasses; ++pass) {
-        const int row = first_row + pass * kRowsPerPass;
-        if (kRows % kRowsPerPass != 0 && row >= kRows) break;
-        const auto* pair = reinterpret_cast<const uint4*>(source + pass * kRowsPerPass * kRowBytes);
-        // Rows kRowsPerPass apart (a multiple of 8) share the swizzle phase.
-        *reinterpret_cast<uint4*>(destination + pass * kRowsPerPass * kWidth) =
-            realign(pair[0], pair[1]);
+      for (int batch = 0; batch < kPasses; batch += kRealignBatch) {
+        uint4 low[kRealignBatch], high[kRealignBatch];
+#pragma unroll
+        for (int b = 0; b < kRealignBatch; ++b) {
+          const int pass = batch + b;
+          const int row = first_row + pass * kRowsPerPass;
+          if (pass >= kPasses || (kRows % kRowsPerPass != 0 && row >= kRows)) break;
+          const auto* pair =
+              reinterpret_cast<const uint4*>(source + pass * kRowsPerPass * kRowBytes);
+          low[b] = pair[0];
+          high[b] = pair[1];
+        }
+#pragma unroll
+        for (int b = 0; b < kRealignBatch; ++b) {
+          const int pass = batch + b;
+          const int row = first_row + pass * kRowsPerPass;
+          if (pass >= kPasses || (kRows % kRowsPerPass != 0 && row >= kRows)) break;
+          // Rows kRowsPerPass apart (a multiple of 8) share the swizzle phase.
+          *reinterpret_cast<uint4*>(destination + pass * kRowsPerPass * kWidth) =
+              realign(low[b], high[b]);
+        }
       }
     };
     if constexpr (kWarpUniformOffset) {
