@@ -8,13 +8,14 @@
 #   1. the GPU tests: tests/cuda/test_sm80_misaligned.cpp (2-byte rows, step classes) and the
 #      cuda_sm80 part of the shared matrix at D = 129 (forward and backward against the float64
 #      reference);
-#   2. bench/compare.py's head-dim sweep (fp16, B=16, H=16, N=2048, forward) of cuda_sm80 beside
+#   2. compute-sanitizer memcheck and racecheck on the 2-byte-row cases (before the timings: a
+#      change is taken only where they pass);
+#   3. bench/compare.py's head-dim sweep (fp16, B=16, H=16, N=2048, forward) of cuda_sm80 beside
 #      PyTorch's flash and cuDNN in one process; with a baseline, TURNS turns at
 #      BASELINE_HEAD_DIMS of one process per build (the two packages cannot share a process),
 #      the order swapped each turn, so that clock drift hits both builds alike, and a table of
 #      every turn's TFLOP/s last;
-#   3. compute-sanitizer memcheck and racecheck on the 2-byte-row cases (while the call's time
-#      allows: steps past STEP_BUDGET_S seconds are skipped);
+#      (steps past STEP_BUDGET_S seconds are skipped);
 #   4. Nsight Compute on one D=129 and one D=136 launch (NCU=1);
 #   5. instruction counts of the kernels from the library's SASS (cuobjdump).
 # Every log goes to $OUT/unaligned-logs.tgz (the device tool returns only a few files) and a
@@ -88,6 +89,22 @@ timeout 30 "$TESTS" --gtest_filter='*cuda_sm80*D129*:*Sm80Backward*129*' --gtest
 echo "cuda_sm80 matrix at D = 129 exit $?"
 grep -E "^\[  (FAILED|PASSED)|tests ran" "$LOGS/tests-matrix.log" | head -20
 
+step memcheck
+if within_budget; then
+  timeout 90 "$SANITIZER" --tool memcheck --error-exitcode 1 --print-limit 20 "$TESTS" \
+    --gtest_filter='Misaligned/Sm80ForwardShapes.*:*cuda_sm80_small*D129*' \
+    > "$LOGS/memcheck.log" 2>&1
+  echo "memcheck exit $?"; grep -E "ERROR SUMMARY|PASSED|FAILED" "$LOGS/memcheck.log" | head -5
+fi
+
+step racecheck
+if within_budget; then
+  timeout 120 "$SANITIZER" --tool racecheck --error-exitcode 1 --print-limit 20 "$TESTS" \
+    --gtest_filter="${RACECHECK_FILTER:-Misaligned/Sm80ForwardShapes.*:*cuda_sm80_small*D129*}" \
+    > "$LOGS/racecheck.log" 2>&1
+  echo "racecheck exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$LOGS/racecheck.log" | head -5
+fi
+
 step bench
 PACKAGE="$(package "$BUILD")"
 (cd "$LOGS" && PYTHONPATH="$PACKAGE" timeout 80 python3 "$OLDPWD/bench/compare.py" \
@@ -123,22 +140,6 @@ for path in sorted(pathlib.Path(sys.argv[1]).glob("turn*-*.json")):
 for head_dim, cells in sorted(rows.items()):
     print(f"D={head_dim}: " + "; ".join(cells))
 PY
-fi
-
-step memcheck
-if within_budget; then
-  timeout 90 "$SANITIZER" --tool memcheck --error-exitcode 1 --print-limit 20 "$TESTS" \
-    --gtest_filter='Misaligned/Sm80ForwardShapes.*:*cuda_sm80_small*D129*' \
-    > "$LOGS/memcheck.log" 2>&1
-  echo "memcheck exit $?"; grep -E "ERROR SUMMARY|PASSED|FAILED" "$LOGS/memcheck.log" | head -5
-fi
-
-step racecheck
-if within_budget; then
-  timeout 120 "$SANITIZER" --tool racecheck --error-exitcode 1 --print-limit 20 "$TESTS" \
-    --gtest_filter="${RACECHECK_FILTER:-Misaligned/Sm80ForwardShapes.*:*cuda_sm80_small*D129*}" \
-    > "$LOGS/racecheck.log" 2>&1
-  echo "racecheck exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$LOGS/racecheck.log" | head -5
 fi
 
 step ncu
