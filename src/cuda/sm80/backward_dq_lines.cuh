@@ -161,4 +161,62 @@ __device__ __forceinline__ void reduce_dq_by_lines(const float (&dq)[kRowTilesQ]
   }
 }
 
+// DqBulkReductions (backward_tile_config.hpp; sm_90 only): the CTA's dQ partial staged in one
+// shared-memory tile of kBlockM rows, kRowFloats floats apart (the accumulator row plus padding),
+// and added into the accumulator by the copy engine (cp.reduce.async.bulk ... add.f32), one bulk
+// reduction per row, issued by one thread each. The copy engine reads the tile and sends the
+// reductions while the warps go on to the next item; the LSU issues no REDG and no warp waits on
+// the reductions' byte rate (v13: ~16 B per clock and SM, 2,000 clocks of every 128 step).
+// The row padding (kBulkRowPadFloats) is backward_tile_config.hpp's.
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// This thread's generic-proxy shared-memory stores made visible to the copy engine (async
+// proxy); each writing thread runs it before the block barrier that hands the tile over.
+__device__ __forceinline__ void fence_shared_for_copy_engine() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+// accumulator[0, bytes) += source[0, bytes) (fp32), by the copy engine; bytes % 16 == 0, both
+// addresses 16-byte aligned. Completes as one bulk group (commit_bulk_reductions).
+__device__ __forceinline__ void bulk_reduce_add(float* accumulator, const float* source,
+                                                unsigned bytes) {
+  const auto shared_address = static_cast<unsigned>(__cvta_generic_to_shared(source));
+  asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;\n" ::"l"(
+                   accumulator),
+               "r"(shared_address), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void commit_bulk_reductions() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+// Until every bulk group of this thread has read its shared-memory source (the staging tile may
+// be written again).
+__device__ __forceinline__ void wait_bulk_reductions_read() {
+  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+// Until every bulk group of this thread has completed (before the CTA exits).
+__device__ __forceinline__ void wait_bulk_reductions_done() {
+  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+
+// Stages this warp's dQ partial (mma layout: rows query_row + 16·rt + 8·half + lane / 4, columns
+// column0 + 8·dt + 2·(lane % 4)) into the CTA's tile, rows kRowFloats apart.
+template <int kRowFloats, int kRowTilesQ, int kDimTilesQ>
+__device__ __forceinline__ void stage_dq_for_bulk(const float (&dq)[kRowTilesQ][kDimTilesQ][4],
+                                                  float* tile, int query_row, int column0,
+                                                  int lane) {
+  constexpr int kHalfRows = kMmaM / 2;
+  float* const lane_first = tile + (query_row + lane / 4) * kRowFloats + column0 + 2 * (lane % 4);
+#pragma unroll
+  for (int rt = 0; rt < kRowTilesQ; ++rt)
+#pragma unroll
+    for (int half = 0; half < 2; ++half)
+#pragma unroll
+      for (int dt = 0; dt < kDimTilesQ; ++dt) {
+        *reinterpret_cast<float2*>(lane_first + (rt * kMmaM + half * kHalfRows) * kRowFloats +
+                                   dt * kMmaN) =
+            make_float2(dq[rt][dt][2 * half], dq[rt][dt][2 * half + 1]);
+      }
+}
+#endif
+
 }  // namespace fattn::detail::sm80

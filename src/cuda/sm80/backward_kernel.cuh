@@ -529,6 +529,59 @@ __device__ __forceinline__ int dq_turn_for(const Mask& mask, int row0, int row_e
   return descending ? last - n_block : n_block - first;
 }
 
+// StagedEpilogue (backward_tile_config.hpp): every warp stores its dK (scaled) and dV pairs,
+// rounded to the storage type, into two row-major tiles at `tiles` (kRowElements apart; the
+// shared memory of the tiles, free once every warp has left the last item: the barrier below),
+// then the CTA writes each key row of both as 16-byte chunks (rows past seqlen_k skipped).
+// head_dim == kWidth and 16-byte-aligned rows (the caller's test). dK/dV fragments: rows
+// key_row + 16·kt + 8·half + lane / 4, columns column0 + 8·dt + 2·(lane % 4).
+template <class Element, int kRowElements, int kBlockN, int kWidth, int kThreads, int kKeyTilesB,
+          int kDimTilesB>
+__device__ __forceinline__ void staged_epilogue(const float (&dk_acc)[kKeyTilesB][kDimTilesB][4],
+                                                const float (&dv_acc)[kKeyTilesB][kDimTilesB][4],
+                                                Element* tiles, const BackwardParams& params,
+                                                Element* dk_base, Element* dv_base, int key0,
+                                                int key_row, int column0, int lane) {
+  using Traits = ElementTraits<Element>;
+  constexpr int kTileElements = kBlockN * kRowElements;
+  constexpr int kHalfRows = kMmaM / 2;
+  __syncthreads();  // every warp is done with the last item's tiles
+  Element* const lane_first = tiles + (key_row + lane / 4) * kRowElements + column0 + 2 * (lane % 4);
+#pragma unroll
+  for (int kt = 0; kt < kKeyTilesB; ++kt)
+#pragma unroll
+    for (int half = 0; half < 2; ++half)
+#pragma unroll
+      for (int dt = 0; dt < kDimTilesB; ++dt) {
+        const int offset = (kt * kMmaM + half * kHalfRows) * kRowElements + dt * kMmaN;
+        *reinterpret_cast<std::uint32_t*>(lane_first + offset) =
+            Traits::pack(dk_acc[kt][dt][2 * half] * params.scale,
+                         dk_acc[kt][dt][2 * half + 1] * params.scale);
+        *reinterpret_cast<std::uint32_t*>(lane_first + kTileElements + offset) =
+            Traits::pack(dv_acc[kt][dt][2 * half], dv_acc[kt][dt][2 * half + 1]);
+      }
+  __syncthreads();
+  constexpr int kRowChunks = kWidth / kChunkElements;
+  constexpr int kChunksPerTensor = kBlockN * kRowChunks;
+  constexpr int kPassesPerTensor = kChunksPerTensor / kThreads;
+  static_assert(kChunksPerTensor % kThreads == 0, "whole passes of the CTA over a tile");
+#pragma unroll
+  for (int pass = 0; pass < 2 * kPassesPerTensor; ++pass) {
+    const int tensor = pass / kPassesPerTensor;  // 0: dK, 1: dV
+    const int chunk = (pass % kPassesPerTensor) * kThreads + static_cast<int>(threadIdx.x);
+    const int row = chunk / kRowChunks;
+    const int column = (chunk % kRowChunks) * kChunkElements;
+    const int key = key0 + row;
+    if (key < params.seqlen_k) {
+      const uint4 bits = *reinterpret_cast<const uint4*>(tiles + tensor * kTileElements +
+                                                          row * kRowElements + column);
+      Element* const destination =
+          tensor == 0 ? dk_base + key * params.dk_strides.row : dv_base + key * params.dv_strides.row;
+      *reinterpret_cast<uint4*>(destination + column) = bits;
+    }
+  }
+}
+
 // kFullWidth: round_up(head_dim, 16) fills the bucket. That kernel has no k-step tests in
 // phase A and no column tests in the dQ product, so the compiler can overlap each step's
 // fragment loads and mma's with the neighbouring steps'; with the tests as run-time branches
@@ -577,6 +630,19 @@ __global__ void __launch_bounds__(Config::kThreads)
   // v13 (tile_config.hpp): the dQ reductions by whole accumulator lines through a staging tile
   // per warp (reduce_dq_by_lines); the accumulator's rows are kWidth floats, as above.
   constexpr bool kLineReductions = dq_reductions_by_line<Config>() && kLean;
+  // v21 (backward_tile_config.hpp): the default mode's partial through one CTA-wide tile and
+  // the copy engine's bulk reductions (sm_90 code only; cp.reduce.async.bulk is sm_90's).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr bool kBulkReductions = dq_bulk_reductions<Config>() && kLineReductions;
+#else
+  constexpr bool kBulkReductions = false;
+#endif
+  static_assert(!dq_bulk_reductions<Config>() ||
+                    (dq_reductions_by_line<Config>() && !dq_product_before_phase_b<Config>() &&
+                     !dq_atomics_in_phase_b<Config>() && !dq_rounds_in_dk_steps<Config>()),
+                "the bulk reductions end the item after the dQ product: phase B comes before it");
+  // v21 candidate: dK and dV out through shared memory in 16-byte chunks.
+  constexpr bool kStagedEpilogue = staged_epilogue<Config>() && kLean;
   // v19 (backward_tile_config.hpp): the line staging's offsets with the swizzle split.
   constexpr bool kSplitSwizzle = line_staging_swizzle_split<Config>() && kLineReductions;
   // v20 (backward_tile_config.hpp): dV in phase B, dK after the dQ product with the line-
@@ -1084,6 +1150,11 @@ __global__ void __launch_bounds__(Config::kThreads)
       }
       FATTN_SM80_BWD_TIMELINE_MARK(item, kDsStored);
     }
+    // DqBulkReductions: the previous item's bulk reductions have read the staging tile before
+    // any warp passes this barrier towards its next writes of it.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if constexpr (kBulkReductions) wait_bulk_reductions_read();
+#endif
     __syncthreads();  // Pᵀ and dSᵀ complete
     FATTN_SM80_BWD_TIMELINE_MARK(item, kScoreBarrier);
 
@@ -1206,6 +1277,38 @@ __global__ void __launch_bounds__(Config::kThreads)
         continue;
       }
     }
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if constexpr (kBulkReductions) {
+      if (params.semaphores == nullptr) {
+        // DqBulkReductions, default mode: the partial staged CTA-wide, then one bulk reduction
+        // per query row of the tile, kBulkRowsPerWarp rows from the first lanes of each warp (a
+        // bulk reduction takes uniform operands: ptxas issues a warp's one lane at a time, so
+        // the rows are spread over the warps, not given to the first 64 threads); the item ends
+        // with it.
+        constexpr int kBulkRowsPerWarp = kBlockM / Config::kWarps;
+        static_assert(kBlockM % Config::kWarps == 0 && kBulkRowsPerWarp <= kWarpSize,
+                      "whole rows per warp, one lane each");
+        float* const bulk_stage =
+            reinterpret_cast<float*>(shared_bytes + Config::kBulkStageOffsetBytes);
+        stage_dq_for_bulk<Config::kBulkRowFloats>(dq, bulk_stage, query_row_q, dim_step_q * kMmaK,
+                                                  lane);
+        fence_shared_for_copy_engine();
+        __syncthreads();
+        const int row = warp * kBulkRowsPerWarp + lane;
+        if (lane < kBulkRowsPerWarp && row < row_end - row0) {
+          bulk_reduce_add(
+              params.dq_accum +
+                  ((static_cast<std::int64_t>(batch) * params.heads_q + head) * params.seqlen_q +
+                   row0 + row) * kWidth,
+              bulk_stage + row * Config::kBulkRowFloats, kWidth * sizeof(float));
+          commit_bulk_reductions();
+        }
+        FATTN_SM80_BWD_TIMELINE_MARK(item, kReductionsIssued);
+        continue;
+      }
+    }
+#endif
 
     if constexpr (kRoundsInDk) {
       if (params.semaphores == nullptr && row_end - row0 == kBlockM) {
@@ -1375,6 +1478,18 @@ __global__ void __launch_bounds__(Config::kThreads)
                   kv_head * params.dk_strides.head;
   auto* dv_base = static_cast<Element*>(params.dv) + batch * params.dv_strides.batch +
                   kv_head * params.dv_strides.head;
+  if constexpr (kStagedEpilogue) {
+    if (head_dim == kWidth && alignment >= kWidest) {
+      staged_epilogue<Element, Config::kStagedRowElements, kBlockN, kWidth, Config::kThreads>(
+          dk_acc, dv_acc, reinterpret_cast<Element*>(shared_bytes), params, dk_base, dv_base,
+          key0, key_row_b, dim_step_b * kMmaK, epilogue_lane);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+      if constexpr (kBulkReductions) wait_bulk_reductions_done();
+#endif
+      FATTN_SM80_BWD_TIMELINE_END();
+      return;
+    }
+  }
 #pragma unroll
   for (int kt = 0; kt < kKeyTilesB; ++kt)
 #pragma unroll
@@ -1395,6 +1510,12 @@ __global__ void __launch_bounds__(Config::kThreads)
         }
       }
     }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // DqBulkReductions: the copy engine reads the staging tile until its groups complete, and the
+  // CTA's shared memory must outlive them (waited for after the dK/dV stores, which do not need
+  // them).
+  if constexpr (kBulkReductions) wait_bulk_reductions_done();
+#endif
   FATTN_SM80_BWD_TIMELINE_END();
 }
 

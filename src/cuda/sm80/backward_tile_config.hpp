@@ -428,6 +428,56 @@ constexpr bool dq_rounds_in_dk_steps() {
   return has_option<Config, DqRoundsInDkStepsOption>;
 }
 
+// v21 option (eleventh session, h11-bwd80; bench/results/sm80-bwd-h100-2026-11-23-s11/NOTES.md).
+// ncu of the 128 table beside FA2 (H100, N = 4096, non-causal): 1.057x FA2's kernel time, +34 k
+// stall samples (of 528 k), the largest item the REDG.128 of the line rounds (+37 k, short
+// scoreboard on their LDS.128: the LSU queue behind the reductions' byte rate, v13), and the
+// timeline's REDG issue 13 % of the step with nothing to overlap it (v14, v20: reductions issued
+// by the warps hold the LSU that the products' ldmatrix need, and a warp issues in order).
+// DqBulkReductions (DqReductionsByLine tiles, the default mode, sm_90 only; the deterministic
+// mode and sm_80 code keep the line rounds): every warp stores its partial into one CTA-wide
+// tile (kBlockM rows of kBulkRowFloats floats), then after a block barrier one thread per row
+// issues a bulk reduction of the row (cp.reduce.async.bulk ... add.f32, backward_dq_lines.cuh):
+// the copy engine, not the LSU, sends the bytes while the warps run the next item. The issuing
+// threads wait for the engine to have read the tile before the next item's score barrier (the
+// next writes of the tile come after it), and for completion before the CTA exits.
+// Rows 8 floats longer than the accumulator's: a warp's STS.64 (8 rows x 8 words) then meets
+// each bank twice, the two wavefronts of a 256-byte store (unpadded rows: 8-way conflicts).
+inline constexpr int kBulkRowPadFloats = 8;
+struct DqBulkReductionsOption {};
+template <class Tile>
+struct DqBulkReductions : Tile, DqBulkReductionsOption {
+  static constexpr int kBulkRowFloats = Tile::kWidth + kBulkRowPadFloats;
+  static constexpr int kBulkStageOffsetBytes = Tile::kSharedBytes;
+  static constexpr int kSharedBytes =
+      Tile::kSharedBytes + Tile::kBlockM * kBulkRowFloats * static_cast<int>(sizeof(float));
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool dq_bulk_reductions() {
+  return has_option<Config, DqBulkReductionsOption>;
+}
+
+// StagedEpilogue (lean full-width kernel; v21 candidate): dK and dV leave through shared memory
+// (the K/V/Q region, free after the last item) as 16-byte row chunks, one coalesced store per
+// chunk, instead of a 4-byte store per accumulator pair straight from registers (8 rows x 16
+// bytes per warp instruction, 64 per thread at 128). The timeline of the 128 table (call 1) put
+// the epilogue at ~10,000 clocks per CTA, one item's worth: ~1 % of a 4k CTA, ~15 % of an N = 512
+// causal one (2-8 items). Only where head_dim fills the bucket and rows are 16-byte aligned;
+// otherwise the register stores. Rows kStagedRowElements apart: a warp's 4-byte stores (8 rows x
+// 4 lanes) then meet 32 different banks.
+inline constexpr int kStagedRowPadElements = 8;
+struct StagedEpilogueOption {};
+template <class Tile>
+struct StagedEpilogue : Tile, StagedEpilogueOption {
+  static constexpr int kStagedRowElements = Tile::kWidth + kStagedRowPadElements;
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool staged_epilogue() {
+  return has_option<Config, StagedEpilogueOption>;
+}
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
