@@ -43,24 +43,12 @@ constexpr int kSplitSwizzleVariant = 191;
 // deterministic mode +2.9 % at 16k causal (bench/results/sm80-bwd-h100-2026-11-23-s10b).
 constexpr int kRoundsInDkOneAheadVariant = 201;
 constexpr int kRoundsInDkTwoAheadVariant = 202;
-// The eleventh session's candidates (h11-bwd80; backward_tile_config.hpp, v21) on the 128
-// table's tile: 211 DqBulkReductions (in the deterministic mode on the deterministic table's,
-// where the option leaves the line rounds), 212 DqBulkReductions with StagedEpilogue, 213
-// StagedEpilogue alone, 214 ZeroStartAccumulators.
-constexpr int kBulkReductionsVariant = 211;
-constexpr int kBulkStagedEpilogueVariant = 212;
-constexpr int kStagedEpilogueVariant = 213;
+// The eleventh session's candidates (h11-bwd80; backward_tile_config.hpp, v21) at 128: 211
+// DqBulkReductions and 212 with StagedEpilogue were measured and removed (commit 424beb5 has
+// them); 213 StagedEpilogue is the table's since v21; 214 ZeroStartAccumulators on the table.
 constexpr int kZeroStart128Variant = 214;
 namespace sm80 = fattn::detail::sm80;
 using Table128 = sm80::LargeSharedMemoryBackwardConfig<128>;
-// Both modes of a 128 candidate: the deterministic one on the deterministic table's walk.
-template <class Candidate>
-fattn::Status launch_128_candidate(const AttentionArgs& args) {
-  using E = __nv_bfloat16;
-  return args.problem.options.deterministic
-             ? sm80::launch_backward_with<sm80::QueryTilesDescending<Candidate>, E>(args)
-             : sm80::launch_backward_with<Candidate, E>(args);
-}
 template <class Config>
 using NoOption = Config;
 template <class Config>
@@ -125,19 +113,8 @@ fattn::Status launch(const AttentionArgs& args) {
     if (variant == kRoundsInDkOneAheadVariant) return launch_rounds_in_dk<1>(args);
     if (variant == kRoundsInDkTwoAheadVariant) return launch_rounds_in_dk<2>(args);
   }
-  if (bucket128) {
-    if (variant == kBulkReductionsVariant) {
-      return launch_128_candidate<sm80::DqBulkReductions<Table128>>(args);
-    }
-    if (variant == kBulkStagedEpilogueVariant) {
-      return launch_128_candidate<sm80::StagedEpilogue<sm80::DqBulkReductions<Table128>>>(args);
-    }
-    if (variant == kStagedEpilogueVariant) {
-      return launch_128_candidate<sm80::StagedEpilogue<Table128>>(args);
-    }
-    if (variant == kZeroStart128Variant) {
-      return sm80::launch_backward_with<sm80::ZeroStartAccumulators<Table128>, E>(args);
-    }
+  if (bucket128 && variant == kZeroStart128Variant) {
+    return sm80::launch_backward_with<sm80::ZeroStartAccumulators<Table128>, E>(args);
   }
   if (variant == kHeadGroupOrderVariant) return launch_with_option<HeadGroupOrder>(args);
   if (variant == kBothCausalVariant) return launch_with_option<BothCausalOptions>(args);

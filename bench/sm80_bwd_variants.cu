@@ -103,9 +103,8 @@ fattn::Status backward_variant(const AttentionArgs& args, int bucket, int varian
       return launch_backward_with<QueryTilesDescending<KeyTilesSlowestInHeadGroups<
                                       BackwardConfig<64>, kCausalHeadGroupPairs>>,
                                   E>(args);
-    case 12862:
-      return launch_backward_with<QueryTilesDescending<LargeSharedMemoryBackwardConfig<128>>, E>(
-          args);
+    // 62 at 128: the deterministic table's tile (v21: without the default table's StagedEpilogue).
+    case 12862: return launch_backward_with<QueryTilesDescending<ScorePassesTile128>, E>(args);
     case 12863:
       return launch_backward_with<
           QueryTilesDescending<WarpSearchedQueryRange<LineReductionsTile128>>, E>(args);

@@ -630,18 +630,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   // v13 (tile_config.hpp): the dQ reductions by whole accumulator lines through a staging tile
   // per warp (reduce_dq_by_lines); the accumulator's rows are kWidth floats, as above.
   constexpr bool kLineReductions = dq_reductions_by_line<Config>() && kLean;
-  // v21 (backward_tile_config.hpp): the default mode's partial through one CTA-wide tile and
-  // the copy engine's bulk reductions (sm_90 code only; cp.reduce.async.bulk is sm_90's).
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  constexpr bool kBulkReductions = dq_bulk_reductions<Config>() && kLineReductions;
-#else
-  constexpr bool kBulkReductions = false;
-#endif
-  static_assert(!dq_bulk_reductions<Config>() ||
-                    (dq_reductions_by_line<Config>() && !dq_product_before_phase_b<Config>() &&
-                     !dq_atomics_in_phase_b<Config>() && !dq_rounds_in_dk_steps<Config>()),
-                "the bulk reductions end the item after the dQ product: phase B comes before it");
-  // v21 candidate: dK and dV out through shared memory in 16-byte chunks.
+  // v21 (backward_tile_config.hpp): dK and dV out through shared memory in 16-byte chunks.
   constexpr bool kStagedEpilogue = staged_epilogue<Config>() && kLean;
   // v19 (backward_tile_config.hpp): the line staging's offsets with the swizzle split.
   constexpr bool kSplitSwizzle = line_staging_swizzle_split<Config>() && kLineReductions;
@@ -1150,11 +1139,6 @@ __global__ void __launch_bounds__(Config::kThreads)
       }
       FATTN_SM80_BWD_TIMELINE_MARK(item, kDsStored);
     }
-    // DqBulkReductions: the previous item's bulk reductions have read the staging tile before
-    // any warp passes this barrier towards its next writes of it.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if constexpr (kBulkReductions) wait_bulk_reductions_read();
-#endif
     __syncthreads();  // Pᵀ and dSᵀ complete
     FATTN_SM80_BWD_TIMELINE_MARK(item, kScoreBarrier);
 
@@ -1277,38 +1261,6 @@ __global__ void __launch_bounds__(Config::kThreads)
         continue;
       }
     }
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if constexpr (kBulkReductions) {
-      if (params.semaphores == nullptr) {
-        // DqBulkReductions, default mode: the partial staged CTA-wide, then one bulk reduction
-        // per query row of the tile, kBulkRowsPerWarp rows from the first lanes of each warp (a
-        // bulk reduction takes uniform operands: ptxas issues a warp's one lane at a time, so
-        // the rows are spread over the warps, not given to the first 64 threads); the item ends
-        // with it.
-        constexpr int kBulkRowsPerWarp = kBlockM / Config::kWarps;
-        static_assert(kBlockM % Config::kWarps == 0 && kBulkRowsPerWarp <= kWarpSize,
-                      "whole rows per warp, one lane each");
-        float* const bulk_stage =
-            reinterpret_cast<float*>(shared_bytes + Config::kBulkStageOffsetBytes);
-        stage_dq_for_bulk<Config::kBulkRowFloats>(dq, bulk_stage, query_row_q, dim_step_q * kMmaK,
-                                                  lane);
-        fence_shared_for_copy_engine();
-        __syncthreads();
-        const int row = warp * kBulkRowsPerWarp + lane;
-        if (lane < kBulkRowsPerWarp && row < row_end - row0) {
-          bulk_reduce_add(
-              params.dq_accum +
-                  ((static_cast<std::int64_t>(batch) * params.heads_q + head) * params.seqlen_q +
-                   row0 + row) * kWidth,
-              bulk_stage + row * Config::kBulkRowFloats, kWidth * sizeof(float));
-          commit_bulk_reductions();
-        }
-        FATTN_SM80_BWD_TIMELINE_MARK(item, kReductionsIssued);
-        continue;
-      }
-    }
-#endif
 
     if constexpr (kRoundsInDk) {
       if (params.semaphores == nullptr && row_end - row0 == kBlockM) {
@@ -1483,9 +1435,6 @@ __global__ void __launch_bounds__(Config::kThreads)
       staged_epilogue<Element, Config::kStagedRowElements, kBlockN, kWidth, Config::kThreads>(
           dk_acc, dv_acc, reinterpret_cast<Element*>(shared_bytes), params, dk_base, dv_base,
           key0, key_row_b, dim_step_b * kMmaK, epilogue_lane);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-      if constexpr (kBulkReductions) wait_bulk_reductions_done();
-#endif
       FATTN_SM80_BWD_TIMELINE_END();
       return;
     }
@@ -1510,12 +1459,6 @@ __global__ void __launch_bounds__(Config::kThreads)
         }
       }
     }
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  // DqBulkReductions: the copy engine reads the staging tile until its groups complete, and the
-  // CTA's shared memory must outlive them (waited for after the dK/dV stores, which do not need
-  // them).
-  if constexpr (kBulkReductions) wait_bulk_reductions_done();
-#endif
   FATTN_SM80_BWD_TIMELINE_END();
 }
 

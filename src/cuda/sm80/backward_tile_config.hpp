@@ -428,44 +428,26 @@ constexpr bool dq_rounds_in_dk_steps() {
   return has_option<Config, DqRoundsInDkStepsOption>;
 }
 
-// v21 option (eleventh session, h11-bwd80; bench/results/sm80-bwd-h100-2026-11-23-s11/NOTES.md).
-// ncu of the 128 table beside FA2 (H100, N = 4096, non-causal): 1.057x FA2's kernel time, +34 k
-// stall samples (of 528 k), the largest item the REDG.128 of the line rounds (+37 k, short
-// scoreboard on their LDS.128: the LSU queue behind the reductions' byte rate, v13), and the
-// timeline's REDG issue 13 % of the step with nothing to overlap it (v14, v20: reductions issued
-// by the warps hold the LSU that the products' ldmatrix need, and a warp issues in order).
-// DqBulkReductions (DqReductionsByLine tiles, the default mode, sm_90 only; the deterministic
-// mode and sm_80 code keep the line rounds): every warp stores its partial into one CTA-wide
-// tile (kBlockM rows of kBulkRowFloats floats), then after a block barrier one thread per row
-// issues a bulk reduction of the row (cp.reduce.async.bulk ... add.f32, backward_dq_lines.cuh):
-// the copy engine, not the LSU, sends the bytes while the warps run the next item. The issuing
-// threads wait for the engine to have read the tile before the next item's score barrier (the
-// next writes of the tile come after it), and for completion before the CTA exits.
-// Rows 8 floats longer than the accumulator's: a warp's STS.64 (8 rows x 8 words) then meets
-// each bank twice, the two wavefronts of a 256-byte store (unpadded rows: 8-way conflicts).
-inline constexpr int kBulkRowPadFloats = 8;
-struct DqBulkReductionsOption {};
-template <class Tile>
-struct DqBulkReductions : Tile, DqBulkReductionsOption {
-  static constexpr int kBulkRowFloats = Tile::kWidth + kBulkRowPadFloats;
-  static constexpr int kBulkStageOffsetBytes = Tile::kSharedBytes;
-  static constexpr int kSharedBytes =
-      Tile::kSharedBytes + Tile::kBlockM * kBulkRowFloats * static_cast<int>(sizeof(float));
-  using GeneralKernelConfig = general_kernel_config<Tile>;
-};
-template <class Config>
-constexpr bool dq_bulk_reductions() {
-  return has_option<Config, DqBulkReductionsOption>;
-}
-
-// StagedEpilogue (lean full-width kernel; v21 candidate): dK and dV leave through shared memory
-// (the K/V/Q region, free after the last item) as 16-byte row chunks, one coalesced store per
-// chunk, instead of a 4-byte store per accumulator pair straight from registers (8 rows x 16
-// bytes per warp instruction, 64 per thread at 128). The timeline of the 128 table (call 1) put
-// the epilogue at ~10,000 clocks per CTA, one item's worth: ~1 % of a 4k CTA, ~15 % of an N = 512
-// causal one (2-8 items). Only where head_dim fills the bucket and rows are 16-byte aligned;
-// otherwise the register stores. Rows kStagedRowElements apart: a warp's 4-byte stores (8 rows x
-// 4 lanes) then meet 32 different banks.
+// v21 (eleventh session, h11-bwd80; bench/results/sm80-bwd-h100-2026-11-23-s11/NOTES.md). ncu of
+// the 128 table beside FA2 (H100, N = 4096): FA2's tile and warp tiles, the kernel 1.057x FA2's
+// non-causal and at parity causal; at N = 512 causal 1.27x, where the timeline put ~10,000
+// clocks per CTA (an item's worth) in the epilogue's dK/dV stores.
+// StagedEpilogue (lean full-width kernel; in LargeSharedMemoryBackwardConfig<128>): dK and dV
+// leave through shared memory (two row-major tiles over the K/V/Q region, free after the last
+// item) as 16-byte row chunks, one coalesced store per chunk, instead of 4-byte stores of
+// accumulator pairs straight from registers (8 rows x 16 bytes per warp instruction, 64 per
+// thread at 128). Only where head_dim fills the bucket and rows are 16-byte aligned; otherwise
+// the register stores. Rows kStagedRowElements apart: a warp's 4-byte stores (8 rows x 4 lanes)
+// then meet 32 different banks. Measured at 128 (bwd in turns beside the table and FA2, bf16,
+// B·N = 16384, H·D = 2048): N = 4k 1.000, 1k causal 1.055, 512 causal 1.075; the instrumented
+// epilogue 9,455 -> 3,248 clocks per CTA; dK, dV bitwise the table's. Not in the deterministic
+// table: its sm_90a WindowMask kernel spilled 24-32 bytes with it.
+// Measured and removed (commit 424beb5 has it): DqBulkReductions, the dQ partial staged CTA-wide
+// and added by the copy engine (cp.reduce.async.bulk ... add.f32, one 512-byte row per bulk
+// reduction) instead of the warps' REDG.128 line rounds: 0.92-0.96 at 4k / 16k, 0.95-0.96 at
+// 512-1k causal. Its issue phase took 1,988 clocks against the rounds' 1,530 (the UBLKRED wait
+// for the engine as the REDG.128 wait for the LSU: the same ~16 B per clock and SM), and nothing
+// else in the step got shorter.
 inline constexpr int kStagedRowPadElements = 8;
 struct StagedEpilogueOption {};
 template <class Tile>
@@ -598,10 +580,12 @@ struct LargeSharedMemoryBackwardConfig : BackwardConfig<kHeadDimBucket> {};
 // the table as launched and flash: bwd +3.1 / +2.2 / +3.0 / +3.0 % at N = 4k / 4k causal / 16k /
 // 16k causal (fwd+bwd / flash 0.98-1.01 -> 1.00-1.03). At 256 it measured 0.997-1.00 and is not
 // taken there.
-template <>
-struct LargeSharedMemoryBackwardConfig<128>
+// v21: StagedEpilogue (above) on that tile in the default mode.
+struct ScorePassesTile128
     : ScorePassesByQueryTile<WarpSearchedQueryRange<
           KeyTilesSlowestInHeadGroups<LineReductionsTile128, kCausalHeadGroupPairs>>> {};
+template <>
+struct LargeSharedMemoryBackwardConfig<128> : StagedEpilogue<ScorePassesTile128> {};
 template <>
 struct LargeSharedMemoryBackwardConfig<256> : WarpSearchedQueryRange<LineReductionsTile256> {};
 
@@ -625,9 +609,10 @@ struct LargeSharedMemoryDeterministicBackward {
 // (deterministic / default 0.85 -> 0.89, 0.84 -> 0.89), 256 +2.5 / +3.8 % (0.88 -> 0.90, 0.83 ->
 // 0.86); non-causal unchanged (NoMask kernels: the option does not change their code). At 64 it
 // measured -0.5 / +1.3 % with head groups and -10 / +1 % without: not taken.
+// v21: without StagedEpilogue (its WindowMask kernel spilled 24-32 bytes on sm_90a).
 template <>
 struct LargeSharedMemoryDeterministicBackward<128> {
-  using type = QueryTilesDescending<LargeSharedMemoryBackwardConfig<128>>;
+  using type = QueryTilesDescending<ScorePassesTile128>;
 };
 template <>
 struct LargeSharedMemoryDeterministicBackward<256> {
