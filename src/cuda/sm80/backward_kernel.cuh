@@ -537,16 +537,17 @@ __device__ __forceinline__ int dq_turn_for(const Mask& mask, int row0, int row_e
 // key_row + 16·kt + 8·half + lane / 4, columns column0 + 8·dt + 2·(lane % 4).
 template <class Element, int kRowElements, int kBlockN, int kWidth, int kThreads, int kKeyTilesB,
           int kDimTilesB>
-__device__ __forceinline__ void staged_epilogue(const float (&dk_acc)[kKeyTilesB][kDimTilesB][4],
-                                                const float (&dv_acc)[kKeyTilesB][kDimTilesB][4],
-                                                Element* tiles, const BackwardParams& params,
-                                                Element* dk_base, Element* dv_base, int key0,
-                                                int key_row, int column0, int lane) {
+__device__ __forceinline__ void store_dk_dv_staged(
+    const float (&dk_acc)[kKeyTilesB][kDimTilesB][4],
+    const float (&dv_acc)[kKeyTilesB][kDimTilesB][4], Element* tiles,
+    const BackwardParams& params, Element* dk_base, Element* dv_base, int key0, int key_row,
+    int column0, int lane) {
   using Traits = ElementTraits<Element>;
   constexpr int kTileElements = kBlockN * kRowElements;
   constexpr int kHalfRows = kMmaM / 2;
   __syncthreads();  // every warp is done with the last item's tiles
-  Element* const lane_first = tiles + (key_row + lane / 4) * kRowElements + column0 + 2 * (lane % 4);
+  Element* const lane_first =
+      tiles + (key_row + lane / 4) * kRowElements + column0 + 2 * (lane % 4);
 #pragma unroll
   for (int kt = 0; kt < kKeyTilesB; ++kt)
 #pragma unroll
@@ -575,8 +576,8 @@ __device__ __forceinline__ void staged_epilogue(const float (&dk_acc)[kKeyTilesB
     if (key < params.seqlen_k) {
       const uint4 bits = *reinterpret_cast<const uint4*>(tiles + tensor * kTileElements +
                                                           row * kRowElements + column);
-      Element* const destination =
-          tensor == 0 ? dk_base + key * params.dk_strides.row : dv_base + key * params.dv_strides.row;
+      Element* const destination = tensor == 0 ? dk_base + key * params.dk_strides.row
+                                               : dv_base + key * params.dv_strides.row;
       *reinterpret_cast<uint4*>(destination + column) = bits;
     }
   }
@@ -1432,7 +1433,10 @@ __global__ void __launch_bounds__(Config::kThreads)
                   kv_head * params.dv_strides.head;
   if constexpr (kStagedEpilogue) {
     if (head_dim == kWidth && alignment >= kWidest) {
-      staged_epilogue<Element, Config::kStagedRowElements, kBlockN, kWidth, Config::kThreads>(
+      static_assert(2 * kBlockN * Config::kStagedRowElements * sizeof(Element) <=
+                        Config::kSharedBytes,
+                    "the dK and dV tiles fit in the kernel's shared memory");
+      store_dk_dv_staged<Element, Config::kStagedRowElements, kBlockN, kWidth, Config::kThreads>(
           dk_acc, dv_acc, reinterpret_cast<Element*>(shared_bytes), params, dk_base, dv_base,
           key0, key_row_b, dim_step_b * kMmaK, epilogue_lane);
       FATTN_SM80_BWD_TIMELINE_END();
