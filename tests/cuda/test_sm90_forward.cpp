@@ -276,6 +276,11 @@ TEST(Sm90Scheduler, GroupSizes) {
   // Never more pairs than exist, never fewer than one.
   EXPECT_EQ(heads_per_group(kL2, 1024, 10, 4, 132, true), 10);
   EXPECT_EQ(heads_per_group(kL2, 0, 0, 1, 132, true), 1);
+  // Masked with few query tiles per pair (a bucket's one_pair_groups_max_m_blocks): one pair
+  // per group, as unmasked; above that bound the rule's groups.
+  EXPECT_EQ(heads_per_group(kL2, 256 << 10, 1000, 4, 132, true, 8), 1);
+  EXPECT_EQ(heads_per_group(kL2, 512 << 10, 256, 8, 132, true, 8), 1);
+  EXPECT_EQ(heads_per_group(kL2, 1 << 20, 128, 16, 132, true, 8), 33);
 }
 
 // Groups of whole rounds: a group's tiles (pairs x query blocks) fill whole rounds of the grid

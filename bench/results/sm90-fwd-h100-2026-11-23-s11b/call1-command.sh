@@ -1,5 +1,5 @@
 #!/bin/bash
-# h11-fwd90b, call 1: where a small-N causal tile waits. Carry: build-h11b/carry = three shims of
+# h11-fwd90b, call 1: where a small-N causal tile waits. Carry: build-h11b/carry.d = three shims of
 # bench/sm90_timeline_shim.cu (D = 64 / 128 / 256 bf16), built here by build-h11b/build.sh:
 #   timeline = HEAD (7b4a473, v18) with FATTN_SM90_TIMELINE, plain = HEAD without it,
 #   hpg1 = HEAD with heads_per_group() returning 1 for every launch (masked ones too: each
@@ -10,6 +10,8 @@
 # 2. ncu (duration, DRAM and L2 bytes, grid) of plain, hpg1 and cuDNN at N = 512.
 set -o pipefail
 C=build-h11b/carry
+# The shims travel as one xz archive (build-h11b/carry.d): three 15 MB files exceed the carry.
+mkdir -p $C && tar -xJf build-h11b/carry.d/shims.tar.xz -C $C
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 mkdir -p $OUT/tl
 timeout 170 python3 bench/sm90_timeline.py --timeline $C/timeline.so --plain $C/plain.so \

@@ -132,6 +132,19 @@ struct TileShape {
   // else the D = 64 key loop left the uniform datapath and spilled). Heads-as-columns kernels
   // do without it.
   bool first_tile_coverage = false;
+  // Masked launches whose (batch, head) pairs have at most this many query tiles run one pair
+  // per scheduler group, as the unmasked launches do (tile_scheduler.hpp, heads_per_group): the
+  // CTAs of a pair's query tiles then run in the same round and read its K/V from HBM once.
+  // With the masked rule's groups (132 pairs at D = 128 N = 512) a round takes the same query
+  // tile of many pairs, every CTA streams a different pair's K/V, and the later rounds find it
+  // partly evicted. Eleventh session (docs/perf-notes.md "v19"; ncu, H100, D = 128 N = 512
+  // causal): 260 MB read from DRAM against the 201 MB of Q, K and V, the 4-key-step tiles of
+  // each group's first round 23.8k clocks against 15.1k for the same tile unmasked; in turns,
+  // one-pair groups +22 % (D = 128) and +11 % (D = 256) at N = 512 causal, +4 % / +3 % at 1k.
+  // D = 64 (192-row tiles, costs 1 / 3 / 4 key steps at N = 512 that the snake does not pair
+  // evenly; simulated balance 0.90 against 0.97) measured ±0.5 % at 512 and 1k: 0 there. Larger
+  // tile counts keep the rule: at N = 16k one-pair groups lost 35-45 % (v14, balance).
+  int one_pair_groups_max_m_blocks = 0;
 };
 
 template <int kHeadDimBucket>
@@ -145,7 +158,7 @@ struct TileConfig<64> {
 template <>
 struct TileConfig<128> {
   static constexpr TileShape kShape{128, 128, 2, true, true, true, true,
-                                    false, true, false, false, true};
+                                    false, true, false, false, true, 8};
 };
 template <>
 struct TileConfig<192> {
@@ -154,7 +167,7 @@ struct TileConfig<192> {
 template <>
 struct TileConfig<256> {
   static constexpr TileShape kShape{128, 80, 2, true, false, true, true,
-                                    true, false, false, true, true};
+                                    true, false, false, true, true, 8};
 };
 
 // Online-softmax rescale threshold in powers of two (forward_kernel.cuh, online_softmax and
@@ -201,7 +214,8 @@ struct WidthTileConfig<256, 208> {
                                     TileConfig<256>::kShape.pin_pv_wait_unmasked,
                                     TileConfig<256>::kShape.lse_after_output,
                                     TileConfig<256>::kShape.divided_tile_decode,
-                                    TileConfig<256>::kShape.first_tile_coverage};
+                                    TileConfig<256>::kShape.first_tile_coverage,
+                                    TileConfig<256>::kShape.one_pair_groups_max_m_blocks};
 };
 template <>
 struct WidthTileConfig<256, 224> {
@@ -211,7 +225,8 @@ struct WidthTileConfig<256, 224> {
                                     TileConfig<256>::kShape.pin_pv_wait_unmasked,
                                     TileConfig<256>::kShape.lse_after_output,
                                     TileConfig<256>::kShape.divided_tile_decode,
-                                    TileConfig<256>::kShape.first_tile_coverage};
+                                    TileConfig<256>::kShape.first_tile_coverage,
+                                    TileConfig<256>::kShape.one_pair_groups_max_m_blocks};
 };
 
 // The work width of a head dim: wgmma's k-step is 16 columns.

@@ -135,11 +135,16 @@ inline constexpr std::int64_t kMinCtasPerHead = 4;
 // 0.902 -> 0.995, D = 64 N = 16k 0.883 -> 0.998, D = 64 N = 2k 0.803 -> 0.972. Measured on an
 // H100 against the rule without it (docs/perf-notes.md "v9", call 1, two runs): causal D = 128
 // +6 / +6 / +9 % at N = 1k / 4k / 16k, D = 64 N = 16k +8 %, D = 256 unchanged (same groups).
-
+//
+// Masked launches with few query tiles per pair (num_m_blocks <= one_pair_groups_max_m_blocks, a
+// bucket's TileShape) also take one pair per group: at N <= 1k the kernel is close to the DRAM
+// bound, and the rule's groups (a round takes the same query tile of ~132 pairs, every CTA
+// streaming its own pair's K/V) read K/V from HBM more than once (tile_config.hpp says what was
+// measured).
 inline int heads_per_group(std::int64_t l2_bytes, std::int64_t kv_bytes_per_pair,
                            std::int64_t total_pairs, std::int64_t num_m_blocks, std::int64_t ctas,
-                           bool uneven_costs) {
-  if (!uneven_costs) return 1;
+                           bool uneven_costs, std::int64_t one_pair_groups_max_m_blocks = 0) {
+  if (!uneven_costs || num_m_blocks <= one_pair_groups_max_m_blocks) return 1;
   const std::int64_t fits_l2 =
       std::max<std::int64_t>(1, l2_bytes / 2 / std::max<std::int64_t>(kv_bytes_per_pair, 1));
   const std::int64_t balanced =
