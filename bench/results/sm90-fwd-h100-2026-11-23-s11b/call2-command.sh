@@ -4,7 +4,7 @@
 # turns, twice (the second run reversed), with hpg1 (one-pair groups for every masked launch) as
 # the view of N = 2k / 4k; then the sm90 GPU tests of the working tree and memcheck / racecheck
 # on two causal cases. Carry: .deps, build-h11b/carry.d (shims2.tar.xz: bench/sm90_timeline_shim.cu
-# built without the timeline, bf16 D = 64 / 128 / 256: cur = HEAD eb37546's src, new = the working
+# built without the timeline, bf16 D = 64 / 128 / 256: cur = HEAD 7b4a473's src (v18), new = the working
 # tree, hpg1 = call 1's).
 source scripts/gpu-env.sh; set -o pipefail
 C=build-h11b/carry
