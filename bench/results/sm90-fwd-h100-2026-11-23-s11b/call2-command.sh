@@ -19,9 +19,9 @@ S=bench/sm90_vs_cudnn.py
 B="--bench --no-flash --dims 128,256,64 --seqlens 512,1024,2048,4096 --rounds 8"
 L="--lib cur=$C/plain.so --lib new=$C/new.so --lib hpg1=$C/hpg1.so"
 LR="--lib hpg1=$C/hpg1.so --lib new=$C/new.so --lib cur=$C/plain.so"
-timeout 120 python3 $S $L $B --json $OUT/ab1.json > $OUT/ab1.log 2>&1
+timeout 150 python3 $S $L $B --json $OUT/ab1.json > $OUT/ab1.log 2>&1
 echo "ab1 rc $?"; grep -E "^D=|GEMM" $OUT/ab1.log
-timeout 120 python3 $S $LR $B --json $OUT/ab2.json > $OUT/ab2.log 2>&1
+timeout 150 python3 $S $LR $B --json $OUT/ab2.json > $OUT/ab2.log 2>&1
 echo "ab2 rc $?"; grep -E "^D=|GEMM" $OUT/ab2.log
 wait $TB; echo "tests build rc $?"; tail -n 2 $OUT/tests_build.log
 timeout 120 build-h11b/tests/tests/cuda/fattn_cuda_tests --gtest_filter='*sm90*:*Sm90*' > $OUT/tests.log 2>&1
