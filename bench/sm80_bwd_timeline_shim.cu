@@ -45,8 +45,12 @@ constexpr int kRoundsInDkOneAheadVariant = 201;
 constexpr int kRoundsInDkTwoAheadVariant = 202;
 // The eleventh session's candidates (h11-bwd80; backward_tile_config.hpp, v21) at 128: 211
 // DqBulkReductions and 212 with StagedEpilogue were measured and removed (commit 424beb5 has
-// them); 213 StagedEpilogue is the table's since v21; 214 ZeroStartAccumulators on the table.
+// them); 213 StagedEpilogue is the table's since v21; 214 ZeroStartAccumulators on the table
+// (since v21 the table has StagedEpilogue, so 214 is both options together).
 constexpr int kZeroStart128Variant = 214;
+// The eleventh session's second round (h11-bwd80b; v22): 221 StagedEpilogue on the default
+// table's tile at 64 (BackwardConfig<64>) and at 256 (LargeSharedMemoryBackwardConfig<256>).
+constexpr int kStagedEpilogueVariant = 221;
 namespace sm80 = fattn::detail::sm80;
 using Table128 = sm80::LargeSharedMemoryBackwardConfig<128>;
 template <class Config>
@@ -84,6 +88,9 @@ fattn::Status launch(const AttentionArgs& args) {
   constexpr std::int64_t kBucket64 = 64;
   if (head_dim <= kBucket64) {
     // The ninth session's variant 641 (ScorePassesByQueryTile) is the table's tile since v17.
+    if (variant == kStagedEpilogueVariant) {
+      return sm80::launch_backward_with<sm80::StagedEpilogue<sm80::BackwardConfig<64>>, E>(args);
+    }
     if (variant != 0) return fattn::Status::Unsupported("no such timeline variant at D <= 64");
     return sm80::launch_backward<64, E>(args);
   }
@@ -112,6 +119,9 @@ fattn::Status launch(const AttentionArgs& args) {
     }
     if (variant == kRoundsInDkOneAheadVariant) return launch_rounds_in_dk<1>(args);
     if (variant == kRoundsInDkTwoAheadVariant) return launch_rounds_in_dk<2>(args);
+    if (variant == kStagedEpilogueVariant) {
+      return sm80::launch_backward_with<sm80::StagedEpilogue<Table256>, E>(args);
+    }
   }
   if (bucket128 && variant == kZeroStart128Variant) {
     return sm80::launch_backward_with<sm80::ZeroStartAccumulators<Table128>, E>(args);
