@@ -139,8 +139,9 @@ struct TileShape {
   // tile of many pairs, every CTA streams a different pair's K/V, and the later rounds find it
   // partly evicted. Eleventh session (docs/perf-notes.md "v19"; ncu, H100, D = 128 N = 512
   // causal): 260 MB read from DRAM against the 201 MB of Q, K and V, the 4-key-step tiles of
-  // each group's first round 23.8k clocks against 15.1k for the same tile unmasked; in turns,
-  // one-pair groups +22 % (D = 128) and +11 % (D = 256) at N = 512 causal, +4 % / +3 % at 1k.
+  // each group's first round 23.8k clocks against 15.1k for the same tile unmasked; in turns
+  // (two calls), one-pair groups +20-22 % (D = 128) and +11-13 % (D = 256) at N = 512 causal,
+  // +4-5 % / 0-3 % at 1k; 0.96-1.02 at 2k / 4k, so the bound stays at 8 query tiles.
   // D = 64 (192-row tiles, costs 1 / 3 / 4 key steps at N = 512 that the snake does not pair
   // evenly; simulated balance 0.90 against 0.97) measured ±0.5 % at 512 and 1k: 0 there. Larger
   // tile counts keep the rule: at N = 16k one-pair groups lost 35-45 % (v14, balance).
