@@ -11,9 +11,9 @@
 #   2. compute-sanitizer memcheck and racecheck on the 2-byte-row cases (before the timings: a
 #      change is taken only where they pass);
 #   3. bench/compare.py's head-dim sweep (fp16, B=16, H=16, N=2048, forward) of cuda_sm80 beside
-#      PyTorch's flash and cuDNN in one process; with a baseline, TURNS turns at
-#      BASELINE_HEAD_DIMS of one process per build (the two packages cannot share a process),
-#      the order swapped each turn, so that clock drift hits both builds alike, and a table of
+#      PyTorch's flash and cuDNN in one process; with a baseline (and VARIANT_SOURCES, more
+#      builds from such folders), TURNS turns at BASELINE_HEAD_DIMS of one process per build (the
+#      packages cannot share a process), the order rotated each turn, so that clock drift hits both builds alike, and a table of
 #      every turn's TFLOP/s last;
 #      (steps past STEP_BUDGET_S seconds are skipped);
 #   4. Nsight Compute on one D=129 and one D=136 launch (NCU=1);
@@ -28,12 +28,13 @@ set -u
 OUT="${OUT:?set OUT to the folder for the logs}"
 SWEEP_HEAD_DIMS="${1:-33,64,128,129,136,143,192,255,256}"
 BASELINE_SOURCES="${BASELINE_SOURCES:-}"
+# More builds like the baseline's, timed in the turns: "name=folder name=folder ..."
+VARIANT_SOURCES="${VARIANT_SOURCES:-}"
 BASELINE_BUCKETS="${BASELINE_BUCKETS:-192}"
 BASELINE_HEAD_DIMS="${BASELINE_HEAD_DIMS:-129,136,192}"
 TURNS="${TURNS:-3}"
 STEP_BUDGET_S="${STEP_BUDGET_S:-300}"  # the device tool's limit is 360 s per call
 BUILD=build-unaligned
-BASE_TREE=/tmp/fattn-baseline
 LOGS=/tmp/unaligned-logs  # packed into $OUT after every step, so a run cut short keeps its logs
 mkdir -p "$LOGS"
 TESTS="$BUILD/tests/cuda/fattn_cuda_tests"
@@ -59,26 +60,35 @@ package() {  # build dir -> a folder holding the fattn package with its extensio
 
 step configure
 configure "$BUILD" "64;128;192;256" "fp16;bf16" "$LOGS/configure.log" || exit 1
+other_tree() {  # name, folder of the four sources: a copy of the tree with them, configured
+  local tree="/tmp/fattn-$1"
+  rm -rf "$tree" && mkdir -p "$tree" &&
+    tar -c --exclude='./build-*' --exclude=./.deps . | tar -x -C "$tree" &&
+    cp "$2"/{tile_io.cuh,forward_kernel.cuh,tile_config.hpp,forward.cuh} "$tree/src/cuda/sm80/" &&
+    configure "$tree/build" "$BASELINE_BUCKETS" fp16 "$LOGS/configure-$1.log" "$tree"
+}
 if [ -n "$BASELINE_SOURCES" ]; then
-  rm -rf "$BASE_TREE" && mkdir -p "$BASE_TREE" &&
-    tar -c --exclude='./build-*' --exclude=./.deps . | tar -x -C "$BASE_TREE" &&
-    cp "$BASELINE_SOURCES"/{tile_io.cuh,forward_kernel.cuh,tile_config.hpp,forward.cuh} \
-      "$BASE_TREE/src/cuda/sm80/" &&
-    configure "$BASE_TREE/build" "$BASELINE_BUCKETS" fp16 "$LOGS/configure-baseline.log" \
-      "$BASE_TREE" || BASELINE_SOURCES=""
+  other_tree baseline "$BASELINE_SOURCES" || BASELINE_SOURCES=""
 fi
+variants=()
+for entry in $VARIANT_SOURCES; do
+  other_tree "${entry%%=*}" "${entry#*=}" && variants+=("${entry%%=*}")
+done
 step build
-if [ -n "$BASELINE_SOURCES" ]; then
-  timeout 230 ninja -C "$BASE_TREE/build" -j 4 _fattn > "$LOGS/build-baseline.log" 2>&1 &
-  baseline_build=$!
-fi
+other_builds=()
+for name in baseline "${variants[@]}"; do
+  if [ -f "/tmp/fattn-$name/build/build.ninja" ]; then
+    timeout 230 ninja -C "/tmp/fattn-$name/build" -j 4 _fattn > "$LOGS/build-$name.log" 2>&1 &
+    other_builds+=("$name:$!")
+  fi
+done
 timeout 230 ninja -C "$BUILD" -j "$(($(nproc) - 4))" fattn_cuda_tests _fattn > "$LOGS/build.log" 2>&1 ||
   { grep -B2 -A8 -m3 "error" "$LOGS/build.log"; tail -5 "$LOGS/build.log"; }
 grep -E "Compiling entry|registers|spill" "$LOGS/build.log" > "$LOGS/ptxas.log"
 echo "kernels with spills: $(grep -cE '[1-9][0-9]* bytes spill stores' "$LOGS/ptxas.log")"
-if [ -n "$BASELINE_SOURCES" ]; then
-  wait "$baseline_build"; echo "baseline build exit $?"
-fi
+for entry in "${other_builds[@]}"; do
+  wait "${entry#*:}"; echo "${entry%%:*} build exit $?"
+done
 
 step tests
 timeout 40 "$TESTS" --gtest_filter='*/Sm80ForwardShapes.*' > "$LOGS/tests-misaligned.log" 2>&1
@@ -112,7 +122,10 @@ PACKAGE="$(package "$BUILD")"
   --sdpa-backends flash,cudnn --no-plot --out "$LOGS/headdim") > "$LOGS/bench.log" 2>&1
 echo "bench exit $?"; tail -16 "$LOGS/bench.log"
 if [ -n "$BASELINE_SOURCES" ] && within_budget; then
-  BASE_PACKAGE="$(package "$BASE_TREE/build")"
+  contestants=("current:$PACKAGE" "baseline:$(package /tmp/fattn-baseline/build)")
+  for name in "${variants[@]}"; do
+    contestants+=("$name:$(package "/tmp/fattn-$name/build")")
+  done
   turn_of() {  # turn, name, package
     (cd "$LOGS" && PYTHONPATH="$3" timeout 40 python3 "$OLDPWD/bench/compare.py" \
       --sections head-dim --sweep-head-dims "$BASELINE_HEAD_DIMS" --fattn-backends cuda_sm80 \
@@ -121,24 +134,26 @@ if [ -n "$BASELINE_SOURCES" ] && within_budget; then
   }
   for turn in $(seq 1 "$TURNS"); do
     within_budget || break
-    if [ $((turn % 2)) = 1 ]; then
-      turn_of "$turn" baseline "$BASE_PACKAGE"; turn_of "$turn" current "$PACKAGE"
-    else
-      turn_of "$turn" current "$PACKAGE"; turn_of "$turn" baseline "$BASE_PACKAGE"
-    fi
+    count=${#contestants[@]}
+    for i in $(seq 0 $((count - 1))); do  # the order rotated by one each turn
+      entry="${contestants[$(((i + turn) % count))]}"
+      turn_of "$turn" "${entry%%:*}" "${entry#*:}"
+    done
   done
   python3 - "$LOGS" <<'PY'
-import json, pathlib, sys
-rows = {}
+import json, pathlib, statistics, sys
+runs = {}  # (head_dim, build) -> [(turn, TFLOP/s, lowest SM MHz)]
 for path in sorted(pathlib.Path(sys.argv[1]).glob("turn*-*.json")):
     turn, name = path.stem[len("turn"):].split("-", 1)
     for record in json.loads(path.read_text())["head_dim_sweep"]:
         if record["status"] == "ok":
-            mhz = record["extra"].get("round_sm_mhz") or []
-            rows.setdefault(record["head_dim"], []).append(
-                f"t{turn} {name} {record['tflops']:.1f} ({min(mhz, default=0)}-{max(mhz, default=0)} MHz)")
-for head_dim, cells in sorted(rows.items()):
-    print(f"D={head_dim}: " + "; ".join(cells))
+            mhz = record["extra"].get("round_sm_mhz") or [0]
+            runs.setdefault((record["head_dim"], name), []).append(
+                (int(turn), record["tflops"], min(m or 0 for m in mhz)))
+for (head_dim, name), cells in sorted(runs.items()):
+    values = [tflops for _, tflops, _ in cells]
+    print(f"D={head_dim} {name:>10}: median {statistics.median(values):6.1f}  turns " +
+          " ".join(f"t{t}={v:.1f}@{m}" for t, v, m in sorted(cells)))
 PY
 fi
 

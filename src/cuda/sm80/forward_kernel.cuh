@@ -299,16 +299,6 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   // ptxas -v, sm_80, that kernel spills 8 bytes with the tile negation, and the 128 one 4 bytes
   // with the XOR; each as chosen here, 0 on sm_80 and sm_90a.
   constexpr bool kNegateQTile = !kStaged || kWidth != 256;
-  // Staged tile order (v12): a warp issues its next copies right after its own realignment
-  // (the stage's rows are the warp's own, so a __syncwarp frees them) instead of after the CTA
-  // barrier, and V_j is realigned after the softmax, with the mid-tile barrier just before P·V:
-  // the realignment's exposed LDS -> shift -> STS latency (v11's ncu: 8.0 cycles per issue
-  // against the aligned kernel's 6.9) gets the softmax's math beside it, and V's copy has Q·Kᵀ
-  // and the softmax to land. Hazards: k_tile is rewritten after the pre-P·V barrier of the
-  // previous tile (every warp past Q·Kᵀ), v_tile after the tile's first barrier (every warp
-  // past P·V_{j-1}). Not at 256: realigning V while S and P are live spills 4 bytes there
-  // (ptxas -v, sm_80 and sm_90a).
-  constexpr bool kCopiesBeforeBarriers = kStaged && kWidth < 256;
 
   extern __shared__ __align__(128) unsigned char shared_bytes[];
   Element* q_tile = reinterpret_cast<Element*>(shared_bytes);
@@ -551,6 +541,9 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     constexpr bool kFull = kFixed > 0;
     constexpr bool kHalfLast = decltype(fixed_steps)::half_last;
     constexpr int kSteps = kFull ? kFixed : kMaxSteps;  // bound of the unrolled step loops
+    // `chunks` at compile time in a class's walk (the class is the one step_class_for chose,
+    // so chunks = 2·kFixed there): the staged loader may then split rows over half-warps.
+    constexpr int kStageChunks = kFull ? kFixed * (kMmaK / kChunkElements) : 0;
     for (int n_block = n_first; n_block < n_last; ++n_block) {
       const int key0 = n_block * kBlockN;
       // Unused where K/V sources live in shared memory (the copy recomputes the rows itself).
@@ -560,22 +553,17 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
         // k_tile is free: every warp finished S_{j-1} before the mid-tile barrier.
         cp_async_wait<0>();
         __syncwarp();  // this warp's K_j words landed (a lane realigns its neighbour's too)
-        KvStage::store(k_tile, kv_stage, k_global + key0 * params.k_strides.row,
-                       params.k_strides.row, chunks);
-        if constexpr (kCopiesBeforeBarriers) {
-          // The stage's rows are this warp's own: V_j's copies may overwrite them once its lanes
-          // have read them, before the CTA barrier (which then waits with them in flight).
-          __syncwarp();
-          KvStage::load(kv_stage, v_rows, params.v_strides.row, params.seqlen_k - key0,
-                        head_dim, chunks, extent_of(params.v, params.v_end));
-          cp_async_commit();
-          __syncthreads();  // K_j stored; every warp is done with V_{j-1}
-        } else {
-          __syncthreads();  // K_j stored; every warp is done with V_{j-1} and with the stage
-          KvStage::load(kv_stage, v_rows, params.v_strides.row, params.seqlen_k - key0,
-                        head_dim, chunks, extent_of(params.v, params.v_end));
-          cp_async_commit();
-        }
+        KvStage::template store<kStageChunks>(k_tile, kv_stage,
+                                              k_global + key0 * params.k_strides.row,
+                                              params.k_strides.row, chunks);
+        // The stage's rows are this warp's own: V_j's copies may overwrite them once its lanes
+        // have read them, so they are issued before the CTA barrier (which then waits with them
+        // in flight) instead of after it.
+        __syncwarp();
+        KvStage::load(kv_stage, v_rows, params.v_strides.row, params.seqlen_k - key0, head_dim,
+                      chunks, extent_of(params.v, params.v_end));
+        cp_async_commit();
+        __syncthreads();  // K_j stored; every warp is done with V_{j-1}
       } else {
         [[maybe_unused]] const Element* v_source = nullptr;
         if constexpr (kSourcesInShared) v_source = kv_sources[kValueSlot * Config::kThreads];
@@ -664,19 +652,21 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       }
 
       const int next = key0 + kBlockN;
-      if constexpr (kStaged && !kCopiesBeforeBarriers) {
+      if constexpr (kStaged) {
         // v_tile is free: every warp finished P·V_{j-1} before the first barrier of this tile.
         cp_async_wait<0>();
         __syncwarp();  // this warp's V_j words landed
-        KvStage::store(v_tile, kv_stage, v_rows, params.v_strides.row, chunks);
-        __syncthreads();  // V_j stored; every warp is done with K_j and with the stage
+        KvStage::template store<kStageChunks>(v_tile, kv_stage, v_rows, params.v_strides.row,
+                                              chunks);
+        __syncwarp();  // this warp has read its stage rows: K_{j+1}'s copies may overwrite them
         if (n_block + 1 < n_last) {
           KvStage::load(kv_stage, k_global + next * params.k_strides.row, params.k_strides.row,
                         params.seqlen_k - next, head_dim, chunks,
                         extent_of(params.k, params.k_end));
         }
         cp_async_commit();
-      } else if constexpr (!kStaged) {  // (kCopiesBeforeBarriers: V_j after the softmax, below)
+        __syncthreads();  // V_j stored; every warp is done with K_j
+      } else {
         [[maybe_unused]] const Element* k_source = nullptr;
         if constexpr (kSourcesInShared) k_source = kv_sources[kKeySlot * Config::kThreads];
         cp_async_wait<0>();
@@ -728,23 +718,6 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
             }
           stats.sum(mt, half) += sum;
         }
-
-      if constexpr (kCopiesBeforeBarriers) {
-        // One barrier-free stretch with the softmax: ptxas may interleave the realignment's
-        // shared-memory chains with its math. v_tile is free: every warp finished P·V_{j-1}
-        // before the first barrier of this tile.
-        cp_async_wait<0>();
-        __syncwarp();  // this warp's V_j words landed
-        KvStage::store(v_tile, kv_stage, v_rows, params.v_strides.row, chunks);
-        __syncwarp();  // this warp has read its stage rows: K_{j+1}'s copies may overwrite them
-        if (n_block + 1 < n_last) {
-          KvStage::load(kv_stage, k_global + next * params.k_strides.row, params.k_strides.row,
-                        params.seqlen_k - next, head_dim, chunks,
-                        extent_of(params.k, params.k_end));
-        }
-        cp_async_commit();
-        __syncthreads();  // V_j stored; every warp is done with K_j
-      }
 
       // ---- O += P·V: P's accumulator layout is the A-operand layout of the next mma ----
       // P is converted to 16 bits once; then one block per 16 output columns runs every key step,

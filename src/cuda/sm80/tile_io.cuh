@@ -432,50 +432,33 @@ class UnalignedTileStage {
   // Realigns the staged rows into the swizzled tile. The words this thread reads must have
   // landed and be visible to it: every thread waits for its copies, then __syncwarp.
   // `global` and `row_stride` as given to load() (they give the rows' offset in their words).
-  template <class Element>
+  // kKnownChunks: `chunks` where the caller knows it at compile time (a step class's walk), else
+  // 0; with a row per warp (192, 256) and more than half a warp of chunks it lets the warp
+  // realign two rows per pass (split_rows).
+  template <int kKnownChunks = 0, class Element>
   static __device__ __forceinline__ void store(Element* tile, const unsigned char* stage,
                                                const Element* global, std::int64_t row_stride,
                                                int chunks) {
-    const int chunk = Lanes::chunk();
     const int first_row = Lanes::first_row();
-    if (chunk >= chunks) return;
     const int offset =
         static_cast<int>(address_bits(global + first_row * row_stride) & kWordMask);
-    const unsigned char* source = stage + first_row * kRowBytes + chunk * kWordBytes;
-    Element* destination = tile + swizzled_offset<kWidth>(first_row, chunk);
-    // Passes in batches of kRealignBatch: a batch's loads are all issued before its stores. The
-    // compiler cannot tell the stage from the tile (both are offsets into one shared array), so
-    // pass by pass it kept each pass's loads behind the previous pass's store: 16 dependent
-    // load -> shift -> store chains per tile at 192, their latency exposed.
-    auto realign_rows = [&](auto realign) {
-#pragma unroll
-      for (int batch = 0; batch < kPasses; batch += kRealignBatch) {
-        uint4 low[kRealignBatch], high[kRealignBatch];
-#pragma unroll
-        for (int b = 0; b < kRealignBatch; ++b) {
-          const int pass = batch + b;
-          const int row = first_row + pass * kRowsPerPass;
-          if (pass >= kPasses || (kRows % kRowsPerPass != 0 && row >= kRows)) break;
-          const auto* pair =
-              reinterpret_cast<const uint4*>(source + pass * kRowsPerPass * kRowBytes);
-          low[b] = pair[0];
-          high[b] = pair[1];
-        }
-#pragma unroll
-        for (int b = 0; b < kRealignBatch; ++b) {
-          const int pass = batch + b;
-          const int row = first_row + pass * kRowsPerPass;
-          if (pass >= kPasses || (kRows % kRowsPerPass != 0 && row >= kRows)) break;
-          // Rows kRowsPerPass apart (a multiple of 8) share the swizzle phase.
-          *reinterpret_cast<uint4*>(destination + pass * kRowsPerPass * kWidth) =
-              realign(low[b], high[b]);
-        }
+    auto realign_tile = [&](auto realign) {
+      if constexpr (split_rows(kKnownChunks)) {
+        realign_split_rows<kKnownChunks>(tile, stage, realign);
+      } else {
+        const int chunk = Lanes::chunk();
+        if (chunk >= chunks) return;
+        realign_passes<kPasses, kRowsPerPass>(
+            tile + swizzled_offset<kWidth>(first_row, chunk),
+            stage + first_row * kRowBytes + chunk * kWordBytes,
+            [&](int pass) { return kRows % kRowsPerPass == 0 || first_row + pass * kRowsPerPass < kRows; },
+            realign);
       }
     };
     if constexpr (kWarpUniformOffset) {
       const auto bit_shift = static_cast<unsigned>(offset & 3) * 8;
       auto by_words = [&](auto word_shift) {
-        realign_rows([&](const uint4& low, const uint4& high) {
+        realign_tile([&](const uint4& low, const uint4& high) {
           return realign_pair<decltype(word_shift)::value>(low, high, bit_shift);
         });
       };
@@ -486,9 +469,86 @@ class UnalignedTileStage {
         default: by_words(std::integral_constant<int, 3>{}); break;
       }
     } else {
-      realign_rows([&](const uint4& low, const uint4& high) {
+      realign_tile([&](const uint4& low, const uint4& high) {
         return realign_pair_selecting(low, high, offset);
       });
+    }
+  }
+
+ private:
+  static constexpr int kHalfWarp = kWarpSizeForShuffles / 2;
+
+  // A warp's rows (first_row + k·kRowsPerPass, a row per pass) share their offset within their
+  // words and their swizzle phase. With a row per pass, a head dim of 129..144 (18 chunks) keeps
+  // 18 of the 32 lanes busy for kPasses passes; split in two rows of 16 lanes per pass for chunks
+  // 0..15 and one pass over the remaining chunks of all the warp's rows, the warp realigns the
+  // same tile in kPasses/2 + 1 passes (16 -> 9 at 128 keys).
+  static constexpr int rest_passes(int chunks) {
+    return ((chunks - kHalfWarp) * kPasses + kWarpSizeForShuffles - 1) / kWarpSizeForShuffles;
+  }
+  static constexpr bool split_rows(int known_chunks) {
+    return kWarpUniformOffset && known_chunks > kHalfWarp && kPasses % 2 == 0 &&
+           kRows % kRowsPerPass == 0 && kPasses / 2 + rest_passes(known_chunks) < kPasses;
+  }
+
+  template <int kChunks, class Element, class Realign>
+  static __device__ __forceinline__ void realign_split_rows(Element* tile,
+                                                            const unsigned char* stage,
+                                                            Realign&& realign) {
+    const int lane = static_cast<int>(threadIdx.x) % kWarpSizeForShuffles;
+    const int first_row = Lanes::first_row();
+    // Chunks 0..15: half-warp h takes the warp's rows 2p + h (a pass p, rows kRowsPerPass apart).
+    const int pair_row = first_row + (lane / kHalfWarp) * kRowsPerPass;
+    const int pair_chunk = lane % kHalfWarp;
+    realign_passes<kPasses / 2, 2 * kRowsPerPass>(
+        tile + swizzled_offset<kWidth>(pair_row, pair_chunk),
+        stage + pair_row * kRowBytes + pair_chunk * kWordBytes, [](int) { return true; },
+        realign);
+    // The chunks past 15 of every row of the warp, (row, chunk) pairs spread over the lanes.
+    constexpr int kRestPerRow = kChunks - kHalfWarp;
+    constexpr int kRestPairs = kRestPerRow * kPasses;
+#pragma unroll
+    for (int rest_pass = 0; rest_pass < rest_passes(kChunks); ++rest_pass) {
+      const int pair = lane + rest_pass * kWarpSizeForShuffles;
+      if (kRestPairs % kWarpSizeForShuffles != 0 && pair >= kRestPairs) break;
+      const int row = first_row + (pair / kRestPerRow) * kRowsPerPass;
+      const int chunk = kHalfWarp + pair % kRestPerRow;
+      const auto* words =
+          reinterpret_cast<const uint4*>(stage + row * kRowBytes + chunk * kWordBytes);
+      *reinterpret_cast<uint4*>(tile + swizzled_offset<kWidth>(row, chunk)) =
+          realign(words[0], words[1]);
+    }
+  }
+
+  // kCount passes, pass i realigning the word pair at source + i·kRowStep rows into destination
+  // + i·kRowStep rows (kRowStep a multiple of 8: the same swizzle phase), where in_tile(i).
+  // Passes in batches of kRealignBatch: a batch's loads are all issued before its stores. The
+  // compiler cannot tell the stage from the tile (both are offsets into one shared array), so
+  // pass by pass it kept each pass's loads behind the previous pass's store: 16 dependent
+  // load -> shift -> store chains per tile at 192, their latency exposed.
+  template <int kCount, int kRowStep, class Element, class InTile, class Realign>
+  static __device__ __forceinline__ void realign_passes(Element* destination,
+                                                        const unsigned char* source,
+                                                        InTile&& in_tile, Realign&& realign) {
+    static_assert(kRowStep % kSwizzleChunks == 0, "passes must share the swizzle phase");
+#pragma unroll
+    for (int batch = 0; batch < kCount; batch += kRealignBatch) {
+      uint4 low[kRealignBatch], high[kRealignBatch];
+#pragma unroll
+      for (int b = 0; b < kRealignBatch; ++b) {
+        const int pass = batch + b;
+        if (pass >= kCount || !in_tile(pass)) break;
+        const auto* pair = reinterpret_cast<const uint4*>(source + pass * kRowStep * kRowBytes);
+        low[b] = pair[0];
+        high[b] = pair[1];
+      }
+#pragma unroll
+      for (int b = 0; b < kRealignBatch; ++b) {
+        const int pass = batch + b;
+        if (pass >= kCount || !in_tile(pass)) break;
+        *reinterpret_cast<uint4*>(destination + pass * kRowStep * kWidth) =
+            realign(low[b], high[b]);
+      }
     }
   }
 };
