@@ -215,64 +215,89 @@ def gemm_ceiling():
     return common.gemm_ceiling(time_ms, reps=20)
 
 
+def outputs_equal_to_first(libs, names, q, k, v, dtype, scale, causal):
+    """{name: whether its out and lse are bitwise equal to the first lib's} at one sweep point,
+    each into fresh NaN-filled buffers: builds that differ only in which CTA takes which tile
+    (scheduler groups) must agree bit for bit."""
+    results = []
+    for name in names:
+        out = torch.full(q.shape, float("nan"), device="cuda", dtype=q.dtype)
+        lse = torch.full((q.shape[0], q.shape[2], q.shape[1]), float("nan"), device="cuda",
+                         dtype=torch.float32)
+        libs[name].forward(q, k, v, out, lse, dtype, scale, causal)
+        results.append((out, lse))
+    torch.cuda.synchronize()
+    first_out, first_lse = results[0]
+    return {name: bool(torch.equal(out, first_out) and torch.equal(lse, first_lse))
+            for name, (out, lse) in zip(names[1:], results[1:])}
+
+
 def bench(libs, dims, seqlens, dtype="bf16", shape=None, causals=(False, True), layout="bshd",
-          prefill=False, flash=True, rounds=10):
+          prefill=False, flash=True, rounds=10, points=None, same_outputs=False):
     """The sweep: B·N = 16384 and H·D = 2048 (TARGETS.md), or a fixed (B, H) from `shape` (the
-    odd-head-dim comparison: every D at the same B, H, N)."""
+    odd-head-dim comparison: every D at the same B, H, N). `points` [(D, N, causal)] replaces
+    dims x seqlens x causals; `same_outputs` also checks every lib's outputs against the first
+    lib's, bit for bit (outputs_equal_to_first)."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     import torch.nn.functional as F
     results = []
     ceiling = gemm_ceiling()
     print(f"bf16 GEMM 8192^3: {ceiling:.0f} TFLOP/s", flush=True)
     names = list(libs)
-    for D in dims:
-        for N in seqlens:
-            for causal in causals:
-                B, H = shape if shape else (16384 // N, 2048 // D)
-                gen = torch.Generator(device="cuda")
-                gen.manual_seed(N + D)
-                q, k, v = make_qkv(dtype, B, N, N, H, H, D, layout, gen)
-                out = torch.empty(B, N, H, D, device="cuda", dtype=q.dtype)
-                lse = torch.empty(B, H, N, device="cuda", dtype=torch.float32)
-                scale = 1.0 / math.sqrt(D)
-                qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v))
-                flops = 4 * B * H * N * N * D / (2 if causal else 1)
-                row = dict(D=D, N=N, B=B, H=H, causal=causal, dtype=dtype, layout=layout)
+    if points is None:
+        points = [(D, N, causal) for D in dims for N in seqlens for causal in causals]
+    for D, N, causal in points:
+        B, H = shape if shape else (16384 // N, 2048 // D)
+        gen = torch.Generator(device="cuda")
+        gen.manual_seed(N + D)
+        q, k, v = make_qkv(dtype, B, N, N, H, H, D, layout, gen)
+        out = torch.empty(B, N, H, D, device="cuda", dtype=q.dtype)
+        lse = torch.empty(B, H, N, device="cuda", dtype=torch.float32)
+        scale = 1.0 / math.sqrt(D)
+        qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v))
+        flops = 4 * B * H * N * N * D / (2 if causal else 1)
+        row = dict(D=D, N=N, B=B, H=H, causal=causal, dtype=dtype, layout=layout)
 
-                def ours(lib):
-                    return lambda: lib.forward(q, k, v, out, lse, dtype, scale, causal)
+        def ours(lib):
+            return lambda: lib.forward(q, k, v, out, lse, dtype, scale, causal)
 
-                def sdpa():
-                    F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal)
+        def sdpa():
+            F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal)
 
-                # (name, call, SDPA backend to force or None)
-                contestants = [(name, ours(libs[name]), None) for name in names] + [
-                    ("cudnn", sdpa, SDPBackend.CUDNN_ATTENTION),
-                    ("flash", sdpa, SDPBackend.FLASH_ATTENTION)][:None if flash else -1]
-                if not flash:
-                    row["flash"] = float("nan")
-                runnable = []
-                for name, fn, backend in contestants:
-                    context = (lambda b=backend: sdpa_kernel(b)) if backend is not None else None
-                    try:
-                        with (context() if context else contextlib.nullcontext()):
-                            fn()
-                        runnable.append((name, fn, context))
-                    except RuntimeError as e:
-                        row[name] = float("nan")
-                        print(f"  {name} failed: {e}", flush=True)
-                # All contestants in turns, the order rotating from round to round
-                # (common.time_in_turns: timed one after the other, the contestant timed first at
-                # a point ran measurably faster).
-                medians = common.time_in_turns(runnable, reps=rounds, inner=10, warmup=3,
-                                               prefill_cycles=PREFILL_CYCLES if prefill else 0)
-                for name, ms in medians.items():
-                    row[name] = flops / ms / 1e9
-                row["vs_cudnn"] = row[names[0]] / row["cudnn"]
-                results.append(row)
-                print(f"D={D:3d} N={N:5d} causal={int(causal)}: " +
-                      "  ".join(f"{n} {row[n]:6.1f}" for n in names + ["cudnn", "flash"]) +
-                      f"  x{row['vs_cudnn']:.3f}", flush=True)
+        # (name, call, SDPA backend to force or None)
+        contestants = [(name, ours(libs[name]), None) for name in names] + [
+            ("cudnn", sdpa, SDPBackend.CUDNN_ATTENTION),
+            ("flash", sdpa, SDPBackend.FLASH_ATTENTION)][:None if flash else -1]
+        if not flash:
+            row["flash"] = float("nan")
+        runnable = []
+        for name, fn, backend in contestants:
+            context = (lambda b=backend: sdpa_kernel(b)) if backend is not None else None
+            try:
+                with (context() if context else contextlib.nullcontext()):
+                    fn()
+                runnable.append((name, fn, context))
+            except RuntimeError as e:
+                row[name] = float("nan")
+                print(f"  {name} failed: {e}", flush=True)
+        # All contestants in turns, the order rotating from round to round
+        # (common.time_in_turns: timed one after the other, the contestant timed first at
+        # a point ran measurably faster).
+        medians = common.time_in_turns(runnable, reps=rounds, inner=10, warmup=3,
+                                       prefill_cycles=PREFILL_CYCLES if prefill else 0)
+        for name, ms in medians.items():
+            row[name] = flops / ms / 1e9
+        row["vs_cudnn"] = row[names[0]] / row["cudnn"]
+        same = ""
+        if same_outputs and len(names) > 1:
+            row["same_outputs"] = outputs_equal_to_first(libs, names, q, k, v, dtype, scale,
+                                                         causal)
+            same = "  same outputs as " + names[0] + ": " + " ".join(
+                f"{n} {'yes' if ok else 'NO'}" for n, ok in row["same_outputs"].items())
+        results.append(row)
+        print(f"D={D:3d} N={N:5d} causal={int(causal)}: " +
+              "  ".join(f"{n} {row[n]:6.1f}" for n in names + ["cudnn", "flash"]) +
+              f"  x{row['vs_cudnn']:.3f}{same}", flush=True)
     print("\n| D | N | causal | " + " | ".join(names) + " | cudnn | flash | "
           f"{names[0]}/cudnn | {names[0]}/GEMM |")
     print("|---" * (len(names) + 7) + "|")
@@ -312,6 +337,11 @@ def main():
                    help="leave SDPA's flash backend out of the timing (device time)")
     p.add_argument("--rounds", type=int, default=10,
                    help="rounds of the sweep's timing: each times every contestant once, in turns")
+    p.add_argument("--points", help="D,N,causal;...: these sweep points instead of "
+                   "--dims x --seqlens x --causal")
+    p.add_argument("--same-outputs", action="store_true",
+                   help="with --bench: check each lib's outputs against the first lib's, bit "
+                   "for bit, at every point (builds that differ only in tile order)")
     p.add_argument("--json")
     p.add_argument("--profile", help="D,N,causal: run the first --lib 3 times on that sweep point "
                    "(for ncu), nothing else")
@@ -362,7 +392,9 @@ def main():
                                 int_list(a.seqlens), a.dtype,
                                 tuple(int_list(a.shape)) if a.shape else None,
                                 tuple(bool(int(x)) for x in a.causal.split(",")), a.layout,
-                                a.prefill, not a.no_flash, a.rounds)
+                                a.prefill, not a.no_flash, a.rounds,
+                                [(D, N, bool(c)) for D, N, c in map(int_list, a.points.split(";"))]
+                                if a.points else None, a.same_outputs)
     return common.finish(report, a.json, failures)
 
 
