@@ -3,7 +3,11 @@
 for the benchmark sweep (bf16, B·N = 16k, H·D = 2048): which scheduler group size balances the
 CTAs' work and how many bytes of K/V an L2 of a given size would read from DRAM more than once.
 
-  python3 simulate_groups.py [--l2-mb 40] [--overhead 1.3] [--penalty 0.0]
+  python3 simulate_groups.py [--dims 64,128,256] [--seqlens ...] [--l2-mb 40] [--penalty 0.0]
+                             [--scan]          every group size 1..64 at each point
+  python3 simulate_groups.py --calibrate       the L2 model against ncu's bytes (calibrate.txt)
+  python3 simulate_groups.py --prepared        cur / m / r3 at D = 64 causal (prepared-*.txt)
+  python3 simulate_groups.py --ratios          their simulated speed-ups (ratios.txt)
 
 Model (the same as h11-fwd90b's NOTES, "what remains"):
 - 132 CTAs take positions round by round in snake order (TileScheduler::position); a position is
@@ -166,6 +170,49 @@ def candidates(D, N, causal):
     return m_blocks, pairs, steps, kv, out
 
 
+# ncu, h11-fwd90b call 1 (one launch each, N = 512 causal): K/V MB read beyond Q + K + V's
+# 201 MB, with the rule's groups and with one pair per group.
+MEASURED_EXTRA_MB = {(64, "rule"): 38, (64, "1"): 18, (128, "rule"): 58, (128, "1"): 0,
+                     (256, "rule"): 40, (256, "1"): 8}
+
+
+def calibrate(overhead):
+    """The L2 model's extra K/V against the measured at N = 512 causal, for a few cache sizes and
+    miss penalties: which model sizes reproduce what ncu saw."""
+    print("| penalty | L2 MB | " + " | ".join(f"D={D} {g}" for D, g in MEASURED_EXTRA_MB) + " |")
+    print("|---" * (len(MEASURED_EXTRA_MB) + 2) + "|")
+    print("| measured | | " + " | ".join(str(v) for v in MEASURED_EXTRA_MB.values()) + " |")
+    for penalty in (0.0, 0.5):
+        for cap in (20, 24, 28, 32, 40):
+            cells = []
+            for D, group in MEASURED_EXTRA_MB:
+                m_blocks, pairs, steps, kv = point(D, 512, True)
+                hpg = (rule_heads_per_group(L2_BYTES, kv, pairs, m_blocks, CTAS)
+                       if group == "rule" else 1)
+                tiles = cta_tiles(hpg, m_blocks, pairs)
+                cells.append(f"{dram(D, 512, tiles, steps, cap << 20, overhead, penalty)[0]:.0f}")
+            print(f"| {penalty} | {cap} | " + " | ".join(cells) + " |", flush=True)
+
+
+def predicted_ratios(seqlens, overhead):
+    """Span ratios cur / rule (the simulated speed-up of each rule over HEAD) at D = 64 causal,
+    for miss penalties around the one (0.2) at which one-pair groups come out even with the
+    rule at N = 512, as measured (h11-fwd90b call 1: 1.000 / 0.994)."""
+    print("| N | penalty | L2 MB | one pair / cur | m / cur | r3 / cur |")
+    print("|---" * 6 + "|")
+    for N in seqlens:
+        m_blocks, pairs, steps, kv = point(64, N, True)
+        groups = {name: candidate_heads_per_group(name, L2_BYTES, kv, pairs, m_blocks, CTAS)
+                  for name in ("cur", "m", "r3")}
+        groups["one"] = 1
+        for penalty in (0.2, 0.25, 0.3):
+            for cap in (24, 28, 32):
+                span = {name: dram(64, N, cta_tiles(hpg, m_blocks, pairs), steps, cap << 20,
+                                   overhead, penalty)[1] for name, hpg in groups.items()}
+                print(f"| {N} | {penalty} | {cap} | " + " | ".join(
+                    f"{span['cur'] / span[n]:.3f}" for n in ("one", "m", "r3")) + " |", flush=True)
+
+
 def prepared(seqlens, overhead, penalty):
     caps = (24, 28, 32)
     print(f"D = 64 causal, overhead {overhead} steps per tile, miss penalty {penalty} steps; "
@@ -196,8 +243,18 @@ def main():
     p.add_argument("--prepared", action="store_true",
                    help="the prepared rules (cur, m, r3) at D = 64 causal over --seqlens, "
                         "extra K/V at L2 models of 24 / 28 / 32 MB")
+    p.add_argument("--calibrate", action="store_true",
+                   help="the L2 model against ncu's extra K/V bytes at N = 512 causal")
+    p.add_argument("--ratios", action="store_true",
+                   help="simulated speed-ups over HEAD at D = 64 causal over --seqlens")
     a = p.parse_args()
     l2 = int(a.l2_mb * (1 << 20))
+    if a.ratios:
+        predicted_ratios(list(map(int, a.seqlens.split(","))), a.overhead)
+        return
+    if a.calibrate:
+        calibrate(a.overhead)
+        return
     if a.prepared:
         prepared(list(map(int, a.seqlens.split(","))), a.overhead, a.penalty)
         return
