@@ -1,7 +1,7 @@
 #!/bin/bash
 # h11-fwd90c: scheduler groups for the masked D = 64 forward at small N, timed in turns inside the
-# lead's device call. Carry: build-h11c/carry (shims.tar.xz, ~2 MB: bench/sm90_timeline_shim.cu
-# built without the timeline, bf16 D = 64 / 128 / 256, by build-h11c/build.sh):
+# lead's device call. Carry: build-h11c/carry (shims.tar.xz, 3.3 MB: bench/sm90_timeline_shim.cu
+# built without the timeline, bf16 D = 64 / 128 / 256, by build-shims.sh in this folder):
 #   cur = HEAD 4d6ec8e's src (v19), m = HEAD + candidate-m.patch, r3 = HEAD + candidate-r3.patch
 # (host-side only: the groups of masked D = 64 launches of <= 6 / <= 8 query tiles per pair).
 # 1. bench/sm90_vs_cudnn.py in turns, cur / m / r3 / cuDNN, D = 64 causal N = 512, 1k, 2k, 4k and
