@@ -16,7 +16,8 @@ R=bench/results/sm90-fwd-h100-2026-11-23-s11c
 W=$(mktemp -d /tmp/fwd90c.XXXXXX)
 start=$SECONDS
 if ! tar -xJf build-h11c/carry/shims.tar.xz -C "$W"; then
-  echo "fwd90c: build-h11c/carry/shims.tar.xz missing (carry build-h11c/carry)" | tee "$OUT/fwd90c-summary.md"
+  echo "fwd90c: build-h11c/carry/shims.tar.xz missing (carry build-h11c/carry)" |
+    tee "$OUT/fwd90c-summary.md"
   exit 1
 fi
 nvidia-smi --query-gpu=name,clocks.max.sm,clocks.sm --format=csv,noheader > "$W/gpu.txt" 2>&1
@@ -31,7 +32,8 @@ timeout 35 python3 $S --lib r3="$W/r3.so" --lib m="$W/m.so" --lib cur="$W/cur.so
 echo "ab2 rc $? at $((SECONDS - start)) s" >> "$W/steps.txt"
 left=$((85 - (SECONDS - start)))
 if [ "$left" -ge 15 ]; then
-  M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,launch__grid_size
+  M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
+  M=$M,lts__t_sector_hit_rate.pct,launch__grid_size
   timeout "$left" ncu --metrics $M --clock-control none -k regex:'forward_kernel|fprop' --csv \
     python3 bench/sm90_small_n_ncu.py --lib cur="$W/cur.so" --lib m="$W/m.so" --lib r3="$W/r3.so" \
     --points "64,512,1" > "$W/ncu.csv" 2> "$W/ncu.err"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Host simulation of the Hopper forward's persistent tile scheduler (src/cuda/sm90/tile_scheduler.hpp)
-for the benchmark sweep (bf16, B·N = 16k, H·D = 2048): which scheduler group size balances the
+"""Host simulation of the Hopper forward's persistent tile scheduler
+(src/cuda/sm90/tile_scheduler.hpp) for the benchmark sweep (bf16, B·N = 16k, H·D = 2048): which scheduler group size balances the
 CTAs' work and how many bytes of K/V an L2 of a given size would read from DRAM more than once.
 
   python3 simulate_groups.py [--dims 64,128,256] [--seqlens ...] [--l2-mb 40] [--penalty 0.0]
