@@ -286,6 +286,13 @@ TEST(Sm90Scheduler, GroupSizes) {
   // rounds of 44 / 22 pairs.
   EXPECT_EQ(heads_per_group(kL2, 128 << 10, 1024, 3, 132, true), 220);
   EXPECT_EQ(heads_per_group(kL2, 256 << 10, 512, 6, 132, true), 110);
+  // With small_n_pairs_per_query_tile = 1 (D = 64's TileShape up to 6 query tiles): as many
+  // pairs as query tiles per pair, never more pairs than exist; past the bound the rule's.
+  EXPECT_EQ(heads_per_group(kL2, 128 << 10, 1024, 3, 132, true, 6, 1), 3);
+  EXPECT_EQ(heads_per_group(kL2, 256 << 10, 512, 6, 132, true, 6, 1), 6);
+  EXPECT_EQ(heads_per_group(kL2, 256 << 10, 4, 6, 132, true, 6, 1), 4);
+  EXPECT_EQ(heads_per_group(kL2, 384 << 10, 320, 8, 132, true, 6, 1), 66);
+  EXPECT_EQ(heads_per_group(kL2, 128 << 10, 1024, 3, 132, true, 6, 0), 1);
 }
 
 // Groups of whole rounds: a group's tiles (pairs x query blocks) fill whole rounds of the grid

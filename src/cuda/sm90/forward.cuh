@@ -155,7 +155,8 @@ Status launch_forward(const AttentionArgs& args) {
   const std::int64_t total_tiles = std::int64_t{params.num_m_blocks} * pairs;
   params.heads_per_group = heads_per_group(l2_bytes, kv_bytes_per_pair, pairs, params.num_m_blocks,
                                            sm_count, args.mask.kind != MaskKind::none,
-                                           Traits::kShape.one_pair_groups_max_m_blocks);
+                                           Traits::kShape.one_pair_groups_max_m_blocks,
+                                           Traits::kShape.small_n_pairs_per_query_tile);
   if (total_tiles > std::numeric_limits<int>::max()) {
     return Status::Unsupported("cuda_sm90: more than 2^31 query tiles (batch x heads x seqlen_q / " +
                                std::to_string(Traits::kBlockM) + ")");

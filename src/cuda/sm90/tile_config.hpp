@@ -143,9 +143,22 @@ struct TileShape {
   // (two calls), one-pair groups +20-22 % (D = 128) and +11-13 % (D = 256) at N = 512 causal,
   // +4-5 % / 0-3 % at 1k; 0.96-1.02 at 2k / 4k, so the bound stays at 8 query tiles.
   // D = 64 (192-row tiles, costs 1 / 3 / 4 key steps at N = 512 that the snake does not pair
-  // evenly; simulated balance 0.90 against 0.97) measured ±0.5 % at 512 and 1k: 0 there. Larger
-  // tile counts keep the rule: at N = 16k one-pair groups lost 35-45 % (v14, balance).
+  // evenly; simulated balance 0.90 against 0.97) measured ±0.5 % with one-pair groups at 512 and
+  // 1k, so it takes small_n_pairs_per_query_tile below. Larger tile counts keep the rule: at
+  // N = 16k one-pair groups lost 35-45 % (v14, balance).
   int one_pair_groups_max_m_blocks = 0;
+  // Where one_pair_groups_max_m_blocks applies: groups of this many pairs per query tile of a
+  // pair (tile_scheduler.hpp); 0 = one pair per group. D = 64's three tiles per pair at N = 512
+  // (1 / 3 / 4 key steps) then take groups of 3 pairs (9 tiles, 1.5 MB of K/V; 44 pairs, 6 MB,
+  // per round of the grid), against the rule's 220 pairs (29 MB) that read 38 MB of K/V twice
+  // (ncu, eleventh session, docs/perf-notes.md "v19"). Host simulation (bench/results/
+  // sm90-fwd-h100-2026-11-23-s11c/simulate_groups.py, 132 CTAs, LRU L2 of 24-32 MB): static
+  // balance 0.970 as the rule's (one pair: 0.895) at N = 512 and 0.970 against 0.984 at 1k
+  // (6 pairs), K/V read twice 45-60 MB -> 0 and 3-78 MB -> 0-9. D = 64 stops at 6 query tiles:
+  // at 7 and 8 (N = 1153..1536) the groups' balance falls to 0.87-0.88 (rule 0.99).
+  // Measured in turns (H100, two runs, eleventh session): N = 512 causal +8.0-8.5 % (0.91 ->
+  // 0.98-0.99x cuDNN; DRAM reads 237 -> 202 MB), 1k causal +0.4-1.0 %, 2k / 4k / non-causal 1.00.
+  int small_n_pairs_per_query_tile = 0;
 };
 
 template <int kHeadDimBucket>
@@ -154,7 +167,7 @@ struct TileConfig;
 template <>
 struct TileConfig<64> {
   static constexpr TileShape kShape{192, 128, 3, true, true, true, true,
-                                    false, false, true, false, true};
+                                    false, false, true, false, true, 6, 1};
 };
 template <>
 struct TileConfig<128> {

@@ -140,11 +140,19 @@ inline constexpr std::int64_t kMinCtasPerHead = 4;
 // bucket's TileShape) also take one pair per group: at N <= 1k the kernel is close to the DRAM
 // bound, and the rule's groups (a round takes the same query tile of ~132 pairs, every CTA
 // streaming its own pair's K/V) read K/V from HBM more than once (tile_config.hpp says what was
-// measured).
+// measured). Where the bucket sets small_n_pairs_per_query_tile (TileShape), such launches take
+// groups of that many pairs per query tile of a pair instead: a group's tiles then hold every
+// cost several times over, which the snake evens out, while the pairs in flight stay few
+// (tile_config.hpp says why D = 64 takes them).
 inline int heads_per_group(std::int64_t l2_bytes, std::int64_t kv_bytes_per_pair,
                            std::int64_t total_pairs, std::int64_t num_m_blocks, std::int64_t ctas,
-                           bool uneven_costs, std::int64_t one_pair_groups_max_m_blocks = 0) {
-  if (!uneven_costs || num_m_blocks <= one_pair_groups_max_m_blocks) return 1;
+                           bool uneven_costs, std::int64_t one_pair_groups_max_m_blocks = 0,
+                           std::int64_t small_n_pairs_per_query_tile = 0) {
+  if (!uneven_costs) return 1;
+  if (num_m_blocks <= one_pair_groups_max_m_blocks) {
+    const std::int64_t pairs = small_n_pairs_per_query_tile * num_m_blocks;
+    return static_cast<int>(std::clamp<std::int64_t>(pairs, 1, std::max<std::int64_t>(total_pairs, 1)));
+  }
   const std::int64_t fits_l2 =
       std::max<std::int64_t>(1, l2_bytes / 2 / std::max<std::int64_t>(kv_bytes_per_pair, 1));
   const std::int64_t balanced =
