@@ -25,7 +25,7 @@ inline std::size_t aligned_bytes(std::size_t bytes) {
 }
 
 // The grid of the pre- and postprocess over `rows` query rows of every (head, batch), and the
-// threads each row takes (backward_kernel.cuh, kRowPassThreads).
+// threads each row takes (backward_row_passes.cuh, kRowPassThreads).
 struct RowPassLaunch {
   dim3 grid;
   int threads_per_row;

@@ -2,6 +2,7 @@
 //
 //   preprocess   D_i = rowsum(dO∘O), LSE in the log2 domain (+inf for fully masked rows, so
 //                that P = 2^(S - LSE) is 0 there, never NaN), dQ accumulator zeroed
+//                (backward_row_passes.cuh, with the postprocess and BackwardParams)
 //   main         one CTA per (key tile, KV head, batch): K and V stay in shared memory, dK and
 //                dV in fp32 registers; the CTA walks every query tile of every query head of
 //                its GQA group (so dK/dV need no cross-CTA reduction) and per tile computes
@@ -27,169 +28,13 @@
 #include "common/mask.hpp"
 #include "cuda/common/ptx_sm80.cuh"
 #include "cuda/sm80/backward_dq_lines.cuh"
+#include "cuda/sm80/backward_row_passes.cuh"
 #include "cuda/sm80/backward_tile_config.hpp"
 #include "cuda/sm80/backward_timeline.cuh"
 #include "cuda/sm80/forward_kernel.cuh"
 #include "cuda/sm80/tile_io.cuh"
 
 namespace fattn::detail::sm80 {
-
-struct BackwardParams {
-  const void* q = nullptr;
-  const void* k = nullptr;
-  const void* v = nullptr;
-  const void* out = nullptr;
-  const void* dout = nullptr;
-  const float* lse = nullptr;  // (batch, heads_q, seqlen_q)
-  void* dq = nullptr;
-  void* dk = nullptr;
-  void* dv = nullptr;
-  Strides q_strides, k_strides, v_strides, out_strides, dout_strides, dq_strides, dk_strides,
-      dv_strides;
-  float* dq_accum = nullptr;  // (batch, heads_q, seqlen_q, dq_accum_stride), fp32
-  // round_up(head_dim, 16): every column a k-step of the dQ product touches exists, so the
-  // atomics need no column tests, and each row starts 64-byte aligned (vector reductions).
-  int dq_accum_stride = 0;
-  float* lse_log2 = nullptr;  // (batch, heads_q, rows_rounded): LSE·log2(e), +inf if masked
-  float* delta = nullptr;     // (batch, heads_q, rows_rounded): rowsum(dO∘O)
-  int* semaphores = nullptr;  // (batch, heads_q, query tiles); deterministic mode only
-  int seqlen_q = 0, seqlen_k = 0, heads_q = 0, group_size = 1, head_dim = 0;
-  int rows_rounded = 0;       // seqlen_q rounded up to the query tile
-  float scale_log2 = 0.0f;    // |scale|·log2(e)
-  std::uint32_t sign_flip = 0;
-  float scale = 0.0f;         // signed softmax scale, applied to dK and dQ
-  int alignment = 16;
-  FATTN_SM80_BWD_TIMELINE_FIELD  // bench builds only (backward_timeline.cuh)
-};
-
-inline constexpr float kLog2eDevice = 1.4426950408889634f;
-constexpr float kPositiveInfinity = __builtin_huge_valf();
-
-// The pre- and postprocess walk the query rows of every (batch, head) with a group of threads
-// per row, each on one 16-byte chunk (8 elements) of it, so that a row is read with one vector
-// load per thread instead of one 2-byte element per lane and loop trip: one warp per row with
-// 2-byte loads ran the preprocess at 1.0 TB/s at D = 64 and 2.1 at D = 128 (H100, fattn trace
-// of the N = 1k backward: 253 µs and 129 µs, 28 % and 22 % of the backward with the
-// postprocess), where its 268 MB of traffic take ~90 µs at the copy rate. Threads per row: the
-// row's chunks rounded up to a power of two (D = 64: 8, 128: 16, 256: 32), so that a row's
-// group is an aligned part of a warp and reduces with xor shuffles.
-inline constexpr int kRowPassThreads = 256;
-inline constexpr int kRowChunkElements = 8;  // 16 bytes of 16-bit elements
-inline constexpr int kAccumulatorVectorFloats = 4;
-constexpr int row_pass_threads_per_row(int head_dim) {
-  int threads = 1;
-  while (threads * kRowChunkElements < head_dim) threads *= 2;
-  return threads;
-}
-
-// Eight elements from a 16-byte-aligned address, as floats.
-template <class Element>
-__device__ __forceinline__ void load_chunk(const Element* source, float (&values)[kRowChunkElements]) {
-  const uint4 bits = *reinterpret_cast<const uint4*>(source);
-  Element elements[kRowChunkElements];
-  __builtin_memcpy(elements, &bits, sizeof(bits));
-#pragma unroll
-  for (int i = 0; i < kRowChunkElements; ++i) values[i] = ElementTraits<Element>::to_float(elements[i]);
-}
-
-// D_i = rowsum(dO∘O), LSE·log2(e) (+inf for fully masked rows and the padding rows of the last
-// query tile, which contribute nothing), and the row's dQ accumulator zeroed. The threads of a
-// row run the shuffles together, so no thread leaves before them.
-template <class Element>
-__global__ void __launch_bounds__(kRowPassThreads)
-    backward_preprocess_kernel(const BackwardParams params, int threads_per_row) {
-  using Traits = ElementTraits<Element>;
-  const int thread_in_row = static_cast<int>(threadIdx.x) % threads_per_row;
-  const int row = static_cast<int>(blockIdx.x) * (kRowPassThreads / threads_per_row) +
-                  static_cast<int>(threadIdx.x) / threads_per_row;
-  const int head = static_cast<int>(blockIdx.y);
-  const int batch = static_cast<int>(blockIdx.z);
-  const std::int64_t head_index = static_cast<std::int64_t>(batch) * params.heads_q + head;
-  const bool real_row = row < params.seqlen_q;
-  float sum = 0.0f;
-  if (real_row) {
-    const auto* o = static_cast<const Element*>(params.out) + batch * params.out_strides.batch +
-                    row * params.out_strides.row + head * params.out_strides.head;
-    const auto* d_o = static_cast<const Element*>(params.dout) +
-                      batch * params.dout_strides.batch + row * params.dout_strides.row +
-                      head * params.dout_strides.head;
-    const int column0 = thread_in_row * kRowChunkElements;
-    if (params.alignment >= kWidest && column0 + kRowChunkElements <= params.head_dim) {
-      float o_values[kRowChunkElements], d_o_values[kRowChunkElements];
-      load_chunk(o + column0, o_values);
-      load_chunk(d_o + column0, d_o_values);
-#pragma unroll
-      for (int i = 0; i < kRowChunkElements; ++i) sum += o_values[i] * d_o_values[i];
-    } else {
-      const int column_end = min(column0 + kRowChunkElements, params.head_dim);
-      for (int d = column0; d < column_end; ++d) {
-        sum += Traits::to_float(o[d]) * Traits::to_float(d_o[d]);
-      }
-    }
-    // dq_accum_stride is a multiple of 16 floats and each row starts 64-byte aligned.
-    float4* accumulator = reinterpret_cast<float4*>(
-        params.dq_accum + (head_index * params.seqlen_q + row) * params.dq_accum_stride);
-    for (int v = thread_in_row; v < params.dq_accum_stride / kAccumulatorVectorFloats;
-         v += threads_per_row) {
-      accumulator[v] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    }
-  }
-  for (int offset = threads_per_row / 2; offset > 0; offset /= 2) {
-    sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-  }
-  if (thread_in_row == 0 && row < params.rows_rounded) {
-    const std::int64_t stat_index = head_index * params.rows_rounded + row;
-    if (real_row) {
-      const float lse = params.lse[head_index * params.seqlen_q + row];
-      params.lse_log2[stat_index] =
-          lse == kNegativeInfinity ? kPositiveInfinity : lse * kLog2eDevice;
-      params.delta[stat_index] = sum;
-    } else {
-      params.lse_log2[stat_index] = kPositiveInfinity;
-      params.delta[stat_index] = 0.0f;
-    }
-  }
-}
-
-// dQ = scale · accumulator, converted to the storage type: each thread one 16-byte chunk of a
-// row (two float4 loads, one 16-byte store) where the output is 16-byte aligned.
-template <class Element>
-__global__ void __launch_bounds__(kRowPassThreads)
-    backward_postprocess_kernel(const BackwardParams params, int threads_per_row) {
-  using Traits = ElementTraits<Element>;
-  const int thread_in_row = static_cast<int>(threadIdx.x) % threads_per_row;
-  const int row = static_cast<int>(blockIdx.x) * (kRowPassThreads / threads_per_row) +
-                  static_cast<int>(threadIdx.x) / threads_per_row;
-  if (row >= params.seqlen_q) return;
-  const int head = static_cast<int>(blockIdx.y);
-  const int batch = static_cast<int>(blockIdx.z);
-  const std::int64_t head_index = static_cast<std::int64_t>(batch) * params.heads_q + head;
-  const float* accumulator =
-      params.dq_accum + (head_index * params.seqlen_q + row) * params.dq_accum_stride;
-  auto* dq = static_cast<Element*>(params.dq) + batch * params.dq_strides.batch +
-             row * params.dq_strides.row + head * params.dq_strides.head;
-  const int column0 = thread_in_row * kRowChunkElements;
-  if (params.alignment >= kWidest && column0 + kRowChunkElements <= params.head_dim) {
-    const float4 low = *reinterpret_cast<const float4*>(accumulator + column0);
-    const float4 high =
-        *reinterpret_cast<const float4*>(accumulator + column0 + kAccumulatorVectorFloats);
-    const float values[kRowChunkElements] = {low.x, low.y, low.z, low.w,
-                                             high.x, high.y, high.z, high.w};
-    Element elements[kRowChunkElements];
-#pragma unroll
-    for (int i = 0; i < kRowChunkElements; ++i) {
-      elements[i] = Traits::from_float(values[i] * params.scale);
-    }
-    uint4 bits;
-    __builtin_memcpy(&bits, elements, sizeof(bits));
-    *reinterpret_cast<uint4*>(dq + column0) = bits;
-  } else {
-    const int column_end = min(column0 + kRowChunkElements, params.head_dim);
-    for (int d = column0; d < column_end; ++d) {
-      dq[d] = Traits::from_float(accumulator[d] * params.scale);
-    }
-  }
-}
 
 __device__ __forceinline__ int load_acquire(const int* address) {
   int value;
