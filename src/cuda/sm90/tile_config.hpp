@@ -41,11 +41,12 @@
 //   D = 192 +3.2 % / +7.9 %; D = 256 causal +6.5-9.2 % (+12-18 % at N <= 1024). D = 64 measured
 //   0.99 / 1.00 (192-row tiles already spread the epilogue over three warpgroups) and kept the
 //   register stores until the LSE's stores moved after O's (lse_after_output, below; seventh
-//   session): the two together +1–2.5 % at N = 1k, so D = 64 now stores by TMA too. The unmasked D = 256 kernel's ping-pong
-//   consumers spill at 240 registers when they issue the TMA stores themselves (ptxas: 8-20
-//   bytes in every form tried; that build measured +4.5 %), so there the producer issues them
-//   (producer_stores, below): 0 spills, measured +4-10 % non-causal against the register stores
-//   (docs/perf-notes.md "v9", two calls of two runs each).
+//   session): the two together +1–2.5 % at N = 1k, so D = 64 now stores by TMA too. The
+//   unmasked D = 256 kernel's ping-pong consumers spill at 240 registers when they issue the
+//   TMA stores themselves (ptxas: 8-20 bytes in every form tried; that build measured +4.5 %),
+//   so there the producer issues them (producer_stores, below): 0 spills, measured +4-10 %
+//   non-causal against the register stores (docs/perf-notes.md "v9", two calls of two runs
+//   each).
 //
 // Work widths. A bucket's shared-memory layout and TMA boxes are the bucket's, but the kernel is
 // also compiled for narrower *work widths* W = round_up(D, 16) < bucket: Q·Kᵀ runs W/16 wgmma
@@ -166,22 +167,54 @@ struct TileConfig;
 
 template <>
 struct TileConfig<64> {
-  static constexpr TileShape kShape{192, 128, 3, true, true, true, true,
-                                    false, false, true, false, true, 6, 1};
+  static constexpr TileShape kShape{.block_m = 192,
+                                    .block_n = 128,
+                                    .stages = 3,
+                                    .ping_pong = true,
+                                    .ping_pong_masked = true,
+                                    .tma_store = true,
+                                    .tma_store_masked = true,
+                                    .lse_after_output = true,
+                                    .first_tile_coverage = true,
+                                    .one_pair_groups_max_m_blocks = 6,
+                                    .small_n_pairs_per_query_tile = 1};
 };
 template <>
 struct TileConfig<128> {
-  static constexpr TileShape kShape{128, 128, 2, true, true, true, true,
-                                    false, true, false, false, true, 8};
+  static constexpr TileShape kShape{.block_m = 128,
+                                    .block_n = 128,
+                                    .stages = 2,
+                                    .ping_pong = true,
+                                    .ping_pong_masked = true,
+                                    .tma_store = true,
+                                    .tma_store_masked = true,
+                                    .pin_pv_wait_unmasked = true,
+                                    .first_tile_coverage = true,
+                                    .one_pair_groups_max_m_blocks = 8};
 };
 template <>
 struct TileConfig<192> {
-  static constexpr TileShape kShape{128, 96, 2, true, true, true, true};
+  static constexpr TileShape kShape{.block_m = 128,
+                                    .block_n = 96,
+                                    .stages = 2,
+                                    .ping_pong = true,
+                                    .ping_pong_masked = true,
+                                    .tma_store = true,
+                                    .tma_store_masked = true};
 };
 template <>
 struct TileConfig<256> {
-  static constexpr TileShape kShape{128, 80, 2, true, false, true, true,
-                                    true, false, false, true, true, 8};
+  static constexpr TileShape kShape{.block_m = 128,
+                                    .block_n = 80,
+                                    .stages = 2,
+                                    .ping_pong = true,
+                                    .ping_pong_masked = false,
+                                    .tma_store = true,
+                                    .tma_store_masked = true,
+                                    .producer_stores = true,
+                                    .divided_tile_decode = true,
+                                    .first_tile_coverage = true,
+                                    .one_pair_groups_max_m_blocks = 8};
 };
 
 // Online-softmax rescale threshold in powers of two (forward_kernel.cuh, online_softmax and
