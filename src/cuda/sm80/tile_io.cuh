@@ -267,7 +267,12 @@ struct TensorExtent {
 };
 
 inline constexpr int kWordBytes = 16;  // the aligned word, = one chunk
-inline constexpr int kWordsPerChunk = kWordBytes / 4;
+// The realignment works on 32-bit registers: an aligned word is kWordsPerChunk of them, and a
+// byte offset inside it is a register shift (offset / kRegisterBytes) plus a funnel shift of
+// (offset % kRegisterBytes) bytes (offsets are 0..15: masks and divisions by powers of two).
+inline constexpr int kRegisterBytes = 4;
+inline constexpr unsigned kBitsPerByte = 8;
+inline constexpr int kWordsPerChunk = kWordBytes / kRegisterBytes;
 inline constexpr std::uintptr_t kWordMask = kWordBytes - 1;
 
 // Bytes per staged row of a tile kWidth elements wide (tile_config.hpp reserves them).
@@ -294,9 +299,10 @@ inline __device__ __noinline__ void copy_word_within_tensor(std::uint32_t destin
     std::uint32_t bits = 0;
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      const int byte = 4 * w + kBytesPerElement * half;
+      const int byte = kRegisterBytes * w + kBytesPerElement * half;
       if (byte < bytes && word + byte >= tensor_begin) {
-        bits |= std::uint32_t{__ldg(elements + 2 * w + half)} << (16 * half);
+        bits |= std::uint32_t{__ldg(elements + 2 * w + half)}
+                << (kBitsPerByte * kBytesPerElement * half);
       }
     }
     parts[w] = bits;
@@ -324,9 +330,9 @@ __device__ __forceinline__ uint4 realign_pair_selecting(const uint4& low, const 
                                                         int offset) {
   const std::uint32_t words[2 * kWordsPerChunk] = {low.x,  low.y,  low.z,  low.w,
                                                    high.x, high.y, high.z, high.w};
-  const bool by_two_words = (offset & 8) != 0;
-  const bool by_one_word = (offset & 4) != 0;
-  const auto bit_shift = static_cast<unsigned>(offset & 3) * 8;
+  const bool by_two_words = (offset & (2 * kRegisterBytes)) != 0;
+  const bool by_one_word = (offset & kRegisterBytes) != 0;
+  const auto bit_shift = static_cast<unsigned>(offset & (kRegisterBytes - 1)) * kBitsPerByte;
   std::uint32_t shifted_two[kWordsPerChunk + 2];
 #pragma unroll
   for (int i = 0; i < kWordsPerChunk + 2; ++i) {
@@ -459,13 +465,13 @@ class UnalignedTileStage {
       }
     };
     if constexpr (kWarpUniformOffset) {
-      const auto bit_shift = static_cast<unsigned>(offset & 3) * 8;
+      const auto bit_shift = static_cast<unsigned>(offset & (kRegisterBytes - 1)) * kBitsPerByte;
       auto by_words = [&](auto word_shift) {
         realign_tile([&](const uint4& low, const uint4& high) {
           return realign_pair<decltype(word_shift)::value>(low, high, bit_shift);
         });
       };
-      switch (offset / 4) {
+      switch (offset / kRegisterBytes) {
         case 0: by_words(std::integral_constant<int, 0>{}); break;
         case 1: by_words(std::integral_constant<int, 1>{}); break;
         case 2: by_words(std::integral_constant<int, 2>{}); break;
