@@ -257,6 +257,10 @@ struct Consumer {
   static constexpr int kScoreRegs = kBlockN / 2;
   static constexpr int kOutRegs = kWidth / 2;
   static constexpr int kPChunks = kBlockN / kWgmmaK;
+  // Keys per accumulator group: a thread's registers 4j..4j+3 hold 8-key group j (apply_mask's
+  // layout); the first-tile coverage masks and sums whole groups.
+  static constexpr int kKeysPerGroup = 8;
+  static constexpr int kKeyGroups = kBlockN / kKeysPerGroup;
 
   // S = Q·Kᵀ for this warpgroup's 64 rows. `q_base`: shared address of the warpgroup's rows in
   // column block 0; `k_base`: the K stage.
@@ -301,7 +305,7 @@ struct Consumer {
   // m64nN wgmma: register 4j + 2h + e holds row (warp·16 + lane/4 + 8h), column (8j + 2·(lane%4) + e).
   // Only the 8-key groups [kGroupBegin, kGroupEnd) are tested (the first key tile's coverage,
   // first_tile_coverage, knows the others to be all visible or never read).
-  template <class Mask, int kGroupBegin = 0, int kGroupEnd = kBlockN / 8>
+  template <class Mask, int kGroupBegin = 0, int kGroupEnd = kKeyGroups>
   static FATTN_DEVICE void apply_mask(float (&s)[kScoreRegs], const Mask& mask, int row0,
                                       int col0, int seqlen_k) {
     const int lane = threadIdx.x % kWarpSize;
@@ -322,10 +326,10 @@ struct Consumer {
   // Online softmax over one tile. Updates the running max and sum of the thread's two rows,
   // turns the scores into unnormalized probabilities, and returns the factor by which the
   // previous output must be rescaled. Rows with no visible key so far keep max = -inf; their
-  // probabilities are exp2(-inf) = 0, never NaN. kGroups < kBlockN / 8: only the first kGroups
+  // probabilities are exp2(-inf) = 0, never NaN. kGroups < kKeyGroups: only the first kGroups
   // 8-key groups are read and turned into probabilities (the keys after them are masked for
   // every row of the warpgroup; convert_p gives them P = 0).
-  template <bool kLazyRescale, int kGroups = kBlockN / 8>
+  template <bool kLazyRescale, int kGroups = kKeyGroups>
   static FATTN_DEVICE void online_softmax(float (&s)[kScoreRegs], float (&row_max)[2],
                                           float (&row_sum)[2], float (&correction)[2],
                                           float scale_log2) {
@@ -629,7 +633,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   constexpr bool kFirstTileCoverage = Traits::kShape.first_tile_coverage &&
                                       !std::is_same_v<Mask, NoMask> && !kHeadsAsColumns;
   constexpr int kPrefixKeys = (kBlockN / 2 + kWgmmaK - 1) / kWgmmaK * kWgmmaK;
-  constexpr int kPrefixGroups = kPrefixKeys / 8;
+  constexpr int kPrefixGroups = kPrefixKeys / Math::kKeysPerGroup;
   constexpr int kPrefixChunks = kPrefixKeys / kWgmmaK;
   static_assert(kPrefixKeys < kBlockN, "the prefix leaves keys to skip");
   // Only causal kernels read the row offset (the others compile as before it existed), and only
