@@ -119,6 +119,12 @@ inline constexpr std::int64_t kBalanceRounds = 8;
 // be fetched from HBM once per query block.
 inline constexpr std::int64_t kMinCtasPerHead = 4;
 
+// A group size of at least one pair and at most the launch's pairs.
+inline int clamp_to_pairs(std::int64_t pairs, std::int64_t total_pairs) {
+  return static_cast<int>(
+      std::clamp<std::int64_t>(pairs, 1, std::max<std::int64_t>(total_pairs, 1)));
+}
+
 // Pairs per group. Unmasked (every tile costs the same): 1, i.e. a head's query blocks run side
 // by side and share its K/V through L2 as they stream it; measured on an H100 against groups
 // sized to L2, this was 0–23% faster (largest at N = 512; docs/perf-notes.md, sm90). Masked: as
@@ -150,8 +156,7 @@ inline int heads_per_group(std::int64_t l2_bytes, std::int64_t kv_bytes_per_pair
                            std::int64_t small_n_pairs_per_query_tile = 0) {
   if (!uneven_costs) return 1;
   if (num_m_blocks <= one_pair_groups_max_m_blocks) {
-    const std::int64_t pairs = small_n_pairs_per_query_tile * num_m_blocks;
-    return static_cast<int>(std::clamp<std::int64_t>(pairs, 1, std::max<std::int64_t>(total_pairs, 1)));
+    return clamp_to_pairs(small_n_pairs_per_query_tile * num_m_blocks, total_pairs);
   }
   const std::int64_t fits_l2 =
       std::max<std::int64_t>(1, l2_bytes / 2 / std::max<std::int64_t>(kv_bytes_per_pair, 1));
@@ -162,7 +167,7 @@ inline int heads_per_group(std::int64_t l2_bytes, std::int64_t kv_bytes_per_pair
     const std::int64_t pairs_per_whole_rounds = ctas / std::gcd(num_m_blocks, ctas);
     pairs = (pairs + pairs_per_whole_rounds - 1) / pairs_per_whole_rounds * pairs_per_whole_rounds;
   }
-  return static_cast<int>(std::clamp<std::int64_t>(pairs, 1, std::max<std::int64_t>(total_pairs, 1)));
+  return clamp_to_pairs(pairs, total_pairs);
 }
 
 }  // namespace fattn::detail::sm90
