@@ -187,8 +187,9 @@ class _EagerAttention(torch.autograd.Function):
     0.25-0.34, enough to leave the GPU waiting at N = 512. Eager calls take this path;
     torch.compile traces the custom ops (attention() below)."""
 
-    # The 7 options travel as one tuple argument: Function.apply inspects every argument on
-    # each call, and they are no tensors.
+    # The _OPTION_COUNT options travel as one tuple argument: Function.apply inspects every
+    # argument on each call, and they are no tensors. backward() therefore returns one gradient
+    # per forward() argument: dq, dk, dv and None for the options tuple.
     @staticmethod
     def forward(ctx, q, k, v, options):
         output = _run_forward(q, k, v, *options)
@@ -201,8 +202,8 @@ class _EagerAttention(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dout, _dlse):
         if dout is None:  # no gradient reached out: zero gradients, which autograd spells None
-            return None, None, None, None
-        return _gradients(ctx, dout, _run_backward) + (None,)
+            return None, None, None, None  # dq, dk, dv, options
+        return _gradients(ctx, dout, _run_backward) + (None,)  # no gradient for the options
 
 
 # Eager calls run _EagerAttention / _run_backward; inside torch.compile the custom ops, which
