@@ -281,9 +281,9 @@ TEST(Sm90Scheduler, GroupSizes) {
   EXPECT_EQ(heads_per_group(kL2, 256 << 10, 1000, 4, 132, true, 8), 1);
   EXPECT_EQ(heads_per_group(kL2, 512 << 10, 256, 8, 132, true, 8), 1);
   EXPECT_EQ(heads_per_group(kL2, 1 << 20, 128, 16, 132, true, 8), 33);
-  // D = 64's sweep at N = 512 / 1k (bf16, H = 32, B·N = 16k; 192-row tiles: 3 / 6 per pair),
-  // which its TileShape leaves on the rule: 200 / 100 pairs fit half of L2, rounded up to whole
-  // rounds of 44 / 22 pairs.
+  // D = 64's sweep at N = 512 / 1k (bf16, H = 32, B·N = 16k; 192-row tiles: 3 / 6 per pair)
+  // under the rule alone (before v20 gave D = 64's TileShape the small-N groups below): 200 / 100
+  // pairs fit half of L2, rounded up to whole rounds of 44 / 22 pairs.
   EXPECT_EQ(heads_per_group(kL2, 128 << 10, 1024, 3, 132, true), 220);
   EXPECT_EQ(heads_per_group(kL2, 256 << 10, 512, 6, 132, true), 110);
   // With small_n_pairs_per_query_tile = 1 (D = 64's TileShape up to 6 query tiles): as many
@@ -483,8 +483,9 @@ INSTANTIATE_TEST_SUITE_P(
         Sm90Case{"first_tile_d128_window_gqa", DType::float16, 1, 400, 650, 4, 2, 128, false,
                  Window{70, 20}, 0},
         // Causal D = 64 at N = 512 with more tiles (414) than SMs and 138 pairs: one group under
-        // the masked rule, several (the last one partial) under the small-N groups prepared in
-        // bench/results/sm90-fwd-h100-2026-11-23-s11c (132 + 6 or 46 x 3 pairs); GQA.
+        // the masked rule, 46 groups of 3 pairs under the small-N groups D = 64 takes since v20
+        // (bench/results/sm90-fwd-h100-2026-11-23-s11c, whose other candidate made 132 + 6, the
+        // last group partial); GQA.
         Sm90Case{"small_n_groups_d64_causal_gqa", DType::bfloat16, 3, 512, 512, 46, 23, 64, true,
                  kNoWindow, 0}),
     [](const ::testing::TestParamInfo<Sm90Case>& info) { return std::string(info.param.name); });
