@@ -253,27 +253,17 @@ struct WidthTileConfig {
 // Widths 208 and 224 (D = 193..224): O takes 104 / 112 registers instead of 128, and the masked
 // kernels fit ping-pong (ptxas: 0 spills at 240 registers), which the D = 256 masked kernels
 // cannot. Width 240 cannot either (ptxas: 40 bytes spilled in the windowed kernels).
+constexpr TileShape with_masked_ping_pong(TileShape shape) {
+  shape.ping_pong_masked = true;
+  return shape;
+}
 template <>
 struct WidthTileConfig<256, 208> {
-  static constexpr TileShape kShape{128, 80, 2, true, true, TileConfig<256>::kShape.tma_store,
-                                    TileConfig<256>::kShape.tma_store_masked,
-                                    TileConfig<256>::kShape.producer_stores,
-                                    TileConfig<256>::kShape.pin_pv_wait_unmasked,
-                                    TileConfig<256>::kShape.lse_after_output,
-                                    TileConfig<256>::kShape.divided_tile_decode,
-                                    TileConfig<256>::kShape.first_tile_coverage,
-                                    TileConfig<256>::kShape.one_pair_groups_max_m_blocks};
+  static constexpr TileShape kShape = with_masked_ping_pong(TileConfig<256>::kShape);
 };
 template <>
 struct WidthTileConfig<256, 224> {
-  static constexpr TileShape kShape{128, 80, 2, true, true, TileConfig<256>::kShape.tma_store,
-                                    TileConfig<256>::kShape.tma_store_masked,
-                                    TileConfig<256>::kShape.producer_stores,
-                                    TileConfig<256>::kShape.pin_pv_wait_unmasked,
-                                    TileConfig<256>::kShape.lse_after_output,
-                                    TileConfig<256>::kShape.divided_tile_decode,
-                                    TileConfig<256>::kShape.first_tile_coverage,
-                                    TileConfig<256>::kShape.one_pair_groups_max_m_blocks};
+  static constexpr TileShape kShape = with_masked_ping_pong(TileConfig<256>::kShape);
 };
 
 // The work width of a head dim: wgmma's k-step is 16 columns.
