@@ -5,31 +5,8 @@
 # same with candidate-m.patch / candidate-r3.patch applied. ptxas reports in
 # build-h11c/shims/<name>/ptxas.log (compare them: the candidates change host code only).
 #   bash bench/results/sm90-fwd-h100-2026-11-23-s11c/build-shims.sh [commit] [jobs (default 2)]
+# (The steps are bench/sm90_candidates_build.sh's, with this folder's candidates.)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
-R=bench/results/sm90-fwd-h100-2026-11-23-s11c
-B=build-h11c
-commit=${1:-HEAD}
-jobs=${2:-2}
-source bench/shim_build_common.sh
-rm -rf $B/trees $B/shims $B/stage
-for v in cur m r3; do
-  mkdir -p $B/trees/$v
-  git archive "$commit" src include tests/cuda/test_sm90_forward.cpp | tar -x -C $B/trees/$v
-  if [ $v != cur ]; then (cd $B/trees/$v && patch -s -p1 < "../../../$R/candidate-$v.patch"); fi
-done
-mkdir -p $B/stage $B/carry
-for v in cur m r3; do
-  root=$PWD/$B/trees/$v
-  flags=(-std=c++20 -O3 -lineinfo "-I$root/src" "-I$root/include" -Ibench --expt-relaxed-constexpr
-         -Xcompiler -fPIC "-gencode=arch=compute_90a,code=sm_90a" -Xptxas -v)
-  build_shim $B/shims/$v "$jobs" libsm90timeline.so "${flags[*]}" \
-    "$root/src/cuda/instantiations/sm90_fwd_d64_bf16.cu" \
-    "$root/src/cuda/instantiations/sm90_fwd_d128_bf16.cu" \
-    "$root/src/cuda/instantiations/sm90_fwd_d256_bf16.cu" \
-    "$root/src/cuda/sm90/tensor_map.cu" "$root/src/api/types.cpp" bench/sm90_timeline_shim.cu
-  cp $B/shims/$v/libsm90timeline.so $B/stage/$v.so
-done
-tar -cJf $B/carry/shims.tar.xz -C $B/stage cur.so m.so r3.so
-rm -rf $B/stage
-ls -la $B/carry
+exec bash bench/sm90_candidates_build.sh bench/results/sm90-fwd-h100-2026-11-23-s11c build-h11c \
+  "${1:-HEAD}" "${2:-2}" m r3

@@ -14,41 +14,9 @@
 # 2. ncu at D = 256 N = 512 causal and 1k causal (duration, DRAM bytes, grid), if time allows.
 # Writes only $OUT/fwd90d.tar.xz (logs, JSON, ncu CSV) and $OUT/fwd90d-summary.md.
 # ~40 s expected, at most ~90 s.
-#   bash bench/results/sm90-fwd-h100-2026-11-23-s11d/call-command.sh
+# (The steps are bench/sm90_candidates_call.sh's, with this call's contestants and points.)
 cd "$(dirname "$0")/../../.." || exit 1
-R=bench/results/sm90-fwd-h100-2026-11-23-s11d
-W=$(mktemp -d /tmp/fwd90d.XXXXXX)
-start=$SECONDS
-if ! tar -xJf build-h11d/carry/shims.tar.xz -C "$W"; then
-  echo "fwd90d: build-h11d/carry/shims.tar.xz missing (carry build-h11d/carry)" |
-    tee "$OUT/fwd90d-summary.md"
-  exit 1
-fi
-nvidia-smi --query-gpu=name,clocks.max.sm,clocks.sm --format=csv,noheader > "$W/gpu.txt" 2>&1
-S=bench/sm90_vs_cudnn.py
-B=(--bench --no-flash --points "256,512,1;256,1024,1;256,2048,1;256,512,0" --rounds 20
-   --same-outputs)
-timeout 30 python3 $S --lib cur="$W/cur.so" --lib g33="$W/g33.so" --lib c128="$W/c128.so" \
-  "${B[@]}" --json "$W/ab1.json" > "$W/ab1.log" 2>&1
-echo "ab1 rc $? at $((SECONDS - start)) s" >> "$W/steps.txt"
-timeout 30 python3 $S --lib c128="$W/c128.so" --lib g33="$W/g33.so" --lib cur="$W/cur.so" \
-  "${B[@]}" --json "$W/ab2.json" > "$W/ab2.log" 2>&1
-echo "ab2 rc $? at $((SECONDS - start)) s" >> "$W/steps.txt"
-left=$((85 - (SECONDS - start)))
-if [ "$left" -ge 15 ]; then
-  M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
-  M=$M,lts__t_sector_hit_rate.pct,launch__grid_size
-  timeout "$left" ncu --metrics $M --clock-control none -k regex:'forward_kernel|fprop' --csv \
-    python3 bench/sm90_small_n_ncu.py --lib cur="$W/cur.so" --lib g33="$W/g33.so" \
-    --lib c128="$W/c128.so" --points "256,512,1;256,1024,1" > "$W/ncu.csv" 2> "$W/ncu.err"
-  echo "ncu rc $? at $((SECONDS - start)) s" >> "$W/steps.txt"
-else
-  echo "ncu skipped: $left s left" >> "$W/steps.txt"
-fi
-{
-  python3 $R/summarize.py "$W"
-  echo; echo "GPU: $(cat "$W/gpu.txt")"; echo; sed 's/^/- /' "$W/steps.txt"
-} > "$OUT/fwd90d-summary.md" 2>&1
-rm -f "$W"/*.so
-tar -cJf "$OUT/fwd90d.tar.xz" -C "$W" . && rm -rf "$W"
-cat "$OUT/fwd90d-summary.md"
+CAND_TAG=fwd90d CAND_BUILD=build-h11d CAND_NAMES="g33 c128" CAND_RUN_S=30 \
+  CAND_POINTS="256,512,1;256,1024,1;256,2048,1;256,512,0" CAND_NCU_POINTS="256,512,1;256,1024,1" \
+  CAND_TITLE="h11-fwd90d: D = 256 small-N launches (cur = HEAD, g33 = candidate-g33.patch, c128 = candidate-c128.patch)" \
+  exec bash bench/sm90_candidates_call.sh

@@ -1,19 +1,19 @@
 #!/usr/bin/env python3
-"""The short summary of call-command.sh: bench/sm90_vs_cudnn.py's two JSON reports (run 2 with
-the contestants in reverse order) and, where it came back, the ncu CSV of
-bench/sm90_small_n_ncu.py, as one markdown page.
+"""The short summary of bench/sm90_candidates_call.sh: bench/sm90_vs_cudnn.py's two JSON reports
+(run 2 with the contestants in reverse order) and, where it came back, the ncu CSV of
+bench/sm90_small_n_ncu.py, as one markdown page. "cur" is the baseline; every candidate is
+reported against it and against cuDNN.
 
-  python3 summarize.py <work dir with ab1.json, ab2.json, ncu.csv> > fwd90c-summary.md
+  python3 bench/sm90_candidates_summary.py --candidates m,r3 --title "..." <work dir> > summary.md
 """
 
+import argparse
 import csv
 import json
 import math
 import os
 import re
-import sys
 
-OURS = ("cur", "m", "r3")
 NCU_METRICS = {"gpu__time_duration.sum": "duration", "dram__bytes_read.sum": "DRAM read",
                "dram__bytes_write.sum": "DRAM write", "lts__t_sector_hit_rate.pct": "L2 hit %",
                "launch__grid_size": "grid"}
@@ -57,7 +57,8 @@ def geomean(values):
     return math.exp(sum(map(math.log, values)) / len(values)) if values else float("nan")
 
 
-def bench_section(work):
+def bench_section(work, candidates):
+    ours = ("cur", *candidates)
     runs = []
     for name in ("ab1.json", "ab2.json"):
         rows, error = load_rows(os.path.join(work, name))
@@ -65,30 +66,29 @@ def bench_section(work):
             print(f"- {error}")
         runs.append({key(r): r for r in rows})
     points = sorted(set().union(*[set(r) for r in runs]), key=lambda p: (not p[2], p[1], p[0]))
-    print("\n| D | N | causal | m/cur | r3/cur | cur/cuDNN | m/cuDNN | r3/cuDNN | cur TFLOP/s | "
-          "same outputs |")
-    print("|---" * 10 + "|")
-    ratios = {"m/cur": [], "r3/cur": []}
+    ratio_cols = [f"{c}/cur" for c in candidates] + [f"{n}/cuDNN" for n in ours]
+    print("\n| D | N | causal | " + " | ".join(ratio_cols) + " | cur TFLOP/s | same outputs |")
+    print("|---" * (len(ratio_cols) + 5) + "|")
+    ratios = {f"{c}/cur": [] for c in candidates}
     for point in points:
-        cells = {c: [] for c in ("m/cur", "r3/cur", "cur/cuDNN", "m/cuDNN", "r3/cuDNN", "cur",
-                                 "same")}
+        cells = {c: [] for c in ratio_cols + ["cur", "same"]}
         for run in runs:
             row = run.get(point)
             if not row:
                 for c in cells:
                     cells[c].append("-")
                 continue
-            cells["m/cur"].append(f"{row['m'] / row['cur']:.3f}")
-            cells["r3/cur"].append(f"{row['r3'] / row['cur']:.3f}")
-            for name in OURS:
+            for c in candidates:
+                cells[f"{c}/cur"].append(f"{row[c] / row['cur']:.3f}")
+            for name in ours:
                 cells[f"{name}/cuDNN"].append(f"{row[name] / row['cudnn']:.3f}")
             cells["cur"].append(f"{row['cur']:.1f}")
             same = row.get("same_outputs", {})
             cells["same"].append(" ".join(f"{n} {'yes' if ok else 'NO'}" for n, ok in same.items())
                                  or "-")
             if point[2] and point[1] <= 1024:
-                ratios["m/cur"].append(row["m"] / row["cur"])
-                ratios["r3/cur"].append(row["r3"] / row["cur"])
+                for c in candidates:
+                    ratios[f"{c}/cur"].append(row[c] / row["cur"])
         D, N, causal = point
         print(f"| {D} | {N} | {'yes' if causal else 'no'} | " +
               " | ".join(" / ".join(cells[c]) for c in cells) + " |")
@@ -127,13 +127,16 @@ def ncu_section(work):
 
 
 def main():
-    work = sys.argv[1]
-    print("# h11-fwd90c: D = 64 scheduler groups (cur = HEAD, m = candidate-m.patch, "
-          "r3 = candidate-r3.patch)\n")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("work", help="folder with ab1.json, ab2.json and ncu.csv")
+    parser.add_argument("--candidates", required=True, help="comma-separated contestant names")
+    parser.add_argument("--title", required=True, help="the page's heading")
+    args = parser.parse_args()
+    print(f"# {args.title}\n")
     print("Ratios run 1 / run 2 (run 2: contestants in reverse order); bench/sm90_vs_cudnn.py "
           "in turns, bf16, B·N = 16k, H·D = 2048.")
-    bench_section(work)
-    ncu_section(work)
+    bench_section(args.work, args.candidates.split(","))
+    ncu_section(args.work)
 
 
 if __name__ == "__main__":
