@@ -5,6 +5,7 @@ CUDA-event timing and the bf16 GEMM ceiling. Imported by those scripts from thei
 import contextlib
 import ctypes
 import json
+import os
 import statistics
 
 import torch
@@ -30,6 +31,15 @@ SM80_BACKWARD_ARGTYPES = ([ctypes.c_void_p] * 9 + [ctypes.c_int] + [ctypes.c_int
                           [ctypes.POINTER(ctypes.c_int64)] +
                           [ctypes.c_float, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
                            ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int])
+
+
+def load_forward_shim(path, symbol="fattn_sm90_forward"):
+    """A bench shim (ctypes library) with its forward entry point typed (FORWARD_ARGTYPES)."""
+    lib = ctypes.CDLL(os.path.abspath(path))
+    entry = getattr(lib, symbol)
+    entry.argtypes = FORWARD_ARGTYPES
+    entry.restype = ctypes.c_int
+    return lib
 
 
 def int_list(text):

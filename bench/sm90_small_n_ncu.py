@@ -42,10 +42,7 @@ def main():
     libs = {}
     for item in args.lib:
         name, path = item.split("=", 1)
-        lib = ctypes.CDLL(os.path.abspath(path))
-        lib.fattn_sm90_forward.argtypes = common.FORWARD_ARGTYPES
-        lib.fattn_sm90_forward.restype = ctypes.c_int
-        libs[name] = lib
+        libs[name] = common.load_forward_shim(path)
     error = ctypes.create_string_buffer(common.ERROR_BYTES)
     for point in args.points.split(";"):
         D, N, causal = (int(x) for x in point.split(","))

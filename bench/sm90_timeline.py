@@ -612,18 +612,13 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     libs = {}
     for key in ("plain", "timeline"):
-        lib = ctypes.CDLL(os.path.abspath(getattr(args, key)))
-        lib.fattn_sm90_forward.argtypes = common.FORWARD_ARGTYPES
-        lib.fattn_sm90_forward.restype = ctypes.c_int
+        lib = common.load_forward_shim(getattr(args, key))
         lib.fattn_sm90_timeline_set.argtypes = [ctypes.c_void_p, ctypes.c_int]
         libs[key] = lib
     extras = {}
     for item in args.extra:
         extra_name, path = item.split("=", 1)
-        lib = ctypes.CDLL(os.path.abspath(path))
-        lib.fattn_sm90_forward.argtypes = common.FORWARD_ARGTYPES
-        lib.fattn_sm90_forward.restype = ctypes.c_int
-        extras[extra_name] = lib
+        extras[extra_name] = common.load_forward_shim(path)
     if libs["timeline"].fattn_sm90_timeline_tracks() == 0:
         raise SystemExit("--timeline: that shim was built without FATTN_SM90_TIMELINE")
     ok = True

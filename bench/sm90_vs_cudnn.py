@@ -29,7 +29,7 @@ import sys
 import torch
 
 import kernel_bench_common as common
-from kernel_bench_common import (DTYPES, ERROR_BYTES, FORWARD_ARGTYPES, LSE_TOLERANCE, TOLERANCE,
+from kernel_bench_common import (DTYPES, ERROR_BYTES, LSE_TOLERANCE, TOLERANCE,
                                  int_list, make, mask_name, mask_of)
 
 time_ms = functools.partial(common.time_ms, reps=10, inner=10, warmup=3)
@@ -98,11 +98,8 @@ def power_probe(lib, point, seconds):
 
 class Sm90:
     def __init__(self, path):
-        self.lib = ctypes.CDLL(path)
-        f = self.lib.fattn_sm90_forward
-        f.argtypes = FORWARD_ARGTYPES
-        f.restype = ctypes.c_int
-        self.fn = f
+        self.lib = common.load_forward_shim(path)
+        self.fn = self.lib.fattn_sm90_forward
         self.error = ctypes.create_string_buffer(ERROR_BYTES)
 
     def forward(self, q, k, v, out, lse, dtype, scale, causal=False, left=-1, right=-1):
