@@ -99,21 +99,19 @@ timeout 30 "$TESTS" --gtest_filter='*cuda_sm80*D129*:*Sm80Backward*129*' --gtest
 echo "cuda_sm80 matrix at D = 129 exit $?"
 grep -E "^\[  (FAILED|PASSED)|tests ran" "$LOGS/tests-matrix.log" | head -20
 
-step memcheck
-if within_budget; then
-  timeout 90 "$SANITIZER" --tool memcheck --error-exitcode 1 --print-limit 20 "$TESTS" \
-    --gtest_filter='Misaligned/Sm80ForwardShapes.*:*cuda_sm80_small*D129*' \
-    > "$LOGS/memcheck.log" 2>&1
-  echo "memcheck exit $?"; grep -E "ERROR SUMMARY|PASSED|FAILED" "$LOGS/memcheck.log" | head -5
-fi
-
-step racecheck
-if within_budget; then
-  timeout 120 "$SANITIZER" --tool racecheck --error-exitcode 1 --print-limit 20 "$TESTS" \
-    --gtest_filter="${RACECHECK_FILTER:-Misaligned/Sm80ForwardShapes.*:*cuda_sm80_small*D129*}" \
-    > "$LOGS/racecheck.log" 2>&1
-  echo "racecheck exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$LOGS/racecheck.log" | head -5
-fi
+# sanitize <tool> <seconds> <gtest filter>: one compute-sanitizer run of the test binary.
+sanitize() {
+  step "$1"
+  if within_budget; then
+    timeout "$2" "$SANITIZER" --tool "$1" --error-exitcode 1 --print-limit 20 "$TESTS" \
+      --gtest_filter="$3" > "$LOGS/$1.log" 2>&1
+    echo "$1 exit $?"
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$LOGS/$1.log" | head -5
+  fi
+}
+PACKED_ROW_CASES='Misaligned/Sm80ForwardShapes.*:*cuda_sm80_small*D129*'
+sanitize memcheck 90 "$PACKED_ROW_CASES"
+sanitize racecheck 120 "${RACECHECK_FILTER:-$PACKED_ROW_CASES}"
 
 step bench
 PACKAGE="$(package "$BUILD")"
