@@ -487,6 +487,28 @@ INSTANTIATE_TEST_SUITE_P(
         // (bench/results/sm90-fwd-h100-2026-11-23-s11c, whose other candidate made 132 + 6, the
         // last group partial); GQA.
         Sm90Case{"small_n_groups_d64_causal_gqa", DType::bfloat16, 3, 512, 512, 46, 23, 64, true,
+                 kNoWindow, 0},
+        // Key tiles walked from the first in even rounds (tile_config.hpp,
+        // keys_ascending_even_rounds: masked D = 128 / 256 launches of <= 8 query tiles per
+        // pair). Launches of fewer tiles than SMs run round 0 only, all ascending (so do the
+        // first-tile cases above); these take two to three rounds on 132 SMs, so that both
+        // walks run in one launch: aligned causal (the diagonal step last, with and without
+        // coverage), ragged N = 1013 with GQA, bottom-right causal with more queries than keys
+        // (fully masked rows: zeros, LSE -inf) and with more keys than queries, a window, and
+        // N = 17 (one key tile).
+        Sm90Case{"keys_ascending_d256_causal_rounds", DType::bfloat16, 9, 512, 512, 8, 8, 256,
+                 true, kNoWindow, 0},
+        Sm90Case{"keys_ascending_d128_causal_rounds", DType::float16, 9, 512, 512, 8, 8, 128,
+                 true, kNoWindow, 0},
+        Sm90Case{"keys_ascending_d128_causal_1013_gqa", DType::float16, 5, 1013, 1013, 8, 4, 128,
+                 true, kNoWindow, 0},
+        Sm90Case{"keys_ascending_d256_more_queries", DType::bfloat16, 4, 1013, 600, 8, 8, 256,
+                 true, kNoWindow, 0},
+        Sm90Case{"keys_ascending_d128_more_keys", DType::bfloat16, 4, 600, 1013, 8, 8, 128, true,
+                 kNoWindow, 0},
+        Sm90Case{"keys_ascending_d256_window_gqa", DType::float16, 3, 1013, 1013, 6, 2, 256,
+                 false, Window{200, 30}, 0},
+        Sm90Case{"keys_ascending_d256_n17", DType::float16, 40, 17, 17, 4, 4, 256, true,
                  kNoWindow, 0}),
     [](const ::testing::TestParamInfo<Sm90Case>& info) { return std::string(info.param.name); });
 

@@ -17,7 +17,8 @@
 //
 // Key tiles are walked from the last to the first, so the tiles that need per-element masking
 // (the diagonal of a causal mask, the ragged end of the keys) come first and the rest run
-// without mask arithmetic. Fully masked tiles are never loaded.
+// without mask arithmetic; small-N masked launches walk them from the first in every other round
+// (tile_config.hpp, keys_ascending_even_rounds). Fully masked tiles are never loaded.
 //
 // Epilogue (tile_config.hpp, tma_store): each consumer writes O / l with stmatrix into a
 // 128-byte-swizzled shared-memory tile and one thread stores it with a TMA store per 64
@@ -636,6 +637,17 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   constexpr int kPrefixGroups = kPrefixKeys / Math::kKeysPerGroup;
   constexpr int kPrefixChunks = kPrefixKeys / kWgmmaK;
   static_assert(kPrefixKeys < kBlockN, "the prefix leaves keys to skip");
+  // TileShape::keys_ascending_even_rounds: where a masked launch runs one pair per scheduler
+  // group (num_m_blocks <= one_pair_groups_max_m_blocks, no small_n_pairs_per_query_tile), the
+  // tiles of even rounds walk their key tiles from the first up, the diagonal last. Not the
+  // heads-as-columns kernels (rare layouts, no first-tile coverage either).
+  constexpr bool kAscendingRounds = Traits::kShape.keys_ascending_even_rounds &&
+                                    Traits::kShape.small_n_pairs_per_query_tile == 0 &&
+                                    !std::is_same_v<Mask, NoMask> && !kHeadsAsColumns;
+  auto keys_ascending = [&](int round) {
+    return kAscendingRounds && (round & 1) == 0 &&
+           params.num_m_blocks <= Traits::kShape.one_pair_groups_max_m_blocks;
+  };
   // Only causal kernels read the row offset (the others compile as before it existed), and only
   // there can a consumer's rows lie below row 0.
   constexpr bool kRowsBelowZero =
@@ -742,6 +754,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
           decode_tile<kBlockM, kBlockN, kDividedDecode>(
               scheduler, divisors, mask, tile, params.seqlen_q, row_offset);
       if (last_tile == first_tile) continue;  // fully masked: the consumers write zeros
+      const bool ascending = keys_ascending(round);
       FATTN_TIMELINE_MARK(kProducerTileStart, tile);
       // q_round counts the tiles with loads. Where O reuses the V ring, the first V of the j-th
       // such tile waits until the consumers' TMA stores of tile j - 1 have read it (phase j - 1
@@ -763,6 +776,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       }
       FATTN_TIMELINE_MARK(kQIssued, 0);
       for (int n = last_tile - 1; n >= first_tile; --n, ++kv_iteration) {
+        // The key tile of this step: n, or its mirror where the tile walks its keys ascending.
+        const int key_tile = ascending ? first_tile + last_tile - 1 - n : n;
         const RingSlot slot = ring_slot<kStages>(kv_iteration);
         std::uint8_t* k_dst = smem + Traits::kKOffset + slot.stage * Traits::kKvTileBytes;
         std::uint8_t* v_dst = smem + Traits::kVOffset + slot.stage * Traits::kKvTileBytes;
@@ -772,7 +787,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
 #pragma unroll
         for (int b = 0; b < Traits::kColumnBlocks; ++b) {
           tma_load_4d(&tma_k, &bars->k_full[slot.stage], k_dst + b * Traits::kKvColumnBlockBytes,
-                      column(params.k_columns, kv_head, b), n * kBlockN,
+                      column(params.k_columns, kv_head, b), key_tile * kBlockN,
                       head_coordinate(kv_head), batch);
         }
         FATTN_TIMELINE_MARK(kKIssued, last_tile - 1 - n);
@@ -793,7 +808,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
 #pragma unroll
         for (int b = 0; b < Traits::kColumnBlocks; ++b) {
           tma_load_4d(&tma_v, &bars->v_full[slot.stage], v_dst + b * Traits::kKvColumnBlockBytes,
-                      column(params.v_columns, kv_head, b), n * kBlockN,
+                      column(params.v_columns, kv_head, b), key_tile * kBlockN,
                       head_coordinate(kv_head), batch);
         }
       }
@@ -872,6 +887,10 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         scheduler, divisors, mask, tile, params.seqlen_q, row_offset);
     const auto [head, batch, row_begin, row_end, first_tile, last_tile] = work;
     const int num_tiles = last_tile - first_tile;
+    // The key tile walked at step i: from the last down (the diagonal, where the mask cuts,
+    // at step 0), or from the first up where the tile walks its keys ascending.
+    const bool ascending = keys_ascending(round);
+    auto walked_tile = [&](int i) { return ascending ? first_tile + i : last_tile - 1 - i; };
     FATTN_TIMELINE_MARK(kTileStart, tile);
     // This thread's two rows: r and r + 8 (wgmma accumulator layout).
     const int row0 = row_begin + consumer * kWgmmaM + warp_in_group * 16 + lane / 4;
@@ -926,8 +945,10 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       {
         // The first key tile walked is the rightmost, where the causal diagonal (or a window's
         // right edge) cuts this warpgroup's rows (kFirstTileCoverage): the keys from the end of
-        // what its last row sees on are masked for all its rows.
-        const int first_col0 = (last_tile - 1) * kBlockN;
+        // what its last row sees on are masked for all its rows. Walking ascending, it is the
+        // leftmost: the same tests then hold for it (what the rows see of any one key tile),
+        // and the diagonal takes the loop's full mask.
+        const int first_col0 = walked_tile(0) * kBlockN;
         [[maybe_unused]] bool sees_none = false;
         [[maybe_unused]] bool sees_prefix_only = false;
         if constexpr (kFirstTileCoverage) {
@@ -971,7 +992,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
           if constexpr (kFirstTileCoverage) {
             mask_first_tile(first_col0);
           } else {
-            mask_if_needed(last_tile - 1);
+            mask_if_needed(walked_tile(0));
           }
           Math::template online_softmax<kLazyRescale>(s, row_max, row_sum, correction,
                                                       params.scale_log2);
@@ -999,7 +1020,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         // The last Q·Kᵀ of this tile is done: the producer may load the next tile's Q.
         if (i == num_tiles - 1) release(&bars->q_empty);
         // Only the first tile walked can reach past seqlen_k (ragged_test_first_tile_only).
-        if constexpr (!kRaggedTestFirstTileOnly) mask_if_needed(last_tile - 1 - i);
+        if constexpr (!kRaggedTestFirstTileOnly) mask_if_needed(walked_tile(i));
         Math::template online_softmax<kLazyRescale>(s, row_max, row_sum, correction,
                                                     params.scale_log2);
         // The exponentials run under this warpgroup's P·V only if the wait stays here.

@@ -160,6 +160,23 @@ struct TileShape {
   // Measured in turns (H100, two runs, eleventh session): N = 512 causal +8.0-8.5 % (0.91 ->
   // 0.98-0.99x cuDNN; DRAM reads 237 -> 202 MB), 1k causal +0.4-1.0 %, 2k / 4k / non-causal 1.00.
   int small_n_pairs_per_query_tile = 0;
+  // Masked kernels, where one_pair_groups_max_m_blocks gives one pair per group (and
+  // small_n_pairs_per_query_tile is 0): the tiles of even rounds walk their key tiles from the
+  // first up, the diagonal last (forward_kernel.cuh, keys_ascending). A pair's query tiles cost
+  // 7 / 5 / 4 / 2 key steps at D = 256 N = 512 (1..4 at D = 128) and sit on neighbouring CTAs;
+  // the snake gives each CTA a heavy and a light tile in turn, so even rounds start together
+  // and odd rounds end together. Walking down from the diagonal, a pair's tiles read each key
+  // tile at the same moment only in the end-aligned rounds; in the start-aligned ones they read
+  // the shared key tiles 1-2 steps apart, and L2 evicts them in between (ncu, D = 256 N = 512
+  // causal: 209 MB read against 201 MB of Q, K, V; bench/results/
+  // sm90-fwd-h100-2026-11-23-s11d/NOTES.md). Walking up there, they read key tile j at step j.
+  // The diagonal step then takes the loop's full mask instead of first_tile_coverage (v18:
+  // +-0.4 % at D = 256, +0.5 % at D = 128 N = 512). Measured on an H100 in turns (twelfth
+  // session, bench/results/sm90-fwd-h100-2026-11-23-s12/, two runs): D = 256 causal +3.5-4.1 %
+  // at N = 512 (0.91 -> 0.94-0.95x cuDNN; ncu DRAM reads 205-207 -> 201.4 MB, K/V once),
+  // +6.6-8.1 % at 1k; D = 128 causal +1.8-2.8 % at 512, +2.8-3.8 % at 1k; 2k causal and
+  // non-causal launches unchanged (outputs equal bit for bit, 0.99-1.01).
+  bool keys_ascending_even_rounds = false;
 };
 
 template <int kHeadDimBucket>
@@ -190,7 +207,8 @@ struct TileConfig<128> {
                                     .tma_store_masked = true,
                                     .pin_pv_wait_unmasked = true,
                                     .first_tile_coverage = true,
-                                    .one_pair_groups_max_m_blocks = 8};
+                                    .one_pair_groups_max_m_blocks = 8,
+                                    .keys_ascending_even_rounds = true};
 };
 template <>
 struct TileConfig<192> {
@@ -214,7 +232,8 @@ struct TileConfig<256> {
                                     .producer_stores = true,
                                     .divided_tile_decode = true,
                                     .first_tile_coverage = true,
-                                    .one_pair_groups_max_m_blocks = 8};
+                                    .one_pair_groups_max_m_blocks = 8,
+                                    .keys_ascending_even_rounds = true};
 };
 
 // Online-softmax rescale threshold in powers of two (forward_kernel.cuh, online_softmax and
