@@ -502,11 +502,18 @@ struct BackwardConfig;
 // v17 (ninth session, second round): ScorePassesByQueryTile at 64 (above; H100, bwd in turns
 // beside the v10 table and flash: 1.049 / 1.037 / 1.046 / 1.037 at N = 4k / 4k causal / 16k /
 // 16k causal; GPU tests and sanitizers in the lead's last call, "Backward v17").
+// v22 (eleventh session, second round, h11-bwd80b): StagedEpilogue (above; two 128 x 72
+// tiles, 36 KB of the 162 KB, so sm_80 too): ptxas 0 spills on sm_80 and sm_90a, bf16 and fp16;
+// sm_90a SASS 8 STG.E.128 per thread in the full-width kernels. The mode is a run-time flag at
+// 64, so the deterministic launch takes it too. Measured (twelfth session, h12-bwd80; H100, bf16,
+// B·N = 16384, H·D = 2048, bwd TFLOP/s in turns beside the table before it, 2 rounds): 119.5 /
+// 165.9 / 263.5 / 232.1 against 114.4 / 161.2 / 261.7 / 230.6 at N = 512 causal / 1k causal /
+// 4k / 4k causal (+4.5 / +2.9 / +0.7 / +0.6 %); instrumented epilogue 1,771-1,831 clocks per CTA.
 template <>
 struct BackwardConfig<64>
-    : ScorePassesByQueryTile<DqAtomicsInPhaseB<DqAtomicsFromOneAddress<ZeroStartAccumulators<
-          StridedItemLoads<LightDqRelease<LeanTileLoop<RolledProductB<
-              PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>>>>> {};
+    : StagedEpilogue<ScorePassesByQueryTile<DqAtomicsInPhaseB<DqAtomicsFromOneAddress<
+          ZeroStartAccumulators<StridedItemLoads<LightDqRelease<LeanTileLoop<RolledProductB<
+              PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>>>>>> {};
 // 128: packed Pᵀ (PackedProbabilities) with phase A in one pass, and 32 x 32 dQ warp tiles:
 // 608 instead of 768 KB of ldmatrix per query tile. fwd+bwd 212 / 251 / 261, causal 149 / 205 /
 // 235 against v2's 206 / 243 / 254 and 141 / 191 / 228 (2 query passes, 16 x 64 dQ tiles); the
@@ -580,14 +587,26 @@ struct LargeSharedMemoryBackwardConfig : BackwardConfig<kHeadDimBucket> {};
 // the table as launched and flash: bwd +3.1 / +2.2 / +3.0 / +3.0 % at N = 4k / 4k causal / 16k /
 // 16k causal (fwd+bwd / flash 0.98-1.01 -> 1.00-1.03). At 256 it measured 0.997-1.00 and is not
 // taken there.
-// v21: StagedEpilogue (above) on that tile in the default mode.
+// v21: StagedEpilogue (above) on that tile in the default mode. v22 (h11-bwd80b):
+// ZeroStartAccumulators with it (sm_90a SASS: 126 -> 95 CS2R in the NoMask kernel; 0 spills on
+// sm_80 and sm_90a, bf16 and fp16). Measured (h12-bwd80, in turns beside the v21 table, 2
+// rounds): bwd 135.9 / 187.3 / 296.2 / 275.8 against 135.2 / 185.9 / 290.8 / 273.0 TFLOP/s at
+// N = 512 causal / 1k causal / 4k / 4k causal (+0.5 / +0.7 / +1.8 / +1.0 %).
 struct ScorePassesTile128
     : ScorePassesByQueryTile<WarpSearchedQueryRange<
           KeyTilesSlowestInHeadGroups<LineReductionsTile128, kCausalHeadGroupPairs>>> {};
 template <>
-struct LargeSharedMemoryBackwardConfig<128> : StagedEpilogue<ScorePassesTile128> {};
+struct LargeSharedMemoryBackwardConfig<128>
+    : ZeroStartAccumulators<StagedEpilogue<ScorePassesTile128>> {};
+// v22 (h11-bwd80b): StagedEpilogue at 256 (two 64 x 264 tiles, 66 KB of the 224 KB) in the
+// default mode; the deterministic table keeps the tile without it (its sm_90a WindowMask kernel
+// spilled 4 bytes with it, bf16 and fp16). Measured (h12-bwd80, in turns beside the table before
+// it, 2 rounds): bwd 126.6 / 159.2 / 228.7 / 205.4 against 118.0 / 151.7 / 226.5 / 202.6
+// TFLOP/s at N = 512 causal / 1k causal / 4k / 4k causal (+7.3 / +4.9 / +1.0 / +1.4 %);
+// instrumented epilogue 3,193-3,434 clocks per CTA.
+using RangeSearchTile256 = WarpSearchedQueryRange<LineReductionsTile256>;
 template <>
-struct LargeSharedMemoryBackwardConfig<256> : WarpSearchedQueryRange<LineReductionsTile256> {};
+struct LargeSharedMemoryBackwardConfig<256> : StagedEpilogue<RangeSearchTile256> {};
 
 // The deterministic mode's configuration on the same devices (launch_backward picks it when the
 // problem asks for deterministic gradients; the mode is a run-time flag of the same kernels, so
@@ -617,7 +636,7 @@ struct LargeSharedMemoryDeterministicBackward<128> {
 template <>
 struct LargeSharedMemoryDeterministicBackward<256> {
   using type = QueryTilesDescending<
-      KeyTilesSlowestInHeadGroups<LargeSharedMemoryBackwardConfig<256>, kCausalHeadGroupPairs>>;
+      KeyTilesSlowestInHeadGroups<RangeSearchTile256, kCausalHeadGroupPairs>>;
 };
 
 }  // namespace fattn::detail::sm80
