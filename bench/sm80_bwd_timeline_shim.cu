@@ -51,8 +51,19 @@ constexpr int kZeroStart128Variant = 214;
 // The eleventh session's second round (h11-bwd80b; v22): 221 StagedEpilogue on the default
 // table's tile at 64 (BackwardConfig<64>) and at 256 (LargeSharedMemoryBackwardConfig<256>).
 constexpr int kStagedEpilogueVariant = 221;
+// The twelfth session's second round (h12-bwd80b): 231 the deterministic mode on the
+// deterministic tables at 128 and 256 with StagedEpilogue in their NoMask kernels
+// (UnmaskedStagedEpilogue), at 128 with ZeroStartAccumulators too; the default mode (and D = 64,
+// whose deterministic mode runs the table's staged kernels) on the table. Measured (bench/results/
+// sm80-bwd-h100-2026-11-23-s12b/NOTES.md) and the deterministic tables since, so 231 now runs
+// the table's kernels too.
+constexpr int kDeterministicStagedVariant = 231;
 namespace sm80 = fattn::detail::sm80;
 using Table128 = sm80::LargeSharedMemoryBackwardConfig<128>;
+using DeterministicStaged128 = sm80::QueryTilesDescending<
+    sm80::ZeroStartAccumulators<sm80::UnmaskedStagedEpilogue<sm80::ScorePassesTile128>>>;
+using DeterministicStaged256 = sm80::QueryTilesDescending<sm80::KeyTilesSlowestInHeadGroups<
+    sm80::UnmaskedStagedEpilogue<sm80::RangeSearchTile256>, sm80::kCausalHeadGroupPairs>>;
 template <class Config>
 using NoOption = Config;
 template <class Config>
@@ -91,7 +102,9 @@ fattn::Status launch(const AttentionArgs& args) {
     if (variant == kStagedEpilogueVariant) {
       return sm80::launch_backward_with<sm80::StagedEpilogue<sm80::BackwardConfig<64>>, E>(args);
     }
-    if (variant != 0) return fattn::Status::Unsupported("no such timeline variant at D <= 64");
+    if (variant != 0 && variant != kDeterministicStagedVariant) {
+      return fattn::Status::Unsupported("no such timeline variant at D <= 64");
+    }
     return sm80::launch_backward<64, E>(args);
   }
 #ifdef FATTN_SM80_BWD_TIMELINE_ONLY_64
@@ -122,6 +135,10 @@ fattn::Status launch(const AttentionArgs& args) {
     if (variant == kStagedEpilogueVariant) {
       return sm80::launch_backward_with<sm80::StagedEpilogue<Table256>, E>(args);
     }
+  }
+  if (variant == kDeterministicStagedVariant && args.problem.options.deterministic) {
+    return bucket128 ? sm80::launch_backward_with<DeterministicStaged128, E>(args)
+                     : sm80::launch_backward_with<DeterministicStaged256, E>(args);
   }
   if (bucket128 && variant == kZeroStart128Variant) {
     return sm80::launch_backward_with<sm80::ZeroStartAccumulators<Table128>, E>(args);

@@ -476,8 +476,12 @@ __global__ void __launch_bounds__(Config::kThreads)
   // v13 (tile_config.hpp): the dQ reductions by whole accumulator lines through a staging tile
   // per warp (reduce_dq_by_lines); the accumulator's rows are kWidth floats, as above.
   constexpr bool kLineReductions = dq_reductions_by_line<Config>() && kLean;
-  // v21 (backward_tile_config.hpp): dK and dV out through shared memory in 16-byte chunks.
-  constexpr bool kStagedEpilogue = staged_epilogue<Config>() && kLean;
+  // v21 (backward_tile_config.hpp): dK and dV out through shared memory in 16-byte chunks
+  // (UnmaskedStagedEpilogue: in the NoMask kernels only).
+  constexpr bool kStagedEpilogue =
+      (staged_epilogue<Config>() ||
+       (unmasked_staged_epilogue<Config>() && std::is_same_v<Mask, NoMask>)) &&
+      kLean;
   // v19 (backward_tile_config.hpp): the line staging's offsets with the swizzle split.
   constexpr bool kSplitSwizzle = line_staging_swizzle_split<Config>() && kLineReductions;
   // v20 (backward_tile_config.hpp): dV in phase B, dK after the dQ product with the line-

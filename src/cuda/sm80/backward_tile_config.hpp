@@ -440,8 +440,9 @@ constexpr bool dq_rounds_in_dk_steps() {
 // the register stores. Rows kStagedRowElements apart: a warp's 4-byte stores (8 rows x 4 lanes)
 // then meet 32 different banks. Measured at 128 (bwd in turns beside the table and FA2, bf16,
 // B·N = 16384, H·D = 2048): N = 4k 1.000, 1k causal 1.055, 512 causal 1.075; the instrumented
-// epilogue 9,455 -> 3,248 clocks per CTA; dK, dV bitwise the table's. Not in the deterministic
-// table: its sm_90a WindowMask kernel spilled 24-32 bytes with it.
+// epilogue 9,455 -> 3,248 clocks per CTA; dK, dV bitwise the table's. The deterministic tables
+// take it in their NoMask kernels only (UnmaskedStagedEpilogue below): their sm_90a WindowMask
+// kernels spilled with it.
 // Measured and removed (commit 424beb5 has it): DqBulkReductions, the dQ partial staged CTA-wide
 // and added by the copy engine (cp.reduce.async.bulk ... add.f32, one 512-byte row per bulk
 // reduction) instead of the warps' REDG.128 line rounds: 0.92-0.96 at 4k / 16k, 0.95-0.96 at
@@ -458,6 +459,24 @@ struct StagedEpilogue : Tile, StagedEpilogueOption {
 template <class Config>
 constexpr bool staged_epilogue() {
   return has_option<Config, StagedEpilogueOption>;
+}
+
+// UnmaskedStagedEpilogue (twelfth session, h12-bwd80b; bench/results/sm80-bwd-h100-2026-11-23-
+// s12b/NOTES.md; the deterministic tables at 128 and 256): StagedEpilogue in the NoMask kernels
+// only. With StagedEpilogue the deterministic tables' sm_90a WindowMask kernels spilled (128: 20
+// bytes, 256: 4 bytes, also without WarpSearchedQueryRange; 256: one register stored before the
+// item loop and reloaded at its top), while their NoMask kernels took it with 0 spills (251 / 255
+// registers; sm_90a SASS identical to the default table's NoMask kernels, where the
+// deterministic options do nothing).
+struct UnmaskedStagedEpilogueOption {};
+template <class Tile>
+struct UnmaskedStagedEpilogue : Tile, UnmaskedStagedEpilogueOption {
+  static constexpr int kStagedRowElements = Tile::kWidth + kStagedRowPadElements;
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool unmasked_staged_epilogue() {
+  return has_option<Config, UnmaskedStagedEpilogueOption>;
 }
 
 template <int kHeadDimBucket>
@@ -599,8 +618,8 @@ template <>
 struct LargeSharedMemoryBackwardConfig<128>
     : ZeroStartAccumulators<StagedEpilogue<ScorePassesTile128>> {};
 // v22 (h11-bwd80b): StagedEpilogue at 256 (two 64 x 264 tiles, 66 KB of the 224 KB) in the
-// default mode; the deterministic table keeps the tile without it (its sm_90a WindowMask kernel
-// spilled 4 bytes with it, bf16 and fp16). Measured (h12-bwd80, in turns beside the table before
+// default mode; the deterministic table takes it in its NoMask kernels only (its sm_90a
+// WindowMask kernel spilled 4 bytes with it, bf16 and fp16; UnmaskedStagedEpilogue). Measured (h12-bwd80, in turns beside the table before
 // it, 2 rounds): bwd 126.6 / 159.2 / 228.7 / 205.4 against 118.0 / 151.7 / 226.5 / 202.6
 // TFLOP/s at N = 512 causal / 1k causal / 4k / 4k causal (+7.3 / +4.9 / +1.0 / +1.4 %);
 // instrumented epilogue 3,193-3,434 clocks per CTA.
@@ -628,15 +647,25 @@ struct LargeSharedMemoryDeterministicBackward {
 // (deterministic / default 0.85 -> 0.89, 0.84 -> 0.89), 256 +2.5 / +3.8 % (0.88 -> 0.90, 0.83 ->
 // 0.86); non-causal unchanged (NoMask kernels: the option does not change their code). At 64 it
 // measured -0.5 / +1.3 % with head groups and -10 / +1 % without: not taken.
-// v21: without StagedEpilogue (its WindowMask kernel spilled 24-32 bytes on sm_90a).
+// v23 (twelfth session, h12-bwd80b; bench/results/sm80-bwd-h100-2026-11-23-s12b/NOTES.md): the
+// staged epilogue in the NoMask kernels (UnmaskedStagedEpilogue: with StagedEpilogue the
+// WindowMask kernels spilled on sm_90a), at 128 with ZeroStartAccumulators as the default table
+// (the NoMask kernels are then SASS-identical to the default table's). H100, bf16, B·N = 16384,
+// H·D = 2048, deterministic bwd in turns beside HEAD's deterministic table, the default mode and
+// FA2 (bench/sm80_bwd_det_ratio.py --variant 231, 2 rounds): non-causal N = 1k / 4k / 16k
+// +3.2 / +1.3 / +0.5 % at 128 and +2.1 / +0.4 / +0.6 % at 256 (fwd+bwd det / default 0.841 ->
+// 0.863 and 0.815 -> 0.829 at 1k); causal 0.997-1.004 (the 256 WindowMask kernel is HEAD's
+// code, 128's adds ZeroStartAccumulators: neutral).
 template <>
 struct LargeSharedMemoryDeterministicBackward<128> {
-  using type = QueryTilesDescending<ScorePassesTile128>;
+  using type = QueryTilesDescending<
+      ZeroStartAccumulators<UnmaskedStagedEpilogue<ScorePassesTile128>>>;
 };
 template <>
 struct LargeSharedMemoryDeterministicBackward<256> {
   using type = QueryTilesDescending<
-      KeyTilesSlowestInHeadGroups<RangeSearchTile256, kCausalHeadGroupPairs>>;
+      KeyTilesSlowestInHeadGroups<UnmaskedStagedEpilogue<RangeSearchTile256>,
+                                  kCausalHeadGroupPairs>>;
 };
 
 }  // namespace fattn::detail::sm80
