@@ -619,10 +619,10 @@ struct LargeSharedMemoryBackwardConfig<128>
     : ZeroStartAccumulators<StagedEpilogue<ScorePassesTile128>> {};
 // v22 (h11-bwd80b): StagedEpilogue at 256 (two 64 x 264 tiles, 66 KB of the 224 KB) in the
 // default mode; the deterministic table takes it in its NoMask kernels only (its sm_90a
-// WindowMask kernel spilled 4 bytes with it, bf16 and fp16; UnmaskedStagedEpilogue). Measured (h12-bwd80, in turns beside the table before
-// it, 2 rounds): bwd 126.6 / 159.2 / 228.7 / 205.4 against 118.0 / 151.7 / 226.5 / 202.6
-// TFLOP/s at N = 512 causal / 1k causal / 4k / 4k causal (+7.3 / +4.9 / +1.0 / +1.4 %);
-// instrumented epilogue 3,193-3,434 clocks per CTA.
+// WindowMask kernel spilled 4 bytes with it, bf16 and fp16; UnmaskedStagedEpilogue). Measured
+// (h12-bwd80, in turns beside the table before it, 2 rounds): bwd 126.6 / 159.2 / 228.7 /
+// 205.4 against 118.0 / 151.7 / 226.5 / 202.6 TFLOP/s at N = 512 causal / 1k causal / 4k / 4k
+// causal (+7.3 / +4.9 / +1.0 / +1.4 %); instrumented epilogue 3,193-3,434 clocks per CTA.
 using RangeSearchTile256 = WarpSearchedQueryRange<LineReductionsTile256>;
 template <>
 struct LargeSharedMemoryBackwardConfig<256> : StagedEpilogue<RangeSearchTile256> {};
