@@ -661,6 +661,10 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
                           : row < params.seqlen_q;
   };
   constexpr bool kProducerStores = !kRegisterStores && kProducerStoresOutput<Traits, Mask>;
+  // TileShape::second_key_before_output, in the kernels whose consumers store O: where the
+  // producer issues the stores (its 24 registers), it spilled 12 bytes.
+  constexpr bool kKeyAhead =
+      kOutInV && !kProducerStores && Traits::kShape.second_key_before_output;
   static_assert(!kHeadsAsColumns || kRegisterStores,
                 "a TMA store box of a heads-as-columns row would write into the next head");
   // The tensor-map coordinates of column block `block` of a head and of its head dimension:
@@ -781,16 +785,40 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         const RingSlot slot = ring_slot<kStages>(kv_iteration);
         std::uint8_t* k_dst = smem + Traits::kKOffset + slot.stage * Traits::kKvTileBytes;
         std::uint8_t* v_dst = smem + Traits::kVOffset + slot.stage * Traits::kKvTileBytes;
-        mbarrier_wait(&bars->k_empty[slot.stage], slot.phase ^ 1);
-        FATTN_TIMELINE_MARK(kKEmptyWaited, last_tile - 1 - n);
-        mbarrier_arrive_expect_tx(&bars->k_full[slot.stage], Traits::kKvTileBytes);
+        // kKeyAhead: the second step's K went out with the first step's (below).
+        if (!kKeyAhead || n != last_tile - 2) {
+          mbarrier_wait(&bars->k_empty[slot.stage], slot.phase ^ 1);
+          FATTN_TIMELINE_MARK(kKEmptyWaited, last_tile - 1 - n);
+          mbarrier_arrive_expect_tx(&bars->k_full[slot.stage], Traits::kKvTileBytes);
 #pragma unroll
-        for (int b = 0; b < Traits::kColumnBlocks; ++b) {
-          tma_load_4d(&tma_k, &bars->k_full[slot.stage], k_dst + b * Traits::kKvColumnBlockBytes,
-                      column(params.k_columns, kv_head, b), key_tile * kBlockN,
-                      head_coordinate(kv_head), batch);
+          for (int b = 0; b < Traits::kColumnBlocks; ++b) {
+            tma_load_4d(&tma_k, &bars->k_full[slot.stage], k_dst + b * Traits::kKvColumnBlockBytes,
+                        column(params.k_columns, kv_head, b), key_tile * kBlockN,
+                        head_coordinate(kv_head), batch);
+          }
+          FATTN_TIMELINE_MARK(kKIssued, last_tile - 1 - n);
         }
-        FATTN_TIMELINE_MARK(kKIssued, last_tile - 1 - n);
+        if constexpr (kKeyAhead) {
+          // The second step's K before the wait for the previous tile's O (below), which must
+          // leave the V ring before this V may land; its slot was freed at the previous tile's
+          // last Q·Kᵀ, before that tile's epilogue.
+          if (n == last_tile - 1 && n > first_tile) {
+            const int ahead_tile = ascending ? key_tile + 1 : n - 1;
+            const RingSlot ahead = ring_slot<kStages>(kv_iteration + 1);
+            std::uint8_t* ahead_dst = smem + Traits::kKOffset + ahead.stage * Traits::kKvTileBytes;
+            mbarrier_wait(&bars->k_empty[ahead.stage], ahead.phase ^ 1);
+            FATTN_TIMELINE_MARK(kKEmptyWaited, 1);
+            mbarrier_arrive_expect_tx(&bars->k_full[ahead.stage], Traits::kKvTileBytes);
+#pragma unroll
+            for (int b = 0; b < Traits::kColumnBlocks; ++b) {
+              tma_load_4d(&tma_k, &bars->k_full[ahead.stage],
+                          ahead_dst + b * Traits::kKvColumnBlockBytes,
+                          column(params.k_columns, kv_head, b), ahead_tile * kBlockN,
+                          head_coordinate(kv_head), batch);
+            }
+            FATTN_TIMELINE_MARK(kKIssued, 1);
+          }
+        }
         if (kOutInV && n == last_tile - 1) {
           if constexpr (kProducerStores) {
             // The previous tile's O, staged where this V goes (q_round counts this tile).

@@ -93,6 +93,16 @@ struct TileShape {
   // inside 240 registers. Head dims with columns past the last 16-byte unit (D % 8 != 0) run
   // the register-store kernel instead (forward.cuh), as that tail path needs consumer code.
   bool producer_stores = false;
+  // Where O reuses the V ring, a tile's first V waits until the previous tile's O has been
+  // staged, stored and read out of the ring, and the producer issued the second step's K only
+  // after that V, so a tile's second step waited for both (forward_kernel.cuh, kKeyAhead). With
+  // this, the second step's K goes out with the first step's, before that wait. Twelfth
+  // session's timeline (D = 256 N = 512 causal, bench/results/sm90-fwd-h100-2026-11-23-s12b/):
+  // step 1 of every tile waited ~3,000 clocks for its loads against ~300 in a steady step,
+  // 2,250 with this. Measured on an H100 in turns (two runs): causal +1.7 / +2.1 % at N = 512
+  // (0.94 -> 0.96x cuDNN), +1.0 / +1.1 % at 1k, 0.1-1.1 % at 2k / 4k. Masked kernels only
+  // (their consumers store O): with producer_stores the producer spilled 12 bytes.
+  bool second_key_before_output = false;
   // The unmasked kernel of the bucket's full width keeps the previous tile's P·V wait after the
   // exponentials (forward_kernel.cuh, schedule_anchor). Left alone, ptxas hoists that wait above
   // the whole exp2 stream of the unmasked D = 128 kernel, so the exponentials never run under
@@ -230,6 +240,7 @@ struct TileConfig<256> {
                                     .tma_store = true,
                                     .tma_store_masked = true,
                                     .producer_stores = true,
+                                    .second_key_before_output = true,
                                     .divided_tile_decode = true,
                                     .first_tile_coverage = true,
                                     .one_pair_groups_max_m_blocks = 8,
