@@ -58,6 +58,16 @@ constexpr int kStagedEpilogueVariant = 221;
 // sm80-bwd-h100-2026-11-23-s12b/NOTES.md) and the deterministic tables since, so 231 now runs
 // the table's kernels too.
 constexpr int kDeterministicStagedVariant = 231;
+// The twelfth session's third round (h12-bwd80c): the deterministic NoMask launches with the key
+// tile slowest in head groups (DeterministicUnmaskedHeadGroups) of 16 (variant 241) or 32 (242)
+// pairs: at 64 on the table's kernel in both modes (its deterministic mode is a flag of that
+// kernel), at 128 and 256 on the deterministic tables in the deterministic mode (the table in the
+// default mode). Non-causal, full width only (the NoMask kernel alone is compiled for them).
+// Measured (bench/results/sm80-bwd-h100-2026-11-23-s12c/NOTES.md): the library's deterministic
+// NoMask launches run 241's kernels since at 64 (N <= 4k) and 256 (N <= 1k), and the table's
+// kernels otherwise (DeterministicUnmaskedBackward), so variant 0 runs them there too.
+constexpr int kUnmaskedGroups16Variant = 241;
+constexpr int kUnmaskedGroups32Variant = 242;
 namespace sm80 = fattn::detail::sm80;
 using Table128 = sm80::LargeSharedMemoryBackwardConfig<128>;
 using DeterministicStaged128 = sm80::QueryTilesDescending<
@@ -91,12 +101,63 @@ fattn::Status launch_rounds_in_dk(const AttentionArgs& args) {
              ? sm80::launch_backward_with<DeterministicRoundsInDk, E>(args)
              : sm80::launch_backward_with<RoundsInDk, E>(args);
 }
+// launch_backward_with's steps for the NoMask full-width kernel alone.
+template <class Config>
+fattn::Status launch_unmasked(const AttentionArgs& args) {
+  using E = __nv_bfloat16;
+  if (args.mask.kind != fattn::detail::MaskKind::none ||
+      args.problem.head_dim != Config::kWidth) {
+    return fattn::Status::Unsupported("variants 241/242: non-causal, full width only");
+  }
+  fattn::detail::ScopedDevice device(args.problem.device.index);
+  sm80::BackwardParams params;
+  fattn::detail::Workspace workspace(args);
+  FATTN_RETURN_IF_ERROR(sm80::start_backward<E>(args, Config::kBlockM, workspace, params));
+  const int n_blocks = (params.seqlen_k + Config::kBlockN - 1) / Config::kBlockN;
+  if (n_blocks > 0) {
+    const dim3 grid(static_cast<unsigned>(n_blocks), static_cast<unsigned>(args.problem.heads_kv),
+                    static_cast<unsigned>(args.problem.batch));
+    const fattn::detail::NoMask mask{static_cast<int>(args.problem.seqlen_q),
+                                     static_cast<int>(args.problem.seqlen_k)};
+    auto* kernel = &sm80::backward_kernel<Config, E, fattn::detail::NoMask, true>;
+    FATTN_RETURN_IF_ERROR(fattn::detail::launch_with_shared_memory(
+        kernel, "sm80::backward_kernel", grid, Config::kThreads, Config::kSharedBytes, args,
+        params, mask));
+  }
+  return sm80::finish_backward<E>(args, params);
+}
+template <int kPairs>
+fattn::Status launch_unmasked_groups(const AttentionArgs& args) {
+  using E = __nv_bfloat16;
+  constexpr std::int64_t kBucket64 = 64;
+  constexpr std::int64_t kBucket128 = 128;
+  const std::int64_t head_dim = args.problem.head_dim;
+  if (head_dim <= kBucket64) {
+    using Groups64 = sm80::DeterministicUnmaskedHeadGroups<sm80::BackwardConfig<64>, kPairs>;
+    return launch_unmasked<Groups64>(args);
+  }
+  if (!args.problem.options.deterministic) {
+    return head_dim <= kBucket128 ? sm80::launch_backward<128, E>(args)
+                                  : sm80::launch_backward<256, E>(args);
+  }
+  using Det128 = sm80::LargeSharedMemoryDeterministicBackward<128>::type;
+  using Det256 = sm80::LargeSharedMemoryDeterministicBackward<256>::type;
+  return head_dim <= kBucket128
+             ? launch_unmasked<sm80::DeterministicUnmaskedHeadGroups<Det128, kPairs>>(args)
+             : launch_unmasked<sm80::DeterministicUnmaskedHeadGroups<Det256, kPairs>>(args);
+}
+constexpr int kPairs16 = 16;
+constexpr int kPairs32 = 32;
 int variant = 0;
 
 fattn::Status launch(const AttentionArgs& args) {
   using E = __nv_bfloat16;
   const std::int64_t head_dim = args.problem.head_dim;
   constexpr std::int64_t kBucket64 = 64;
+#ifndef FATTN_SM80_BWD_TIMELINE_ONLY_64
+  if (variant == kUnmaskedGroups16Variant) return launch_unmasked_groups<kPairs16>(args);
+  if (variant == kUnmaskedGroups32Variant) return launch_unmasked_groups<kPairs32>(args);
+#endif
   if (head_dim <= kBucket64) {
     // The ninth session's variant 641 (ScorePassesByQueryTile) is the table's tile since v17.
     if (variant == kStagedEpilogueVariant) {

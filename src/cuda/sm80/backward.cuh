@@ -107,7 +107,9 @@ Status finish_backward(const AttentionArgs& args, const BackwardParams& params) 
 
 // Any tile configuration; launch_backward uses the table's. bench/sm80_variants.cu also runs
 // alternatives through this to measure the table's choices against them.
-template <class Config, class Element>
+// kUnmaskedOnly: a NoMask launch's configuration (DeterministicUnmaskedBackward); the masked
+// kernels are not compiled for it.
+template <class Config, class Element, bool kUnmaskedOnly = false>
 Status launch_backward_with(const AttentionArgs& args) {
   const Problem& problem = args.problem;
   ScopedDevice device(problem.device.index);
@@ -123,12 +125,16 @@ Status launch_backward_with(const AttentionArgs& args) {
     const bool full_width = (params.head_dim + kMmaK - 1) / kMmaK * kMmaK == Config::kWidth;
     FATTN_RETURN_IF_ERROR(with_kernel_mask(args, [&](auto mask) -> Status {
       using Mask = decltype(mask);
-      auto* kernel = &backward_kernel<general_kernel_config<Config>, Element, Mask, false>;
-      if constexpr (Config::kFullWidthKernel) {
-        if (full_width) kernel = &backward_kernel<Config, Element, Mask, true>;
+      if constexpr (kUnmaskedOnly && !std::is_same_v<Mask, NoMask>) {
+        return Status::Unsupported("sm80 backward: a NoMask-only configuration got a mask");
+      } else {
+        auto* kernel = &backward_kernel<general_kernel_config<Config>, Element, Mask, false>;
+        if constexpr (Config::kFullWidthKernel) {
+          if (full_width) kernel = &backward_kernel<Config, Element, Mask, true>;
+        }
+        return launch_with_shared_memory(kernel, "sm80::backward_kernel", grid, Config::kThreads,
+                                         Config::kSharedBytes, args, params, mask);
       }
-      return launch_with_shared_memory(kernel, "sm80::backward_kernel", grid, Config::kThreads,
-                                       Config::kSharedBytes, args, params, mask);
     }));
   }
   return finish_backward<Element>(args, params);
@@ -138,10 +144,25 @@ Status launch_backward_with(const AttentionArgs& args) {
 // memory table's where the device's blocks may take its shared memory, and on those devices the
 // deterministic mode's own where it differs (tile_config.hpp: at 256 the dQ product before phase
 // B, which measured faster in the ordered mode only).
+// Deterministic NoMask launches of few keys: DeterministicUnmaskedBackward's configuration
+// (tile_config.hpp, v24), where the device's blocks may take its shared memory.
 template <int kHeadDim, class Element>
 Status launch_backward(const AttentionArgs& args) {
   using Large = LargeSharedMemoryBackwardConfig<kHeadDim>;
   using DeterministicLarge = typename LargeSharedMemoryDeterministicBackward<kHeadDim>::type;
+  using Unmasked = DeterministicUnmaskedBackward<kHeadDim>;
+  if constexpr (!std::is_void_v<typename Unmasked::type>) {
+    using UnmaskedConfig = typename Unmasked::type;
+    if (args.problem.options.deterministic && args.mask.kind == MaskKind::none &&
+        args.problem.seqlen_k <= Unmasked::kMaxKeys) {
+      bool fits = true;
+      if constexpr (UnmaskedConfig::kSharedBytes != BackwardConfig<kHeadDim>::kSharedBytes) {
+        FATTN_RETURN_IF_ERROR(
+            device_fits_shared_bytes(args, UnmaskedConfig::kSharedBytes, &fits));
+      }
+      if (fits) return launch_backward_with<UnmaskedConfig, Element, true>(args);
+    }
+  }
   if constexpr (Large::kSharedBytes != BackwardConfig<kHeadDim>::kSharedBytes) {
     bool fits = false;
     FATTN_RETURN_IF_ERROR(device_fits_shared_bytes(args, Large::kSharedBytes, &fits));

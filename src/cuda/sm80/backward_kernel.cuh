@@ -556,6 +556,16 @@ __global__ void __launch_bounds__(Config::kThreads)
       batch = tile.batch;
     }
   }
+  // DeterministicUnmaskedHeadGroups (tile_config.hpp): the same order in the deterministic NoMask
+  // launches, whose chain waits only on the key tile to the left (a lower index in this order).
+  if constexpr (deterministic_unmasked_head_groups<Config>() && std::is_same_v<Mask, NoMask>) {
+    if (params.semaphores != nullptr) {
+      const CtaTile tile = key_tile_slowest_in_group(Config::kUnmaskedGroupPairs);
+      n_block = tile.n_block;
+      kv_head = tile.kv_head;
+      batch = tile.batch;
+    }
+  }
   const int key0 = n_block * kBlockN;
   FATTN_SM80_BWD_TIMELINE_START();
   const int head_dim = params.head_dim;

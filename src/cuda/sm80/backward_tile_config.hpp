@@ -3,6 +3,8 @@
 // buffers of Q and dO plus P and dS tiles.
 #pragma once
 
+#include <cstdint>
+
 #include "cuda/sm80/tile_config.hpp"
 
 namespace fattn::detail::sm80 {
@@ -327,6 +329,25 @@ struct KeyTilesSlowestInHeadGroups : Tile, KeyTilesSlowestInHeadGroupsOption {
 template <class Config>
 constexpr bool key_tiles_slowest_in_head_groups() {
   return has_option<Config, KeyTilesSlowestInHeadGroupsOption>;
+}
+
+// DeterministicUnmaskedHeadGroups (twelfth session, h12-bwd80c; bench/results/
+// sm80-bwd-h100-2026-11-23-s12c/NOTES.md): in the deterministic mode's NoMask kernels, the grid
+// runs kUnmaskedGroupPairs (KV head, batch) pairs at a time with the key tile slowest, as
+// KeyTilesSlowestInHeadGroups does under a right-bounded mask. With the key tile fastest a head's
+// key-tile CTAs start together and key tile j waits j hops of the ordered dQ chain on its first
+// query tile (the ramp); here key tile j starts about kUnmaskedGroupPairs CTAs after key tile
+// j - 1 and finds its turn there. Key tile j waits only on key tile j - 1 of its pair, at a lower
+// linear index: no deadlock whatever the residency. The default mode keeps the grid order.
+struct DeterministicUnmaskedHeadGroupsOption {};
+template <class Tile, int kUnmaskedGroupPairsArg>
+struct DeterministicUnmaskedHeadGroups : Tile, DeterministicUnmaskedHeadGroupsOption {
+  static constexpr int kUnmaskedGroupPairs = kUnmaskedGroupPairsArg;
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool deterministic_unmasked_head_groups() {
+  return has_option<Config, DeterministicUnmaskedHeadGroupsOption>;
 }
 
 // QueryTilesDescending (ninth session, h9-bwd80; bench/results/sm80-bwd-h100-2026-11-22-s9/
@@ -666,6 +687,36 @@ struct LargeSharedMemoryDeterministicBackward<256> {
   using type = QueryTilesDescending<
       KeyTilesSlowestInHeadGroups<UnmaskedStagedEpilogue<RangeSearchTile256>,
                                   kCausalHeadGroupPairs>>;
+};
+
+// v24 (twelfth session, h12-bwd80c; bench/results/sm80-bwd-h100-2026-11-23-s12c/NOTES.md): the
+// deterministic NoMask launches of at most kMaxKeys keys run `type`, the deterministic table
+// with DeterministicUnmaskedHeadGroups of 16 pairs (launch_backward picks it; its NoMask kernel
+// alone is compiled), the others the tables. H100, bf16, B·N = 16384, H·D = 2048, non-causal, in
+// turns beside the tables (bench/sm80_bwd_det_ratio.py --variant 241, 2 rounds): deterministic
+// bwd at 64 +7.4 / +2.9 / -1.7 % (N = 1k / 4k / 16k), at 256 +9.4 / -2.8 % (1k / 4k); at 128
+// +1.5 / -0.3 / -2.0 % with 8 bytes of spills on sm_90a: not taken. The gain is the chain's ramp
+// (a head's key tiles starting together); at large N the spread start costs more than the ramp
+// (with 32 pairs, 256 at 4k lost 15 %; the pairs' Q / dO reads spread over time, not measured).
+// Model for 16: at 1k about 16.5 pairs' CTAs leave the 132 SMs per hop (8 key tiles a pair), so
+// key tile j starts about one hop after j - 1. Own configuration, not a flag of the table's
+// kernel at 64: with the option that kernel ran 2.2 % slower in the default mode.
+inline constexpr int kUnmaskedHeadGroupPairs = 16;
+template <int kHeadDimBucket>
+struct DeterministicUnmaskedBackward {
+  using type = void;
+  static constexpr std::int64_t kMaxKeys = 0;
+};
+template <>
+struct DeterministicUnmaskedBackward<64> {
+  using type = DeterministicUnmaskedHeadGroups<BackwardConfig<64>, kUnmaskedHeadGroupPairs>;
+  static constexpr std::int64_t kMaxKeys = 4096;  // measured: 1k and 4k gain, 16k loses
+};
+template <>
+struct DeterministicUnmaskedBackward<256> {
+  using type = DeterministicUnmaskedHeadGroups<LargeSharedMemoryDeterministicBackward<256>::type,
+                                               kUnmaskedHeadGroupPairs>;
+  static constexpr std::int64_t kMaxKeys = 1024;  // measured: 1k gains, 4k loses
 };
 
 }  // namespace fattn::detail::sm80
