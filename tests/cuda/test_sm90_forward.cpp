@@ -441,6 +441,13 @@ INSTANTIATE_TEST_SUITE_P(
         // D with tail columns, which runs the register-store kernel instead.
         Sm90Case{"producer_stores_d256_padded_rows", DType::bfloat16, 3, 1500, 333, 16, 8, 256,
                  false, kNoWindow, 8},
+        // The same with tiles of one and of two key steps (80-key tiles), ~3 tiles per CTA: a
+        // tile's first V lands where part of the previous O is still being stored, the rest
+        // must be read before the second V, or before the next O is staged where there is none.
+        Sm90Case{"producer_stores_d256_one_key_step", DType::bfloat16, 4, 700, 77, 16, 8, 256,
+                 false, kNoWindow, 8},
+        Sm90Case{"producer_stores_d256_two_key_steps", DType::float16, 4, 700, 150, 16, 16, 256,
+                 false, kNoWindow, 0},
         Sm90Case{"producer_stores_d200_gqa", DType::float16, 2, 700, 1013, 6, 2, 200, false,
                  kNoWindow, 0},
         Sm90Case{"producer_stores_d256_no_keys", DType::bfloat16, 2, 300, 0, 4, 4, 256, false,

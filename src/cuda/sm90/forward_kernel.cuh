@@ -661,10 +661,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
                           : row < params.seqlen_q;
   };
   constexpr bool kProducerStores = !kRegisterStores && kProducerStoresOutput<Traits, Mask>;
-  // TileShape::second_key_before_output, in the kernels whose consumers store O: where the
-  // producer issues the stores (its 24 registers), it spilled 12 bytes.
-  constexpr bool kKeyAhead =
-      kOutInV && !kProducerStores && Traits::kShape.second_key_before_output;
+  // TileShape::second_key_before_output, where O reuses the V ring.
+  constexpr bool kKeyAhead = kOutInV && Traits::kShape.second_key_before_output;
   static_assert(!kHeadsAsColumns || kRegisterStores,
                 "a TMA store box of a heads-as-columns row would write into the next head");
   // The tensor-map coordinates of column block `block` of a head and of its head dimension:
@@ -724,31 +722,48 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
     int kv_iteration = 0;
     int q_round = 0;
     // Producer stores: the coordinates of the last tile whose V loads were issued, i.e. of the
-    // O tile the consumers stage next. store_staged(j) waits until the consumers staged the j-th
-    // tile with loads (1-based: phase j - 1 of o_stored, one arrival per consumer warp), stores
-    // its rows with one TMA store per consumer and 64 columns (the map clips rows past
-    // seqlen_q), and waits until the stores have read shared memory, so that V may be loaded
-    // there again. The launch sends no head dim with columns past the map here (forward.cuh).
+    // O tile the consumers stage next. store_staged(j, stage, whole) waits until the consumers
+    // staged the j-th tile with loads (1-based: phase j - 1 of o_stored, one arrival per consumer
+    // warp) and stores its rows with one TMA store per consumer and 64 columns (the map clips
+    // rows past seqlen_q), in two bulk groups: the boxes that overlap V ring stage `stage`, where
+    // the next V lands, then the rest (D = 256: 64 KB of O over two 40 KB stages, 5 or 3 of its 8
+    // boxes). It waits until the first group has read shared memory, or both where `whole`; the
+    // caller waits for the rest before the V after (the other stage).
+    // The launch sends no head dim with columns past the map here (forward.cuh).
     int staged_head = 0;
     int staged_batch = 0;
     int staged_row = 0;
-    auto store_staged = [&](int staged_round) {
+    auto store_staged = [&](int staged_round, int stage, bool whole) {
       if constexpr (kProducerStores) {
+        constexpr int kBoxBytes = kWgmmaM * kSwizzleRowBytes;
         mbarrier_wait(&bars->o_stored, static_cast<std::uint32_t>((staged_round - 1) & 1));
 #pragma unroll
-        for (int c = 0; c < Traits::kConsumerWarpgroups; ++c) {
-          if (staged_row + c * kWgmmaM >= params.seqlen_q) continue;
+        for (int group = 0; group < 2; ++group) {
 #pragma unroll
-          for (int b = 0; b < Traits::kOutColumnBlocks; ++b) {
-            if (b * kTmaColumns < params.out_tma_columns) {
-              tma_store_4d(&tma_o, smem + Traits::kOOffset + b * Traits::kQColumnBlockBytes +
-                                       c * kWgmmaM * kSwizzleRowBytes,
-                           b * kTmaColumns, staged_row + c * kWgmmaM, staged_head, staged_batch);
+          for (int c = 0; c < Traits::kConsumerWarpgroups; ++c) {
+#pragma unroll
+            for (int b = 0; b < Traits::kOutColumnBlocks; ++b) {
+              const int box = Traits::kOOffset - Traits::kVOffset +
+                              b * Traits::kQColumnBlockBytes + c * kBoxBytes;
+              const bool overlaps = box / Traits::kKvTileBytes <= stage &&
+                                    stage <= (box + kBoxBytes - 1) / Traits::kKvTileBytes;
+              if (overlaps != (group == 0)) continue;
+              if (staged_row + c * kWgmmaM >= params.seqlen_q) continue;
+              if (b * kTmaColumns < params.out_tma_columns) {
+                tma_store_4d(&tma_o, smem + Traits::kOOffset + b * Traits::kQColumnBlockBytes +
+                                         c * kBoxBytes,
+                             b * kTmaColumns, staged_row + c * kWgmmaM, staged_head,
+                             staged_batch);
+              }
             }
           }
+          bulk_commit_group();
         }
-        bulk_commit_group();
-        bulk_wait_group_read<0>();
+        if (whole) {
+          bulk_wait_group_read<0>();
+        } else {
+          bulk_wait_group_read<1>();
+        }
       }
     };
     for (int round = 0; round * static_cast<int>(gridDim.x) < total_tiles; ++round) {
@@ -798,31 +813,40 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
           }
           FATTN_TIMELINE_MARK(kKIssued, last_tile - 1 - n);
         }
-        if constexpr (kKeyAhead) {
-          // The second step's K before the wait for the previous tile's O (below), which must
-          // leave the V ring before this V may land; its slot was freed at the previous tile's
-          // last Q·Kᵀ, before that tile's epilogue.
-          if (n == last_tile - 1 && n > first_tile) {
-            const int ahead_tile = ascending ? key_tile + 1 : n - 1;
-            const RingSlot ahead = ring_slot<kStages>(kv_iteration + 1);
-            std::uint8_t* ahead_dst = smem + Traits::kKOffset + ahead.stage * Traits::kKvTileBytes;
-            mbarrier_wait(&bars->k_empty[ahead.stage], ahead.phase ^ 1);
-            FATTN_TIMELINE_MARK(kKEmptyWaited, 1);
-            mbarrier_arrive_expect_tx(&bars->k_full[ahead.stage], Traits::kKvTileBytes);
+        // kKeyAhead: the second step's K before the wait for the previous tile's O (below), which
+        // must leave the V ring before this V may land; its slot was freed at the previous tile's
+        // last Q·Kᵀ, before that tile's epilogue. Where the producer stores O it goes out just
+        // before store_staged: issued here, above the o_stored branch, the unmasked width-256
+        // kernel spilled 12 bytes in its consumers (ptxas, 240 registers). A lambda, its body
+        // discarded where kKeyAhead is off: the block moved into the branch changed the code of
+        // every masked kernel, a lambda with a live body that of the register-store ones.
+        auto key_ahead = [&] {
+          if constexpr (kKeyAhead) {
+            if (n == last_tile - 1 && n > first_tile) {
+              const int ahead_tile = ascending ? key_tile + 1 : n - 1;
+              const RingSlot ahead = ring_slot<kStages>(kv_iteration + 1);
+              std::uint8_t* ahead_dst =
+                  smem + Traits::kKOffset + ahead.stage * Traits::kKvTileBytes;
+              mbarrier_wait(&bars->k_empty[ahead.stage], ahead.phase ^ 1);
+              FATTN_TIMELINE_MARK(kKEmptyWaited, 1);
+              mbarrier_arrive_expect_tx(&bars->k_full[ahead.stage], Traits::kKvTileBytes);
 #pragma unroll
-            for (int b = 0; b < Traits::kColumnBlocks; ++b) {
-              tma_load_4d(&tma_k, &bars->k_full[ahead.stage],
-                          ahead_dst + b * Traits::kKvColumnBlockBytes,
-                          column(params.k_columns, kv_head, b), ahead_tile * kBlockN,
-                          head_coordinate(kv_head), batch);
+              for (int b = 0; b < Traits::kColumnBlocks; ++b) {
+                tma_load_4d(&tma_k, &bars->k_full[ahead.stage],
+                            ahead_dst + b * Traits::kKvColumnBlockBytes,
+                            column(params.k_columns, kv_head, b), ahead_tile * kBlockN,
+                            head_coordinate(kv_head), batch);
+              }
+              FATTN_TIMELINE_MARK(kKIssued, 1);
             }
-            FATTN_TIMELINE_MARK(kKIssued, 1);
           }
-        }
+        };
+        if constexpr (!kProducerStores) key_ahead();
         if (kOutInV && n == last_tile - 1) {
           if constexpr (kProducerStores) {
+            key_ahead();
             // The previous tile's O, staged where this V goes (q_round counts this tile).
-            if (q_round > 1) store_staged(q_round - 1);
+            if (q_round > 1) store_staged(q_round - 1, slot.stage, n == first_tile);
             staged_head = head;
             staged_batch = batch;
             staged_row = row_begin;
@@ -830,6 +854,9 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
             mbarrier_wait(&bars->o_stored, output_phase);
           }
         }
+        // Producer stores: the second step's V goes where the rest of the previous O was (and
+        // the consumers stage the next O only after that V: one-step tiles wait for all above).
+        if (kProducerStores && n == last_tile - 2) bulk_wait_group_read<0>();
         mbarrier_wait(&bars->v_empty[slot.stage], slot.phase ^ 1);
         FATTN_TIMELINE_MARK(kVEmptyWaited, last_tile - 1 - n);
         mbarrier_arrive_expect_tx(&bars->v_full[slot.stage], Traits::kKvTileBytes);
@@ -843,7 +870,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
     }
     if constexpr (kProducerStores) {
       // The last tile's O; its stores must finish before the CTA's shared memory goes away.
-      if (q_round > 0) store_staged(q_round);
+      if (q_round > 0) store_staged(q_round, 0, true);
       bulk_wait_group<0>();
     }
     FATTN_TIMELINE_END();

@@ -92,6 +92,11 @@ struct TileShape {
   // consumers only stage O and arrive on a barrier, which keeps the D = 256 ping-pong consumers
   // inside 240 registers. Head dims with columns past the last 16-byte unit (D % 8 != 0) run
   // the register-store kernel instead (forward.cuh), as that tail path needs consumer code.
+  // The producer stores O in two bulk groups, the boxes over the ring stage of the tile's first
+  // V first, and loads that V once they have been read, the second V once the rest has (v23;
+  // with second_key_before_output in these kernels, measured on an H100 in turns, two runs:
+  // D = 256 non-causal +0.5 / +0.8 % at N = 512, +1.0 / +0.9 % at 1k, +1.4 / +0.6 % at 2k;
+  // the second K alone +0.0-1.3 %, bench/results/sm90-fwd-h100-2026-11-23-s12c/).
   bool producer_stores = false;
   // Where O reuses the V ring, a tile's first V waits until the previous tile's O has been
   // staged, stored and read out of the ring, and the producer issued the second step's K only
@@ -100,8 +105,8 @@ struct TileShape {
   // session's timeline (D = 256 N = 512 causal, bench/results/sm90-fwd-h100-2026-11-23-s12b/):
   // step 1 of every tile waited ~3,000 clocks for its loads against ~300 in a steady step,
   // 2,250 with this. Measured on an H100 in turns (two runs): causal +1.7 / +2.1 % at N = 512
-  // (0.94 -> 0.96x cuDNN), +1.0 / +1.1 % at 1k, 0.1-1.1 % at 2k / 4k. Masked kernels only
-  // (their consumers store O): with producer_stores the producer spilled 12 bytes.
+  // (0.94 -> 0.96x cuDNN), +1.0 / +1.1 % at 1k, 0.1-1.1 % at 2k / 4k. In the producer_stores
+  // kernels the K goes out just before the producer's stores (v23, with them above).
   bool second_key_before_output = false;
   // The unmasked kernel of the bucket's full width keeps the previous tile's P·V wait after the
   // exponentials (forward_kernel.cuh, schedule_anchor). Left alone, ptxas hoists that wait above
