@@ -140,12 +140,11 @@ Status launch_backward_with(const AttentionArgs& args) {
   return finish_backward<Element>(args, params);
 }
 
-// The one place that picks the backward's tile configuration: the table's, the large-shared-
-// memory table's where the device's blocks may take its shared memory, and on those devices the
-// deterministic mode's own where it differs (tile_config.hpp: at 256 the dQ product before phase
-// B, which measured faster in the ordered mode only).
-// Deterministic NoMask launches of few keys: DeterministicUnmaskedBackward's configuration
-// (tile_config.hpp, v24), where the device's blocks may take its shared memory.
+// The one place that picks the backward's tile configuration (backward_tile_config.hpp): the
+// table's, the large-shared-memory table's where the device's blocks may take its shared memory,
+// and on those devices the deterministic mode's own where it differs; deterministic NoMask
+// launches of few keys take DeterministicUnmaskedBackward's (key tiles slowest in head groups,
+// perf-notes "Backward v24").
 template <int kHeadDim, class Element>
 Status launch_backward(const AttentionArgs& args) {
   using Large = LargeSharedMemoryBackwardConfig<kHeadDim>;
