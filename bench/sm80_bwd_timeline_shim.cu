@@ -55,8 +55,8 @@ constexpr int kStagedEpilogueVariant = 221;
 // deterministic tables at 128 and 256 with StagedEpilogue in their NoMask kernels
 // (UnmaskedStagedEpilogue), at 128 with ZeroStartAccumulators too; the default mode (and D = 64,
 // whose deterministic mode runs the table's staged kernels) on the table. Measured (bench/results/
-// sm80-bwd-h100-2026-11-23-s12b/NOTES.md) and the deterministic tables since, so 231 now runs
-// the table's kernels too.
+// sm80-bwd-h100-2026-11-23-s12b/NOTES.md) and the deterministic tables since, so 231 runs the
+// table's kernels too at 128 (at 256 v23's form, before v25's 251).
 constexpr int kDeterministicStagedVariant = 231;
 // The twelfth session's third round (h12-bwd80c): the deterministic NoMask launches with the key
 // tile slowest in head groups (DeterministicUnmaskedHeadGroups) of 16 (variant 241) or 32 (242)
@@ -68,12 +68,22 @@ constexpr int kDeterministicStagedVariant = 231;
 // kernels otherwise (DeterministicUnmaskedBackward), so variant 0 runs them there too.
 constexpr int kUnmaskedGroups16Variant = 241;
 constexpr int kUnmaskedGroups32Variant = 242;
+// The twelfth session's fourth round (h12-bwd80d): 251 the deterministic mode at 256 on the
+// deterministic table with StagedEpilogue in every kernel and the masked kernels' phase-B
+// addresses per item (MaskedPerItemPhaseBAddresses, which keeps its WindowMask kernel free of
+// spills); the default mode and the other buckets on the table. Measured (bench/results/
+// sm80-bwd-h100-2026-11-23-s12d/NOTES.md) and the deterministic table at 256 since (v25), so
+// variant 0 runs the same kernels.
+constexpr int kPerItemPhaseBVariant = 251;
 namespace sm80 = fattn::detail::sm80;
 using Table128 = sm80::LargeSharedMemoryBackwardConfig<128>;
 using DeterministicStaged128 = sm80::QueryTilesDescending<
     sm80::ZeroStartAccumulators<sm80::UnmaskedStagedEpilogue<sm80::ScorePassesTile128>>>;
 using DeterministicStaged256 = sm80::QueryTilesDescending<sm80::KeyTilesSlowestInHeadGroups<
     sm80::UnmaskedStagedEpilogue<sm80::RangeSearchTile256>, sm80::kCausalHeadGroupPairs>>;
+using PerItemPhaseB256 = sm80::QueryTilesDescending<sm80::KeyTilesSlowestInHeadGroups<
+    sm80::MaskedPerItemPhaseBAddresses<sm80::StagedEpilogue<sm80::RangeSearchTile256>>,
+    sm80::kCausalHeadGroupPairs>>;
 template <class Config>
 using NoOption = Config;
 template <class Config>
@@ -163,7 +173,8 @@ fattn::Status launch(const AttentionArgs& args) {
     if (variant == kStagedEpilogueVariant) {
       return sm80::launch_backward_with<sm80::StagedEpilogue<sm80::BackwardConfig<64>>, E>(args);
     }
-    if (variant != 0 && variant != kDeterministicStagedVariant) {
+    if (variant != 0 && variant != kDeterministicStagedVariant &&
+        variant != kPerItemPhaseBVariant) {
       return fattn::Status::Unsupported("no such timeline variant at D <= 64");
     }
     return sm80::launch_backward<64, E>(args);
@@ -200,6 +211,9 @@ fattn::Status launch(const AttentionArgs& args) {
   if (variant == kDeterministicStagedVariant && args.problem.options.deterministic) {
     return bucket128 ? sm80::launch_backward_with<DeterministicStaged128, E>(args)
                      : sm80::launch_backward_with<DeterministicStaged256, E>(args);
+  }
+  if (!bucket128 && variant == kPerItemPhaseBVariant && args.problem.options.deterministic) {
+    return sm80::launch_backward_with<PerItemPhaseB256, E>(args);
   }
   if (bucket128 && variant == kZeroStart128Variant) {
     return sm80::launch_backward_with<sm80::ZeroStartAccumulators<Table128>, E>(args);

@@ -374,6 +374,13 @@ __device__ __forceinline__ int dq_turn_for(const Mask& mask, int row0, int row_e
   return descending ? last - n_block : n_block - first;
 }
 
+// The thread index read with a volatile move, as opaque_lane_id (MaskedPerItemPhaseBAddresses).
+__device__ __forceinline__ int opaque_thread_id() {
+  int thread;
+  asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(thread));
+  return thread;
+}
+
 // StagedEpilogue (backward_tile_config.hpp): every warp stores its dK (scaled) and dV pairs,
 // rounded to the storage type, into two row-major tiles at `tiles` (kRowElements apart; the
 // shared memory of the tiles, free once every warp has left the last item: the barrier below),
@@ -482,6 +489,9 @@ __global__ void __launch_bounds__(Config::kThreads)
       (staged_epilogue<Config>() ||
        (unmasked_staged_epilogue<Config>() && std::is_same_v<Mask, NoMask>)) &&
       kLean;
+  // MaskedPerItemPhaseBAddresses (backward_tile_config.hpp): phase B's Q / dO address per item.
+  constexpr bool kPerItemBAddresses =
+      masked_per_item_phase_b_addresses<Config>() && !std::is_same_v<Mask, NoMask>;
   // v19 (backward_tile_config.hpp): the line staging's offsets with the swizzle split.
   constexpr bool kSplitSwizzle = line_staging_swizzle_split<Config>() && kLineReductions;
   // v20 (backward_tile_config.hpp): dV in phase B, dK after the dQ product with the line-
@@ -1021,8 +1031,14 @@ __global__ void __launch_bounds__(Config::kThreads)
       // same loop as rolled_phase_b, written out here: through the function, ptxas allocated
       // the registers of every kernel of the table differently (sm_90a SASS), and their speed
       // is measured as this text compiles.
+      // MaskedPerItemPhaseBAddresses: the lane and the warp read again for every item.
+      const int b_lane = kPerItemBAddresses ? opaque_lane_id() : lane;
+      const int b_warp = kPerItemBAddresses ? opaque_thread_id() / kWarpSize : warp;
+      const int b_dim_step =
+          kPerItemBAddresses ? (b_warp % Config::kWarpsDimB) * (Config::kDimPerWarpB / kMmaK)
+                             : dim_step_b;
       const auto q_as_b =
-          fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
+          fragment_address<kXorAddresses, kWidth>(q_tile, b_lane % 16, b_lane / 16, 2 * b_dim_step);
 #pragma unroll 1
       for (unsigned qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
         std::uint32_t pa[kKeyTilesB][4];

@@ -461,9 +461,9 @@ constexpr bool dq_rounds_in_dk_steps() {
 // the register stores. Rows kStagedRowElements apart: a warp's 4-byte stores (8 rows x 4 lanes)
 // then meet 32 different banks. Measured at 128 (bwd in turns beside the table and FA2, bf16,
 // B·N = 16384, H·D = 2048): N = 4k 1.000, 1k causal 1.055, 512 causal 1.075; the instrumented
-// epilogue 9,455 -> 3,248 clocks per CTA; dK, dV bitwise the table's. The deterministic tables
-// take it in their NoMask kernels only (UnmaskedStagedEpilogue below): their sm_90a WindowMask
-// kernels spilled with it.
+// epilogue 9,455 -> 3,248 clocks per CTA; dK, dV bitwise the table's. The deterministic table at
+// 128 takes it in its NoMask kernels only (UnmaskedStagedEpilogue below: its sm_90a WindowMask
+// kernel spilled with it); at 256 in every kernel, with MaskedPerItemPhaseBAddresses (below).
 // Measured and removed (commit 424beb5 has it): DqBulkReductions, the dQ partial staged CTA-wide
 // and added by the copy engine (cp.reduce.async.bulk ... add.f32, one 512-byte row per bulk
 // reduction) instead of the warps' REDG.128 line rounds: 0.92-0.96 at 4k / 16k, 0.95-0.96 at
@@ -483,11 +483,11 @@ constexpr bool staged_epilogue() {
 }
 
 // UnmaskedStagedEpilogue (twelfth session, h12-bwd80b; bench/results/sm80-bwd-h100-2026-11-23-
-// s12b/NOTES.md; the deterministic tables at 128 and 256): StagedEpilogue in the NoMask kernels
-// only. With StagedEpilogue the deterministic tables' sm_90a WindowMask kernels spilled (128: 20
-// bytes, 256: 4 bytes, also without WarpSearchedQueryRange; 256: one register stored before the
-// item loop and reloaded at its top), while their NoMask kernels took it with 0 spills (251 / 255
-// registers; sm_90a SASS identical to the default table's NoMask kernels, where the
+// s12b/NOTES.md; the deterministic table at 128, at 256 until v25): StagedEpilogue in the NoMask
+// kernels only. With StagedEpilogue the deterministic tables' sm_90a WindowMask kernels spilled
+// (128: 20 bytes, 256: 4 bytes, also without WarpSearchedQueryRange; 256: one register stored
+// before the item loop and reloaded at its top), while their NoMask kernels took it with 0 spills
+// (251 / 255 registers; sm_90a SASS identical to the default table's NoMask kernels, where the
 // deterministic options do nothing).
 struct UnmaskedStagedEpilogueOption {};
 template <class Tile>
@@ -498,6 +498,24 @@ struct UnmaskedStagedEpilogue : Tile, UnmaskedStagedEpilogueOption {
 template <class Config>
 constexpr bool unmasked_staged_epilogue() {
   return has_option<Config, UnmaskedStagedEpilogueOption>;
+}
+
+// MaskedPerItemPhaseBAddresses (twelfth session, h12-bwd80d; bench/results/sm80-bwd-h100-2026-
+// 11-23-s12d/NOTES.md; the deterministic table at 256, with StagedEpilogue): in the masked
+// kernels' rolled phase B, each item derives its Q / dO fragment address from volatile reads of
+// the lane and the warp instead of the loop-invariant offset computed before the loop. With
+// StagedEpilogue the sm_90a WindowMask kernel kept that offset across the loop and spilled it
+// (4 bytes, reloaded once per item); with the per-item address it has no spills. Re-reading the
+// epilogue's lane and warp instead made it 8 bytes. The NoMask kernels keep the offset (no spill
+// there; their code stays the default table's).
+struct MaskedPerItemPhaseBAddressesOption {};
+template <class Tile>
+struct MaskedPerItemPhaseBAddresses : Tile, MaskedPerItemPhaseBAddressesOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool masked_per_item_phase_b_addresses() {
+  return has_option<Config, MaskedPerItemPhaseBAddressesOption>;
 }
 
 template <int kHeadDimBucket>
@@ -677,6 +695,12 @@ struct LargeSharedMemoryDeterministicBackward {
 // +3.2 / +1.3 / +0.5 % at 128 and +2.1 / +0.4 / +0.6 % at 256 (fwd+bwd det / default 0.841 ->
 // 0.863 and 0.815 -> 0.829 at 1k); causal 0.997-1.004 (the 256 WindowMask kernel is HEAD's
 // code, 128's adds ZeroStartAccumulators: neutral).
+// v25 (twelfth session, h12-bwd80d; bench/results/sm80-bwd-h100-2026-11-23-s12d/NOTES.md): at 256
+// StagedEpilogue in every kernel, the masked kernels free of spills by their phase-B address per
+// item (MaskedPerItemPhaseBAddresses). H100, same setup (--variant 251, 2 rounds), deterministic
+// bwd causal N = 1k / 4k / 16k +3.7 / +3.4 / +3.0 % (fwd+bwd det / default 0.848 -> 0.874,
+// 0.888 -> 0.912, 0.856 -> 0.876); the NoMask kernels are v23's code. 128 keeps v23's form: with
+// StagedEpilogue its WindowMask kernel spills 20 bytes, 24-32 with the per-item address.
 template <>
 struct LargeSharedMemoryDeterministicBackward<128> {
   using type = QueryTilesDescending<
@@ -684,9 +708,8 @@ struct LargeSharedMemoryDeterministicBackward<128> {
 };
 template <>
 struct LargeSharedMemoryDeterministicBackward<256> {
-  using type = QueryTilesDescending<
-      KeyTilesSlowestInHeadGroups<UnmaskedStagedEpilogue<RangeSearchTile256>,
-                                  kCausalHeadGroupPairs>>;
+  using type = QueryTilesDescending<KeyTilesSlowestInHeadGroups<
+      MaskedPerItemPhaseBAddresses<StagedEpilogue<RangeSearchTile256>>, kCausalHeadGroupPairs>>;
 };
 
 // v24 (twelfth session, h12-bwd80c; bench/results/sm80-bwd-h100-2026-11-23-s12c/NOTES.md): the
