@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ptxas -v and objects of this checkout's sm80 backward instantiations (bf16 + fp16 on sm_90a,
-# bf16 on sm_80) for the spill and SASS checks (sasscmp.py against build-shim.sh's objects,
+# bf16 on sm_80) for the spill and SASS checks (bench/sass_compare.py against build-shim.sh's objects,
 # which are HEAD's tables).
 set -uo pipefail
 cd /work/main

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ptxas -v and objects of the sm80 backward instantiations, this checkout's (cand) and HEAD's
 # (git archive HEAD src include into build-h12bwd80d/head): cand bf16 + fp16 on sm_90a and
-# sm_80, HEAD bf16 on sm_90a (sasscmp.py compares the bf16 sm_90a objects kernel by kernel).
+# sm_80, HEAD bf16 on sm_90a (bench/sass_compare.py compares the bf16 sm_90a objects kernel by kernel).
 set -uo pipefail
 cd /work/main
 export PATH=/usr/local/cuda/bin:$PATH

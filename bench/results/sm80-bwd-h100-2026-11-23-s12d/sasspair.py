@@ -1,16 +1,9 @@
 # The renamed deterministic 256 kernels, paired by mask / deterministic-unmasked wrapper: HEAD's
 # (UnmaskedStagedEpilogue) against this tree's (MaskedPerItemPhaseBAddresses<StagedEpilogue>).
-import re,subprocess,sys
-sys.path.insert(0,__file__.rsplit('/',1)[0])
-def kernels(path):
-    out=subprocess.run(['cuobjdump','-sass',path],capture_output=True,text=True).stdout
-    ks={};cur=None
-    for line in out.splitlines():
-        m=re.search(r'Function : (\S+)',line)
-        if m: cur=m.group(1); ks[cur]=[]; continue
-        m=re.match(r'\s*/\*[0-9a-f]+\*/\s*(.*?)\s*;?\s*/\*',line)
-        if cur and m: ks[cur].append(m.group(1))
-    return ks
+import sys
+# kernels() is bench/sass_compare.py's.
+sys.path.insert(0,__file__.rsplit('/',1)[0]+'/../..')
+from sass_compare import kernels
 def key(k):
     if 'StagedEpilogue' not in k or 'QueryTilesDescending' not in k: return None
     return ('Unmasked' if 'DeterministicUnmaskedHeadGroups' in k else 'table',
