@@ -5,7 +5,9 @@
 # and <dir>/plain/libsm80bwdtimeline.so without it (the library's kernels, timed beside it for
 # the recording's overhead). ptxas reports in each folder's ptxas.log. SM80_SOURCE_ROOT (default:
 # this checkout) points at another tree's src/ and include/; SM80_NVCC_FLAGS adds nvcc flags.
-#   [SM80_SOURCE_ROOT=<tree>] [SM80_TIMELINE_ONLY_64=1]
+# SM80_SHIMS=plain builds only the plain shim (a candidate's A/B needs no timeline; its ptxas
+# report is the spill check), =timeline only the instrumented one; default both, plain first.
+#   [SM80_SOURCE_ROOT=<tree>] [SM80_TIMELINE_ONLY_64=1] [SM80_SHIMS=plain|timeline|both]
 #     bench/sm80_bwd_timeline_build.sh <dir> [arch (default 90a)] [jobs]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +27,11 @@ if [ "${SM80_TIMELINE_ONLY_64:-0}" = 1 ]; then
   flags+=(-DFATTN_SM80_BWD_TIMELINE_ONLY_64)
   sources=(bench/sm80_bwd_timeline_shim.cu)
 fi
-build_shim "$out/timeline" "$jobs" libsm80bwdtimeline.so "${flags[*]} -DFATTN_SM80_BWD_TIMELINE" \
-  "${sources[@]}"
-build_shim "$out/plain" "$jobs" libsm80bwdtimeline.so "${flags[*]}" "${sources[@]}"
+shims="${SM80_SHIMS:-both}"
+if [ "$shims" != timeline ]; then
+  build_shim "$out/plain" "$jobs" libsm80bwdtimeline.so "${flags[*]}" "${sources[@]}"
+fi
+if [ "$shims" != plain ]; then
+  build_shim "$out/timeline" "$jobs" libsm80bwdtimeline.so \
+    "${flags[*]} -DFATTN_SM80_BWD_TIMELINE" "${sources[@]}"
+fi

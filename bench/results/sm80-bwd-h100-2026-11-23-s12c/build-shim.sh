@@ -1,14 +1,9 @@
 #!/usr/bin/env bash
-# The plain shim of bench/sm80_bwd_timeline_build.sh (same flags, no timeline build), from
+# The plain shim h12-bwd80c timed: bench/sm80_bwd_timeline_build.sh (no timeline build) on
 # build-h12bwd80c/shimtree (HEAD's tables + the DeterministicUnmaskedHeadGroups option and its
-# kernel lines) and this checkout's shim (variants 241 / 242).
+# kernel lines; shim variants 241 / 242)
+# and this checkout's shim.
 set -euo pipefail
-cd /work/main
-out=build-h12bwd80c/tl; arch=90a; jobs=${1:-1}; root=build-h12bwd80c/shimtree
-source bench/shim_build_common.sh
-flags=(-std=c++20 -O3 -lineinfo "-I$root/src" "-I$root/include" -Ibench --expt-relaxed-constexpr
-       -Xcompiler -fPIC "-gencode=arch=compute_${arch},code=sm_${arch}" -Xptxas -v)
-sources=("$root/src/cuda/instantiations/sm80_bwd_d64_bf16.cu"
-         "$root/src/cuda/instantiations/sm80_bwd_d128_bf16.cu"
-         "$root/src/cuda/instantiations/sm80_bwd_d256_bf16.cu" bench/sm80_bwd_timeline_shim.cu)
-build_shim "$out/plain" "$jobs" libsm80bwdtimeline.so "${flags[*]}" "${sources[@]}"
+cd "$(dirname "$0")/../../.."
+SM80_SOURCE_ROOT=build-h12bwd80c/shimtree SM80_SHIMS=plain \
+  bench/sm80_bwd_timeline_build.sh build-h12bwd80c/tl 90a "${1:-1}"
