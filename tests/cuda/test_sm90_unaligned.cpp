@@ -23,6 +23,8 @@
 
 #include "api/device_query.hpp"
 #include "api/selector.hpp"
+#include "cuda/common/instances.hpp"
+#include "cuda/sm90/heads_as_columns.hpp"
 #include "device_buffer.hpp"
 #include "support/pruning.hpp"
 #include "support/simulated_device.hpp"
@@ -339,17 +341,23 @@ TEST_F(Sm90Unaligned, LoudNeighbourHeadDoesNotLeak) {
 
 // Non-finite inputs in a neighbouring head: its Q columns are zeroed in shared memory and its V
 // columns reach only O's padding, so NaN / Inf there cannot leak. K's columns meet Q's zeros: a
-// NaN in the columns a neighbour's boxes load (head 0 loads head 1's first W - D = 15, head 2
-// at phase 2 its last 2; up to 7 for other phases) would (heads_as_columns.hpp, "Limit");
-// between them it is never read.
+// NaN in the columns a neighbour's boxes load (head 0 loads head 1's first W - D: 15 at the 192
+// bucket's width 144, 79 at the 256 bucket's 208 where a pruned build has no 192; head 2 at
+// phase 2 its last 2; up to 7 for other phases) would (heads_as_columns.hpp, "Limit"); between
+// them it is never read.
 TEST_F(Sm90Unaligned, NonFiniteNeighbourQAndVDoNotLeak) {
   constexpr std::int64_t kD = 129;
-  constexpr std::int64_t kWorkWidth = 144;
-  constexpr std::int64_t kMaxPhase = 7;
+  const detail::KernelInstance* instance = detail::find_instance(
+      detail::KernelFamily::sm90, Direction::forward, kD, DType::float16);
+  if (instance == nullptr) GTEST_SKIP() << "no cuda_sm90 float16 forward for head_dim 129 here";
+  const std::int64_t work_width = detail::sm90::listed_work_width(
+      instance->head_dim_bucket, detail::sm90::heads_as_columns_width(kD));
   Neighbour nonfinite;
   nonfinite.nonfinite = true;
-  nonfinite.first_nonfinite_k_column = kWorkWidth - kD;
-  nonfinite.end_nonfinite_k_column = kD - kMaxPhase;
+  nonfinite.first_nonfinite_k_column = work_width - kD;
+  nonfinite.end_nonfinite_k_column = kD - detail::sm90::kMaxHeadPhase;
+  ASSERT_LT(nonfinite.first_nonfinite_k_column, nonfinite.end_nonfinite_k_column)
+      << "width " << work_width << " leaves no column of head 1 unread";
   expect_sm90_matches_reference({"d129_fp16_nan", kF16, 1, 130, 130, 8, 8, kD, Layout::packed},
                                 nonfinite);
 }

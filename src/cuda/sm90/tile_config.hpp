@@ -310,6 +310,30 @@ constexpr int work_width(long long head_dim) {
 // The buckets in increasing order: a head dim runs in the first bucket that holds it.
 inline constexpr int kHeadDimBuckets[] = {64, 128, 192, 256};
 
+// The work width a launch in `bucket` runs for `needed_width` columns: the narrowest listed
+// width that covers them (forward.cuh's launch walks the same list), or 0 if none does. Host
+// code (the tests) asks it which columns a kernel's boxes reach, e.g. in a build whose pruned
+// head dims send D = 129 to the 256 bucket (width 208) instead of 192's width 144.
+template <int kHeadDimBucket>
+constexpr int listed_work_width(int needed_width) {
+  return []<int... kWidths>(std::integer_sequence<int, kWidths...>, int needed) {
+    int chosen = 0;
+    ((chosen = chosen == 0 && needed <= kWidths ? kWidths : chosen), ...);
+    return chosen;
+  }(typename WorkWidths<kHeadDimBucket>::List{}, needed_width);
+}
+constexpr int listed_work_width(int bucket, int needed_width) {
+  switch (bucket) {
+    case 64: return listed_work_width<64>(needed_width);
+    case 128: return listed_work_width<128>(needed_width);
+    case 192: return listed_work_width<192>(needed_width);
+    case 256: return listed_work_width<256>(needed_width);
+    default: return 0;
+  }
+}
+static_assert(listed_work_width(192, 144) == 144 && listed_work_width(256, 144) == 208 &&
+              listed_work_width(128, 129) == 0 && listed_work_width(64, 40) == 64);
+
 constexpr int head_dim_bucket(long long head_dim) {
   for (int bucket : kHeadDimBuckets) {
     if (head_dim <= bucket) return bucket;
