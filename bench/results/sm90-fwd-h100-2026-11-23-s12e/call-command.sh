@@ -8,7 +8,7 @@
 # 3. bench/sm90_candidates_call.sh: cur / tail / cuDNN in turns, twice (run 2 reversed);
 #    ncu at D = 128 / 256 N = 512 causal;
 # 4. the sm90 GPU tests, memcheck and racecheck of tail_group_d128_causal_rounds;
-# 5. SASS of cur against tail per kernel (sass_compare.py), spills from ptxas.
+# 5. SASS of cur against tail per kernel (bench/sass_compare.py), spills from ptxas.
 source scripts/gpu-env.sh; set -o pipefail
 R=bench/results/sm90-fwd-h100-2026-11-23-s12e
 B=build-h12fwd90e
@@ -52,8 +52,8 @@ for tool in memcheck racecheck; do
   cat /tmp/$tool.log >> $OUT/sanitizers.log
 done
 for d in d64 d128 d256; do
-  for v in cur tail; do cuobjdump -sass $B/shims/$v/sm90_fwd_${d}_bf16.o > /tmp/$v-$d.sass; done
-  python3 $R/sass_compare.py /tmp/cur-$d.sass /tmp/tail-$d.sass >> $OUT/sass.txt 2>&1
+  python3 bench/sass_compare.py $B/shims/cur/sm90_fwd_${d}_bf16.o $B/shims/tail/sm90_fwd_${d}_bf16.o \
+    >> $OUT/sass.txt 2>&1
 done
 grep -h "spill" $B/shims/tail/ptxas.log | grep -v " 0 bytes spill stores, 0 bytes spill loads" | sort | uniq -c > $OUT/spills-tail.txt
 echo "nonzero spill lines (tail): $(wc -l < $OUT/spills-tail.txt) at ${SECONDS} s" >> $L
