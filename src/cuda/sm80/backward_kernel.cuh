@@ -61,8 +61,8 @@ __device__ __forceinline__ void store_release(int* address, int value) {
 // tile of every CTA to its left, so the key tiles add in descending order (ascending would make
 // every CTA wait for all the tiles to its left: a wavefront); otherwise every CTA starts at the
 // same query tile and ascending order is as good as any. With QueryTilesDescending
-// (tile_config.hpp) the CTAs walk down from their last query tile instead, and ascending order is
-// the one for every mask.
+// (backward_tile_config.hpp) the CTAs walk down from their last query tile instead, and
+// ascending order is the one for every mask.
 __device__ __forceinline__ bool mask_is_right_bounded(const NoMask&) { return false; }
 __device__ __forceinline__ bool mask_is_right_bounded(const CausalMask&) { return true; }
 __device__ __forceinline__ bool mask_is_right_bounded(const WindowMask& mask) {
@@ -457,13 +457,14 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr int kRowTilesQ = Config::kQueriesPerWarpQ / kMmaM;
   constexpr bool kPackedP = packed_probabilities<Config>();
   constexpr bool kPipelinedB = pipelined_query_fragments<Config>();
-  // Rolled k-step loops (tile_config.hpp): the full-width kernel only, where every step exists.
+  // Rolled k-step loops (backward_tile_config.hpp): the full-width kernel only, where every
+  // step exists.
   constexpr bool kRolledB = rolled_product_b<Config>() && kFullWidth;
   // The lean loop in the full-width kernel only (the general one spilled with it at 64 on sm_80).
   constexpr bool kLean = lean_tile_loop<Config>() && kFullWidth;
   static_assert(!lean_tile_loop<Config>() || packed_probabilities<Config>(),
                 "the lean loop computes Pᵀ in the packed tiles' pass only");
-  // v5 options (tile_config.hpp): strided item copies in the lean loop; the deterministic
+  // v5 options (backward_tile_config.hpp): strided item copies in the lean loop; the deterministic
   // chain's hand-over by one thread's release. Not with DqRoundsInDkSteps: at 256 its NoMask
   // kernels spilled 4-12 bytes with the carried sources (sm_90a) and none without.
   constexpr bool kStridedLoads =
@@ -477,11 +478,12 @@ __global__ void __launch_bounds__(Config::kThreads)
   // ScorePassesByQueryTile: the Pᵀ and dSᵀ passes read each query tile's LSE / D_i pair once.
   constexpr bool kQueryOuterPasses =
       score_passes_by_query_tile<Config>() && kPackedP && kLean && kFullWidth;
-  // v7 (tile_config.hpp): the dQ atomics from one address per query tile (the lean kernel's
-  // accumulator rows are kWidth floats).
+  // v7 (backward_tile_config.hpp): the dQ atomics from one address per query tile (the lean
+  // kernel's accumulator rows are kWidth floats).
   constexpr bool kOneAddressAtomics = dq_atomics_from_one_address<Config>() && kLean;
-  // v13 (tile_config.hpp): the dQ reductions by whole accumulator lines through a staging tile
-  // per warp (reduce_dq_by_lines); the accumulator's rows are kWidth floats, as above.
+  // v13 (backward_tile_config.hpp): the dQ reductions by whole accumulator lines through a
+  // staging tile per warp (reduce_dq_by_lines); the accumulator's rows are kWidth floats, as
+  // above.
   constexpr bool kLineReductions = dq_reductions_by_line<Config>() && kLean;
   // v21 (backward_tile_config.hpp): dK and dV out through shared memory in 16-byte chunks
   // (UnmaskedStagedEpilogue: in the NoMask kernels only).
@@ -500,14 +502,14 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr bool kRoundsInDk = dq_rounds_in_dk_steps<Config>() && kLineReductions && kRolledB &&
                                !dq_product_before_phase_b<Config>() &&
                                !dq_atomics_in_phase_b<Config>();
-  // v8 (tile_config.hpp, the deterministic mode at 256): the dQ product and its ordered
+  // v8 (backward_tile_config.hpp, the deterministic mode at 256): the dQ product and its ordered
   // atomics before phase B, so the chain's hand-over waits less on this CTA's phase B.
   constexpr bool kDqFirst = dq_product_before_phase_b<Config>() && kLean;
   static_assert(!dq_product_before_phase_b<Config>() || rolled_product_b<Config>(),
                 "the dQ-first order runs phase B rolled (rolled_phase_b)");
-  // v9 (tile_config.hpp, the table at 64): the dQ product before phase B and, in the default
-  // mode, its reductions spread over phase B's query steps (phase_b_with_dq_atomics); the
-  // deterministic mode runs v8's order (ordered atomics, then rolled_phase_b).
+  // v9 (backward_tile_config.hpp, the table at 64): the dQ product before phase B and, in the
+  // default mode, its reductions spread over phase B's query steps (phase_b_with_dq_atomics);
+  // the deterministic mode runs v8's order (ordered atomics, then rolled_phase_b).
   constexpr bool kDqInB = dq_atomics_in_phase_b<Config>() && kLean;
   static_assert(!dq_atomics_in_phase_b<Config>() ||
                     (rolled_product_b<Config>() && dq_atomics_from_one_address<Config>() &&
@@ -544,10 +546,10 @@ __global__ void __launch_bounds__(Config::kThreads)
   // Deterministic mode waits only on CTAs of lower linear index, which the hardware has started
   // earlier (no deadlock whatever the residency): with the descending dQ order, key tiles are
   // numbered from the end of the grid.
-  // QueryTilesDescending (tile_config.hpp): every CTA walks its query tiles from the last one
-  // down, so the key tiles of a query tile reach it at the same point of their walks under a
-  // right-bounded mask (and from the left under a left-bounded one) and add in ascending order,
-  // in grid order: the heavy key tiles first.
+  // QueryTilesDescending (backward_tile_config.hpp): every CTA walks its query tiles from the
+  // last one down, so the key tiles of a query tile reach it at the same point of their walks
+  // under a right-bounded mask (and from the left under a left-bounded one) and add in ascending
+  // order, in grid order: the heavy key tiles first.
   constexpr bool kDescendingWalk =
       query_tiles_descending<Config>() && !std::is_same_v<Mask, NoMask>;
   const bool descending =
@@ -566,8 +568,9 @@ __global__ void __launch_bounds__(Config::kThreads)
       batch = tile.batch;
     }
   }
-  // DeterministicUnmaskedHeadGroups (tile_config.hpp): the same order in the deterministic NoMask
-  // launches, whose chain waits only on the key tile to the left (a lower index in this order).
+  // DeterministicUnmaskedHeadGroups (backward_tile_config.hpp): the same order in the
+  // deterministic NoMask launches, whose chain waits only on the key tile to the left (a lower
+  // index in this order).
   if constexpr (deterministic_unmasked_head_groups<Config>() && std::is_same_v<Mask, NoMask>) {
     if (params.semaphores != nullptr) {
       const CtaTile tile = key_tile_slowest_in_group(Config::kUnmaskedGroupPairs);
