@@ -105,8 +105,9 @@ Status finish_backward(const AttentionArgs& args, const BackwardParams& params) 
   return Status::Ok();
 }
 
-// Any tile configuration; launch_backward uses the table's. bench/sm80_variants.cu also runs
-// alternatives through this to measure the table's choices against them.
+// Any tile configuration; launch_backward uses the table's. bench/sm80_bwd_variants.cu and
+// bench/sm80_bwd_timeline_shim.cu also run alternatives through this to measure the table's
+// choices against them.
 // kUnmaskedOnly: a NoMask launch's configuration (DeterministicUnmaskedBackward); the masked
 // kernels are not compiled for it.
 template <class Config, class Element, bool kUnmaskedOnly = false>
