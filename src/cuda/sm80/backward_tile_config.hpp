@@ -369,17 +369,17 @@ constexpr bool query_tiles_descending() {
   return has_option<Config, QueryTilesDescendingOption>;
 }
 
-// ScorePassesByQueryTile (ninth session, second round; packed lean full-width kernel; the table
-// at 64, v17): the exponent pass and the dSᵀ pass walk query tiles outer and key tiles inner, so each
-// LSE / D_i pair read from shared memory feeds every key tile of the warp (kKeyTilesA) instead
-// of one. ncu at 64 (bench/results/sm80-bwd-h100-2026-11-22-s9b): the table's passes read the
-// pair once per (key tile, query tile), 32 LDS.64 per warp and query tile against FA2's 6 row
-// statistics per item, each just before the FFMA / FADD that uses it (one register reused, the
-// kernel at 255), and those FFMA/FADD carry 0.21 M of the kernel's 2.44 M stall samples
-// (short scoreboard; FA2: 0.01 M on FADD, no FFMA). H100, bf16, B·N = 16384, H·D = 2048, bwd in
-// turns beside the table's 64 tile and FA2 (N = 4k / 4k causal / 16k / 16k causal): 1.049 /
-// 1.037 / 1.046 / 1.037 (bwd / FA2 0.88-0.90 -> 0.92-0.935), dK and dV bitwise the table's;
-// ("Backward v17"). 128 and 256 read each pair twice per query tile: not measured there.
+// ScorePassesByQueryTile (ninth session, second round; packed lean full-width kernel; the table at
+// 64, v17): the exponent pass and the dSᵀ pass walk query tiles outer and key tiles inner, so each
+// LSE / D_i pair read from shared memory feeds every key tile of the warp (kKeyTilesA) instead of
+// one. ncu at 64 (bench/results/sm80-bwd-h100-2026-11-22-s9b): the table's passes read the pair
+// once per (key tile, query tile), 32 LDS.64 per warp and query tile against FA2's 6 row statistics
+// per item, each just before the FFMA / FADD that uses it (one register reused, the kernel at 255),
+// and those FFMA/FADD carry 0.21 M of the kernel's 2.44 M stall samples (short scoreboard; FA2:
+// 0.01 M on FADD, no FFMA). H100, bf16, B·N = 16384, H·D = 2048, bwd in turns beside the table's 64
+// tile and FA2 (N = 4k / 4k causal / 16k / 16k causal): 1.049 / 1.037 / 1.046 / 1.037 (bwd / FA2
+// 0.88-0.90 -> 0.92-0.935), dK and dV bitwise the table's; ("Backward v17"). 128 and 256 read each
+// pair twice per query tile: not measured there.
 // GeneralKernelConfig as DqAtomicsInPhaseB: the general kernel stays Tile's.
 struct ScorePassesByQueryTileOption {};
 template <class Tile>
