@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the two shims of bench/sm80_bwd_timeline.py from bench/sm80_bwd_timeline_shim.cu and the
 # sm80 backward's D = 64, 128 and 256 bf16 instances (SM80_TIMELINE_ONLY_64=1: D = 64 only):
-# <dir>/timeline/libsm80bwdtimeline.so with FATTN_SM80_BWD_TIMELINE (the main kernel stamps its phases, src/cuda/sm80/backward_timeline.cuh)
+# <dir>/timeline/libsm80bwdtimeline.so with FATTN_SM80_BWD_TIMELINE (the main kernel stamps its
+# phases, src/cuda/sm80/backward_timeline.cuh)
 # and <dir>/plain/libsm80bwdtimeline.so without it (the library's kernels, timed beside it for
 # the recording's overhead). ptxas reports in each folder's ptxas.log. SM80_SOURCE_ROOT (default:
 # this checkout) points at another tree's src/ and include/; SM80_NVCC_FLAGS adds nvcc flags.
