@@ -560,14 +560,15 @@ inline constexpr bool causal_padding_first =
     Traits::kConsumerWarpgroups >= kPaddingFirstMinConsumers;
 
 // Which kernels test for a key tile reaching past seqlen_k only at the first tile they walk (the
-// key loop): tiles run from the last key tile down, and only the last one can be ragged, so the
-// test and its per-element path leave the loop body. In the unmasked width-256 kernel that
-// path's scalars were what spilled 8 bytes with the lazy rescale (SASS: one STL/LDL pair at the
-// ping-pong barrier, one in the ragged mask path); without them it takes the lazy rescale with
-// 0 spills. Measured on an H100 beside the v9 kernels and cuDNN (docs/perf-notes.md "v10", two
-// runs): D = 256 non-causal +5.6 % (1.04-1.08 in all six samples), D = 128 non-causal +4.2 %
-// (+8 % at N = 1k); D = 64 0.99 (neutral within the noise), so its kernels keep the test in the
-// loop; D = 192 was not timed. Masked kernels test every tile against the mask anyway.
+// key loop): tiles run from the last key tile down (NoMask kernels always do; only masked ones
+// take keys_ascending_even_rounds), and only the last one can be ragged, so the test and its
+// per-element path leave the loop body. In the unmasked width-256 kernel that path's scalars were
+// what spilled 8 bytes with the lazy rescale (SASS: one STL/LDL pair at the ping-pong barrier, one
+// in the ragged mask path); without them it takes the lazy rescale with 0 spills. Measured on an
+// H100 beside the v9 kernels and cuDNN (docs/perf-notes.md "v10", two runs): D = 256 non-causal
+// +5.6 % (1.04-1.08 in all six samples), D = 128 non-causal +4.2 % (+8 % at N = 1k); D = 64 0.99
+// (neutral within the noise), so its kernels keep the test in the loop; D = 192 was not timed.
+// Masked kernels test every tile against the mask anyway.
 template <int kHeadDim, class Mask>
 inline constexpr bool ragged_test_first_tile_only =
     std::is_same_v<Mask, NoMask> && (kHeadDim == 128 || kHeadDim == 256);
