@@ -146,7 +146,8 @@ struct TileShape {
   // is 201 instructions per thread for 128 keys (96 ISETP, 64 FSEL, 33 VIADD) on top of the
   // softmax's ~330. Every key loop keeps its SASS (0 spills; the tests broadcast from lane 0,
   // else the D = 64 key loop left the uniform datapath and spilled). Heads-as-columns kernels
-  // do without it.
+  // do without it. In a tile walked ascending (keys_ascending_even_rounds) the first key tile
+  // is the leftmost, which the same tests cover, and the diagonal takes the loop's full mask.
   bool first_tile_coverage = false;
   // Masked launches whose (batch, head) pairs have at most this many query tiles run one pair
   // per scheduler group, as the unmasked launches do (tile_scheduler.hpp, heads_per_group): the
