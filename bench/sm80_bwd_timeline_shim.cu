@@ -26,8 +26,8 @@ constexpr int kTripleSize = 3;
 // 0: the table; 90: the eighth session's candidates (bench/sm80_bwd_variants.cu 12890 / 25690;
 // 25690 is the table at 256 since, 12890 the whole-slice form at 128, not taken).
 constexpr int kLineReductionsVariant = 90;
-// The eighth session's causal probe (h8-causal80; backward_tile_config.hpp), on the v13 table's tiles:
-// 14 those tiles (the table before v15), 15 with WarpSearchedQueryRange, 16 with
+// The eighth session's causal probe (h8-causal80; backward_tile_config.hpp), on the v13 table's
+// tiles: 14 those tiles (the table before v15), 15 with WarpSearchedQueryRange, 16 with
 // KeyTilesSlowestInHeadGroups, 17 with both (v15's table: 17 at 128, 15 at 256).
 constexpr int kV13TableVariant = 14;
 constexpr int kWarpSearchedRangeVariant = 15;
@@ -45,19 +45,14 @@ constexpr int kRoundsInDkOneAheadVariant = 201;
 constexpr int kRoundsInDkTwoAheadVariant = 202;
 // The eleventh session's candidates (h11-bwd80; backward_tile_config.hpp, v21) at 128: 211
 // DqBulkReductions and 212 with StagedEpilogue were measured and removed (commit 424beb5 has
-// them); 213 StagedEpilogue is the table's since v21; 214 ZeroStartAccumulators on the table
-// (since v21 the table has StagedEpilogue, so 214 is both options together).
-constexpr int kZeroStart128Variant = 214;
-// The eleventh session's second round (h11-bwd80b; v22): 221 StagedEpilogue on the default
-// table's tile at 64 (BackwardConfig<64>) and at 256 (LargeSharedMemoryBackwardConfig<256>).
-constexpr int kStagedEpilogueVariant = 221;
-// The twelfth session's second round (h12-bwd80b): 231 the deterministic mode on the
-// deterministic tables at 128 and 256 with StagedEpilogue in their NoMask kernels
-// (UnmaskedStagedEpilogue), at 128 with ZeroStartAccumulators too; the default mode (and D = 64,
-// whose deterministic mode runs the table's staged kernels) on the table. Measured (bench/results/
-// sm80-bwd-h100-2026-11-23-s12b/NOTES.md) and the deterministic tables since, so 231 runs the
-// table's kernels too at 128 (at 256 v23's form, before v25's 251).
-constexpr int kDeterministicStagedVariant = 231;
+// them); 213 StagedEpilogue is the table's since v21.
+// Retired (commit 62e6a58 has them), measured and the tables' kernels since: 214
+// ZeroStartAccumulators on the 128 table (v22); 221 StagedEpilogue at 64 and 256 (h11-bwd80b,
+// v22); 231 the deterministic tables' NoMask kernels staged (h12-bwd80b, v23; at 256 with the
+// masked kernels v25 replaced); 251 the deterministic 256 table's staged epilogue in every
+// kernel with MaskedPerItemPhaseBAddresses (h12-bwd80d, v25). Variant 0 runs the kernels they
+// became; the call scripts of bench/results/sm80-bwd-h100-2026-11-23-s12b and -s12d that name
+// them need that commit's shim.
 // The twelfth session's third round (h12-bwd80c): the deterministic NoMask launches with the key
 // tile slowest in head groups (DeterministicUnmaskedHeadGroups) of 16 (variant 241) or 32 (242)
 // pairs: at 64 on the table's kernel in both modes (its deterministic mode is a flag of that
@@ -68,22 +63,7 @@ constexpr int kDeterministicStagedVariant = 231;
 // kernels otherwise (DeterministicUnmaskedBackward), so variant 0 runs them there too.
 constexpr int kUnmaskedGroups16Variant = 241;
 constexpr int kUnmaskedGroups32Variant = 242;
-// The twelfth session's fourth round (h12-bwd80d): 251 the deterministic mode at 256 on the
-// deterministic table with StagedEpilogue in every kernel and the masked kernels' phase-B
-// addresses per item (MaskedPerItemPhaseBAddresses, which keeps its WindowMask kernel free of
-// spills); the default mode and the other buckets on the table. Measured (bench/results/
-// sm80-bwd-h100-2026-11-23-s12d/NOTES.md) and the deterministic table at 256 since (v25), so
-// variant 0 runs the same kernels.
-constexpr int kPerItemPhaseBVariant = 251;
 namespace sm80 = fattn::detail::sm80;
-using Table128 = sm80::LargeSharedMemoryBackwardConfig<128>;
-using DeterministicStaged128 = sm80::QueryTilesDescending<
-    sm80::ZeroStartAccumulators<sm80::UnmaskedStagedEpilogue<sm80::ScorePassesTile128>>>;
-using DeterministicStaged256 = sm80::QueryTilesDescending<sm80::KeyTilesSlowestInHeadGroups<
-    sm80::UnmaskedStagedEpilogue<sm80::RangeSearchTile256>, sm80::kCausalHeadGroupPairs>>;
-using PerItemPhaseB256 = sm80::QueryTilesDescending<sm80::KeyTilesSlowestInHeadGroups<
-    sm80::MaskedPerItemPhaseBAddresses<sm80::StagedEpilogue<sm80::RangeSearchTile256>>,
-    sm80::kCausalHeadGroupPairs>>;
 template <class Config>
 using NoOption = Config;
 template <class Config>
@@ -170,13 +150,7 @@ fattn::Status launch(const AttentionArgs& args) {
 #endif
   if (head_dim <= kBucket64) {
     // The ninth session's variant 641 (ScorePassesByQueryTile) is the table's tile since v17.
-    if (variant == kStagedEpilogueVariant) {
-      return sm80::launch_backward_with<sm80::StagedEpilogue<sm80::BackwardConfig<64>>, E>(args);
-    }
-    if (variant != 0 && variant != kDeterministicStagedVariant &&
-        variant != kPerItemPhaseBVariant) {
-      return fattn::Status::Unsupported("no such timeline variant at D <= 64");
-    }
+    if (variant != 0) return fattn::Status::Unsupported("no such timeline variant at D <= 64");
     return sm80::launch_backward<64, E>(args);
   }
 #ifdef FATTN_SM80_BWD_TIMELINE_ONLY_64
@@ -204,19 +178,6 @@ fattn::Status launch(const AttentionArgs& args) {
     }
     if (variant == kRoundsInDkOneAheadVariant) return launch_rounds_in_dk<1>(args);
     if (variant == kRoundsInDkTwoAheadVariant) return launch_rounds_in_dk<2>(args);
-    if (variant == kStagedEpilogueVariant) {
-      return sm80::launch_backward_with<sm80::StagedEpilogue<Table256>, E>(args);
-    }
-  }
-  if (variant == kDeterministicStagedVariant && args.problem.options.deterministic) {
-    return bucket128 ? sm80::launch_backward_with<DeterministicStaged128, E>(args)
-                     : sm80::launch_backward_with<DeterministicStaged256, E>(args);
-  }
-  if (!bucket128 && variant == kPerItemPhaseBVariant && args.problem.options.deterministic) {
-    return sm80::launch_backward_with<PerItemPhaseB256, E>(args);
-  }
-  if (bucket128 && variant == kZeroStart128Variant) {
-    return sm80::launch_backward_with<sm80::ZeroStartAccumulators<Table128>, E>(args);
   }
   if (variant == kHeadGroupOrderVariant) return launch_with_option<HeadGroupOrder>(args);
   if (variant == kBothCausalVariant) return launch_with_option<BothCausalOptions>(args);
@@ -228,7 +189,8 @@ fattn::Status launch(const AttentionArgs& args) {
 // Selects the backward of later calls: 0 = the table, else one of the variants above.
 extern "C" void fattn_sm80_bwd_timeline_variant(int selected) { variant = selected; }
 
-// Same arguments as bench/sm80_shim.cu's fattn_sm80_backward; bf16 only, head dims 1..128, 193..256.
+// Same arguments as bench/sm80_shim.cu's fattn_sm80_backward; bf16 only, head dims 1..128 and
+// 193..256.
 extern "C" int fattn_sm80_backward(void* q, void* k, void* v, void* out, void* dout, void* lse,
                                    void* dq, void* dk, void* dv, int dtype, std::int64_t batch,
                                    std::int64_t seqlen_q, std::int64_t seqlen_k,
