@@ -737,9 +737,11 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
     auto store_staged = [&](int staged_round, int stage, bool whole) {
       if constexpr (kProducerStores) {
         constexpr int kBoxBytes = kWgmmaM * kSwizzleRowBytes;
+        // Bulk groups: the boxes over `stage`, then the rest (the wait below may leave the last).
+        constexpr int kStoreGroups = 2;
         mbarrier_wait(&bars->o_stored, static_cast<std::uint32_t>((staged_round - 1) & 1));
 #pragma unroll
-        for (int group = 0; group < 2; ++group) {
+        for (int group = 0; group < kStoreGroups; ++group) {
 #pragma unroll
           for (int c = 0; c < Traits::kConsumerWarpgroups; ++c) {
 #pragma unroll
