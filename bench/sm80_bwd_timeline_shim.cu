@@ -57,7 +57,7 @@ constexpr int kRoundsInDkTwoAheadVariant = 202;
 // tile slowest in head groups (DeterministicUnmaskedHeadGroups) of 16 (variant 241) or 32 (242)
 // pairs: at 64 on the table's kernel in both modes (its deterministic mode is a flag of that
 // kernel), at 128 and 256 on the deterministic tables in the deterministic mode (the table in the
-// default mode). Non-causal, full width only (the NoMask kernel alone is compiled for them).
+// default mode). Non-causal, full width only (the NoMask kernels alone are compiled for them).
 // Measured (bench/results/sm80-bwd-h100-2026-11-23-s12c/NOTES.md): the library's deterministic
 // NoMask launches run 241's kernels since at 64 (N <= 4k) and 256 (N <= 1k), and the table's
 // kernels otherwise (DeterministicUnmaskedBackward), so variant 0 runs them there too.
@@ -91,30 +91,15 @@ fattn::Status launch_rounds_in_dk(const AttentionArgs& args) {
              ? sm80::launch_backward_with<DeterministicRoundsInDk, E>(args)
              : sm80::launch_backward_with<RoundsInDk, E>(args);
 }
-// launch_backward_with's steps for the NoMask full-width kernel alone.
+// A NoMask-only configuration (launch_backward_with's kUnmaskedOnly, as the library launches
+// DeterministicUnmaskedBackward), full width only: the kernel the variants measure.
 template <class Config>
 fattn::Status launch_unmasked(const AttentionArgs& args) {
-  using E = __nv_bfloat16;
   if (args.mask.kind != fattn::detail::MaskKind::none ||
       args.problem.head_dim != Config::kWidth) {
     return fattn::Status::Unsupported("variants 241/242: non-causal, full width only");
   }
-  fattn::detail::ScopedDevice device(args.problem.device.index);
-  sm80::BackwardParams params;
-  fattn::detail::Workspace workspace(args);
-  FATTN_RETURN_IF_ERROR(sm80::start_backward<E>(args, Config::kBlockM, workspace, params));
-  const int n_blocks = (params.seqlen_k + Config::kBlockN - 1) / Config::kBlockN;
-  if (n_blocks > 0) {
-    const dim3 grid(static_cast<unsigned>(n_blocks), static_cast<unsigned>(args.problem.heads_kv),
-                    static_cast<unsigned>(args.problem.batch));
-    const fattn::detail::NoMask mask{static_cast<int>(args.problem.seqlen_q),
-                                     static_cast<int>(args.problem.seqlen_k)};
-    auto* kernel = &sm80::backward_kernel<Config, E, fattn::detail::NoMask, true>;
-    FATTN_RETURN_IF_ERROR(fattn::detail::launch_with_shared_memory(
-        kernel, "sm80::backward_kernel", grid, Config::kThreads, Config::kSharedBytes, args,
-        params, mask));
-  }
-  return sm80::finish_backward<E>(args, params);
+  return sm80::launch_backward_with<Config, __nv_bfloat16, true>(args);
 }
 template <int kPairs>
 fattn::Status launch_unmasked_groups(const AttentionArgs& args) {
