@@ -691,7 +691,8 @@ struct LargeSharedMemoryDeterministicBackward {
 // WindowMask kernels spilled on sm_90a), at 128 with ZeroStartAccumulators as the default table
 // (the NoMask kernels are then SASS-identical to the default table's). H100, bf16, B·N = 16384,
 // H·D = 2048, deterministic bwd in turns beside HEAD's deterministic table, the default mode and
-// FA2 (bench/sm80_bwd_det_ratio.py --variant 231, 2 rounds): non-causal N = 1k / 4k / 16k
+// FA2 (bench/sm80_bwd_det_ratio.py --variant 231, 2 rounds; the timeline shim's variants 231
+// and 251 are retired since, commit 62e6a58 has them): non-causal N = 1k / 4k / 16k
 // +3.2 / +1.3 / +0.5 % at 128 and +2.1 / +0.4 / +0.6 % at 256 (fwd+bwd det / default 0.841 ->
 // 0.863 and 0.815 -> 0.829 at 1k); causal 0.997-1.004 (the 256 WindowMask kernel is HEAD's
 // code, 128's adds ZeroStartAccumulators: neutral).
