@@ -737,7 +737,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
     auto store_staged = [&](int staged_round, int stage, bool whole) {
       if constexpr (kProducerStores) {
         constexpr int kBoxBytes = kWgmmaM * kSwizzleRowBytes;
-        // Bulk groups: the boxes over `stage`, then the rest (the wait below may leave the last).
+        // Bulk groups: the boxes over `stage`, then the rest.
         constexpr int kStoreGroups = 2;
         mbarrier_wait(&bars->o_stored, static_cast<std::uint32_t>((staged_round - 1) & 1));
 #pragma unroll
@@ -765,7 +765,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         if (whole) {
           bulk_wait_group_read<0>();
         } else {
-          bulk_wait_group_read<1>();
+          bulk_wait_group_read<kStoreGroups - 1>();  // the first group read, the rest may run
         }
       }
     };
