@@ -872,7 +872,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       }
     }
     if constexpr (kProducerStores) {
-      // The last tile's O; its stores must finish before the CTA's shared memory goes away.
+      // The last tile's O; its stores must finish before the CTA's shared memory goes away (no V
+      // follows: any stage orders the groups, and `whole` waits for both).
       if (q_round > 0) store_staged(q_round, 0, true);
       bulk_wait_group<0>();
     }
