@@ -17,6 +17,7 @@ import sys
 FUNCTION_HEADER = re.compile(r"Function : (\S+)")
 # "        /*0a70*/   HMMA.16816.F32 R4, R8, R12, R4 ;   /* 0x... */": keep the instruction only.
 INSTRUCTION_LINE = re.compile(r"\s*/\*[0-9a-f]+\*/\s*(.*?)\s*;?\s*/\*")
+# Demangled names are cut here: a configuration's option chain runs to hundreds of characters.
 NAME_WIDTH = 150
 
 
