@@ -102,28 +102,37 @@ def balance(tiles, steps, overhead):
     return sum(work) / (CTAS * max(work))
 
 
+class LruL2:
+    """L2 as `capacity` bytes evicted least recently used first, by key (the later models in
+    ../sm90-fwd-h100-2026-11-23-s11d and -s12* use it too)."""
+
+    def __init__(self, capacity):
+        self.capacity = capacity
+        self.lines = collections.OrderedDict()
+        self.used = 0
+
+    def touch(self, key, size):
+        """Records a use of `key` (`size` bytes); True if L2 still held it."""
+        if key in self.lines:
+            self.lines.move_to_end(key)
+            return True
+        self.lines[key] = size
+        self.used += size
+        while self.used > self.capacity:
+            _, evicted = self.lines.popitem(last=False)
+            self.used -= evicted
+        return False
+
+
 def dram(D, N, tiles, steps, l2_bytes, overhead, penalty):
     """(extra K/V MB read, span in steps) of an LRU L2 walked by the CTAs in time order."""
     bm, bn = SHAPES[D]
     kv_chunk = 2 * bn * D * ELEMENT_BYTES
     q_chunk = bm * D * ELEMENT_BYTES
-    lru = collections.OrderedDict()
-    used = 0
+    touch = LruL2(l2_bytes).touch
     read_kv = 0
     seen = set()
     first_kv = 0
-
-    def touch(key, size):
-        nonlocal used
-        if key in lru:
-            lru.move_to_end(key)
-            return True
-        lru[key] = size
-        used += size
-        while used > l2_bytes:
-            _, s = lru.popitem(last=False)
-            used -= s
-        return False
 
     # Per CTA: (tile index, step index); step -1 = Q load, steps[m] = O store + overhead.
     heap = [(0.0, c, 0, -1) for c in range(CTAS) if tiles[c]]

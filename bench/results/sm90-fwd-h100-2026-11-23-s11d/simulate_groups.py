@@ -17,7 +17,6 @@ bytes per pair):
 """
 
 import argparse
-import collections
 import heapq
 import importlib.util
 import os
@@ -69,23 +68,10 @@ def simulate(N, tiles, steps, l2_bytes, overhead, penalty, jitter, seed, trace=N
     chunk's previous use."""
     rng = random.Random(seed)
     q_chunk = BLOCK_M * D * ELEMENT_BYTES
-    lru = collections.OrderedDict()
-    used = 0
+    touch = s11c.LruL2(l2_bytes).touch
     read_kv = first_kv = 0
     seen = set()
     last_use = {}
-
-    def touch(key, size):
-        nonlocal used
-        if key in lru:
-            lru.move_to_end(key)
-            return True
-        lru[key] = size
-        used += size
-        while used > l2_bytes:
-            _, s = lru.popitem(last=False)
-            used -= s
-        return False
 
     heap = [(0.0, c, 0, -1) for c in range(len(tiles)) if tiles[c]]
     heapq.heapify(heap)

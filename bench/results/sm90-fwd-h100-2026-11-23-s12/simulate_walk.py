@@ -10,7 +10,6 @@ them from the first, the diagonal last; odd rounds as HEAD). D = 128 (128 x 128 
 """
 
 import argparse
-import collections
 import heapq
 import importlib.util
 import os
@@ -33,22 +32,9 @@ def simulate(D, N, tiles, steps, l2_bytes, overhead, penalty, jitter, seed, walk
     block_m, block_n = s11c.SHAPES[D]
     rng = random.Random(seed)
     q_chunk = block_m * D * ELEMENT_BYTES
-    lru = collections.OrderedDict()
-    used = 0
+    touch = s11c.LruL2(l2_bytes).touch
     read_kv = first_kv = 0
     seen = set()
-
-    def touch(key, size):
-        nonlocal used
-        if key in lru:
-            lru.move_to_end(key)
-            return True
-        lru[key] = size
-        used += size
-        while used > l2_bytes:
-            _, s = lru.popitem(last=False)
-            used -= s
-        return False
 
     heap = [(0.0, c, 0, -1) for c in range(len(tiles)) if tiles[c]]
     heapq.heapify(heap)

@@ -19,7 +19,6 @@ the bucket's groups (s11c / s11d's cta_tiles: D = 64 groups of m_blocks pairs (v
 """
 
 import argparse
-import collections
 import heapq
 import importlib.util
 import os
@@ -52,15 +51,14 @@ def simulate(D, N, walk, bw_mb, l2_mb, lat_miss, lat_hit, jitter, seed):
     bw = bw_mb * 1e6
     l2 = l2_mb * (1 << 20)
     q_bytes = block_m * D * ELEMENT_BYTES
-    lru = collections.OrderedDict()
-    state = {"used": 0, "free": 0.0, "read": 0.0, "first": 0.0, "stall": 0.0}
+    l2_cache = s11c.LruL2(l2)
+    state = {"free": 0.0, "read": 0.0, "first": 0.0, "stall": 0.0}
     seen = set()
     ready = {}  # key -> time its fetch lands
 
     def fetch(key, size, t):
         """Time the data of `key`, requested at t, is on chip."""
-        if key in lru:
-            lru.move_to_end(key)
+        if l2_cache.touch(key, size):
             return max(t + lat_hit, ready.get(key, 0.0))
         start = max(t, state["free"])
         state["free"] = start + size / bw
@@ -69,11 +67,6 @@ def simulate(D, N, walk, bw_mb, l2_mb, lat_miss, lat_hit, jitter, seed):
         if key not in seen:
             seen.add(key)
             state["first"] += size
-        lru[key] = size
-        state["used"] += size
-        while state["used"] > l2:
-            _, s = lru.popitem(last=False)
-            state["used"] -= s
         return ready[key]
 
     def write(size, t):
@@ -95,7 +88,6 @@ def simulate(D, N, walk, bw_mb, l2_mb, lat_miss, lat_hit, jitter, seed):
                 seq.append((i, m, pair, kt, s == n - 1))
         seqs.append(seq)
     # per CTA state
-    issue_t = [[None] * len(seqs[c]) for c in range(CTAS)]
     data_t = [[None] * len(seqs[c]) for c in range(CTAS)]
     heap = []
     # Producer requests: (time, order, cta, index). The first `stages` go at 0; Q of tile 0 at 0.
