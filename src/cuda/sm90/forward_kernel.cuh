@@ -206,6 +206,15 @@ FATTN_DEVICE std::uint32_t pack_pair(float lo, float hi, __half*) {
   return *reinterpret_cast<std::uint32_t*>(&v);
 }
 
+// The key tile that step `step` of a walk over [first_tile, last_tile) visits: from the last
+// down (the diagonal, where a causal mask cuts, at step 0), or from the first up where the tile
+// walks its keys ascending (tile_config.hpp, keys_ascending_even_rounds). The consumers ask it;
+// the producer's loop over n writes the same mapping inline, because the call there changed the
+// masked kernels' SASS.
+FATTN_DEVICE int walked_key_tile(bool ascending, int first_tile, int last_tile, int step) {
+  return ascending ? first_tile + step : last_tile - 1 - step;
+}
+
 // The key-tile range [first, last) a query tile must visit, from the mask's key range.
 template <class Mask>
 FATTN_DEVICE void key_tile_range(const Mask& mask, int row_begin, int row_end, int block_n,
@@ -798,7 +807,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       }
       FATTN_TIMELINE_MARK(kQIssued, 0);
       for (int n = last_tile - 1; n >= first_tile; --n, ++kv_iteration) {
-        // The key tile of this step: n, or its mirror where the tile walks its keys ascending.
+        // walked_key_tile at step last_tile - 1 - n, written for the loop's n.
         const int key_tile = ascending ? first_tile + last_tile - 1 - n : n;
         const RingSlot slot = ring_slot<kStages>(kv_iteration);
         std::uint8_t* k_dst = smem + Traits::kKOffset + slot.stage * Traits::kKvTileBytes;
@@ -826,6 +835,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         auto key_ahead = [&] {
           if constexpr (kKeyAhead) {
             if (n == last_tile - 1 && n > first_tile) {
+              // walked_key_tile at step 1.
               const int ahead_tile = ascending ? key_tile + 1 : n - 1;
               const RingSlot ahead = ring_slot<kStages>(kv_iteration + 1);
               std::uint8_t* ahead_dst =
@@ -946,10 +956,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         scheduler, divisors, mask, tile, params.seqlen_q, row_offset);
     const auto [head, batch, row_begin, row_end, first_tile, last_tile] = work;
     const int num_tiles = last_tile - first_tile;
-    // The key tile walked at step i: from the last down (the diagonal, where the mask cuts,
-    // at step 0), or from the first up where the tile walks its keys ascending.
     const bool ascending = keys_ascending(round);
-    auto walked_tile = [&](int i) { return ascending ? first_tile + i : last_tile - 1 - i; };
+    auto walked_tile = [&](int i) { return walked_key_tile(ascending, first_tile, last_tile, i); };
     FATTN_TIMELINE_MARK(kTileStart, tile);
     // This thread's two rows: r and r + 8 (wgmma accumulator layout).
     const int row0 = row_begin + consumer * kWgmmaM + warp_in_group * 16 + lane / 4;
