@@ -141,6 +141,17 @@ Status launch_backward_with(const AttentionArgs& args) {
   return finish_backward<Element>(args, params);
 }
 
+// Whether the device's blocks may take Config's shared memory: asked only where it exceeds the
+// base table's (BackwardConfig), which every device the family runs on holds.
+template <class Config, int kHeadDim>
+Status fits_shared_memory(const AttentionArgs& args, bool* fits) {
+  *fits = true;
+  if constexpr (Config::kSharedBytes != BackwardConfig<kHeadDim>::kSharedBytes) {
+    return device_fits_shared_bytes(args, Config::kSharedBytes, fits);
+  }
+  return Status::Ok();
+}
+
 // The one place that picks the backward's tile configuration (backward_tile_config.hpp): the
 // table's, the large-shared-memory table's where the device's blocks may take its shared memory,
 // and on those devices the deterministic mode's own where it differs; deterministic NoMask
@@ -155,17 +166,14 @@ Status launch_backward(const AttentionArgs& args) {
     using UnmaskedConfig = typename Unmasked::type;
     if (args.problem.options.deterministic && args.mask.kind == MaskKind::none &&
         args.problem.seqlen_k <= Unmasked::kMaxKeys) {
-      bool fits = true;
-      if constexpr (UnmaskedConfig::kSharedBytes != BackwardConfig<kHeadDim>::kSharedBytes) {
-        FATTN_RETURN_IF_ERROR(
-            device_fits_shared_bytes(args, UnmaskedConfig::kSharedBytes, &fits));
-      }
+      bool fits = false;
+      FATTN_RETURN_IF_ERROR((fits_shared_memory<UnmaskedConfig, kHeadDim>(args, &fits)));
       if (fits) return launch_backward_with<UnmaskedConfig, Element, true>(args);
     }
   }
   if constexpr (Large::kSharedBytes != BackwardConfig<kHeadDim>::kSharedBytes) {
     bool fits = false;
-    FATTN_RETURN_IF_ERROR(device_fits_shared_bytes(args, Large::kSharedBytes, &fits));
+    FATTN_RETURN_IF_ERROR((fits_shared_memory<Large, kHeadDim>(args, &fits)));
     if (fits) {
       if constexpr (!std::is_same_v<DeterministicLarge, Large>) {
         if (args.problem.options.deterministic) {
