@@ -1,13 +1,15 @@
 #!/bin/bash
-# The device call of h13-bwd80, within LIMIT seconds (arg 1, default 330). Expects the carried
-# build-h13bwd80/c/bins.tar.xz: plain/libsm80bwdtimeline.so (bench/sm80_bwd_timeline_build.sh,
-# SM80_SHIMS=plain, this tree's shim: variants 261 and 262) and lib/ (fattn_cuda_tests + libfattn
-# of the candidate tree: LargeSharedMemoryBackwardConfig<256> = StaggeredDqReductions<...>,
-# BackwardConfig<64> = SpreadReductionsWholeTiles<...>). In order: the A/B in turns (table,
-# variant, FA2; default mode; 2 rounds) at 256 then 64; the sm80 backward tests on the candidate
-# library; memcheck + racecheck on one case per changed kernel. Each step capped by the time left.
+# The device calls of h13-bwd80, within LIMIT seconds (arg 1, default 330); STEPS (arg 2): "ab"
+# (call 1) and/or "tests" (call 2). The working tree leaves ~4.5 MB for carried files, so each
+# call carries one tarball (xz -9e, stripped): build-h13bwd80/c/bins.tar.xz holds
+# plain/libsm80bwdtimeline.so (bench/sm80_bwd_timeline_build.sh, SM80_SHIMS=plain, this tree's
+# shim: variants 261, 262, 263) for "ab", lib/ (fattn_cuda_tests + libfattn of the tree with the
+# adopted table) for "tests". "ab": the A/B in turns (table, variant, FA2; default mode;
+# 2 rounds) at 256, 64, then 128; "tests": the sm80 backward tests on the library, memcheck +
+# racecheck on one case per changed kernel. Each step is capped by the time left.
 set -o pipefail
 LIMIT=${1:-330}
+STEPS=${2:-ab tests}
 left() { echo $(( LIMIT - SECONDS - 5 )); }
 cap() { local l; l=$(left); [ "$1" -lt "$l" ] && echo "$1" || echo "$l"; }
 source scripts/gpu-env.sh
@@ -26,8 +28,13 @@ ab() {  # variant, points, seconds
   pack
 }
 POINTS="512,1;1024,1;4096,0;4096,1;16384,0"
+if [[ $STEPS == *ab* ]]; then
+# 263 (the same stagger on the 128 table) is information only, not a lever of the brief.
 ab 261 "$(echo "$POINTS" | sed 's/\([0-9]*,[01]\)/256,\1/g')" 90
 ab 262 "$(echo "$POINTS" | sed 's/\([0-9]*,[01]\)/64,\1/g')" 80
+ab 263 "128,1024,1;128,4096,0;128,4096,1" 45
+fi
+[[ $STEPS == *tests* ]] || exit 0
 t=$(cap 120)
 (cd /tmp/c/lib && LD_LIBRARY_PATH=$PWD:$LD_LIBRARY_PATH timeout $t ./fattn_cuda_tests \
    --gtest_filter='*cuda_sm80*:*Sm80Backward*') > $R/tests.log 2>&1
@@ -45,5 +52,3 @@ for case in '*Sm80Backward*negative_scale_causal_d256*' '*Sm80Backward*nomask_gq
     pack
   done
 done
-# Information only (not in the brief's levers): the same stagger on the 128 table, if time is left.
-ab 263 "128,1024,1;128,4096,0;128,4096,1" 45
