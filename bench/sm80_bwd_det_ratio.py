@@ -5,6 +5,7 @@ shim of bench/sm80_bwd_timeline_build.sh (the library's table, both modes of the
   python3 bench/sm80_bwd_det_ratio.py --plain DIR/plain/libsm80bwdtimeline.so
       [--points "128,4096,1;128,16384,1;256,4096,1;256,16384,1"] [--reps 6] [--json out.json]
       [--variant 202]   (also the shim's candidate in both modes, in the same turns)
+      [--default-only]  (the default mode alone: table, variant and FA2 in turns; h13-bwd80)
 
 Per point (bf16, B·N = 16384, H·D = 2048): FA2's forward (aten's flash op) gives out and LSE;
 then FA2's forward, our backward in the default mode, ours deterministic and FA2's backward are
@@ -28,7 +29,7 @@ TIMING_RUNS = 2
 PREFILL_CYCLES = 4_000_000
 
 
-def run_point(torch, common, plain, D, N, causal, reps, variant=0):
+def run_point(torch, common, plain, D, N, causal, reps, variant=0, default_only=False):
     q, k, v, dout, scale, error = timeline_script.point_inputs(torch, common, D, N, causal)
     B, H = q.shape[0], q.shape[2]
     qt, kt, vt, dot = (x.transpose(1, 2) for x in (q, k, v, dout))
@@ -54,10 +55,13 @@ def run_point(torch, common, plain, D, N, causal, reps, variant=0):
 
     runs = {}
     grads = {}
-    modes = [("default", False, 0), ("deterministic", True, 0)]
+    modes = [("default", False, 0)]
+    if not default_only:
+        modes += [("deterministic", True, 0)]
     if variant:
-        modes += [(f"v{variant} default", False, variant),
-                  (f"v{variant} deterministic", True, variant)]
+        modes += [(f"v{variant} default", False, variant)]
+        if not default_only:
+            modes += [(f"v{variant} deterministic", True, variant)]
     for mode, deterministic, selected in modes:
         grads[mode] = tuple(torch.full_like(x, float("nan")) for x in (q, k, v))
         runs[mode] = selecting(selected, timeline_script.backward_call(
@@ -93,11 +97,25 @@ def run_point(torch, common, plain, D, N, causal, reps, variant=0):
         "bwd_tflops": {name: tflops[name] for name in tflops if name != "flash fwd"},
         "ms": ms, "runs": per_run, "deterministic_bitwise_repeatable": bitwise,
         "rel_vs_flash": rel,
-        "det_over_default_bwd": ms["default"] / ms["deterministic"],
-        "det_over_default_fwd_bwd": (ms["flash fwd"] + ms["default"]) /
-                                    (ms["flash fwd"] + ms["deterministic"]),
         "default_over_flash_bwd": ms["flash bwd"] / ms["default"],
     }
+    if default_only:
+        # --default-only: the table and the variant in the default mode, FA2 beside them.
+        line = (f"D {D} N {N} {'causal' if causal else 'full'}: bwd TFLOP/s default "
+                f"{tflops['default']:.1f}, flash {tflops['flash bwd']:.1f} "
+                f"(default / flash {result['default_over_flash_bwd']:.3f})")
+        if variant:
+            name = f"v{variant} default"
+            result["variant_over_default_bwd"] = tflops[name] / tflops["default"]
+            result["variant_over_flash_bwd"] = ms["flash bwd"] / ms[name]
+            line += (f"; variant {variant} {tflops[name]:.1f} "
+                     f"({result['variant_over_default_bwd']:.3f} of the table's, "
+                     f"{result['variant_over_flash_bwd']:.3f} of flash's)")
+        print(line + f"; rel vs flash {json.dumps(rel)}", flush=True)
+        return ok, result
+    result["det_over_default_bwd"] = ms["default"] / ms["deterministic"]
+    result["det_over_default_fwd_bwd"] = ((ms["flash fwd"] + ms["default"]) /
+                                          (ms["flash fwd"] + ms["deterministic"]))
     print(f"D {D} N {N} {'causal' if causal else 'full'}: bwd TFLOP/s default "
           f"{tflops['default']:.1f}, deterministic {tflops['deterministic']:.1f}, flash "
           f"{tflops['flash bwd']:.1f}; det/default bwd {result['det_over_default_bwd']:.3f}, "
@@ -122,6 +140,8 @@ def main():
     parser.add_argument("--json")
     parser.add_argument("--variant", type=int, default=0,
                         help="also this candidate of the shim (both modes), in the same turns")
+    parser.add_argument("--default-only", action="store_true",
+                        help="the default mode alone (table and variant; no deterministic runs)")
     args = parser.parse_args()
     import torch
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -134,7 +154,7 @@ def main():
     for point in args.points.split(";"):
         D, N, causal = (int(x) for x in point.split(","))
         point_ok, result = run_point(torch, common, plain, D, N, bool(causal), args.reps,
-                                     args.variant)
+                                     args.variant, args.default_only)
         ok &= point_ok
         results.append(result)
     return common.finish(results, args.json, not ok)

@@ -518,6 +518,43 @@ constexpr bool masked_per_item_phase_b_addresses() {
   return has_option<Config, MaskedPerItemPhaseBAddressesOption>;
 }
 
+// v26 options (thirteenth session, h13-bwd80; bench/results/sm80-bwd-h100-2026-11-23-s13/
+// NOTES.md).
+// StaggeredDqReductions (lean full-width kernel with RolledProductB and the burst or line
+// reductions after the dQ product; the default mode): the first half of the warps (warps
+// 0 .. kWarps / 2 - 1, one of each scheduler's pair w, w + 4) run the dQ product and its
+// reductions before phase B, the other half phase B first as before, so that one half's
+// reductions leave while the other half multiplies. v13-v21 found the reductions limited by a
+// byte rate per SM (~16 B per clock, 64 KB per step at 256) whoever issues them, and that a warp's
+// own mma's behind its REDG wait with it (in-order issue: v19's DkProductAfterDqReductions, v20's
+// DqRoundsInDkSteps); all 8 warps reached their rounds together, with nothing else on the SM.
+// The deterministic mode keeps the table's order (its reductions wait for their turn in the
+// chain, behind block barriers that every warp must meet at the same point).
+struct StaggeredDqReductionsOption {};
+template <class Tile>
+struct StaggeredDqReductions : Tile, StaggeredDqReductionsOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool staggered_dq_reductions() {
+  return has_option<Config, StaggeredDqReductionsOption>;
+}
+
+// SpreadReductionsWholeTiles (DqAtomicsInPhaseB tiles, the default mode): phase B with the spread
+// reductions runs for whole query tiles only, without the run-time row test of each spread row
+// (kRow < rows_left: ncu at 64, v17, booked ~0.07 M stall samples, 3 %, on those branches); a
+// tile cut by the sequence end reduces in one burst with its row tests and then runs phase B
+// rolled, as the deterministic mode does.
+struct SpreadReductionsWholeTilesOption {};
+template <class Tile>
+struct SpreadReductionsWholeTiles : Tile, SpreadReductionsWholeTilesOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool spread_reductions_whole_tiles() {
+  return has_option<Config, SpreadReductionsWholeTilesOption>;
+}
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
