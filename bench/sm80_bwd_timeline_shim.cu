@@ -63,13 +63,10 @@ constexpr int kRoundsInDkTwoAheadVariant = 202;
 // kernels otherwise (DeterministicUnmaskedBackward), so variant 0 runs them there too.
 constexpr int kUnmaskedGroups16Variant = 241;
 constexpr int kUnmaskedGroups32Variant = 242;
-// The thirteenth session (h13-bwd80; bench/results/sm80-bwd-h100-2026-11-23-s13/NOTES.md), the
-// default mode only (the deterministic mode runs the table): 261 StaggeredDqReductions on the
-// table's 256 tile, 262 SpreadReductionsWholeTiles on the table's 64 tile, 263
-// StaggeredDqReductions on the table's 128 tile.
-constexpr int kStaggeredReductionsVariant = 261;
-constexpr int kSpreadWholeTilesVariant = 262;
-constexpr int kStaggeredReductions128Variant = 263;
+// The thirteenth session's variants (h13-bwd80; bench/results/sm80-bwd-h100-2026-11-23-s13/
+// NOTES.md) 261 StaggeredDqReductions at 256, 262 SpreadReductionsWholeTiles at 64 and 263
+// StaggeredDqReductions at 128 were measured (0.94-0.99x the table) and removed with their
+// options (commit 258cc20 has them).
 namespace sm80 = fattn::detail::sm80;
 template <class Config>
 using NoOption = Config;
@@ -142,13 +139,7 @@ fattn::Status launch(const AttentionArgs& args) {
 #endif
   if (head_dim <= kBucket64) {
     // The ninth session's variant 641 (ScorePassesByQueryTile) is the table's tile since v17.
-    if (variant == kSpreadWholeTilesVariant && !args.problem.options.deterministic) {
-      return sm80::launch_backward_with<sm80::SpreadReductionsWholeTiles<sm80::BackwardConfig<64>>,
-                                        E>(args);
-    }
-    if (variant != 0 && variant != kSpreadWholeTilesVariant) {
-      return fattn::Status::Unsupported("no such timeline variant at D <= 64");
-    }
+    if (variant != 0) return fattn::Status::Unsupported("no such timeline variant at D <= 64");
     return sm80::launch_backward<64, E>(args);
   }
 #ifdef FATTN_SM80_BWD_TIMELINE_ONLY_64
@@ -176,14 +167,6 @@ fattn::Status launch(const AttentionArgs& args) {
     }
     if (variant == kRoundsInDkOneAheadVariant) return launch_rounds_in_dk<1>(args);
     if (variant == kRoundsInDkTwoAheadVariant) return launch_rounds_in_dk<2>(args);
-    if (variant == kStaggeredReductionsVariant && !args.problem.options.deterministic) {
-      return sm80::launch_backward_with<sm80::StaggeredDqReductions<Table256>, E>(args);
-    }
-  }
-  if (bucket128 && variant == kStaggeredReductions128Variant &&
-      !args.problem.options.deterministic) {
-    using Table128 = sm80::LargeSharedMemoryBackwardConfig<128>;
-    return sm80::launch_backward_with<sm80::StaggeredDqReductions<Table128>, E>(args);
   }
   if (variant == kHeadGroupOrderVariant) return launch_with_option<HeadGroupOrder>(args);
   if (variant == kBothCausalVariant) return launch_with_option<BothCausalOptions>(args);

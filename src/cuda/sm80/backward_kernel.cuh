@@ -248,13 +248,12 @@ __device__ __forceinline__ void dk_product_with_dq_rounds(
 // of 8). Whole rows per group: one row test each, every offset from `first` a compile-time
 // constant (DqAtomicsFromOneAddress: accumulator rows are kWidth floats); half-row groups cost
 // twice the per-group instructions. A row at or past rows_left (the sequence end) is skipped: a
-// branch around its group, not a copy of the loop (kWholeTile, SpreadReductionsWholeTiles: the
-// caller passes whole query tiles only, no test). `first` passes through a shuffle once per
+// branch around its group, not a copy of the loop. `first` passes through a shuffle once per
 // tile: unrolled, ptxas otherwise rebuilt the 64-bit address from the tile's indices before each
 // row (13 instructions per row at 64, sm_90a SASS).
 template <class Element, int kBlockM, int kWidth, std::uint32_t kDsFromP, std::uint32_t kDoFromQ,
-          bool kWholeTile, int kKeyTilesB, int kDimTilesB, int kRowTilesQ, int kDimTilesQ,
-          class PAddress, class QAddress>
+          int kKeyTilesB, int kDimTilesB, int kRowTilesQ, int kDimTilesQ, class PAddress,
+          class QAddress>
 __device__ __forceinline__ void phase_b_with_dq_atomics(
     float (&dv_acc)[kKeyTilesB][kDimTilesB][4], float (&dk_acc)[kKeyTilesB][kDimTilesB][4],
     const PAddress& p_as_a, const QAddress& q_as_b, const float (&dq)[kRowTilesQ][kDimTilesQ][4],
@@ -278,7 +277,7 @@ __device__ __forceinline__ void phase_b_with_dq_atomics(
     constexpr int kRt = decltype(row_group)::value / 2;
     constexpr int kHalf = decltype(row_group)::value % 2;
     constexpr int kRow = kRt * kMmaM + (kMmaM / 2) * kHalf;
-    if (kWholeTile || kRow < rows_left) {
+    if (kRow < rows_left) {
 #pragma unroll
       for (int dt = 0; dt < kDimTilesQ; ++dt) {
         reduce_add_pair(first + kRow * kWidth + dt * kMmaN, dq[kRt][dt][2 * kHalf],
@@ -516,11 +515,6 @@ __global__ void __launch_bounds__(Config::kThreads)
                     (rolled_product_b<Config>() && dq_atomics_from_one_address<Config>() &&
                      !dq_product_before_phase_b<Config>()),
                 "the spread reductions run phase B's rolled steps from the one-address form");
-  // v26 (backward_tile_config.hpp): StaggeredDqReductions, half the warps reduce before phase B;
-  // SpreadReductionsWholeTiles, the spread reductions without row tests on whole tiles only.
-  constexpr bool kStaggered = staggered_dq_reductions<Config>() && kRolledB && kLean &&
-                              !kDqFirst && !kDqInB && !kRoundsInDk;
-  constexpr bool kSpreadWholeOnly = spread_reductions_whole_tiles<Config>() && kDqInB;
   // The packed tiles also take one register per fragment address (XorFragmentAddress) instead
   // of five: the registers that fit phase A's single pass without spills (ptxas -v).
   constexpr bool kXorAddresses = kPackedP;
@@ -1021,9 +1015,6 @@ __global__ void __launch_bounds__(Config::kThreads)
     __syncthreads();  // Pᵀ and dSᵀ complete
     FATTN_SM80_BWD_TIMELINE_MARK(item, kScoreBarrier);
 
-    // StaggeredDqReductions: this warp reduces before its phase B (default mode, first half).
-    const bool reduce_before_b =
-        kStaggered && params.semaphores == nullptr && warp < Config::kWarps / 2;
     // ---- phase B: dV += Pᵀ·dO, dK += dSᵀ·Q for this warp's keys x head-dim slice ----
     // Query steps outer: the Pᵀ/dSᵀ fragments of one step are live at a time (loading all of
     // them first spilled next to the 128 dK/dV registers of the 128-key tiles). Inside a step,
@@ -1039,39 +1030,37 @@ __global__ void __launch_bounds__(Config::kThreads)
           dv_acc, p_as_a,
           fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b));
     } else if constexpr (kRolledB) {
-      if (!reduce_before_b) {
-        // RolledProductB: one query step per iteration, every head-dim block of it untested. The
-        // same loop as rolled_phase_b, written out here: through the function, ptxas allocated
-        // the registers of every kernel of the table differently (sm_90a SASS), and their speed
-        // is measured as this text compiles.
-        // MaskedPerItemPhaseBAddresses: the lane and the warp read again for every item.
-        const int b_lane = kPerItemBAddresses ? opaque_lane_id() : lane;
-        const int b_warp = kPerItemBAddresses ? opaque_thread_id() / kWarpSize : warp;
-        const int b_dim_step =
-            kPerItemBAddresses ? (b_warp % Config::kWarpsDimB) * (Config::kDimPerWarpB / kMmaK)
-                               : dim_step_b;
-        const auto q_as_b = fragment_address<kXorAddresses, kWidth>(q_tile, b_lane % 16,
-                                                                     b_lane / 16, 2 * b_dim_step);
+      // RolledProductB: one query step per iteration, every head-dim block of it untested. The
+      // same loop as rolled_phase_b, written out here: through the function, ptxas allocated
+      // the registers of every kernel of the table differently (sm_90a SASS), and their speed
+      // is measured as this text compiles.
+      // MaskedPerItemPhaseBAddresses: the lane and the warp read again for every item.
+      const int b_lane = kPerItemBAddresses ? opaque_lane_id() : lane;
+      const int b_warp = kPerItemBAddresses ? opaque_thread_id() / kWarpSize : warp;
+      const int b_dim_step =
+          kPerItemBAddresses ? (b_warp % Config::kWarpsDimB) * (Config::kDimPerWarpB / kMmaK)
+                             : dim_step_b;
+      const auto q_as_b =
+          fragment_address<kXorAddresses, kWidth>(q_tile, b_lane % 16, b_lane / 16, 2 * b_dim_step);
 #pragma unroll 1
-        for (unsigned qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
-          std::uint32_t pa[kKeyTilesB][4];
-          std::uint32_t dsa[kKeyTilesB][4];
-          const std::uint32_t p_address = xor_address_at(p_as_a, qstep, 0);
+      for (unsigned qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
+        std::uint32_t pa[kKeyTilesB][4];
+        std::uint32_t dsa[kKeyTilesB][4];
+        const std::uint32_t p_address = xor_address_at(p_as_a, qstep, 0);
 #pragma unroll
-          for (int kt = 0; kt < kKeyTilesB; ++kt) {
-            constexpr std::uint32_t kTileRowBytes = kMmaM * kBlockM * kBytesPerElement;
-            ldmatrix_x4(pa[kt], p_address + kt * kTileRowBytes);
-            ldmatrix_x4(dsa[kt], p_address + kt * kTileRowBytes + kDsFromP);
-          }
-          const std::uint32_t query_rows = qstep * kMmaK * kWidth * kBytesPerElement;
+        for (int kt = 0; kt < kKeyTilesB; ++kt) {
+          constexpr std::uint32_t kTileRowBytes = kMmaM * kBlockM * kBytesPerElement;
+          ldmatrix_x4(pa[kt], p_address + kt * kTileRowBytes);
+          ldmatrix_x4(dsa[kt], p_address + kt * kTileRowBytes + kDsFromP);
+        }
+        const std::uint32_t query_rows = qstep * kMmaK * kWidth * kBytesPerElement;
 #pragma unroll
-          for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
-            std::uint32_t b[4];
-            ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows + kDoFromQ);
-            mma_column_pair<Element>(dv_acc, pa, b, dstep);
-            ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows);
-            mma_column_pair<Element>(dk_acc, dsa, b, dstep);
-          }
+        for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
+          std::uint32_t b[4];
+          ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows + kDoFromQ);
+          mma_column_pair<Element>(dv_acc, pa, b, dstep);
+          ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows);
+          mma_column_pair<Element>(dk_acc, dsa, b, dstep);
         }
       }
     } else {
@@ -1134,7 +1123,7 @@ __global__ void __launch_bounds__(Config::kThreads)
     FATTN_SM80_BWD_TIMELINE_MARK(item, kDqProductIssued);
 
     if constexpr (kDqInB) {
-      if (params.semaphores == nullptr && (!kSpreadWholeOnly || row_end - row0 == kBlockM)) {
+      if (params.semaphores == nullptr) {
         // DqAtomicsInPhaseB, default mode: phase B with the partial's reductions spread over
         // its query steps; the item ends with it (no hand-over to order).
         const int first_row = row0 + query_row_q + group;
@@ -1145,7 +1134,7 @@ __global__ void __launch_bounds__(Config::kThreads)
             dim_step_q * kMmaK + 2 * quad_lane;
         const auto q_as_b =
             fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
-        phase_b_with_dq_atomics<Element, kBlockM, kWidth, kDsFromP, kDoFromQ, kSpreadWholeOnly>(
+        phase_b_with_dq_atomics<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(
             dv_acc, dk_acc, p_as_a, q_as_b, dq, first, params.seqlen_q - first_row);
         FATTN_SM80_BWD_TIMELINE_MARK(item, kReductionsIssued);
         continue;
@@ -1294,14 +1283,6 @@ __global__ void __launch_bounds__(Config::kThreads)
       rolled_single_product<Element, kBlockM, kWidth, kDsFromP, 0>(
           dk_acc, p_as_a,
           fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b));
-    }
-    if constexpr (kStaggered) {
-      if (reduce_before_b) {
-        rolled_phase_b<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(
-            dv_acc, dk_acc, p_as_a,
-            fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16,
-                                                    2 * dim_step_b));
-      }
     }
     if constexpr (kDqFirst || kDqInB) {
       rolled_phase_b<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(

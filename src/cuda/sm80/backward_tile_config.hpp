@@ -250,6 +250,9 @@ using general_kernel_config = typename GeneralKernelOf<Config>::type;
 // ldmatrix queue behind the REDGs; with 4 query steps no position is far enough from the next
 // step's loads), and so did a bulk reduction through shared memory (0.97–0.98x): 128 keeps the
 // burst. A rolled phase B measured 0.5–2 % below the unrolled one at 64 and was dropped.
+// v26 (h13-bwd80; commit 258cc20 has it): the spread rows without their run-time row tests on
+// whole tiles measured 0.95-0.97 at 64: the tests are ptxas's only fences there, and without
+// them it hoisted all 16 REDG.64 into phase B's first two query steps (a burst again).
 struct DqAtomicsInPhaseBOption {};
 template <class Tile>
 struct DqAtomicsInPhaseB : Tile, DqAtomicsInPhaseBOption {
@@ -518,43 +521,6 @@ constexpr bool masked_per_item_phase_b_addresses() {
   return has_option<Config, MaskedPerItemPhaseBAddressesOption>;
 }
 
-// v26 options (thirteenth session, h13-bwd80; bench/results/sm80-bwd-h100-2026-11-23-s13/
-// NOTES.md).
-// StaggeredDqReductions (lean full-width kernel with RolledProductB and the burst or line
-// reductions after the dQ product; the default mode): the first half of the warps (warps
-// 0 .. kWarps / 2 - 1, one of each scheduler's pair w, w + 4) run the dQ product and its
-// reductions before phase B, the other half phase B first as before, so that one half's
-// reductions leave while the other half multiplies. v13-v21 found the reductions limited by a
-// byte rate per SM (~16 B per clock, 64 KB per step at 256) whoever issues them, and that a warp's
-// own mma's behind its REDG wait with it (in-order issue: v19's DkProductAfterDqReductions, v20's
-// DqRoundsInDkSteps); all 8 warps reached their rounds together, with nothing else on the SM.
-// The deterministic mode keeps the table's order (its reductions wait for their turn in the
-// chain, behind block barriers that every warp must meet at the same point).
-struct StaggeredDqReductionsOption {};
-template <class Tile>
-struct StaggeredDqReductions : Tile, StaggeredDqReductionsOption {
-  using GeneralKernelConfig = general_kernel_config<Tile>;
-};
-template <class Config>
-constexpr bool staggered_dq_reductions() {
-  return has_option<Config, StaggeredDqReductionsOption>;
-}
-
-// SpreadReductionsWholeTiles (DqAtomicsInPhaseB tiles, the default mode): phase B with the spread
-// reductions runs for whole query tiles only, without the run-time row test of each spread row
-// (kRow < rows_left: ncu at 64, v17, booked ~0.07 M stall samples, 3 %, on those branches); a
-// tile cut by the sequence end reduces in one burst with its row tests and then runs phase B
-// rolled, as the deterministic mode does.
-struct SpreadReductionsWholeTilesOption {};
-template <class Tile>
-struct SpreadReductionsWholeTiles : Tile, SpreadReductionsWholeTilesOption {
-  using GeneralKernelConfig = general_kernel_config<Tile>;
-};
-template <class Config>
-constexpr bool spread_reductions_whole_tiles() {
-  return has_option<Config, SpreadReductionsWholeTilesOption>;
-}
-
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
@@ -700,6 +666,10 @@ struct LargeSharedMemoryBackwardConfig<128>
 // 205.4 against 118.0 / 151.7 / 226.5 / 202.6 TFLOP/s at N = 512 causal / 1k causal / 4k / 4k
 // causal (+7.3 / +4.9 / +1.0 / +1.4 %); instrumented epilogue 3,193-3,434 clocks per CTA.
 using RangeSearchTile256 = WarpSearchedQueryRange<LineReductionsTile256>;
+// v26 (h13-bwd80; commit 258cc20 has it): warps 0-3 running the dQ product and its line rounds
+// before phase B and warps 4-7 after it (one half reducing while the other multiplies) measured
+// 0.97-0.99 at 256 (bwd in turns beside the table, N = 512 causal to 16k) and 0.94-0.96 at 128
+// (1k causal, 4k, 4k causal): the rounds do not overlap other warps' products either.
 template <>
 struct LargeSharedMemoryBackwardConfig<256> : StagedEpilogue<RangeSearchTile256> {};
 
