@@ -9,6 +9,7 @@ namespace fattn_sm80_bench {
 
 using fattn::detail::AttentionArgs;
 using fattn::detail::sm80::DirectOutputStores;
+using fattn::detail::sm80::EpilogueWarpRowAfresh;
 using fattn::detail::sm80::FewerLiveRegisters;
 using fattn::detail::sm80::HalfLastStep;
 using fattn::detail::sm80::ForwardConfig;
@@ -19,6 +20,7 @@ using fattn::detail::sm80::QueryTilesSlowestInHeadGroups;
 using fattn::detail::sm80::RowStatsInSharedMemory;
 using fattn::detail::sm80::StagedForwardConfig;
 using fattn::detail::sm80::StepClassesOnly;
+using fattn::detail::sm80::WholePrologueCopies;
 using fattn::detail::sm80::launch_forward_with;
 
 // The v6 table's tiles (before the ninth session's QueryTilesSlowestInHeadGroups and
@@ -41,6 +43,12 @@ template <>
 struct V6TileOf<256> : V6Tile256 {};
 template <int kBucket, int kHeads>
 using HeadGroups = QueryTilesSlowestInHeadGroups<V6TileOf<kBucket>, kHeads>;
+// The v12 table's tiles at 64, 128 and 256 (before the thirteenth session), spelled out.
+using V12Tile64 = QueryTilesSlowestInHeadGroups<V6Tile64, fattn::detail::sm80::kForwardGroupHeads>;
+using V12Tile128 =
+    QueryTilesSlowestInHeadGroups<V6Tile128, fattn::detail::sm80::kForwardGroupHeads>;
+using V12Tile256 =
+    QueryTilesSlowestInHeadGroups<V6Tile256, fattn::detail::sm80::kForwardGroupHeads256>;
 // Variants 20..30 (tenth session): the odd head dims' narrow tiles, bench/sm80_odd_variants.cu.
 inline constexpr int kFirstOddDimVariant = 20;
 inline constexpr int kLastOddDimVariant = 30;
@@ -83,9 +91,10 @@ fattn::Status forward_variant(const AttentionArgs& args, int bucket, int variant
     // Variant 4: KvSourcesInSharedMemory (fifth session; docs/perf-notes.md "Forward v6") where
     // the table does not take it: at 64 (12 bytes of spills in its sm_80 WindowMask kernel) and
     // 256 (measured 0.96-1.01x the table in the first call).
+    // At 64 on the v12 tile: on v13's table (O through shared memory) it spills 44 bytes (sm_90a).
     case 644:
-      return launch_forward_with<KvSourcesInSharedMemory<ForwardConfig<64>>, E,
-                                 StagedForwardConfig<64>>(args);
+      return launch_forward_with<KvSourcesInSharedMemory<V12Tile64>, E, StagedForwardConfig<64>>(
+          args);
     case 2564:
       return launch_forward_with<KvSourcesInSharedMemory<ForwardConfig<256>>, E,
                                  StagedForwardConfig<256>,
@@ -133,6 +142,21 @@ fattn::Status forward_variant(const AttentionArgs& args, int bucket, int variant
       return launch_forward_with<V6Tile192, E, StagedForwardConfig<192>>(args);
     case 25610:
       return launch_forward_with<V6Tile256, E, StagedForwardConfig<256>, V6NarrowTile256>(args);
+    // Variant 50 (thirteenth session, h13-fwd80): the v12 table (before WholePrologueCopies, and
+    // at 64 O stored from the registers), spelled out, to time the table against it in turns;
+    // 51 and 52 at 64: the v13 table's two parts alone (whole prologue copies; O through shared
+    // memory with EpilogueWarpRowAfresh).
+    case 6450: return launch_forward_with<V12Tile64, E, StagedForwardConfig<64>>(args);
+    case 12850: return launch_forward_with<V12Tile128, E, StagedForwardConfig<128>>(args);
+    case 25650: return launch_forward_with<V12Tile256, E, StagedForwardConfig<256>>(args);
+    case 6451:
+      return launch_forward_with<WholePrologueCopies<V12Tile64>, E, StagedForwardConfig<64>>(args);
+    case 6452:
+      return launch_forward_with<
+          QueryTilesSlowestInHeadGroups<
+              EpilogueWarpRowAfresh<RowStatsInSharedMemory<ForwardTile<64, 128, 4, 2, true>>>,
+              fattn::detail::sm80::kForwardGroupHeads>,
+          E, StagedForwardConfig<64>>(args);
     default: return fattn::Status::Unsupported("no such forward variant");
   }
 }

@@ -420,13 +420,28 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     }
     cp_async_commit();
   } else {
-    load_tile<kBlockM, kWidth, Config::kThreads>(q_tile, q_global, params.q_strides.row,
-                                                 row_end - row_begin, head_dim, chunks, alignment);
+    // Q and the first K tile; with WholePrologueCopies (tile_config.hpp), whole tiles of
+    // 16-byte-aligned rows by load_whole_tile, without load_tile's per-row sequence-end tests.
+    auto load_first_tile = [&](auto rows, Element* tile, const Element* global,
+                               std::int64_t row_stride, int valid_rows) {
+      constexpr int kRows = decltype(rows)::value;
+      if constexpr (whole_prologue_copies<Config>()) {
+        if (alignment >= kWidest && valid_rows >= kRows) {
+          load_whole_tile<kRows, kWidth, Config::kThreads>(tile, global, row_stride, head_dim,
+                                                           chunks);
+          return;
+        }
+      }
+      load_tile<kRows, kWidth, Config::kThreads>(tile, global, row_stride, valid_rows, head_dim,
+                                                 chunks, alignment);
+    };
+    load_first_tile(std::integral_constant<int, kBlockM>{}, q_tile, q_global, params.q_strides.row,
+                    row_end - row_begin);
     if (n_first < n_last) {
       const int key0 = n_first * kBlockN;
-      load_tile<kBlockN, kWidth, Config::kThreads>(k_tile, k_global + key0 * params.k_strides.row,
-                                                   params.k_strides.row, params.seqlen_k - key0,
-                                                   head_dim, chunks, alignment);
+      load_first_tile(std::integral_constant<int, kBlockN>{}, k_tile,
+                      k_global + key0 * params.k_strides.row, params.k_strides.row,
+                      params.seqlen_k - key0);
     }
     cp_async_commit();
   }

@@ -200,7 +200,8 @@ constexpr bool halved_walk_only() {
 // EpilogueWarpRowAfresh (same round): the epilogue takes the warp's first row afresh from the
 // thread index instead of holding it across the walk, one register fewer in the loop: at the
 // unmasked 128-key tile with the halved walk it was what ptxas spilled (4 bytes on sm_90a,
-// stored before the loop and reloaded after it).
+// stored before the loop and reloaded after it). The D = 64 table tile's O stores through shared
+// memory spilled 8 bytes on sm_80 (NoMask) for the same reason; with this option 0 (v13).
 struct EpilogueWarpRowAfreshOption {};
 template <class Tile>
 struct EpilogueWarpRowAfresh : Tile, EpilogueWarpRowAfreshOption {};
@@ -208,6 +209,22 @@ struct EpilogueWarpRowAfresh : Tile, EpilogueWarpRowAfreshOption {};
 template <class Config>
 constexpr bool epilogue_warp_row_afresh() {
   return has_option<Config, EpilogueWarpRowAfreshOption>;
+}
+
+// WholePrologueCopies (thirteenth session, h13-fwd80; bench/results/sm80-fwd-h100-2026-11-23-
+// s13/NOTES.md): the prologue's Q tile and first K tile, when whole and of 16-byte-aligned rows,
+// copied by load_whole_tile (the key-tile loop's copy, no per-row sequence-end tests) instead of
+// load_tile. sm_90a SASS of the D = 256 NoMask kernel: ~1200 instructions before the first K/V
+// tile, 32 of them LDGSTS, most of the rest the per-row tests and selects of load_tile's 32 copies;
+// ncu at N = 512 had that kernel issuing 84.8 M instructions against FA2's 67.5 M. A per-CTA cost:
+// it shows at N = 512 (8 key tiles per CTA at 256), not at 2k and above.
+struct WholePrologueCopiesOption {};
+template <class Tile>
+struct WholePrologueCopies : Tile, WholePrologueCopiesOption {};
+
+template <class Config>
+constexpr bool whole_prologue_copies() {
+  return has_option<Config, WholePrologueCopiesOption>;
 }
 
 template <int kHeadDimBucket>
@@ -237,12 +254,22 @@ struct ForwardConfig;
 // of the CTAs on 264 slots predicted 1.011 / 1.074 / 1.069 / 1.057, 1.011 / 1.148 / 1.138 /
 // 1.114, 1.012 / 1.138 / 1.114 / 1.007. Groups of 2 measured 1.022 over 8 at 128 / 16k and 4
 // matched 8 at 8k (a group's CTAs need only fill the GPU once); 8 is best at 4k.
+// v13 (thirteenth session, h13-fwd80): WholePrologueCopies at 64, 128 and 256, and at 64 O through
+// shared memory (EpilogueWarpRowAfresh instead of DirectOutputStores: 0 spills on sm_80 and
+// sm_90a). H100, bf16, B·N = 16384, H·D = 2048, in turns beside the v12 table (shim variant 50),
+// non-causal N = 512 / 1k / 2k / 4k / 8k / 16k: 64 1.036 / 1.016 / 1.004 / 0.999 / 0.995 / 0.997
+// (its parts at 512: whole prologue copies 1.018, the epilogue 1.021), 128 1.012 / 1.008 / 1.011
+// / 0.980 / 0.990 / 1.002, 256 1.015 / 1.006 / 1.003 / 1.010 / 0.994 / 1.003; causal 64 / 1k
+// 1.039, 256 / 512 1.042, 128 / 4k 0.997 (points from 2k on share the loop; their ±2 % is the
+// turns' spread). Against PyTorch's flash at N = 512: 64 0.971 -> 1.006, 128 0.981 -> 0.993,
+// 256 0.950 -> 0.964 (non-causal), 256 causal 0.971 -> 1.011.
 inline constexpr int kForwardGroupHeads = 8;
 inline constexpr int kForwardGroupHeads256 = 4;
 template <>
 struct ForwardConfig<64>
     : QueryTilesSlowestInHeadGroups<
-          DirectOutputStores<RowStatsInSharedMemory<ForwardTile<64, 128, 4, 2, true>>>,
+          WholePrologueCopies<
+              EpilogueWarpRowAfresh<RowStatsInSharedMemory<ForwardTile<64, 128, 4, 2, true>>>>,
           kForwardGroupHeads> {};
 // 128: 128 keys x 8 warps x 1 row tile, with the full-width walk: 308 / 265 (without it 234 /
 // 209); with v4's tile copies 283 / 317 / 332 non-causal, 212 / 271 / 322 causal at N = 1k /
@@ -264,9 +291,10 @@ struct ForwardConfig<64>
 // 1.04 / 1.06-1.07 (docs/perf-notes.md "Forward v6").
 template <>
 struct ForwardConfig<128>
-    : QueryTilesSlowestInHeadGroups<KvSourcesInSharedMemory<FewerLiveRegisters<
-                                        RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, true>>>>,
-                                    kForwardGroupHeads> {};
+    : QueryTilesSlowestInHeadGroups<
+          WholePrologueCopies<KvSourcesInSharedMemory<
+              FewerLiveRegisters<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, true>>>>>,
+          kForwardGroupHeads> {};
 // 192 and 256: two row tiles would need 192/256 accumulator registers for O alone, so one row
 // tile per warp and 8 warps keep the 128-row Q tile (K/V reuse across rows) at O = 96/128
 // registers. Shared memory 96 KB / 128 KB also fits sm_80's 163 KB per block. Measured: 64 keys
@@ -296,7 +324,8 @@ struct ForwardConfig<192>
 // here): not taken (bench/sm80_variants.cu variant 4).
 template <>
 struct ForwardConfig<256>
-    : QueryTilesSlowestInHeadGroups<ForwardTile<256, 64, 4, 1, true>, kForwardGroupHeads256> {};
+    : QueryTilesSlowestInHeadGroups<WholePrologueCopies<ForwardTile<256, 64, 4, 1, true>>,
+                                    kForwardGroupHeads256> {};
 
 // Rows only 2-byte aligned (odd head dims in packed 16-bit tensors, misaligned views) run
 // forward_kernel_unaligned_rows, whose tiles are copied as the aligned 16-byte words covering
