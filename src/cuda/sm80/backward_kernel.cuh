@@ -467,9 +467,14 @@ __global__ void __launch_bounds__(Config::kThreads)
   // v5 options (backward_tile_config.hpp): strided item copies in the lean loop; the deterministic
   // chain's hand-over by one thread's release. Not with DqRoundsInDkSteps: at 256 its NoMask
   // kernels spilled 4-12 bytes with the carried sources (sm_90a) and none without.
+  // MaskedStridedItemLoads (v27): the masked kernels too, each item's Q / dO source (and with
+  // kFreshStatSource its LSE / D_i source) derived from a fresh read of the thread index.
+  constexpr bool kFreshQSource =
+      masked_strided_item_loads<Config>() && !std::is_same_v<Mask, NoMask>;
+  constexpr bool kFreshStatSource = kFreshQSource && masked_fresh_stat_source<Config>();
   constexpr bool kStridedLoads =
       (strided_item_loads<Config>() ||
-       (unmasked_strided_item_loads<Config>() && std::is_same_v<Mask, NoMask>)) &&
+       (unmasked_strided_item_loads<Config>() && std::is_same_v<Mask, NoMask>) || kFreshQSource) &&
       kLean && !dq_rounds_in_dk_steps<Config>();
   constexpr bool kLightRelease = light_dq_release<Config>();
   // v6: each product's first k-step writes its accumulators (C = 0) instead of zeroing moves.
@@ -660,19 +665,38 @@ __global__ void __launch_bounds__(Config::kThreads)
       q_stride, head_dim);
   // This thread's LSE (threads [0, kStatChunks)) or D_i (the next kStatChunks) chunk of the row
   // tile; delta_rows follows lse_rows in shared memory.
-  const int stat_thread = static_cast<int>(threadIdx.x);
-  const bool stat_is_delta = stat_thread >= kStatChunks;
-  const float* stat_source =
-      (stat_is_delta ? params.delta : params.lse_log2) +
-      (static_cast<std::int64_t>(batch) * params.heads_q + kv_head) * params.rows_rounded +
-      (stat_thread % kStatChunks) * 4;
+  auto stat_source_of = [&](int thread) {
+    return (thread >= kStatChunks ? params.delta : params.lse_log2) +
+           (static_cast<std::int64_t>(batch) * params.heads_q + kv_head) * params.rows_rounded +
+           (thread % kStatChunks) * 4;
+  };
+  const int carried_stat_thread = static_cast<int>(threadIdx.x);
+  const float* stat_source = stat_source_of(carried_stat_thread);
   auto load_item = [&](int item, int stage) {
     if constexpr (kStridedLoads) {
-      // Called once per item in item order: the sources advance whichever copy runs.
-      const Element* q_item = q_source;
-      q_source += (kDescendingWalk ? -kBlockM : kBlockM) * q_stride;
       const int m_block = m_block_of(item, 0);
-      const float* stat_item = stat_source + m_block * kBlockM;
+      // MaskedStridedItemLoads: the thread index read here with a volatile move, so that the
+      // sources below are rebuilt per item (a few instructions) instead of held across the loop
+      // (the registers that spilled in the masked kernels at 256).
+      const int fresh_thread = kFreshQSource ? opaque_thread_id() : 0;
+      const Element* q_item = q_source;
+      if constexpr (kFreshQSource) {
+        using Lanes = TileCopyLanes<kWidth, Config::kThreads>;
+        const int column = (fresh_thread % Lanes::kLanesPerRow) * kChunkElements;
+        q_item = static_cast<const Element*>(params.q) + batch * params.q_strides.batch +
+                 kv_head * params.q_strides.head +
+                 (static_cast<std::int64_t>(m_block) * kBlockM +
+                  fresh_thread / Lanes::kLanesPerRow) *
+                     q_stride +
+                 (column < head_dim ? column : 0);
+      } else {
+        // Called once per item in item order: the sources advance whichever copy runs.
+        q_source += (kDescendingWalk ? -kBlockM : kBlockM) * q_stride;
+      }
+      const int stat_thread = kFreshStatSource ? fresh_thread : carried_stat_thread;
+      const bool stat_is_delta = stat_thread >= kStatChunks;
+      const float* stat_item =
+          (kFreshStatSource ? stat_source_of(stat_thread) : stat_source) + m_block * kBlockM;
       if (strided_items && (m_block + 1) * kBlockM <= params.seqlen_q) {
         const std::int64_t do_from_q = reinterpret_cast<std::intptr_t>(params.dout) -
                                        reinterpret_cast<std::intptr_t>(params.q);

@@ -521,6 +521,35 @@ constexpr bool masked_per_item_phase_b_addresses() {
   return has_option<Config, MaskedPerItemPhaseBAddressesOption>;
 }
 
+// MaskedStridedItemLoads (thirteenth session, h13-bwd80b; bench/results/sm80-bwd-h100-2026-11-23-
+// s13b/NOTES.md; the 256 tables): StridedItemLoads in the masked kernels as well, with each
+// item's Q / dO source (and with kFreshStatSource its LSE / D_i source) derived from a volatile
+// read of the thread index and the item's query tile instead of carried across the item loop.
+// The carried sources spilled in the WindowMask kernels at 256 (UnmaskedStridedItemLoads), and
+// without strided sources their copy path is ~255 instructions per thread and item against
+// the NoMask kernel's ~100 (sm_90a SASS; v19's timeline: 1,699 against 720 clocks per step).
+// Which sources are derived afresh is what ptxas -v left free of spills (sm_80 and sm_90a, bf16
+// and fp16): the default table's WindowMask kernel with the LSE / D_i source carried (4-16 bytes
+// with it fresh), the deterministic table's with both fresh (4 bytes in fp16 with it carried).
+struct MaskedStridedItemLoadsOption {};
+template <class Tile, bool kFreshStatSourceArg>
+struct MaskedStridedItemLoads : Tile, MaskedStridedItemLoadsOption {
+  static constexpr bool kFreshStatSource = kFreshStatSourceArg;
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool masked_strided_item_loads() {
+  return has_option<Config, MaskedStridedItemLoadsOption>;
+}
+template <class Config>
+constexpr bool masked_fresh_stat_source() {
+  if constexpr (masked_strided_item_loads<Config>()) {
+    return Config::kFreshStatSource;
+  } else {
+    return false;
+  }
+}
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
