@@ -68,11 +68,8 @@ constexpr int kUnmaskedGroups32Variant = 242;
 // StaggeredDqReductions at 128 were measured (0.94-0.99x the table) and removed with their
 // options (commit 258cc20 has them).
 // The thirteenth session's second round (h13-bwd80b; bench/results/sm80-bwd-h100-2026-11-23-s13b/
-// NOTES.md): 271 MaskedStridedItemLoads on the 256 tables' masked launches, the default table's
-// with the LSE / D_i source carried, the deterministic table's with it fresh (the types the
-// tables take if it is adopted); the NoMask launches run the library's (their kernels are the
-// same with the option).
-constexpr int kMaskedStridedVariant = 271;
+// NOTES.md): 271, MaskedStridedItemLoads on the 256 tables' masked launches, measured and the
+// tables' kernels since (v27; commit e3b348b has the variant). Variant 0 runs those kernels.
 namespace sm80 = fattn::detail::sm80;
 template <class Config>
 using NoOption = Config;
@@ -131,18 +128,6 @@ fattn::Status launch_unmasked_groups(const AttentionArgs& args) {
              ? launch_unmasked<sm80::DeterministicUnmaskedHeadGroups<Det128, kPairs>>(args)
              : launch_unmasked<sm80::DeterministicUnmaskedHeadGroups<Det256, kPairs>>(args);
 }
-fattn::Status launch_masked_strided(const AttentionArgs& args) {
-  using E = __nv_bfloat16;
-  if (args.mask.kind == fattn::detail::MaskKind::none) return sm80::launch_backward<256, E>(args);
-  using Default =
-      sm80::MaskedStridedItemLoads<sm80::StagedEpilogue<sm80::RangeSearchTile256>, false>;
-  using Deterministic = sm80::QueryTilesDescending<sm80::KeyTilesSlowestInHeadGroups<
-      sm80::MaskedStridedItemLoads<
-          sm80::MaskedPerItemPhaseBAddresses<sm80::StagedEpilogue<sm80::RangeSearchTile256>>, true>,
-      sm80::kCausalHeadGroupPairs>>;
-  return args.problem.options.deterministic ? sm80::launch_backward_with<Deterministic, E>(args)
-                                            : sm80::launch_backward_with<Default, E>(args);
-}
 constexpr int kPairs16 = 16;
 constexpr int kPairs32 = 32;
 int variant = 0;
@@ -185,7 +170,6 @@ fattn::Status launch(const AttentionArgs& args) {
     }
     if (variant == kRoundsInDkOneAheadVariant) return launch_rounds_in_dk<1>(args);
     if (variant == kRoundsInDkTwoAheadVariant) return launch_rounds_in_dk<2>(args);
-    if (variant == kMaskedStridedVariant) return launch_masked_strided(args);
   }
   if (variant == kHeadGroupOrderVariant) return launch_with_option<HeadGroupOrder>(args);
   if (variant == kBothCausalVariant) return launch_with_option<BothCausalOptions>(args);

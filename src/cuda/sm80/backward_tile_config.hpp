@@ -171,7 +171,8 @@ constexpr bool zero_start_accumulators() {
 
 // UnmaskedStridedItemLoads: StridedItemLoads in the NoMask kernels only. At 256 the strided
 // sources spilled 8 bytes in the sm_90a WindowMask full-width kernel (the window's bounds are
-// live there too); the NoMask kernels took them with 0 spills.
+// live there too); the NoMask kernels took them with 0 spills. The Hopper-sized 256 tables' masked
+// kernels take them since v27 with the sources rebuilt per item (MaskedStridedItemLoads).
 struct UnmaskedStridedItemLoadsOption {};
 template <class Tile>
 struct UnmaskedStridedItemLoads : Tile, UnmaskedStridedItemLoadsOption {};
@@ -527,10 +528,13 @@ constexpr bool masked_per_item_phase_b_addresses() {
 // read of the thread index and the item's query tile instead of carried across the item loop.
 // The carried sources spilled in the WindowMask kernels at 256 (UnmaskedStridedItemLoads), and
 // without strided sources their copy path is ~255 instructions per thread and item against
-// the NoMask kernel's ~100 (sm_90a SASS; v19's timeline: 1,699 against 720 clocks per step).
-// Which sources are derived afresh is what ptxas -v left free of spills (sm_80 and sm_90a, bf16
-// and fp16): the default table's WindowMask kernel with the LSE / D_i source carried (4-16 bytes
-// with it fresh), the deterministic table's with both fresh (4 bytes in fp16 with it carried).
+// the NoMask kernel's ~100 (sm_90a SASS; v19's timeline: 1,699 against 720 clocks per step);
+// with the option ~171 (default table) and ~138 (deterministic). Which sources are derived afresh
+// is what ptxas -v left free of spills (sm_80 and sm_90a, bf16 and fp16): the default table's
+// WindowMask kernel with the LSE / D_i source carried (4-16 bytes with it fresh), the
+// deterministic table's with both fresh (4 bytes in fp16 with it carried). Measured in both
+// tables (LargeSharedMemoryBackwardConfig<256>, LargeSharedMemoryDeterministicBackward<256>): the
+// instrumented steady step at 4k causal 13,980 -> 13,484 clocks, its copy issue 1,690 -> 1,192.
 struct MaskedStridedItemLoadsOption {};
 template <class Tile, bool kFreshStatSourceArg>
 struct MaskedStridedItemLoads : Tile, MaskedStridedItemLoadsOption {
@@ -699,8 +703,14 @@ using RangeSearchTile256 = WarpSearchedQueryRange<LineReductionsTile256>;
 // before phase B and warps 4-7 after it (one half reducing while the other multiplies) measured
 // 0.97-0.99 at 256 (bwd in turns beside the table, N = 512 causal to 16k) and 0.94-0.96 at 128
 // (1k causal, 4k, 4k causal): the rounds do not overlap other warps' products either.
+// v27 (h13-bwd80b): MaskedStridedItemLoads (above; the LSE / D_i source carried). H100, bf16,
+// B·N = 16384, H·D = 2048, bwd in turns beside the table before it (bench/sm80_bwd_det_ratio.py
+// --variant 271, 2 rounds): 127.0 / 161.5 / 209.3 / 235.5 against 125.4 / 158.5 / 203.9 / 225.0
+// TFLOP/s at N = 512 / 1k / 4k / 16k causal (+1.3 / +1.9 / +2.6 / +4.6 %); 4k non-causal 1.000
+// (the NoMask kernel is the same).
 template <>
-struct LargeSharedMemoryBackwardConfig<256> : StagedEpilogue<RangeSearchTile256> {};
+struct LargeSharedMemoryBackwardConfig<256>
+    : MaskedStridedItemLoads<StagedEpilogue<RangeSearchTile256>, false> {};
 
 // The deterministic mode's configuration on the same devices (launch_backward picks it when the
 // problem asks for deterministic gradients; the mode is a run-time flag of the same kernels, so
@@ -738,6 +748,11 @@ struct LargeSharedMemoryDeterministicBackward {
 // bwd causal N = 1k / 4k / 16k +3.7 / +3.4 / +3.0 % (fwd+bwd det / default 0.848 -> 0.874,
 // 0.888 -> 0.912, 0.856 -> 0.876); the NoMask kernels are v23's code. 128 keeps v23's form: with
 // StagedEpilogue its WindowMask kernel spills 20 bytes, 24-32 with the per-item address.
+// v27 (h13-bwd80b): at 256 MaskedStridedItemLoads with both sources rebuilt per item (H100, bf16,
+// in turns beside the table before it, bench/sm80_bwd_det_ratio.py --variant 271, 2 rounds):
+// deterministic bwd 106.8 / 136.9 / 185.2 / 196.9 against 105.4 / 134.2 /
+// 181.3 / 193.1 TFLOP/s at N = 512 / 1k / 4k / 16k causal (+1.4 / +2.0 / +2.2 / +2.0 %), bitwise
+// repeatable; 4k non-causal 1.000.
 template <>
 struct LargeSharedMemoryDeterministicBackward<128> {
   using type = QueryTilesDescending<
@@ -746,7 +761,9 @@ struct LargeSharedMemoryDeterministicBackward<128> {
 template <>
 struct LargeSharedMemoryDeterministicBackward<256> {
   using type = QueryTilesDescending<KeyTilesSlowestInHeadGroups<
-      MaskedPerItemPhaseBAddresses<StagedEpilogue<RangeSearchTile256>>, kCausalHeadGroupPairs>>;
+      MaskedStridedItemLoads<MaskedPerItemPhaseBAddresses<StagedEpilogue<RangeSearchTile256>>,
+                             true>,
+      kCausalHeadGroupPairs>>;
 };
 
 // v24 (twelfth session, h12-bwd80c; bench/results/sm80-bwd-h100-2026-11-23-s12c/NOTES.md): the
