@@ -516,7 +516,15 @@ INSTANTIATE_TEST_SUITE_P(
         Sm90Case{"keys_ascending_d256_window_gqa", DType::float16, 3, 1013, 1013, 6, 2, 256,
                  false, Window{200, 30}, 0},
         Sm90Case{"keys_ascending_d256_n17", DType::float16, 40, 17, 17, 4, 4, 256, true,
-                 kNoWindow, 0}),
+                 kNoWindow, 0},
+        // Masked D = 256 launches of one-key-step tiles, ~3 per CTA: O is staged in the V ring
+        // right after the tile's only P·V, so every tile's first V waits on the previous O's
+        // store (perf-notes "v22", "v27"), into a row-padded output, and with tail columns
+        // (D = 250: ordinary stores read the last column block) and GQA.
+        Sm90Case{"one_step_tiles_d256_causal", DType::bfloat16, 12, 77, 77, 32, 16, 256,
+                 true, kNoWindow, 8},
+        Sm90Case{"one_step_tiles_d250_tail", DType::float16, 12, 77, 77, 32, 8, 250, true,
+                 kNoWindow, 6}),
     [](const ::testing::TestParamInfo<Sm90Case>& info) { return std::string(info.param.name); });
 
 }  // namespace
