@@ -80,18 +80,13 @@ constexpr int next_power_of_two(int value) {
 }
 
 // How a block's kThreads threads split the copy of a tile kWidth elements wide: each thread
-// keeps one 16-byte chunk column (kChunksPerLane > 1: that many, kLanesPerRow chunks apart) and
-// steps down the rows by kRowsPerPass; when that is a multiple of 8 its swizzle term is fixed and
-// the addresses advance by compile-time constants.
-template <int kWidth, int kThreads, int kChunksPerLane = 1>
+// keeps one 16-byte chunk column and steps down the rows by kRowsPerPass; when that is a
+// multiple of 8 its swizzle term is fixed and the addresses advance by compile-time constants.
+template <int kWidth, int kThreads>
 struct TileCopyLanes {
-  static constexpr int kLanesPerRow = next_power_of_two(kWidth / kChunkElements) / kChunksPerLane;
+  static constexpr int kLanesPerRow = next_power_of_two(kWidth / kChunkElements);
   static constexpr int kRowsPerPass = kThreads / kLanesPerRow;
   static constexpr bool kFixedPhase = kRowsPerPass % kSwizzleChunks == 0;
-  // A lane's chunks c + i·kLanesPerRow share the swizzle term (c ^ row % 8) + i·kLanesPerRow,
-  // so they lie kLanesPerRow chunks apart in shared memory as in global memory.
-  static_assert(kChunksPerLane == 1 || kLanesPerRow % kSwizzleChunks == 0,
-                "a lane's chunks must share the swizzle term");
   static __device__ __forceinline__ int chunk() {
     return static_cast<int>(threadIdx.x) % kLanesPerRow;
   }
@@ -138,10 +133,10 @@ __device__ __forceinline__ void load_tile_rows(Element* tile, const Element* glo
 // The passes of a copy of rows [0, kRows) that tests no row against a sequence end: calls
 // copy(to, row_offset) with the shared-memory address of this thread's chunk in row
 // first_row + row_offset, one call per pass (whole tiles: load_whole_tile, load_whole_chunks).
-template <int kRows, int kWidth, int kThreads, int kChunksPerLane = 1, class Element, class Copy>
+template <int kRows, int kWidth, int kThreads, class Element, class Copy>
 __device__ __forceinline__ void for_each_whole_tile_pass(Element* tile, int first_row, int chunk,
                                                          Copy&& copy) {
-  using Lanes = TileCopyLanes<kWidth, kThreads, kChunksPerLane>;
+  using Lanes = TileCopyLanes<kWidth, kThreads>;
   constexpr int kRowsPerPass = Lanes::kRowsPerPass;
   const std::uint32_t destination = smem_address(tile + swizzled_offset<kWidth>(first_row, chunk));
 #pragma unroll
@@ -160,92 +155,22 @@ __device__ __forceinline__ void for_each_whole_tile_pass(Element* tile, int firs
 // it, so the chunk's source size and the address steps are the same for every pass and are
 // computed once per tile. In SASS this took the D = 64 tile copy (4 LDGSTS per thread) from ~70
 // instructions to ~20; the copies are a sixth of the loop's instructions at D = 64 otherwise.
-// kChunksPerLane > 1: each thread copies that many chunks of a row, kLanesPerRow apart
-// (TileCopyLanes), one after the other.
-template <int kRows, int kWidth, int kThreads, int kChunksPerLane = 1, class Element>
+template <int kRows, int kWidth, int kThreads, class Element>
 __device__ __forceinline__ void load_whole_tile(Element* tile, const Element* global,
                                                 std::int64_t row_stride, int head_dim,
                                                 int chunks) {
-  using Lanes = TileCopyLanes<kWidth, kThreads, kChunksPerLane>;
-  const int first_row = Lanes::first_row();
-#pragma unroll
-  for (int part = 0; part < kChunksPerLane; ++part) {
-    const int chunk = Lanes::chunk() + part * Lanes::kLanesPerRow;
-    if (chunk >= chunks) return;
-    const int column = chunk * kChunkElements;
-    const int source_bytes = clamp_count(head_dim - column, kChunkElements) * kBytesPerElement;
-    // A chunk entirely past head_dim reads nothing (source size 0); point it at its row start.
-    const Element* source = global + first_row * row_stride + (source_bytes > 0 ? column : 0);
-    for_each_whole_tile_pass<kRows, kWidth, kThreads, kChunksPerLane>(
-        tile, first_row, chunk, [&](std::uint32_t to, int row_offset) {
-          cp_async_16(to, source + row_offset * row_stride, source_bytes);
-        });
-  }
-}
-
-// cp.async of a whole 16-byte chunk (no source size: no zero-fill count in the address).
-__device__ __forceinline__ void cp_async_16_whole(std::uint32_t smem, const void* global) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem), "l"(global));
-}
-
-// Copies the chunks below head_dim of a tile whose kRows rows all lie below the sequence end,
-// rows 16-byte aligned, head_dim a multiple of 8 (every chunk below it whole): the chunks in
-// [head_dim / 8, chunks) are not written, the caller zero-filled them once (zero_chunks_from; the
-// tile's other copies write zeros there too). With kChunksPerLane lanes chosen so that the rows
-// of a pass are a multiple of 8 (TileCopyLanes::kFixedPhase), both the shared and the global
-// address of every copy are a per-tile base plus a compile-time constant: no swizzle or
-// zero-fill count per copy. At D = 256 with 128 threads, one chunk per lane covers 4 rows per
-// pass, half the swizzle period: sm_90a SASS of that loop had 16 destination registers held
-// across it and 4 integer instructions per LDGSTS (forward v14, tile_config.hpp).
-template <int kRows, int kWidth, int kThreads, int kChunksPerLane, class Element>
-__device__ __forceinline__ void load_whole_chunks_below_head_dim(Element* tile,
-                                                                 const Element* global,
-                                                                 std::int64_t row_stride,
-                                                                 int head_dim) {
-  using Lanes = TileCopyLanes<kWidth, kThreads, kChunksPerLane>;
-  static_assert(Lanes::kFixedPhase, "the passes must share the swizzle term");
-  static_assert(kRows % Lanes::kRowsPerPass == 0, "whole passes");
-  constexpr int kRowsPerPass = Lanes::kRowsPerPass;
+  using Lanes = TileCopyLanes<kWidth, kThreads>;
   const int chunk = Lanes::chunk();
   const int first_row = Lanes::first_row();
-  const int whole_chunks = head_dim / kChunkElements;
-  const std::uint32_t destination = smem_address(tile + swizzled_offset<kWidth>(first_row, chunk));
-  bool present[kChunksPerLane];
-#pragma unroll
-  for (int part = 0; part < kChunksPerLane; ++part) {
-    present[part] = chunk + part * Lanes::kLanesPerRow < whole_chunks;
-  }
-  const Element* source = global + first_row * row_stride + chunk * kChunkElements;
-  const std::int64_t pass_stride = kRowsPerPass * row_stride;
-#pragma unroll
-  for (int pass = 0; pass < kRows / kRowsPerPass; ++pass) {
-#pragma unroll
-    for (int part = 0; part < kChunksPerLane; ++part) {
-      if (present[part]) {
-        cp_async_16_whole(destination + (pass * kRowsPerPass * kWidth +
-                                         part * Lanes::kLanesPerRow * kChunkElements) *
-                                            kBytesPerElement,
-                          source + part * Lanes::kLanesPerRow * kChunkElements);
-      }
-    }
-    source += pass_stride;
-  }
-}
-
-// Zeroes chunks [first_chunk, chunks) of every row of a tile (synchronous shared stores; the
-// caller's barrier publishes them): the columns load_whole_chunks_below_head_dim leaves alone.
-template <int kRows, int kWidth, int kThreads, class Element>
-__device__ __forceinline__ void zero_chunks_from(Element* tile, int first_chunk, int chunks) {
-  constexpr int kChunksPerRow = kWidth / kChunkElements;
-  for (int index = static_cast<int>(threadIdx.x); index < kRows * kChunksPerRow;
-       index += kThreads) {
-    const int row = index / kChunksPerRow;
-    const int chunk = index % kChunksPerRow;
-    if (chunk >= first_chunk && chunk < chunks) {
-      *reinterpret_cast<uint4*>(tile + swizzled_offset<kWidth>(row, chunk)) =
-          make_uint4(0, 0, 0, 0);
-    }
-  }
+  if (chunk >= chunks) return;
+  const int column = chunk * kChunkElements;
+  const int source_bytes = clamp_count(head_dim - column, kChunkElements) * kBytesPerElement;
+  // A chunk entirely past head_dim reads nothing (source size 0); point it at its row start.
+  const Element* source = global + first_row * row_stride + (source_bytes > 0 ? column : 0);
+  for_each_whole_tile_pass<kRows, kWidth, kThreads>(
+      tile, first_row, chunk, [&](std::uint32_t to, int row_offset) {
+        cp_async_16(to, source + row_offset * row_stride, source_bytes);
+      });
 }
 
 // This thread's source for load_whole_chunks: the first element of its chunk in its first row
