@@ -554,6 +554,38 @@ constexpr bool masked_fresh_stat_source() {
   }
 }
 
+// MaskedItemSourcesInSharedMemory (thirteenth session, h13-bwd80c; bench/results/sm80-bwd-h100-
+// 2026-11-23-s13c/NOTES.md; with MaskedStridedItemLoads): the masked kernels' per-thread Q / dO
+// source of query tile 0 written once into a shared-memory slot of this thread (8 bytes after
+// the tile's other data) and read back once per item before the loop-top barrier (one LDS.64
+// whose latency the copies' wait covers), instead of rebuilt from the batch, head and row
+// products after it; carried in registers across the item loop it spilled (v27). sm_90a SASS of
+// the 256 WindowMask kernels, loop-top barrier to the LSE / D_i copy: 139 -> 111 instructions
+// (default table), 138 -> 123 (deterministic, its LSE / D_i source still rebuilt per item);
+// NoMask 101. At 256 the tile takes 230,400 bytes, with the slots 232,448: the H100's 227 KB
+// per block exactly (and one CTA per SM either way).
+struct MaskedItemSourcesInSharedMemoryOption {};
+template <class Tile>
+struct MaskedItemSourcesInSharedMemory : Tile, MaskedItemSourcesInSharedMemoryOption {
+  static_assert(masked_strided_item_loads<Tile>(), "the slot holds MaskedStridedItemLoads' source");
+  static constexpr int kItemSourcesOffset = Tile::kSharedBytes;
+  static constexpr int kSharedBytes =
+      Tile::kSharedBytes + Tile::kThreads * static_cast<int>(sizeof(void*));
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool masked_item_sources_in_shared_memory() {
+  return has_option<Config, MaskedItemSourcesInSharedMemoryOption>;
+}
+template <class Config>
+constexpr int item_sources_offset() {
+  if constexpr (masked_item_sources_in_shared_memory<Config>()) {
+    return Config::kItemSourcesOffset;
+  } else {
+    return 0;
+  }
+}
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
