@@ -71,9 +71,8 @@ constexpr int kUnmaskedGroups32Variant = 242;
 // NOTES.md): 271, MaskedStridedItemLoads on the 256 tables' masked launches, measured and the
 // tables' kernels since (v27; commit e3b348b has the variant). Variant 0 runs those kernels.
 // The third round (h13-bwd80c; bench/results/sm80-bwd-h100-2026-11-23-s13c/NOTES.md): 281, the
-// 256 tables with MaskedItemSourcesInSharedMemory (the masked kernels' Q / dO source from a
-// shared-memory slot per thread), in both modes; the NoMask kernels are the tables' code.
-constexpr int kItemSourcesInSharedVariant = 281;
+// 256 tables' masked launches with MaskedItemSourcesInSharedMemory, measured 1.000-1.008x the
+// tables and removed with the option (commit 4384845 has both).
 namespace sm80 = fattn::detail::sm80;
 template <class Config>
 using NoOption = Config;
@@ -132,15 +131,6 @@ fattn::Status launch_unmasked_groups(const AttentionArgs& args) {
              ? launch_unmasked<sm80::DeterministicUnmaskedHeadGroups<Det128, kPairs>>(args)
              : launch_unmasked<sm80::DeterministicUnmaskedHeadGroups<Det256, kPairs>>(args);
 }
-fattn::Status launch_item_sources_in_shared(const AttentionArgs& args) {
-  using E = __nv_bfloat16;
-  using Default = sm80::MaskedItemSourcesInSharedMemory<sm80::LargeSharedMemoryBackwardConfig<256>>;
-  using Deterministic = sm80::MaskedItemSourcesInSharedMemory<
-      sm80::LargeSharedMemoryDeterministicBackward<256>::type>;
-  if (args.mask.kind == fattn::detail::MaskKind::none) return sm80::launch_backward<256, E>(args);
-  return args.problem.options.deterministic ? sm80::launch_backward_with<Deterministic, E>(args)
-                                            : sm80::launch_backward_with<Default, E>(args);
-}
 constexpr int kPairs16 = 16;
 constexpr int kPairs32 = 32;
 int variant = 0;
@@ -183,7 +173,6 @@ fattn::Status launch(const AttentionArgs& args) {
     }
     if (variant == kRoundsInDkOneAheadVariant) return launch_rounds_in_dk<1>(args);
     if (variant == kRoundsInDkTwoAheadVariant) return launch_rounds_in_dk<2>(args);
-    if (variant == kItemSourcesInSharedVariant) return launch_item_sources_in_shared(args);
   }
   if (variant == kHeadGroupOrderVariant) return launch_with_option<HeadGroupOrder>(args);
   if (variant == kBothCausalVariant) return launch_with_option<BothCausalOptions>(args);

@@ -472,9 +472,6 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr bool kFreshQSource =
       masked_strided_item_loads<Config>() && !std::is_same_v<Mask, NoMask>;
   constexpr bool kFreshStatSource = kFreshQSource && masked_fresh_stat_source<Config>();
-  // MaskedItemSourcesInSharedMemory: that Q / dO source read from this thread's shared-memory
-  // slot instead (query tile 0's, written once before the item loop).
-  constexpr bool kSlotQSource = kFreshQSource && masked_item_sources_in_shared_memory<Config>();
   constexpr bool kStridedLoads =
       (strided_item_loads<Config>() ||
        (unmasked_strided_item_loads<Config>() && std::is_same_v<Mask, NoMask>) || kFreshQSource) &&
@@ -675,26 +672,6 @@ __global__ void __launch_bounds__(Config::kThreads)
   };
   const int carried_stat_thread = static_cast<int>(threadIdx.x);
   const float* stat_source = stat_source_of(carried_stat_thread);
-  // The slot's address from a fresh read of the thread index too (a shared address held across
-  // the loop would be one more carried register). Written and read by this thread alone.
-  [[maybe_unused]] auto q_source_slot = [&](int thread) {
-    return reinterpret_cast<const Element**>(shared_bytes + item_sources_offset<Config>()) + thread;
-  };
-  if constexpr (kSlotQSource) {
-    // whole_chunk_source's, from a fresh read of the thread index (with threadIdx.x ptxas kept
-    // a value derived from it across the loop and spilled it on sm_80).
-    using Lanes = TileCopyLanes<kWidth, Config::kThreads>;
-    const int slot_thread = opaque_thread_id();
-    const int column = (slot_thread % Lanes::kLanesPerRow) * kChunkElements;
-    *q_source_slot(slot_thread) =
-        static_cast<const Element*>(params.q) + batch * params.q_strides.batch +
-        kv_head * params.q_strides.head +
-        static_cast<std::int64_t>(slot_thread / Lanes::kLanesPerRow) * q_stride +
-        (column < head_dim ? column : 0);
-  }
-  // The slot's value for the next load_item, read before the barrier that precedes it (after
-  // the barrier the first copy waited on the LDS).
-  [[maybe_unused]] const Element* slot_q_source = nullptr;
   auto load_item = [&](int item, int stage) {
     if constexpr (kStridedLoads) {
       const int m_block = m_block_of(item, 0);
@@ -703,9 +680,7 @@ __global__ void __launch_bounds__(Config::kThreads)
       // (the registers that spilled in the masked kernels at 256).
       const int fresh_thread = kFreshQSource ? opaque_thread_id() : 0;
       const Element* q_item = q_source;
-      if constexpr (kSlotQSource) {
-        q_item = slot_q_source + static_cast<std::int64_t>(m_block) * kBlockM * q_stride;
-      } else if constexpr (kFreshQSource) {
+      if constexpr (kFreshQSource) {
         using Lanes = TileCopyLanes<kWidth, Config::kThreads>;
         const int column = (fresh_thread % Lanes::kLanesPerRow) * kChunkElements;
         q_item = static_cast<const Element*>(params.q) + batch * params.q_strides.batch +
@@ -815,7 +790,6 @@ __global__ void __launch_bounds__(Config::kThreads)
   // every warp has finished the previous item, so the buffers it used (its Q/dO stage, Pᵀ, dSᵀ)
   // are free: the next item's load is issued right after it, and the loop needs no barrier at
   // its end. With a single Q/dO buffer the load has to wait for the previous item instead.
-  if constexpr (kSlotQSource) slot_q_source = *q_source_slot(opaque_thread_id());
   if (kStages > 1 && items > 0) load_item(0, 0);
   cp_async_commit();
 
@@ -826,7 +800,6 @@ __global__ void __launch_bounds__(Config::kThreads)
       load_item(item, 0);
       cp_async_commit();
     }
-    if constexpr (kSlotQSource) slot_q_source = *q_source_slot(opaque_thread_id());
     cp_async_wait<0>();
     FATTN_SM80_BWD_TIMELINE_MARK(item, kCopiesWaited);
     __syncthreads();

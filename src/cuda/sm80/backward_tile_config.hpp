@@ -554,38 +554,6 @@ constexpr bool masked_fresh_stat_source() {
   }
 }
 
-// MaskedItemSourcesInSharedMemory (thirteenth session, h13-bwd80c; bench/results/sm80-bwd-h100-
-// 2026-11-23-s13c/NOTES.md; with MaskedStridedItemLoads): the masked kernels' per-thread Q / dO
-// source of query tile 0 written once into a shared-memory slot of this thread (8 bytes after
-// the tile's other data) and read back once per item before the loop-top barrier (one LDS.64
-// whose latency the copies' wait covers), instead of rebuilt from the batch, head and row
-// products after it; carried in registers across the item loop it spilled (v27). sm_90a SASS of
-// the 256 WindowMask kernels, loop-top barrier to the LSE / D_i copy: 139 -> 111 instructions
-// (default table), 138 -> 123 (deterministic, its LSE / D_i source still rebuilt per item);
-// NoMask 101. At 256 the tile takes 230,400 bytes, with the slots 232,448: the H100's 227 KB
-// per block exactly (and one CTA per SM either way).
-struct MaskedItemSourcesInSharedMemoryOption {};
-template <class Tile>
-struct MaskedItemSourcesInSharedMemory : Tile, MaskedItemSourcesInSharedMemoryOption {
-  static_assert(masked_strided_item_loads<Tile>(), "the slot holds MaskedStridedItemLoads' source");
-  static constexpr int kItemSourcesOffset = Tile::kSharedBytes;
-  static constexpr int kSharedBytes =
-      Tile::kSharedBytes + Tile::kThreads * static_cast<int>(sizeof(void*));
-  using GeneralKernelConfig = general_kernel_config<Tile>;
-};
-template <class Config>
-constexpr bool masked_item_sources_in_shared_memory() {
-  return has_option<Config, MaskedItemSourcesInSharedMemoryOption>;
-}
-template <class Config>
-constexpr int item_sources_offset() {
-  if constexpr (masked_item_sources_in_shared_memory<Config>()) {
-    return Config::kItemSourcesOffset;
-  } else {
-    return 0;
-  }
-}
-
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
@@ -740,6 +708,12 @@ using RangeSearchTile256 = WarpSearchedQueryRange<LineReductionsTile256>;
 // --variant 271, 2 rounds): 127.0 / 161.5 / 209.3 / 235.5 against 125.4 / 158.5 / 203.9 / 225.0
 // TFLOP/s at N = 512 / 1k / 4k / 16k causal (+1.3 / +1.9 / +2.6 / +4.6 %); 4k non-causal 1.000
 // (the NoMask kernel is the same).
+// v28 (h13-bwd80c; bench/results/sm80-bwd-h100-2026-11-23-s13c/NOTES.md, commit 4384845 has it):
+// the masked kernels' Q / dO source kept in an 8-byte shared-memory slot per thread (the 2 KB
+// left of the H100's 227 KB) and read before the loop-top barrier instead of rebuilt per item:
+// copy path 139 -> 111 instructions, instrumented copy issue 1,192 -> 1,023 clocks at 4k causal,
+// but phase A and B ~75 clocks longer each (the kernel re-allocated), step 13,484 -> 13,467; bwd
+// in turns 1.000-1.005 (default), 1.000-1.008 (deterministic) at N = 512 to 16k causal. Not taken.
 template <>
 struct LargeSharedMemoryBackwardConfig<256>
     : MaskedStridedItemLoads<StagedEpilogue<RangeSearchTile256>, false> {};
