@@ -2,14 +2,25 @@
 """Per-kernel SASS of two compiled objects (cubin, .o or .so), compared kernel by kernel.
 
   python3 bench/sass_compare.py OLD.o NEW.o
+  python3 bench/sass_compare.py OLD.o NEW.o --strip-wrapper fattn::detail::sm80::Wrapper \
+      [--strip-wrapper ...] [--tag-wrapped] [--drop TEXT ...] [--width N]
 
 Prints one line per kernel: `same` or `DIFF` with its instruction count, or `only old` /
 `only new`. Addresses and encodings are dropped, so two builds of the same code from different
 trees compare equal. This is how a tuning change shows it leaves the kernels it does not target
 untouched (docs/perf-notes.md cites it as "SASS identical"). Needs `cuobjdump` (CUDA toolkit, or
 `pip install nvidia-cuda-cuobjdump`) and `c++filt`.
+
+--strip-wrapper TEMPLATE (a qualified class template, repeatable) pairs the kernels by demangled
+name with `TEMPLATE<X>` / `TEMPLATE<X, true|false>` replaced by X in NEW's names, so a kernel whose
+configuration only gained a wrapper option is compared with OLD's unwrapped one. Each line then
+has both instruction counts and the name without the wrapper's namespace; --tag-wrapped adds
+`(wrapped)` where NEW's name had the wrapper, --drop removes a text from the printed names (e.g.
+`backward_kernel<`), --width cuts them (default 150). The thirteenth session's sasspair.py
+copies (bench/results/sm80-bwd-h100-2026-11-23-s13b, -s13c) call this.
 """
 
+import argparse
 import re
 import subprocess
 import sys
@@ -43,10 +54,62 @@ def readable(mangled):
     return name.strip().replace("fattn::detail::", "")[:NAME_WIDTH]
 
 
+def demangled(mangled):
+    return subprocess.run(["c++filt"], input=mangled, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def strip_wrappers(name, templates):
+    """`T<X>` and `T<X, true|false>` -> X for each template T (X may hold nested <>)."""
+    for template in templates:
+        key = template + "<"
+        while key in name:
+            start = name.index(key)
+            depth, end = 1, start + len(key)
+            while depth:
+                depth += {"<": 1, ">": -1}.get(name[end], 0)
+                end += 1
+            inner = re.sub(r", (true|false)$", "", name[start + len(key):end - 1].rstrip())
+            name = name[:start] + inner + name[end:]
+    return name
+
+
+def compare_unwrapped(old, new, args):
+    old_by = {demangled(k): k for k in old}
+    new_by = {strip_wrappers(demangled(k), args.strip_wrapper): k for k in new}
+    namespaces = {t.rsplit("::", 1)[0] + "::" for t in args.strip_wrapper if "::" in t}
+    for name in sorted(set(old_by) | set(new_by)):
+        short = name
+        for text in sorted(namespaces) + args.drop:
+            short = short.replace(text, "")
+        short = short[:args.width]
+        if name not in old_by:
+            print("only new:", short)
+        elif name not in new_by:
+            print("only old:", short)
+        else:
+            a, b = old[old_by[name]], new[new_by[name]]
+            verdict = "same" if a == b else "DIFF"
+            if args.tag_wrapped:
+                wrapped = any(t in demangled(new_by[name]) for t in args.strip_wrapper)
+                print(verdict, len(a), len(b), "(wrapped)" if wrapped else "", short)
+            else:
+                print(verdict, len(a), len(b), short)
+
+
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    old, new = kernels(sys.argv[1]), kernels(sys.argv[2])
+    parser = argparse.ArgumentParser(usage=__doc__)
+    parser.add_argument("old")
+    parser.add_argument("new")
+    parser.add_argument("--strip-wrapper", action="append", default=[])
+    parser.add_argument("--tag-wrapped", action="store_true")
+    parser.add_argument("--drop", action="append", default=[])
+    parser.add_argument("--width", type=int, default=NAME_WIDTH)
+    args = parser.parse_args()
+    old, new = kernels(args.old), kernels(args.new)
+    if args.strip_wrapper:
+        compare_unwrapped(old, new, args)
+        return
     for name in sorted(set(old) | set(new)):
         if name not in old:
             print("only new:", readable(name))
