@@ -109,7 +109,7 @@ start_shims() {
   local s
   for s in $SHIMS; do
     (cd $SRC && SM80_SHIMS=$s bench/sm80_bwd_timeline_build.sh /tmp/c 90a 4) \
-      > $R/$(shim_log $s).log 2>&1 &
+      > "$R/$(shim_log $s).log" 2>&1 &
     SHIM_PID[$s]=$!
   done
 }
@@ -136,7 +136,7 @@ if [[ $STEPS == *build* ]]; then
   mkdir -p /tmp/c/lib && cp /tmp/libbuild/tests/cuda/fattn_cuda_tests /tmp/c/lib/ && \
     cp -L /tmp/libbuild/src/libfattn.so.0 /tmp/c/lib/
   wait_shim plain
-  grep -E ' s$|spill' $R/$(shim_log plain).log | grep -v ' 0 bytes spill stores, 0 bytes spill loads' \
+  grep -E ' s$|spill' "$R/$(shim_log plain).log" | grep -v ' 0 bytes spill stores, 0 bytes spill loads' \
     | tail -8 | tee -a $S
   pack
 fi
