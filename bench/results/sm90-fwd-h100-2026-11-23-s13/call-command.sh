@@ -12,24 +12,14 @@
 source scripts/gpu-env.sh; set -o pipefail
 B=build-h13fwd90
 L=$OUT/steps.log
-(cmake -S . -B $B/tests -G Ninja -DFATTN_CUDA=ON -DFATTN_CUDA_FAMILIES=sm90 -DFATTN_CUDA_ARCHS=90a \
-   -DFATTN_CUDA_HEAD_DIMS="64;128;256" -DFATTN_BUILD_TOOLS=OFF > $OUT/build.log 2>&1 && \
- ninja -C $B/tests -j12 fattn_cuda_tests >> $OUT/build.log 2>&1) &
-TB=$!
+source bench/sm90_call_steps.sh
+sm90_build_tests $B "64;128;256"
 CAND_TAG=fwd90 CAND_BUILD=$B CAND_NAMES="sa" CAND_RUN_S=45 \
   CAND_POINTS="128,512,0;128,512,1;128,1024,0;128,1024,1;128,2048,0;128,8192,0" \
   CAND_NCU_POINTS="128,512,0" \
   CAND_TITLE="h13-fwd90: scores ahead (sa = candidate-sa.patch) against HEAD (cur)" \
   bash bench/sm90_candidates_call.sh > /dev/null 2>&1
 echo "candidates rc $? at ${SECONDS} s" >> $L
-wait $TB; echo "tests build rc $? at ${SECONDS} s" >> $L
-T=$B/tests/tests/cuda/fattn_cuda_tests
-timeout 100 $T --gtest_filter='*sm90*:*Sm90*' > $OUT/tests.log 2>&1
-echo "tests rc $? at ${SECONDS} s: $(grep -E '^\[  PASSED|^\[  FAILED|^\[  SKIPPED|tests ran' $OUT/tests.log | head -5 | tr '\n' ' ')" >> $L
-F='*scores_ahead_d120_four_tiles_per_cta:*one_key_tile_many_tiles:*keys_ascending_d128_more_keys'
-for tool in memcheck racecheck; do
-  timeout 60 compute-sanitizer --tool $tool --error-exitcode 1 $T --gtest_filter="$F" > /tmp/$tool.log 2>&1
-  echo "$tool rc $? at ${SECONDS} s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED' /tmp/$tool.log | tr '\n' ' ')" >> $L
-  cat /tmp/$tool.log >> $OUT/sanitizers.log
-done
+sm90_run_tests $B $L 100 60 \
+  '*scores_ahead_d120_four_tiles_per_cta:*one_key_tile_many_tiles:*keys_ascending_d128_more_keys'
 cat $L

@@ -13,10 +13,8 @@
 source scripts/gpu-env.sh; set -o pipefail
 B=build-h13fwd90b
 L=$OUT/steps.log
-(cmake -S . -B $B/tests -G Ninja -DFATTN_CUDA=ON -DFATTN_CUDA_FAMILIES=sm90 -DFATTN_CUDA_ARCHS=90a \
-   -DFATTN_CUDA_HEAD_DIMS="64;128;256" -DFATTN_BUILD_TOOLS=OFF > $OUT/build.log 2>&1 && \
- ninja -C $B/tests -j12 fattn_cuda_tests >> $OUT/build.log 2>&1) &
-TB=$!
+source bench/sm90_call_steps.sh
+sm90_build_tests $B "64;128;256"
 P="256,512,1;256,1024,1;256,2048,1;256,4096,1;256,512,0;128,512,1"
 for tag in fwd90b; do
   CAND_TAG=$tag CAND_BUILD=$B CAND_NAMES="A B B2 C" CAND_RUN_S=60 CAND_POINTS="$P" \
@@ -32,15 +30,7 @@ for v in cur B; do
   echo "timeline $v rc $? at ${SECONDS} s" >> $L
 done
 tar -cJf $OUT/tl.tar.xz -C $W out-cur out-B tl-cur.log tl-B.log
-wait $TB; echo "tests build rc $? at ${SECONDS} s" >> $L
-T=$B/tests/tests/cuda/fattn_cuda_tests
-timeout 100 $T --gtest_filter='*sm90*:*Sm90*' > $OUT/tests.log 2>&1
-echo "tests rc $? at ${SECONDS} s: $(grep -E '^\[  PASSED|^\[  FAILED|tests ran' $OUT/tests.log | head -3 | tr '\n' ' ')" >> $L
-F='*stage_first_d256_causal_one_step:*stage_first_d250_tail_one_step:*keys_ascending_d256_more_queries'
-for tool in memcheck racecheck; do
-  timeout 30 compute-sanitizer --tool $tool --error-exitcode 1 $T --gtest_filter="$F" > /tmp/$tool.log 2>&1
-  echo "$tool rc $? at ${SECONDS} s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED' /tmp/$tool.log | tr '\n' ' ')" >> $L
-  cat /tmp/$tool.log >> $OUT/sanitizers.log
-done
+sm90_run_tests $B $L 100 30 \
+  '*stage_first_d256_causal_one_step:*stage_first_d250_tail_one_step:*keys_ascending_d256_more_queries'
 tar -czf $OUT/logs.tgz -C $OUT build.log tests.log sanitizers.log && rm -f $OUT/build.log $OUT/tests.log $OUT/sanitizers.log
 cat $L

@@ -16,11 +16,8 @@ B=build-h13fwd90c
 L=$OUT/steps.log
 W=/tmp/w13c; mkdir -p $W && tar -xJf $B/carry/shims.tar.xz -C $W
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.limit,temperature.gpu,power.draw --format=csv > $OUT/gpu.txt 2>&1
-(cmake -S . -B $B/tests -G Ninja -DCMAKE_BUILD_TYPE=Release -DFATTN_CUDA=ON -DFATTN_CUDA_FAMILIES=sm90 \
-   -DFATTN_CUDA_ARCHS=90a -DFATTN_CUDA_HEAD_DIMS=128 "-DFATTN_CUDA_DTYPES=fp16;bf16" \
-   -DFATTN_BUILD_TOOLS=OFF > $OUT/build.log 2>&1 && \
- nice -n 19 ninja -C $B/tests -j14 fattn_cuda_tests >> $OUT/build.log 2>&1) &
-TB=$!
+source bench/sm90_call_steps.sh
+SM90_BUILD_JOBS=14 sm90_build_tests $B 128 "-DFATTN_CUDA_DTYPES=fp16;bf16"
 P=$H/power13.py
 LIBS="--lib cur=$W/cur.so --lib cand=$W/cand.so"
 timeout 100 python3 $P $LIBS --points "128,16384,0;128,8192,0;128,4096,0;256,16384,0" --skip cand@256 \
@@ -47,16 +44,8 @@ echo "ab1 rc $? at ${SECONDS} s" >> $L
 timeout 45 python3 $S --lib cand=$W/cand.so --lib cur=$W/cur.so --bench --no-flash --points "$PT" \
   --rounds 20 --same-outputs --json $OUT/ab2.json > $OUT/ab2.log 2>&1
 echo "ab2 rc $? at ${SECONDS} s" >> $L
-wait $TB; echo "tests build rc $? at ${SECONDS} s" >> $L
-T=$B/tests/tests/cuda/fattn_cuda_tests
-timeout 55 $T --gtest_filter='*sm90*:*Sm90*' > $OUT/tests.log 2>&1
-echo "tests rc $? at ${SECONDS} s: $(grep -E '^\[  PASSED|^\[  FAILED|tests ran' $OUT/tests.log | head -3 | tr '\n' ' ') ok $(grep -c '^\[       OK' $OUT/tests.log)" >> $L
-F='*keys_ascending_d128_causal_rounds*:*many_tiles_d128_padded_rows*:*idle_consumer_d128_causal*'
-for tool in memcheck racecheck; do
-  timeout 25 compute-sanitizer --tool $tool --error-exitcode 1 $T --gtest_filter="$F" > /tmp/$tool.log 2>&1
-  echo "$tool rc $? at ${SECONDS} s: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED' /tmp/$tool.log | tr '\n' ' ')" >> $L
-  cat /tmp/$tool.log >> $OUT/sanitizers.log
-done
+sm90_run_tests $B $L 55 25 \
+  '*keys_ascending_d128_causal_rounds*:*many_tiles_d128_padded_rows*:*idle_consumer_d128_causal*'
 cd $OUT && cat free.log lock.log 2>/dev/null | grep -v Warning > summary.txt; grep -hE "^D=" ab1.log ab2.log >> summary.txt
 tar -czf /tmp/all13c.tgz --exclude=steps.log --exclude=summary.txt . && find . -mindepth 1 ! -name steps.log ! -name summary.txt -delete && mv /tmp/all13c.tgz .
 ls; cat steps.log summary.txt
