@@ -10,15 +10,8 @@ set -o pipefail
 export PYTHONUNBUFFERED=1
 H=$PWD/bench/results/sm80-fwd-h100-2026-11-23-s13b
 S13=$PWD/bench/results/sm80-fwd-h100-2026-11-23-s13
-src=/tmp/v14tree; build=/tmp/v14build; tests=$build/tests/cuda/fattn_cuda_tests
-mkdir -p $src && tar xzf ${TREE:?tree} -C $src
-( cmake -S $src -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DFATTN_CUDA=ON \
-    -DFATTN_CUDA_FAMILIES=sm80 "-DFATTN_CUDA_HEAD_DIMS=256" "-DFATTN_CUDA_DTYPES=fp16;bf16" \
-    -DFATTN_CUDA_ARCHS=90a -DFATTN_CUDA_RESOURCE_USAGE=ON -DFATTN_BUILD_TOOLS=OFF \
-    > $OUT/lib-configure.log 2>&1 &&
-  timeout 200 ninja -C $build -j 16 fattn_cuda_tests > $OUT/lib-build.log 2>&1
-  echo $? > $OUT/lib-build.rc ) &
-bpid=$!
+source bench/sm80_call_steps.sh
+sm80_build_tree_tests ${TREE:?tree} "256" 16
 nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu,power.draw --format=csv,noheader
 echo "== $(date +%T) turns"
 b16="16,16,bf16"; f16="16,16,fp16"
@@ -33,18 +26,6 @@ timeout 25 ncu --section SpeedOfLight --section WarpStateStats --section Schedul
   > $OUT/ncu256.log 2>&1
 echo "ncu rc $?"
 ncu --import $OUT/ncu256.ncu-rep --page raw --csv 2>/dev/null | python3 $S13/ncu13_summary.py
-echo "== $(date +%T) waiting for the library build"
-wait $bpid
-echo "build rc $(cat $OUT/lib-build.rc); kernels with spills:" \
-  "$(grep -cE '[1-9][0-9]* bytes spill stores' $OUT/lib-build.log)"
-timeout 30 $tests --gtest_filter='*cuda_sm80*:*Sm80Forward*:*Sm80Misaligned*' > $OUT/gtest.log 2>&1
-echo "== $(date +%T) gtest rc $?: $(grep -cE '^\[       OK' $OUT/gtest.log) ok;" \
-  "$(grep -E '^\[  (PASSED|FAILED)' $OUT/gtest.log | tr '\n' ' ')"
-for tool in memcheck racecheck; do
-  timeout 20 compute-sanitizer --tool $tool --error-exitcode 1 $tests --gtest_filter='FullWidth/*' \
-    > $OUT/gtest-$tool.log 2>&1
-  echo "== $(date +%T) $tool rc $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $OUT/gtest-$tool.log | tail -1)" \
-    "$(grep -cE '^\[       OK' $OUT/gtest-$tool.log) ok"
-done
-cd $OUT && tar czf logs.tgz lib-*.log gtest*.log ncu256.log && rm -f lib-*.log gtest*.log lib-build.rc ncu256.log
+sm80_run_forward_tests 30 20 'FullWidth/*'
+sm80_pack_logs ncu256.log
 echo "== $(date +%T) done"
