@@ -247,6 +247,11 @@ INSTANTIATE_TEST_SUITE_P(
                        kNoWindow, false, 0},
         ForwardShapeCase{"d72_17_queries_1013_keys", DType::float16, 2, 17, 1013, 2, 1, 72,
                        false, kNoWindow, false, 0},
+        // Scores spread over ~20 log2 units (scale 5): the running max passes itself by more
+        // than RescalePastThreshold's 8 on later key tiles, so O and the sums are rescaled
+        // inside the walk, not only on the first tile (D = 65..72 unmasked, v15).
+        ForwardShapeCase{"d72_large_scale_rescales", DType::float16, 1, 1013, 1013, 2, 2, 72,
+                       false, kNoWindow, false, 0, 5.0f},
         // Rows of 132 bytes: 4-byte aligned, not whole 16-byte chunks (the general copy, O
         // stored from the registers).
         ForwardShapeCase{"d66_packed_rows", DType::bfloat16, 2, 300, 517, 2, 1, 66, false,

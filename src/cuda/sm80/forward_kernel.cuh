@@ -703,39 +703,97 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       }
 
       // ---- online softmax: P = 2^(S·c - m'), O and l rescaled by 2^(m - m') ----
+      if constexpr (rescale_past_threshold<Config>()) {
+        // RescalePastThreshold (tile_config.hpp): the running max moves only where a row's tile
+        // max passes it by more than kRescaleThreshold, and the warp rescales O and l only then
+        // (one vote per tile); otherwise P = 2^(S·c - m) with the stale m stays below
+        // 2^kRescaleThreshold, and the epilogue's LSE uses the same m.
+        float tile_maxes[kRowTiles][2];
+        bool passes = false;
 #pragma unroll
-      for (int mt = 0; mt < kRowTiles; ++mt)
+        for (int mt = 0; mt < kRowTiles; ++mt)
 #pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          float tile_max = kNegativeInfinity;
+          for (int half = 0; half < 2; ++half) {
+            float tile_max = kNegativeInfinity;
 #pragma unroll
-          for (int nt = 0; nt < kKeyTiles; ++nt)
-            tile_max = fmaxf(tile_max, fmaxf(s[mt][nt][2 * half], s[mt][nt][2 * half + 1]));
-          const float new_max = fmaxf(stats.max(mt, half), quad_max(tile_max) * params.scale_log2);
-          // A row with nothing visible yet keeps max -inf; subtract 0 instead so that
-          // (-inf) - (-inf) never makes a NaN. Its P is 2^-inf = 0.
-          const float usable_max = new_max == kNegativeInfinity ? 0.0f : new_max;
-          const float correction = exp2_approx(stats.max(mt, half) - usable_max);
-          stats.max(mt, half) = new_max;
-          stats.sum(mt, half) *= correction;
-#pragma unroll
-          for (int dt = 0; dt < 2 * kSteps - (kHalfLast ? 1 : 0); ++dt) {
-            if (kFull || dt < 2 * steps) {
-              o_acc[mt][dt][2 * half] *= correction;
-              o_acc[mt][dt][2 * half + 1] *= correction;
-            }
+            for (int nt = 0; nt < kKeyTiles; ++nt)
+              tile_max = fmaxf(tile_max, fmaxf(s[mt][nt][2 * half], s[mt][nt][2 * half + 1]));
+            tile_maxes[mt][half] = quad_max(tile_max) * params.scale_log2;
+            passes |= tile_maxes[mt][half] > stats.max(mt, half) + kRescaleThreshold;
           }
-          float sum = 0.0f;
+        if (__any_sync(0xffffffffu, passes)) {
 #pragma unroll
-          for (int nt = 0; nt < kKeyTiles; ++nt)
+          for (int mt = 0; mt < kRowTiles; ++mt)
 #pragma unroll
-            for (int e = 2 * half; e < 2 * half + 2; ++e) {
-              const float p = exp2_approx(fmaf(s[mt][nt][e], params.scale_log2, -usable_max));
-              s[mt][nt][e] = p;
-              sum += p;
+            for (int half = 0; half < 2; ++half) {
+              const float old_max = stats.max(mt, half);
+              const float new_max = fmaxf(old_max, tile_maxes[mt][half]);
+              const float usable_max = new_max == kNegativeInfinity ? 0.0f : new_max;
+              const float correction = exp2_approx(old_max - usable_max);
+              stats.max(mt, half) = new_max;
+              stats.sum(mt, half) *= correction;
+#pragma unroll
+              for (int dt = 0; dt < 2 * kSteps - (kHalfLast ? 1 : 0); ++dt) {
+                if (kFull || dt < 2 * steps) {
+                  o_acc[mt][dt][2 * half] *= correction;
+                  o_acc[mt][dt][2 * half + 1] *= correction;
+                }
+              }
             }
-          stats.sum(mt, half) += sum;
         }
+#pragma unroll
+        for (int mt = 0; mt < kRowTiles; ++mt)
+#pragma unroll
+          for (int half = 0; half < 2; ++half) {
+            const float row_max = stats.max(mt, half);
+            const float usable_max = row_max == kNegativeInfinity ? 0.0f : row_max;
+            float sum = 0.0f;
+#pragma unroll
+            for (int nt = 0; nt < kKeyTiles; ++nt)
+#pragma unroll
+              for (int e = 2 * half; e < 2 * half + 2; ++e) {
+                const float p = exp2_approx(fmaf(s[mt][nt][e], params.scale_log2, -usable_max));
+                s[mt][nt][e] = p;
+                sum += p;
+              }
+            stats.sum(mt, half) += sum;
+          }
+      } else {
+#pragma unroll
+        for (int mt = 0; mt < kRowTiles; ++mt)
+#pragma unroll
+          for (int half = 0; half < 2; ++half) {
+            float tile_max = kNegativeInfinity;
+#pragma unroll
+            for (int nt = 0; nt < kKeyTiles; ++nt)
+              tile_max = fmaxf(tile_max, fmaxf(s[mt][nt][2 * half], s[mt][nt][2 * half + 1]));
+            const float new_max =
+                fmaxf(stats.max(mt, half), quad_max(tile_max) * params.scale_log2);
+            // A row with nothing visible yet keeps max -inf; subtract 0 instead so that
+            // (-inf) - (-inf) never makes a NaN. Its P is 2^-inf = 0.
+            const float usable_max = new_max == kNegativeInfinity ? 0.0f : new_max;
+            const float correction = exp2_approx(stats.max(mt, half) - usable_max);
+            stats.max(mt, half) = new_max;
+            stats.sum(mt, half) *= correction;
+#pragma unroll
+            for (int dt = 0; dt < 2 * kSteps - (kHalfLast ? 1 : 0); ++dt) {
+              if (kFull || dt < 2 * steps) {
+                o_acc[mt][dt][2 * half] *= correction;
+                o_acc[mt][dt][2 * half + 1] *= correction;
+              }
+            }
+            float sum = 0.0f;
+#pragma unroll
+            for (int nt = 0; nt < kKeyTiles; ++nt)
+#pragma unroll
+              for (int e = 2 * half; e < 2 * half + 2; ++e) {
+                const float p = exp2_approx(fmaf(s[mt][nt][e], params.scale_log2, -usable_max));
+                s[mt][nt][e] = p;
+                sum += p;
+              }
+            stats.sum(mt, half) += sum;
+          }
+      }
 
       // ---- O += P·V: P's accumulator layout is the A-operand layout of the next mma ----
       // P is converted to 16 bits once; then one block per 16 output columns runs every key step,

@@ -227,6 +227,24 @@ constexpr bool whole_prologue_copies() {
   return has_option<Config, WholePrologueCopiesOption>;
 }
 
+// RescalePastThreshold (fourteenth session, h14-fwd80; bench/results/sm80-fwd-h100-2026-11-23-
+// s14/NOTES.md): the running row max m is raised only where a row's tile max passes it by more
+// than kRescaleThreshold (log2 units), and a warp rescales its O and row sums only on a tile
+// where one of its rows does (one vote per tile); elsewhere P = 2^(S·c - m) with the stale m,
+// below 2^kRescaleThreshold = 256 (fp16 and bf16 hold it; the sum and O are fp32), and the LSE
+// takes the same m, so O and the LSE are the same softmax. Per K/V tile and warp this skips
+// the O and sum rescale (FMUL per O accumulator: 72 at D = 72 with two row tiles) and its
+// MUFU, which do not shrink with the keys per tile (FlashAttention-4's conditional rescale).
+inline constexpr float kRescaleThreshold = 8.0f;
+struct RescalePastThresholdOption {};
+template <class Tile>
+struct RescalePastThreshold : Tile, RescalePastThresholdOption {};
+
+template <class Config>
+constexpr bool rescale_past_threshold() {
+  return has_option<Config, RescalePastThresholdOption>;
+}
+
 template <int kHeadDimBucket>
 struct ForwardConfig;
 
@@ -486,7 +504,8 @@ struct HalvedUnmaskedNarrowForwardConfig : UnmaskedNarrowForwardConfig<kHeadDimB
 // call: bf16 0.76 -> 0.79, fp16 0.80 -> 0.83.
 template <>
 struct HalvedUnmaskedNarrowForwardConfig<128>
-    : HalvedWalkOnly<EpilogueWarpRowAfresh<UnmaskedNarrowForwardConfig<128>>> {};
+    : RescalePastThreshold<
+          HalvedWalkOnly<EpilogueWarpRowAfresh<UnmaskedNarrowForwardConfig<128>>>> {};
 
 // The largest step class of a list (0 for none).
 template <int... kSteps>
