@@ -247,11 +247,6 @@ INSTANTIATE_TEST_SUITE_P(
                        kNoWindow, false, 0},
         ForwardShapeCase{"d72_17_queries_1013_keys", DType::float16, 2, 17, 1013, 2, 1, 72,
                        false, kNoWindow, false, 0},
-        // Scores spread over ~20 log2 units (scale 5): the running max passes itself by more
-        // than RescalePastThreshold's 8 on later key tiles, so O and the sums are rescaled
-        // inside the walk, not only on the first tile (D = 65..72 unmasked, v15).
-        ForwardShapeCase{"d72_large_scale_rescales", DType::float16, 1, 1013, 1013, 2, 2, 72,
-                       false, kNoWindow, false, 0, 5.0f},
         // Rows of 132 bytes: 4-byte aligned, not whole 16-byte chunks (the general copy, O
         // stored from the registers).
         ForwardShapeCase{"d66_packed_rows", DType::bfloat16, 2, 300, 517, 2, 1, 66, false,
@@ -270,6 +265,38 @@ INSTANTIATE_TEST_SUITE_P(
                        false, Window{130, 20}, false, 0, -0.1f},
         ForwardShapeCase{"d200_causal_fully_masked_rows", DType::float16, 2, 700, 257, 2, 1, 200,
                        true, kNoWindow, false, 0}),
+    [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
+
+// Forward v15's RescalePastThreshold (every aligned tile): scores spread over ~20 log2 units
+// (|scale| 5 on uniform [-1, 1] inputs), so a row's tile max passes its running max by more
+// than the threshold (8) on later key tiles and O and the sums are rescaled inside the walk,
+// not only on the first tile; between rescales P = 2^(S·c - m) reaches up to 2^8. One case per
+// kernel family: the table's tiles at 64 / 128 / 192 / 256 (both masks), the narrow 128 tile
+// (masked D = 65..96), the unmasked 128-key tiles (D = 65..72 halved, 73..80), the 128-key
+// narrow tiles at 192 and 256.
+INSTANTIATE_TEST_SUITE_P(
+    RescalePastThreshold, Sm80ForwardShapes,
+    ::testing::Values(
+        ForwardShapeCase{"d64_window_scale5", DType::float16, 1, 700, 900, 2, 1, 64, false,
+                       Window{300, 40}, false, 0, 5.0f},
+        ForwardShapeCase{"d72_scale5", DType::float16, 1, 1013, 1013, 2, 2, 72, false,
+                       kNoWindow, false, 0, 5.0f},
+        ForwardShapeCase{"d72_causal_scale5", DType::bfloat16, 1, 700, 700, 2, 1, 72, true,
+                       kNoWindow, false, 0, 5.0f},
+        ForwardShapeCase{"d80_scale5", DType::bfloat16, 1, 700, 1013, 2, 2, 80, false,
+                       kNoWindow, false, 0, 5.0f},
+        ForwardShapeCase{"d128_causal_scale5", DType::bfloat16, 1, 900, 900, 8, 2, 128, true,
+                       kNoWindow, false, 0, 5.0f},
+        ForwardShapeCase{"d128_negative_scale5", DType::float16, 1, 700, 1013, 2, 2, 128, false,
+                       kNoWindow, false, 0, -5.0f},
+        ForwardShapeCase{"d136_scale5", DType::float16, 1, 700, 1013, 2, 1, 136, false,
+                       kNoWindow, false, 0, 5.0f},
+        ForwardShapeCase{"d192_causal_scale5", DType::bfloat16, 1, 700, 700, 2, 2, 192, true,
+                       kNoWindow, false, 0, 5.0f},
+        ForwardShapeCase{"d200_scale5", DType::float16, 1, 600, 900, 2, 2, 200, false,
+                       kNoWindow, false, 0, 5.0f},
+        ForwardShapeCase{"d256_causal_scale5", DType::bfloat16, 1, 700, 700, 4, 2, 256, true,
+                       kNoWindow, false, 0, 5.0f}),
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -285,10 +285,10 @@ inline constexpr int kForwardGroupHeads = 8;
 inline constexpr int kForwardGroupHeads256 = 4;
 template <>
 struct ForwardConfig<64>
-    : QueryTilesSlowestInHeadGroups<
+    : RescalePastThreshold<QueryTilesSlowestInHeadGroups<
           WholePrologueCopies<
               EpilogueWarpRowAfresh<RowStatsInSharedMemory<ForwardTile<64, 128, 4, 2, true>>>>,
-          kForwardGroupHeads> {};
+          kForwardGroupHeads>> {};
 // 128: 128 keys x 8 warps x 1 row tile, with the full-width walk: 308 / 265 (without it 234 /
 // 209); with v4's tile copies 283 / 317 / 332 non-causal, 212 / 271 / 322 causal at N = 1k /
 // 4k / 16k (1.10-1.15x v3; 0.86-1.05x flash). 64 keys x 4 warps x 2 row tiles measured 262 /
@@ -309,10 +309,10 @@ struct ForwardConfig<64>
 // 1.04 / 1.06-1.07 (docs/perf-notes.md "Forward v6").
 template <>
 struct ForwardConfig<128>
-    : QueryTilesSlowestInHeadGroups<
+    : RescalePastThreshold<QueryTilesSlowestInHeadGroups<
           WholePrologueCopies<KvSourcesInSharedMemory<
               FewerLiveRegisters<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, true>>>>>,
-          kForwardGroupHeads> {};
+          kForwardGroupHeads>> {};
 // 192 and 256: two row tiles would need 192/256 accumulator registers for O alone, so one row
 // tile per warp and 8 warps keep the 128-row Q tile (K/V reuse across rows) at O = 96/128
 // registers. Shared memory 96 KB / 128 KB also fits sm_80's 163 KB per block. Measured: 64 keys
@@ -330,7 +330,8 @@ struct ForwardConfig<128>
 // 0.994, the same kernel).
 template <>
 struct ForwardConfig<192>
-    : HalfLastStep<KvSourcesInSharedMemory<ForwardTile<192, 64, 8, 1, true, 9>>> {};
+    : RescalePastThreshold<
+          HalfLastStep<KvSourcesInSharedMemory<ForwardTile<192, 64, 8, 1, true, 9>>>> {};
 // 256, fourth session: FA2's tile, 64 rows x 4 warps, two CTAs per SM (ncu showed PyTorch's
 // flash running it). With v4's copies and v5's epilogue it no longer loses to the 128-row tile:
 // H100, bf16, B·N = 16384, two runs in one call, this / the 8-warp tile above: N = 512-4k
@@ -342,8 +343,8 @@ struct ForwardConfig<192>
 // here): not taken (bench/sm80_variants.cu variant 4).
 template <>
 struct ForwardConfig<256>
-    : QueryTilesSlowestInHeadGroups<WholePrologueCopies<ForwardTile<256, 64, 4, 1, true>>,
-                                    kForwardGroupHeads256> {};
+    : RescalePastThreshold<QueryTilesSlowestInHeadGroups<
+          WholePrologueCopies<ForwardTile<256, 64, 4, 1, true>>, kForwardGroupHeads256>> {};
 
 // Rows only 2-byte aligned (odd head dims in packed 16-bit tensors, misaligned views) run
 // forward_kernel_unaligned_rows, whose tiles are copied as the aligned 16-byte words covering
@@ -419,8 +420,8 @@ struct NarrowForwardConfig : ForwardConfig<kHeadDimBucket> {};
 // turns beside the v6 tile: D = 72 1.069 in both calls (251 -> 268 TFLOP/s).
 template <>
 struct NarrowForwardConfig<128>
-    : HalfLastStep<KvSourcesInSharedMemory<FewerLiveRegisters<
-          StepClassesOnly<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, false, 5, 6>>>>>> {};
+    : RescalePastThreshold<HalfLastStep<KvSourcesInSharedMemory<FewerLiveRegisters<
+          StepClassesOnly<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, false, 5, 6>>>>>>> {};
 // v5: D = 193..208 (D = 200) on a 13-step walk in a kernel of its own instead of the 16-step
 // full-width walk over zero-filled columns (in the table's kernel a 13-step class spilled
 // 16-104 bytes; alone it takes 219-235 registers, 0 spills). D = 200: 229 -> 258 TFLOP/s.
@@ -443,7 +444,8 @@ struct NarrowForwardConfig<256>
 // unchanged); aligned rows of D <= 144 no longer reach it.
 template <>
 struct NarrowForwardConfig<192>
-    : HalfLastStep<KvSourcesInSharedMemory<StepClassesOnly<ForwardTile<192, 128, 8, 1, false, 9>>>> {};
+    : RescalePastThreshold<HalfLastStep<
+          KvSourcesInSharedMemory<StepClassesOnly<ForwardTile<192, 128, 8, 1, false, 9>>>>> {};
 
 // Narrow tiles for devices whose blocks may take more shared memory than NarrowForwardConfig's
 // (the launch asks the device: cudaDevAttrMaxSharedMemoryPerBlockOptin, as the backward's
@@ -465,7 +467,8 @@ struct LargeSharedMemoryNarrowForwardConfig : NarrowForwardConfig<kHeadDimBucket
 // the same kernel on both sides, 1.002). 0 spills on sm_80 and sm_90a.
 template <>
 struct LargeSharedMemoryNarrowForwardConfig<256>
-    : WholePrologueCopies<HalfLastStep<StepClassesOnly<ForwardTile<256, 128, 8, 1, false, 13>>>> {};
+    : RescalePastThreshold<WholePrologueCopies<
+          HalfLastStep<StepClassesOnly<ForwardTile<256, 128, 8, 1, false, 13>>>>> {};
 
 // The narrow tile of the unmasked kernel (NoMask), where it differs from NarrowForwardConfig:
 // the masked kernels keep the latter (their partial-tile mask costs registers); by default the
@@ -483,8 +486,8 @@ struct UnmaskedNarrowForwardConfig : NarrowForwardConfig<kHeadDimBucket> {};
 // spills only with DirectOutputStores) measured 0.967 / 0.976 at 72 / 80, 0.866 at 72 N = 512.
 template <>
 struct UnmaskedNarrowForwardConfig<128>
-    : KvSourcesInSharedMemory<FewerLiveRegisters<
-          StepClassesOnly<RowStatsInSharedMemory<ForwardTile<128, 128, 4, 2, false, 5>>>>> {};
+    : RescalePastThreshold<KvSourcesInSharedMemory<FewerLiveRegisters<
+          StepClassesOnly<RowStatsInSharedMemory<ForwardTile<128, 128, 4, 2, false, 5>>>>>> {};
 
 // The unmasked narrow tile's halved form, for the head dims whose last 16-wide step of its
 // largest class holds at most 8 columns (a kernel of its own: HalvedWalkOnly); by default none
@@ -504,8 +507,7 @@ struct HalvedUnmaskedNarrowForwardConfig : UnmaskedNarrowForwardConfig<kHeadDimB
 // call: bf16 0.76 -> 0.79, fp16 0.80 -> 0.83.
 template <>
 struct HalvedUnmaskedNarrowForwardConfig<128>
-    : RescalePastThreshold<
-          HalvedWalkOnly<EpilogueWarpRowAfresh<UnmaskedNarrowForwardConfig<128>>>> {};
+    : HalvedWalkOnly<EpilogueWarpRowAfresh<UnmaskedNarrowForwardConfig<128>>> {};
 
 // The largest step class of a list (0 for none).
 template <int... kSteps>
