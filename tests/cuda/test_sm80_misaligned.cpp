@@ -267,13 +267,14 @@ INSTANTIATE_TEST_SUITE_P(
                        true, kNoWindow, false, 0}),
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
-// Forward v15's RescalePastThreshold (every aligned tile): scores spread over ~20 log2 units
+// Forward v15's RescalePastThreshold (tile_config.hpp): scores spread over ~20 log2 units
 // (|scale| 5 on uniform [-1, 1] inputs), so a row's tile max passes its running max by more
 // than the threshold (8) on later key tiles and O and the sums are rescaled inside the walk,
-// not only on the first tile; between rescales P = 2^(S·c - m) reaches up to 2^8. One case per
-// kernel family: the table's tiles at 64 / 128 / 192 / 256 (both masks), the narrow 128 tile
-// (masked D = 65..96), the unmasked 128-key tiles (D = 65..72 halved, 73..80), the 128-key
-// narrow tiles at 192 and 256.
+// not only on the first tile; between rescales P = 2^(S·c - m) reaches up to 2^8. The kernels
+// with the option: the 128 table (both masks), the unmasked kernels of the 192 and 256 tables,
+// of the narrow 128 tile (D = 81..96), of the unmasked 128-key tiles (D = 65..72 halved,
+// 73..80) and of the large narrow 256 tile (D = 193..208); the other cases (D = 64, 136, the
+// masked 192 / 256 / D = 72 kernels) run the exact rescale on the same kind of inputs.
 INSTANTIATE_TEST_SUITE_P(
     RescalePastThreshold, Sm80ForwardShapes,
     ::testing::Values(

@@ -703,7 +703,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       }
 
       // ---- online softmax: P = 2^(S·c - m'), O and l rescaled by 2^(m - m') ----
-      if constexpr (rescale_past_threshold<Config>()) {
+      if constexpr (rescale_past_threshold<Config, !std::is_same_v<Mask, NoMask>>()) {
         // RescalePastThreshold (tile_config.hpp): the running max moves only where a row's tile
         // max passes it by more than kRescaleThreshold, and the warp rescales O and l only then
         // (one vote per tile); otherwise P = 2^(S·c - m) with the stale m stays below

@@ -231,18 +231,29 @@ constexpr bool whole_prologue_copies() {
 // s14/NOTES.md): the running row max m is raised only where a row's tile max passes it by more
 // than kRescaleThreshold (log2 units), and a warp rescales its O and row sums only on a tile
 // where one of its rows does (one vote per tile); elsewhere P = 2^(S·c - m) with the stale m,
-// below 2^kRescaleThreshold = 256 (fp16 and bf16 hold it; the sum and O are fp32), and the LSE
-// takes the same m, so O and the LSE are the same softmax. Per K/V tile and warp this skips
-// the O and sum rescale (FMUL per O accumulator: 72 at D = 72 with two row tiles) and its
-// MUFU, which do not shrink with the keys per tile (FlashAttention-4's conditional rescale).
+// below 2^kRescaleThreshold = 256 (fp16 and bf16 hold it; the sums and O are fp32), and the LSE
+// takes the same m, so O and the LSE are the same softmax (FlashAttention-4's conditional
+// rescale). Per K/V tile and warp this skips the rescale of every O accumulator (FMUL: 128 per
+// 64 keys at the D = 128 table) and of the sums with their MUFU and shared-memory round trip.
+// kUnmaskedOnly: the masked kernels (WindowMask) keep the exact rescale on every tile; the 256
+// table's causal kernel measured 0.977-0.991 with it, the 128 table's 1.013-1.042.
 inline constexpr float kRescaleThreshold = 8.0f;
 struct RescalePastThresholdOption {};
+template <class Tile, bool kUnmaskedOnlyArg = false>
+struct RescalePastThreshold : Tile, RescalePastThresholdOption {
+  static constexpr bool kRescaleUnmaskedOnly = kUnmaskedOnlyArg;
+};
 template <class Tile>
-struct RescalePastThreshold : Tile, RescalePastThresholdOption {};
+using UnmaskedRescalePastThreshold = RescalePastThreshold<Tile, true>;
 
-template <class Config>
+// Whether the kernel of Config for a mask (kMasked: not NoMask) takes RescalePastThreshold.
+template <class Config, bool kMasked>
 constexpr bool rescale_past_threshold() {
-  return has_option<Config, RescalePastThresholdOption>;
+  if constexpr (has_option<Config, RescalePastThresholdOption>) {
+    return !(kMasked && Config::kRescaleUnmaskedOnly);
+  } else {
+    return false;
+  }
 }
 
 template <int kHeadDimBucket>
@@ -283,12 +294,15 @@ struct ForwardConfig;
 // 256 0.950 -> 0.964 (non-causal), 256 causal 0.971 -> 1.011.
 inline constexpr int kForwardGroupHeads = 8;
 inline constexpr int kForwardGroupHeads256 = 4;
+// v15 (fourteenth session, h14-fwd80): RescalePastThreshold measured 0.994 / 0.991 at N = 512
+// non-causal / causal (bf16, B·N = 16384), 1.02 at 2k-4k: not taken (the short walks pay the
+// vote and the split softmax block without enough tiles to skip).
 template <>
 struct ForwardConfig<64>
-    : RescalePastThreshold<QueryTilesSlowestInHeadGroups<
+    : QueryTilesSlowestInHeadGroups<
           WholePrologueCopies<
               EpilogueWarpRowAfresh<RowStatsInSharedMemory<ForwardTile<64, 128, 4, 2, true>>>>,
-          kForwardGroupHeads>> {};
+          kForwardGroupHeads> {};
 // 128: 128 keys x 8 warps x 1 row tile, with the full-width walk: 308 / 265 (without it 234 /
 // 209); with v4's tile copies 283 / 317 / 332 non-causal, 212 / 271 / 322 causal at N = 1k /
 // 4k / 16k (1.10-1.15x v3; 0.86-1.05x flash). 64 keys x 4 warps x 2 row tiles measured 262 /
@@ -307,6 +321,9 @@ struct ForwardConfig<64>
 // PyTorch's flash's 509). H100, bf16, B·N = 16384, this / v5 in the same rows, three runs in two
 // calls, N = 1k / 4k / 16k: non-causal 0.95-1.05 / 0.99-1.06 / 1.00-1.04, causal 1.05-1.06 /
 // 1.04 / 1.06-1.07 (docs/perf-notes.md "Forward v6").
+// v15 (fourteenth session, h14-fwd80): RescalePastThreshold, both masks. H100, in turns beside
+// the v14 table (5 runs): fp16 B = 16, H = 16, N = 2048 1.065, causal 1.042; bf16 B·N = 16384,
+// N = 512 1.025 (causal 1.013), 4k 1.023 (causal 1.019), 16k 1.050.
 template <>
 struct ForwardConfig<128>
     : RescalePastThreshold<QueryTilesSlowestInHeadGroups<
@@ -328,9 +345,11 @@ struct ForwardConfig<128>
 // one: GPU test d180_causal, added after the session's last call); bf16, B = 16, H = 16,
 // N = 2048, in turns beside the v6 table: D = 136 1.049 / 1.050 (two calls; 192 itself 1.004 /
 // 0.994, the same kernel).
+// v15: RescalePastThreshold in the unmasked kernel: B = 16, H = 16, N = 2048, fp16 1.020, bf16
+// 1.009 (the masked kernel not measured with it: unchanged).
 template <>
 struct ForwardConfig<192>
-    : RescalePastThreshold<
+    : UnmaskedRescalePastThreshold<
           HalfLastStep<KvSourcesInSharedMemory<ForwardTile<192, 64, 8, 1, true, 9>>>> {};
 // 256, fourth session: FA2's tile, 64 rows x 4 warps, two CTAs per SM (ncu showed PyTorch's
 // flash running it). With v4's copies and v5's epilogue it no longer loses to the 128-row tile:
@@ -341,9 +360,12 @@ struct ForwardConfig<192>
 // v6: KvSourcesInSharedMemory measured 0.96-1.01x this (939 -> 856 instructions per tile; the
 // copies are a smaller share of the loop at 256, and the K/V row pointers are not recomputed
 // here): not taken (bench/sm80_variants.cu variant 4).
+// v15: RescalePastThreshold in the unmasked kernel only: bf16 B·N = 16384, N = 512 1.008, 4k
+// 1.015, fp16 B = 16, H = 16, N = 2048 1.024; the causal kernel with it measured 0.991 / 0.977 at
+// 512 / 4k, so it keeps the exact rescale.
 template <>
 struct ForwardConfig<256>
-    : RescalePastThreshold<QueryTilesSlowestInHeadGroups<
+    : UnmaskedRescalePastThreshold<QueryTilesSlowestInHeadGroups<
           WholePrologueCopies<ForwardTile<256, 64, 4, 1, true>>, kForwardGroupHeads256>> {};
 
 // Rows only 2-byte aligned (odd head dims in packed 16-bit tensors, misaligned views) run
@@ -418,9 +440,12 @@ struct NarrowForwardConfig : ForwardConfig<kHeadDimBucket> {};
 // first call: 1.06, 1.06, 1.00).
 // v7 (ninth session): HalfLastStep (D = 65..72 and 81..88); bf16, B = 16, H = 16, N = 2048, in
 // turns beside the v6 tile: D = 72 1.069 in both calls (251 -> 268 TFLOP/s).
+// v15 (fourteenth session): RescalePastThreshold in the unmasked kernel (D = 81..96 unmasked):
+// fp16, B = 16, H = 16, N = 2048, D = 96 1.047; masked D = 72 causal measured 0.999 with it
+// (unchanged).
 template <>
 struct NarrowForwardConfig<128>
-    : RescalePastThreshold<HalfLastStep<KvSourcesInSharedMemory<FewerLiveRegisters<
+    : UnmaskedRescalePastThreshold<HalfLastStep<KvSourcesInSharedMemory<FewerLiveRegisters<
           StepClassesOnly<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, false, 5, 6>>>>>>> {};
 // v5: D = 193..208 (D = 200) on a 13-step walk in a kernel of its own instead of the 16-step
 // full-width walk over zero-filled columns (in the table's kernel a 13-step class spilled
@@ -442,10 +467,11 @@ struct NarrowForwardConfig<256>
 // B·N = 16384, D = 136 N = 512 1.074, 8k 1.087. The 64-row tile (4 warps x 64 keys, two CTAs per
 // SM) measured 0.958. The table's 192 kernel keeps its own 9-step class (its key-tile loops
 // unchanged); aligned rows of D <= 144 no longer reach it.
+// v15 (fourteenth session): RescalePastThreshold measured 0.998 at D = 136 (fp16, B = 16, H = 16,
+// N = 2048): not taken.
 template <>
 struct NarrowForwardConfig<192>
-    : RescalePastThreshold<HalfLastStep<
-          KvSourcesInSharedMemory<StepClassesOnly<ForwardTile<192, 128, 8, 1, false, 9>>>>> {};
+    : HalfLastStep<KvSourcesInSharedMemory<StepClassesOnly<ForwardTile<192, 128, 8, 1, false, 9>>>> {};
 
 // Narrow tiles for devices whose blocks may take more shared memory than NarrowForwardConfig's
 // (the launch asks the device: cudaDevAttrMaxSharedMemoryPerBlockOptin, as the backward's
@@ -465,9 +491,11 @@ struct LargeSharedMemoryNarrowForwardConfig : NarrowForwardConfig<kHeadDimBucket
 // B = 16, H = 16, N = 2048, D = 200 1.009 (1.006-1.013), causal 1.009 (0.999-1.000); B·N =
 // 16384, N = 512 1.009 (0.997-1.000), 8k 1.003 (1.002-1.003); fp16 1.015, causal 1.016 (D = 256,
 // the same kernel on both sides, 1.002). 0 spills on sm_80 and sm_90a.
+// v15 (fourteenth session): RescalePastThreshold in the unmasked kernel: D = 200 fp16, B = 16,
+// H = 16, N = 2048 1.027 (the masked kernel not measured with it: unchanged).
 template <>
 struct LargeSharedMemoryNarrowForwardConfig<256>
-    : RescalePastThreshold<WholePrologueCopies<
+    : UnmaskedRescalePastThreshold<WholePrologueCopies<
           HalfLastStep<StepClassesOnly<ForwardTile<256, 128, 8, 1, false, 13>>>>> {};
 
 // The narrow tile of the unmasked kernel (NoMask), where it differs from NarrowForwardConfig:
@@ -484,6 +512,8 @@ struct UnmaskedNarrowForwardConfig : NarrowForwardConfig<kHeadDimBucket> {};
 // 315.2 TFLOP/s), 72 1.021 (whole fifth step: 5 % more HMMA than the halved one, still faster);
 // B·N = 16384, N = 512 / 8k: 80 1.135 / 1.071, 72 1.055 / 1.009. A 96-key tile (class 5, 0
 // spills only with DirectOutputStores) measured 0.967 / 0.976 at 72 / 80, 0.866 at 72 N = 512.
+// v15 (fourteenth session): RescalePastThreshold (and so the halved tile below): fp16, B = 16,
+// H = 16, N = 2048, D = 80 1.016, D = 72 1.004 (bf16 1.004; N = 512 1.005).
 template <>
 struct UnmaskedNarrowForwardConfig<128>
     : RescalePastThreshold<KvSourcesInSharedMemory<FewerLiveRegisters<
