@@ -4,25 +4,25 @@
 # the forward tests and the two sanitizers on a few cases, a line each on stdout. The thirteenth
 # session's call scripts and later ones source it instead of spelling the steps out.
 #   source bench/sm80_call_steps.sh
-#   sm80_build_tree_tests TREE.tgz "64;128;256" JOBS   # sets SM80_TESTS_PID and SM80_TESTS
+#   sm80_build_tree_tests TREE.tgz "64;128;256" JOBS [BUILD_TIMEOUT_S]  # sets SM80_TESTS_PID, SM80_TESTS
 #   ... the call's own timing steps ...
 #   sm80_run_forward_tests TESTS_TIMEOUT_S SANITIZER_TIMEOUT_S 'gtest filter for the sanitizers'
 # Writes $OUT/lib-configure.log, lib-build.log, gtest*.log (sm80_pack_logs tars them).
 
 SM80_TREE_SOURCE=/tmp/sm80-candidate-tree
 SM80_TREE_BUILD=/tmp/sm80-candidate-build
-SM80_BUILD_TIMEOUT_S=200  # a head-dim bucket of both dtypes builds in ~120 s with 14 jobs
+SM80_BUILD_TIMEOUT_S=200  # default; three head-dim buckets of both dtypes build in ~120 s on 14 jobs
 SM80_FORWARD_TESTS='*cuda_sm80*:*Sm80Forward*:*Sm80Misaligned*'
 
 sm80_build_tree_tests() {
-  local tree=$1 head_dims=$2 jobs=$3
+  local tree=$1 head_dims=$2 jobs=$3 build_timeout=${4:-$SM80_BUILD_TIMEOUT_S}
   SM80_TESTS=$SM80_TREE_BUILD/tests/cuda/fattn_cuda_tests
   mkdir -p "$SM80_TREE_SOURCE" && tar xzf "$tree" -C "$SM80_TREE_SOURCE"
   ( cmake -S "$SM80_TREE_SOURCE" -B "$SM80_TREE_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DFATTN_CUDA=ON -DFATTN_CUDA_FAMILIES=sm80 "-DFATTN_CUDA_HEAD_DIMS=$head_dims" \
       "-DFATTN_CUDA_DTYPES=fp16;bf16" -DFATTN_CUDA_ARCHS=90a -DFATTN_CUDA_RESOURCE_USAGE=ON \
       -DFATTN_BUILD_TOOLS=OFF > "$OUT/lib-configure.log" 2>&1 &&
-    timeout "$SM80_BUILD_TIMEOUT_S" nice -n 19 ninja -C "$SM80_TREE_BUILD" -j "$jobs" fattn_cuda_tests \
+    timeout "$build_timeout" nice -n 19 ninja -C "$SM80_TREE_BUILD" -j "$jobs" fattn_cuda_tests \
       > "$OUT/lib-build.log" 2>&1
     echo $? > "$OUT/lib-build.rc" ) &
   SM80_TESTS_PID=$!
@@ -38,6 +38,7 @@ sm80_run_forward_tests() {
   timeout "$tests_timeout" "$SM80_TESTS" --gtest_filter="$SM80_FORWARD_TESTS" > "$OUT/gtest.log" 2>&1
   echo "== $(date +%T) gtest rc $?: $(grep -cE '^\[       OK' "$OUT/gtest.log") ok"
   grep -E "^\[  (PASSED|FAILED)|FAILED  \]|SKIPPED \]" "$OUT/gtest.log" | head -12
+  grep -E 'Failure|error' "$OUT/gtest.log" | head -20
   local tool
   for tool in memcheck racecheck; do
     timeout "$sanitizer_timeout" compute-sanitizer --tool "$tool" --error-exitcode 1 "$SM80_TESTS" \
