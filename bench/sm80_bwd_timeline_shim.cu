@@ -73,6 +73,11 @@ constexpr int kUnmaskedGroups32Variant = 242;
 // The third round (h13-bwd80c; bench/results/sm80-bwd-h100-2026-11-23-s13c/NOTES.md): 281, the
 // 256 tables' masked launches with MaskedItemSourcesInSharedMemory, measured 1.000-1.008x the
 // tables and removed with the option (commit 4384845 has both).
+// The fourteenth session (h14-bwd80; bench/results/sm80-bwd-h100-2026-11-23-s14/NOTES.md): 291 /
+// 292, ScoreStatisticsAhead one / two query tiles ahead on the 64 table (default mode; the
+// deterministic mode runs the table).
+constexpr int kStatisticsAheadVariant = 291;
+constexpr int kStatisticsTwoAheadVariant = 292;
 namespace sm80 = fattn::detail::sm80;
 template <class Config>
 using NoOption = Config;
@@ -145,6 +150,16 @@ fattn::Status launch(const AttentionArgs& args) {
 #endif
   if (head_dim <= kBucket64) {
     // The ninth session's variant 641 (ScorePassesByQueryTile) is the table's tile since v17.
+    if (!args.problem.options.deterministic) {
+      constexpr int kOne = 1;
+      constexpr int kTwo = 2;
+      using Ahead1 = sm80::ScoreStatisticsAhead<sm80::BackwardConfig<64>, kOne>;
+      using Ahead2 = sm80::ScoreStatisticsAhead<sm80::BackwardConfig<64>, kTwo>;
+      if (variant == kStatisticsAheadVariant) return sm80::launch_backward_with<Ahead1, E>(args);
+      if (variant == kStatisticsTwoAheadVariant) {
+        return sm80::launch_backward_with<Ahead2, E>(args);
+      }
+    }
     if (variant != 0) return fattn::Status::Unsupported("no such timeline variant at D <= 64");
     return sm80::launch_backward<64, E>(args);
   }

@@ -483,6 +483,10 @@ __global__ void __launch_bounds__(Config::kThreads)
   // ScorePassesByQueryTile: the Pᵀ and dSᵀ passes read each query tile's LSE / D_i pair once.
   constexpr bool kQueryOuterPasses =
       score_passes_by_query_tile<Config>() && kPackedP && kLean && kFullWidth;
+  // ScoreStatisticsAhead: those passes read the pair kAhead query tiles on before storing this
+  // one's.
+  constexpr int kAhead = kQueryOuterPasses ? score_statistics_ahead<Config>() : 0;
+  constexpr bool kStatisticsAhead = kAhead > 0;
   // v7 (backward_tile_config.hpp): the dQ atomics from one address per query tile (the lean
   // kernel's accumulator rows are kWidth floats).
   constexpr bool kOneAddressAtomics = dq_atomics_from_one_address<Config>() && kLean;
@@ -949,11 +953,28 @@ __global__ void __launch_bounds__(Config::kThreads)
       // Packed: Pᵀ goes to shared memory and into 16-bit pairs before dPᵀ is computed, so Sᵀ's
       // fp32 registers are free while dPᵀ accumulates (see packed_probabilities).
       std::uint32_t p_packed[kPackedP ? kKeyTilesA : 1][kPackedP ? kQueryTilesA : 1][2];
+      // The query tile nt's LSE / D_i pair of this thread (kQueryOuterPasses).
+      auto statistics_pair = [&](const float* tile, int nt) {
+        return *reinterpret_cast<const float2*>(tile + query_col + nt * kMmaN + 2 * quad_lane);
+      };
       if constexpr (kQueryOuterPasses) {
+        float2 lse_ahead[kStatisticsAhead ? kAhead : 1];
+        if constexpr (kStatisticsAhead) {
+#pragma unroll
+          for (int a = 0; a < kAhead; ++a) lse_ahead[a] = statistics_pair(lse_tile, a);
+        }
 #pragma unroll
         for (int nt = 0; nt < kQueryTilesA; ++nt) {
-          const float2 lse = *reinterpret_cast<const float2*>(lse_tile + query_col + nt * kMmaN +
-                                                              2 * quad_lane);
+          float2 lse;
+          if constexpr (kStatisticsAhead) {
+            lse = lse_ahead[nt % kAhead];
+            if (nt + kAhead < kQueryTilesA) {
+              lse_ahead[nt % kAhead] = statistics_pair(lse_tile, nt + kAhead);
+            }
+          } else {
+            lse = *reinterpret_cast<const float2*>(lse_tile + query_col + nt * kMmaN +
+                                                   2 * quad_lane);
+          }
 #pragma unroll
           for (int kt = 0; kt < kKeyTilesA; ++kt)
 #pragma unroll
@@ -988,6 +1009,13 @@ __global__ void __launch_bounds__(Config::kThreads)
       }
       FATTN_SM80_BWD_TIMELINE_MARK(item, kProbabilitiesStored);
       if constexpr (kPackedP && !kZeroStart) zero_fill(dp);
+      // With kStatisticsAhead the first kAhead D_i pairs are read before the dPᵀ product (their
+      // latency under the mma's), after the exponent pass's stores.
+      float2 delta_ahead[kStatisticsAhead ? kAhead : 1];
+      if constexpr (kStatisticsAhead) {
+#pragma unroll
+        for (int a = 0; a < kAhead; ++a) delta_ahead[a] = statistics_pair(delta_tile, a);
+      }
       product_a(dp, kVFromK, kDoFromQ, false);
       FATTN_SM80_BWD_TIMELINE_MARK(item, kDpIssued);
 
@@ -999,8 +1027,16 @@ __global__ void __launch_bounds__(Config::kThreads)
       if constexpr (kQueryOuterPasses) {
 #pragma unroll
         for (int nt = 0; nt < kQueryTilesA; ++nt) {
-          const float2 delta = *reinterpret_cast<const float2*>(delta_tile + query_col +
-                                                                nt * kMmaN + 2 * quad_lane);
+          float2 delta;
+          if constexpr (kStatisticsAhead) {
+            delta = delta_ahead[nt % kAhead];
+            if (nt + kAhead < kQueryTilesA) {
+              delta_ahead[nt % kAhead] = statistics_pair(delta_tile, nt + kAhead);
+            }
+          } else {
+            delta = *reinterpret_cast<const float2*>(delta_tile + query_col + nt * kMmaN +
+                                                     2 * quad_lane);
+          }
 #pragma unroll
           for (int kt = 0; kt < kKeyTilesA; ++kt)
 #pragma unroll

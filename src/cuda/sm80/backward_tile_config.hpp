@@ -395,6 +395,29 @@ constexpr bool score_passes_by_query_tile() {
   return has_option<Config, ScorePassesByQueryTileOption>;
 }
 
+// ScoreStatisticsAhead (fourteenth session, h14-bwd80; with ScorePassesByQueryTile): each pass
+// reads the next query tile's LSE / D_i pair before it stores the current tile's Pᵀ / dSᵀ, and
+// the first D_i pair before the dPᵀ product. ncu at 64 (bench/results/sm80-bwd-h100-2026-11-23-
+// s14): ptxas cannot move a shared load above a shared store it cannot tell apart from it, so
+// each pair's LDS.64 sat right after the previous tile's STS and right before its FFMA / FADD,
+// which carried 27 k of the kernel's 582 k stall samples at N = 4k (short scoreboard; FA2 ~2 k).
+// kAhead pairs in flight: 2·kAhead more live registers per pass.
+struct ScoreStatisticsAheadOption {};
+template <class Tile, int kAhead = 1>
+struct ScoreStatisticsAhead : Tile, ScoreStatisticsAheadOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+  static constexpr int kStatisticsAhead = kAhead;
+};
+// How many query tiles ahead the passes read their pairs (0: each right before its use).
+template <class Config>
+constexpr int score_statistics_ahead() {
+  if constexpr (has_option<Config, ScoreStatisticsAheadOption>) {
+    return Config::kStatisticsAhead;
+  } else {
+    return 0;
+  }
+}
+
 // v19 option (tenth session, h10-bwd80; bench/results/sm80-bwd-h100-2026-11-23-s10/NOTES.md),
 // from ncu of the 256 table's kernel beside FA2's (H100, N = 4096): the line reductions' region
 // held 22 % of our stall samples, ~27 k of them (4 %) on ~125 instructions per warp and query
