@@ -626,11 +626,18 @@ struct BackwardConfig;
 // B·N = 16384, H·D = 2048, bwd TFLOP/s in turns beside the table before it, 2 rounds): 119.5 /
 // 165.9 / 263.5 / 232.1 against 114.4 / 161.2 / 261.7 / 230.6 at N = 512 causal / 1k causal /
 // 4k / 4k causal (+4.5 / +2.9 / +0.7 / +0.6 %); instrumented epilogue 1,771-1,831 clocks per CTA.
+// v29 (fourteenth session, h14-bwd80): ScoreStatisticsAhead, the passes' LSE / D_i pairs read two
+// query tiles ahead. H100, bf16, B·N = 16384, H·D = 2048, bwd in turns beside the table before it
+// and FA2 (N = 512 to 16k, causal and not, 11 points): 1.039-1.068x (geomean 1.054), bwd / FA2
+// 0.905-0.977 -> 0.940-1.017; one tile ahead 1.033-1.061x except one noisy point (geomean 1.052).
+constexpr int kStatisticsAheadAt64 = 2;
 template <>
 struct BackwardConfig<64>
-    : StagedEpilogue<ScorePassesByQueryTile<DqAtomicsInPhaseB<DqAtomicsFromOneAddress<
-          ZeroStartAccumulators<StridedItemLoads<LightDqRelease<LeanTileLoop<RolledProductB<
-              PackedProbabilities<BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>>>>>> {};
+    : StagedEpilogue<ScoreStatisticsAhead<
+          ScorePassesByQueryTile<DqAtomicsInPhaseB<DqAtomicsFromOneAddress<ZeroStartAccumulators<
+              StridedItemLoads<LightDqRelease<LeanTileLoop<RolledProductB<PackedProbabilities<
+                  BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>>>>>,
+          kStatisticsAheadAt64>> {};
 // 128: packed Pᵀ (PackedProbabilities) with phase A in one pass, and 32 x 32 dQ warp tiles:
 // 608 instead of 768 KB of ldmatrix per query tile. fwd+bwd 212 / 251 / 261, causal 149 / 205 /
 // 235 against v2's 206 / 243 / 254 and 141 / 191 / 228 (2 query passes, 16 x 64 dQ tiles); the
