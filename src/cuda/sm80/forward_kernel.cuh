@@ -703,6 +703,45 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       }
 
       // ---- online softmax: P = 2^(S·c - m'), O and l rescaled by 2^(m - m') ----
+      // The max of this thread's scores of row (mt, half) in the tile (quad_max gives the row's).
+      const auto thread_tile_max = [&](int mt, int half) {
+        float tile_max = kNegativeInfinity;
+#pragma unroll
+        for (int nt = 0; nt < kKeyTiles; ++nt)
+          tile_max = fmaxf(tile_max, fmaxf(s[mt][nt][2 * half], s[mt][nt][2 * half + 1]));
+        return tile_max;
+      };
+      // A row with nothing visible yet keeps max -inf; subtract 0 instead so that
+      // (-inf) - (-inf) never makes a NaN. Its P is 2^-inf = 0.
+      const auto usable = [](float row_max) {
+        return row_max == kNegativeInfinity ? 0.0f : row_max;
+      };
+      // Row (mt, half)'s running max raised to new_max: its sum and O scaled by 2^(m - new_max).
+      const auto raise_row_max = [&](int mt, int half, float new_max) {
+        const float correction = exp2_approx(stats.max(mt, half) - usable(new_max));
+        stats.max(mt, half) = new_max;
+        stats.sum(mt, half) *= correction;
+#pragma unroll
+        for (int dt = 0; dt < 2 * kSteps - (kHalfLast ? 1 : 0); ++dt) {
+          if (kFull || dt < 2 * steps) {
+            o_acc[mt][dt][2 * half] *= correction;
+            o_acc[mt][dt][2 * half + 1] *= correction;
+          }
+        }
+      };
+      // P = 2^(S·c - m) over row (mt, half)'s scores in place, their sum added to the row's.
+      const auto exponentiate_row = [&](int mt, int half, float usable_max) {
+        float sum = 0.0f;
+#pragma unroll
+        for (int nt = 0; nt < kKeyTiles; ++nt)
+#pragma unroll
+          for (int e = 2 * half; e < 2 * half + 2; ++e) {
+            const float p = exp2_approx(fmaf(s[mt][nt][e], params.scale_log2, -usable_max));
+            s[mt][nt][e] = p;
+            sum += p;
+          }
+        stats.sum(mt, half) += sum;
+      };
       if constexpr (rescale_past_threshold<Config, !std::is_same_v<Mask, NoMask>>()) {
         // RescalePastThreshold (tile_config.hpp): the running max moves only where a row's tile
         // max passes it by more than kRescaleThreshold, and the warp rescales O and l only then
@@ -714,84 +753,31 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
         for (int mt = 0; mt < kRowTiles; ++mt)
 #pragma unroll
           for (int half = 0; half < 2; ++half) {
-            float tile_max = kNegativeInfinity;
-#pragma unroll
-            for (int nt = 0; nt < kKeyTiles; ++nt)
-              tile_max = fmaxf(tile_max, fmaxf(s[mt][nt][2 * half], s[mt][nt][2 * half + 1]));
-            tile_maxes[mt][half] = quad_max(tile_max) * params.scale_log2;
+            tile_maxes[mt][half] = quad_max(thread_tile_max(mt, half)) * params.scale_log2;
             passes |= tile_maxes[mt][half] > stats.max(mt, half) + kRescaleThreshold;
           }
         if (__any_sync(0xffffffffu, passes)) {
 #pragma unroll
           for (int mt = 0; mt < kRowTiles; ++mt)
 #pragma unroll
-            for (int half = 0; half < 2; ++half) {
-              const float old_max = stats.max(mt, half);
-              const float new_max = fmaxf(old_max, tile_maxes[mt][half]);
-              const float usable_max = new_max == kNegativeInfinity ? 0.0f : new_max;
-              const float correction = exp2_approx(old_max - usable_max);
-              stats.max(mt, half) = new_max;
-              stats.sum(mt, half) *= correction;
-#pragma unroll
-              for (int dt = 0; dt < 2 * kSteps - (kHalfLast ? 1 : 0); ++dt) {
-                if (kFull || dt < 2 * steps) {
-                  o_acc[mt][dt][2 * half] *= correction;
-                  o_acc[mt][dt][2 * half + 1] *= correction;
-                }
-              }
-            }
+            for (int half = 0; half < 2; ++half)
+              raise_row_max(mt, half, fmaxf(stats.max(mt, half), tile_maxes[mt][half]));
         }
 #pragma unroll
         for (int mt = 0; mt < kRowTiles; ++mt)
 #pragma unroll
-          for (int half = 0; half < 2; ++half) {
-            const float row_max = stats.max(mt, half);
-            const float usable_max = row_max == kNegativeInfinity ? 0.0f : row_max;
-            float sum = 0.0f;
-#pragma unroll
-            for (int nt = 0; nt < kKeyTiles; ++nt)
-#pragma unroll
-              for (int e = 2 * half; e < 2 * half + 2; ++e) {
-                const float p = exp2_approx(fmaf(s[mt][nt][e], params.scale_log2, -usable_max));
-                s[mt][nt][e] = p;
-                sum += p;
-              }
-            stats.sum(mt, half) += sum;
-          }
+          for (int half = 0; half < 2; ++half)
+            exponentiate_row(mt, half, usable(stats.max(mt, half)));
       } else {
 #pragma unroll
         for (int mt = 0; mt < kRowTiles; ++mt)
 #pragma unroll
           for (int half = 0; half < 2; ++half) {
-            float tile_max = kNegativeInfinity;
-#pragma unroll
-            for (int nt = 0; nt < kKeyTiles; ++nt)
-              tile_max = fmaxf(tile_max, fmaxf(s[mt][nt][2 * half], s[mt][nt][2 * half + 1]));
+            const float tile_max = thread_tile_max(mt, half);
             const float new_max =
                 fmaxf(stats.max(mt, half), quad_max(tile_max) * params.scale_log2);
-            // A row with nothing visible yet keeps max -inf; subtract 0 instead so that
-            // (-inf) - (-inf) never makes a NaN. Its P is 2^-inf = 0.
-            const float usable_max = new_max == kNegativeInfinity ? 0.0f : new_max;
-            const float correction = exp2_approx(stats.max(mt, half) - usable_max);
-            stats.max(mt, half) = new_max;
-            stats.sum(mt, half) *= correction;
-#pragma unroll
-            for (int dt = 0; dt < 2 * kSteps - (kHalfLast ? 1 : 0); ++dt) {
-              if (kFull || dt < 2 * steps) {
-                o_acc[mt][dt][2 * half] *= correction;
-                o_acc[mt][dt][2 * half + 1] *= correction;
-              }
-            }
-            float sum = 0.0f;
-#pragma unroll
-            for (int nt = 0; nt < kKeyTiles; ++nt)
-#pragma unroll
-              for (int e = 2 * half; e < 2 * half + 2; ++e) {
-                const float p = exp2_approx(fmaf(s[mt][nt][e], params.scale_log2, -usable_max));
-                s[mt][nt][e] = p;
-                sum += p;
-              }
-            stats.sum(mt, half) += sum;
+            raise_row_max(mt, half, new_max);
+            exponentiate_row(mt, half, usable(new_max));
           }
       }
 
