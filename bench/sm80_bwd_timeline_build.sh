@@ -8,7 +8,7 @@
 # this checkout) points at another tree's src/ and include/; SM80_NVCC_FLAGS adds nvcc flags.
 # SM80_SHIMS=plain builds only the plain shim (a candidate's A/B needs no timeline; its ptxas
 # report is the spill check), =timeline only the instrumented one; default both, plain first.
-#   [SM80_SOURCE_ROOT=<tree>] [SM80_TIMELINE_ONLY_64=1] [SM80_SHIMS=plain|timeline|both]
+#   [SM80_SOURCE_ROOT=<tree>] [SM80_TIMELINE_ONLY_64=1 | SM80_TIMELINE_AHEAD_ONLY=1] [SM80_SHIMS=plain|timeline|both]
 #     bench/sm80_bwd_timeline_build.sh <dir> [arch (default 90a)] [jobs]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +26,11 @@ sources=("$root/src/cuda/instantiations/sm80_bwd_d64_bf16.cu"
 if [ "${SM80_TIMELINE_ONLY_64:-0}" = 1 ]; then
   # The D = 64 table alone (the shim instantiates it itself): a minute instead of several.
   flags+=(-DFATTN_SM80_BWD_TIMELINE_ONLY_64)
+  sources=(bench/sm80_bwd_timeline_shim.cu)
+fi
+if [ "${SM80_TIMELINE_AHEAD_ONLY:-0}" = 1 ]; then
+  # The tables and variants 301-303 (the shim instantiates the tables itself).
+  flags+=(-DFATTN_SM80_BWD_TIMELINE_AHEAD_ONLY)
   sources=(bench/sm80_bwd_timeline_shim.cu)
 fi
 shims="${SM80_SHIMS:-both}"

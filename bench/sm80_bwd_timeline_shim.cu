@@ -78,6 +78,16 @@ constexpr int kUnmaskedGroups32Variant = 242;
 // deterministic mode runs the table).
 constexpr int kStatisticsAheadVariant = 291;
 constexpr int kStatisticsTwoAheadVariant = 292;
+// The fourteenth session's second round (h14-bwd80b; bench/results/sm80-bwd-h100-2026-11-23-s14b/
+// NOTES.md): ScoreStatisticsAhead on the 128 tables (301 one, 302 two query tiles ahead) and, with
+// ScorePassesByQueryTile, on the 256 tables (303, one ahead), in both modes (the deterministic
+// mode on the deterministic tables). Measured (v30): 301 is the 128 tables' since (variant 0 runs
+// it; 301 / 302 now wrap those tables again, the outer count wins); 303 spills 8 bytes in its NoMask
+// kernels. A build with FATTN_SM80_BWD_TIMELINE_AHEAD_ONLY
+// (bench/sm80_bwd_timeline_build.sh with SM80_TIMELINE_AHEAD_ONLY=1) holds the tables and these.
+constexpr int kAhead128Variant = 301;
+constexpr int kTwoAhead128Variant = 302;
+constexpr int kAhead256Variant = 303;
 namespace sm80 = fattn::detail::sm80;
 template <class Config>
 using NoOption = Config;
@@ -140,11 +150,29 @@ constexpr int kPairs16 = 16;
 constexpr int kPairs32 = 32;
 int variant = 0;
 
+#ifndef FATTN_SM80_BWD_TIMELINE_ONLY_64
+// Variants 301-303: the option on the table of the mode (default or deterministic).
+template <template <class> class Option, int kBucket>
+fattn::Status launch_tables_with(const AttentionArgs& args) {
+  using E = __nv_bfloat16;
+  using Default = Option<sm80::LargeSharedMemoryBackwardConfig<kBucket>>;
+  using Deterministic = Option<typename sm80::LargeSharedMemoryDeterministicBackward<kBucket>::type>;
+  return args.problem.options.deterministic ? sm80::launch_backward_with<Deterministic, E>(args)
+                                            : sm80::launch_backward_with<Default, E>(args);
+}
+template <class Config>
+using OneAhead = sm80::ScoreStatisticsAhead<Config, 1>;
+template <class Config>
+using TwoAhead = sm80::ScoreStatisticsAhead<Config, 2>;
+template <class Config>
+using PassesOneAhead = sm80::ScoreStatisticsAhead<sm80::ScorePassesByQueryTile<Config>, 1>;
+#endif
+
 fattn::Status launch(const AttentionArgs& args) {
   using E = __nv_bfloat16;
   const std::int64_t head_dim = args.problem.head_dim;
   constexpr std::int64_t kBucket64 = 64;
-#ifndef FATTN_SM80_BWD_TIMELINE_ONLY_64
+#if !defined(FATTN_SM80_BWD_TIMELINE_ONLY_64) && !defined(FATTN_SM80_BWD_TIMELINE_AHEAD_ONLY)
   if (variant == kUnmaskedGroups16Variant) return launch_unmasked_groups<kPairs16>(args);
   if (variant == kUnmaskedGroups32Variant) return launch_unmasked_groups<kPairs32>(args);
 #endif
@@ -170,6 +198,18 @@ fattn::Status launch(const AttentionArgs& args) {
     return fattn::Status::Unsupported("the timeline shim has bf16 D 1..128 and 193..256 only");
   }
   const bool bucket128 = head_dim <= 128;
+  if (variant == kAhead128Variant || variant == kTwoAhead128Variant) {
+    if (!bucket128) return fattn::Status::Unsupported("variants 301/302: D 65..128 only");
+    return variant == kAhead128Variant ? launch_tables_with<OneAhead, 128>(args)
+                                       : launch_tables_with<TwoAhead, 128>(args);
+  }
+  if (variant == kAhead256Variant) {
+    if (bucket128) return fattn::Status::Unsupported("variant 303: D 193..256 only");
+    return launch_tables_with<PassesOneAhead, 256>(args);
+  }
+#ifdef FATTN_SM80_BWD_TIMELINE_AHEAD_ONLY
+  if (variant != 0) return fattn::Status::Unsupported("this shim holds the tables and 301-303");
+#else
   if (variant == kLineReductionsVariant) {
     return bucket128
                ? sm80::launch_backward_with<sm80::DqReductionsByLine<sm80::BackwardConfig<128>, 32>,
@@ -191,6 +231,7 @@ fattn::Status launch(const AttentionArgs& args) {
   }
   if (variant == kHeadGroupOrderVariant) return launch_with_option<HeadGroupOrder>(args);
   if (variant == kBothCausalVariant) return launch_with_option<BothCausalOptions>(args);
+#endif
   return bucket128 ? sm80::launch_backward<128, E>(args) : sm80::launch_backward<256, E>(args);
 #endif
 }

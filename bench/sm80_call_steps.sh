@@ -36,14 +36,16 @@ sm80_run_forward_tests() {
     "$(grep -cE '[1-9][0-9]* bytes spill stores' "$OUT/lib-build.log")"
   tail -3 "$OUT/lib-build.log"
   timeout "$tests_timeout" "$SM80_TESTS" --gtest_filter="$SM80_FORWARD_TESTS" > "$OUT/gtest.log" 2>&1
-  echo "== $(date +%T) gtest rc $?: $(grep -cE '^\[       OK' "$OUT/gtest.log") ok"
+  local rc=$?  # before any $(...) below: a command substitution resets $?
+  echo "== $(date +%T) gtest rc $rc: $(grep -cE '^\[       OK' "$OUT/gtest.log") ok"
   grep -E "^\[  (PASSED|FAILED)|FAILED  \]|SKIPPED \]" "$OUT/gtest.log" | head -12
   grep -E 'Failure|error' "$OUT/gtest.log" | head -20
   local tool
   for tool in memcheck racecheck; do
     timeout "$sanitizer_timeout" compute-sanitizer --tool "$tool" --error-exitcode 1 "$SM80_TESTS" \
       --gtest_filter="$sanitizer_filter" > "$OUT/gtest-$tool.log" 2>&1
-    echo "== $(date +%T) $tool rc $?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' \
+    rc=$?
+    echo "== $(date +%T) $tool rc $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' \
       "$OUT/gtest-$tool.log" | tail -1)" "$(grep -cE '^\[       OK' "$OUT/gtest-$tool.log") ok"
   done
 }

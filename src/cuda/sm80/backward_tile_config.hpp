@@ -719,9 +719,16 @@ struct LargeSharedMemoryBackwardConfig : BackwardConfig<kHeadDimBucket> {};
 struct ScorePassesTile128
     : ScorePassesByQueryTile<WarpSearchedQueryRange<
           KeyTilesSlowestInHeadGroups<LineReductionsTile128, kCausalHeadGroupPairs>>> {};
+// v30 (fourteenth session, h14-bwd80b; bench/results/sm80-bwd-h100-2026-11-23-s14b/NOTES.md):
+// ScoreStatisticsAhead (v29 at 64), one query tile ahead, in both modes' tables. H100, bf16,
+// B·N = 16384, H·D = 2048, bwd in turns beside the tables and FA2 (N = 512 to 16k, causal and
+// not): default 1.002-1.017x (N >= 4k 1.010-1.017), deterministic 1.007-1.012x; two tiles ahead
+// the same within 0.6 %. At 256 (with ScorePassesByQueryTile) its NoMask kernels spill 8 bytes.
+constexpr int kStatisticsAheadAt128 = 1;
 template <>
 struct LargeSharedMemoryBackwardConfig<128>
-    : ZeroStartAccumulators<StagedEpilogue<ScorePassesTile128>> {};
+    : ScoreStatisticsAhead<ZeroStartAccumulators<StagedEpilogue<ScorePassesTile128>>,
+                           kStatisticsAheadAt128> {};
 // v22 (h11-bwd80b): StagedEpilogue at 256 (two 64 x 264 tiles, 66 KB of the 224 KB) in the
 // default mode; the deterministic table takes it in its NoMask kernels only (its sm_90a
 // WindowMask kernel spilled 4 bytes with it, bf16 and fp16; UnmaskedStagedEpilogue). Measured
@@ -791,8 +798,9 @@ struct LargeSharedMemoryDeterministicBackward {
 // repeatable; 4k non-causal 1.000.
 template <>
 struct LargeSharedMemoryDeterministicBackward<128> {
-  using type = QueryTilesDescending<
-      ZeroStartAccumulators<UnmaskedStagedEpilogue<ScorePassesTile128>>>;
+  using type = ScoreStatisticsAhead<
+      QueryTilesDescending<ZeroStartAccumulators<UnmaskedStagedEpilogue<ScorePassesTile128>>>,
+      kStatisticsAheadAt128>;
 };
 template <>
 struct LargeSharedMemoryDeterministicBackward<256> {
