@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "device_buffer.hpp"
@@ -299,6 +300,78 @@ INSTANTIATE_TEST_SUITE_P(
         ForwardShapeCase{"d256_causal_scale5", DType::bfloat16, 1, 700, 700, 4, 2, 256, true,
                        kNoWindow, false, 0, 5.0f}),
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
+
+// Forward v16's shifted windows (forward_kernel_shifted_windows, uses_shifted_windows in
+// src/cuda/sm80/forward_kernel.cuh): packed D = 129 or 137 whose K/V row strides are whole
+// 16-byte words (8 or 16 KV heads), tensors starting on a word: head h's rows start h elements
+// into their words (129 = 1 mod 8), so 8 heads run every shift 0..7. GQA with 16 query heads
+// gives Q another shift than its K head; causal with Nq > Nk, one query row and 17 keys, 1013
+// keys (a partial last tile), a window with a negative scale, and D = 137 (a whole last step).
+INSTANTIATE_TEST_SUITE_P(
+    ShiftedWindows, Sm80ForwardShapes,
+    ::testing::Values(
+        ForwardShapeCase{"d129_shifts_0_to_7", DType::float16, 2, 257, 1013, 8, 8, 129, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d129_gqa_causal_fully_masked_rows", DType::bfloat16, 1, 1013, 700, 16,
+                         8, 129, true, kNoWindow, false, 0},
+        ForwardShapeCase{"d129_one_query_17_keys", DType::float16, 2, 1, 17, 8, 8, 129, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d129_17_queries_window_negative_scale", DType::bfloat16, 1, 17, 1013,
+                         16, 8, 129, false, Window{300, 20}, false, 0, -0.1f},
+        ForwardShapeCase{"d137_causal", DType::float16, 1, 300, 517, 8, 8, 137, true, kNoWindow,
+                         false, 0}),
+    [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
+
+// Shifted windows read the words around each row: the elements before a K row (its shift)
+// belong to the previous head and those after its end to the next one. Q, K and V here are 14
+// heads every third head of a 40-head packed D = 129 tensor (rows 40·129 elements apart: whole
+// words; shifts 3j mod 8, every one of 0..7; the tensor's last byte ends a word), and the heads
+// between them hold +Inf and NaN: the output must be finite and match the reference, which
+// never reads them.
+TEST(Sm80ForwardShiftedWindows, NonFiniteNeighbourHeads) {
+  if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  if (!backend_compiled(Backend::cuda_sm80)) GTEST_SKIP() << "cuda_sm80 is not compiled";
+  constexpr std::int64_t kSeq = 300, kStoredHeads = 40, kHeads = 14, kEvery = 3, kDim = 129;
+  for (const DType dtype : {DType::float16, DType::bfloat16}) {
+    std::mt19937_64 rng(kSeq + static_cast<int>(dtype));
+    auto interleaved = [&] {
+      HostTensor t = make_tensor(dtype, {1, kSeq, kStoredHeads, kDim});
+      fill_random(t, rng);
+      for (std::int64_t row = 0; row < kSeq; ++row)
+        for (std::int64_t head = 0; head < kStoredHeads; ++head) {
+          if (head % kEvery == 0 && head / kEvery < kHeads) continue;
+          const float filler = head % kEvery == 1 ? std::numeric_limits<float>::infinity()
+                                                  : std::numeric_limits<float>::quiet_NaN();
+          for (std::int64_t d = 0; d < kDim; ++d) t.set((row * kStoredHeads + head) * kDim + d, filler);
+        }
+      t.view.shape[2] = kHeads;
+      t.view.stride[2] = kEvery * kDim;
+      return t;
+    };
+    const HostTensor q = interleaved(), k = interleaved(), v = interleaved();
+    HostTensor out = make_tensor(dtype, {1, kSeq, kHeads, kDim});
+    HostTensor lse = make_tensor(DType::float32, {1, kHeads, kSeq});
+    poison(out);
+    poison(lse);
+    Options options;
+    options.causal = true;
+    options.backend = Backend::cpu_reference;
+    HostTensor ref_out = clone(out), ref_lse = clone(lse);
+    ASSERT_TRUE(forward(q.view, k.view, v.view, ref_out.view, ref_lse.view, options).ok());
+    ExactDeviceCopy d_q(q, 0), d_k(k, 0), d_v(v, 0);
+    DeviceBuffer d_out(out), d_lse(lse);
+    options.backend = Backend::cuda_sm80;
+    if (auto pruned = pruned_from_build(
+            Backend::cuda_sm80, Problem::describe(d_q.view, d_k.view, options, Direction::forward))) {
+      GTEST_SKIP() << *pruned;
+    }
+    const Status s = forward(d_q.view, d_k.view, d_v.view, d_out.view, d_lse.view, options);
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_LE(relative_error(d_out.to_host(out), ref_out), tolerance_for(dtype)) << "out";
+    EXPECT_LE(relative_error(d_lse.to_host(lse), ref_lse), kLseTolerance) << "lse";
+  }
+}
 
 }  // namespace
 }  // namespace fattn::testing

@@ -57,6 +57,18 @@ void fill_shared_params(Params& params, const AttentionArgs& args) {
   params.alignment = static_cast<int>(problem.alignment_bytes);
 }
 
+// The forward's kernel parameters.
+template <class Element>
+ForwardParams forward_params(const AttentionArgs& args) {
+  ForwardParams params;
+  fill_shared_params(params, args);
+  params.lse = static_cast<float*>(args.lse.data);
+  params.q_end = end_of<Element>(args.q);
+  params.k_end = end_of<Element>(args.k);
+  params.v_end = end_of<Element>(args.v);
+  return params;
+}
+
 // (query tiles, query heads, batch); QueryTilesSlowestInHeadGroups under a right-bounded mask,
 // where kGroupHeads divides heads_q: (G·query tiles, query heads / G, batch) with G =
 // kGroupHeads, which the kernel recognizes by its y extent (forward_kernel.cuh,
@@ -96,12 +108,7 @@ Status launch_forward_with(const AttentionArgs& args) {
   const Problem& problem = args.problem;
   ScopedDevice device(problem.device.index);
 
-  ForwardParams params;
-  fill_shared_params(params, args);
-  params.lse = static_cast<float*>(args.lse.data);
-  params.q_end = end_of<Element>(args.q);
-  params.k_end = end_of<Element>(args.k);
-  params.v_end = end_of<Element>(args.v);
+  const ForwardParams params = forward_params<Element>(args);
 
   if (problem.seqlen_q == 0 || problem.batch == 0 || problem.heads_q == 0) return Status::Ok();
   const bool staged = uses_staged_loads(params.alignment);
@@ -155,6 +162,27 @@ Status launch_forward_with(const AttentionArgs& args) {
   });
 }
 
+// Shifted windows (forward_kernel_shifted_windows) on tile Config, for the rows
+// uses_shifted_windows takes.
+template <class Config, class Element>
+Status launch_forward_shifted_windows(const AttentionArgs& args, const ForwardParams& params) {
+  const Problem& problem = args.problem;
+  ScopedDevice device(problem.device.index);
+  if (problem.seqlen_q == 0 || problem.batch == 0 || problem.heads_q == 0) return Status::Ok();
+  return with_kernel_mask(args, [&](auto mask) -> Status {
+    using Mask = decltype(mask);
+    return launch_with_shared_memory(&forward_kernel_shifted_windows<Config, Element, Mask>,
+                                     "sm80::forward_kernel_shifted_windows",
+                                     forward_grid<Config>(params, problem, mask), Config::kThreads,
+                                     Config::kSharedBytes, args, params, mask);
+  });
+}
+
+// The bucket whose narrow tile runs shifted windows: D = 129 and 137 (uses_shifted_windows) on
+// the aligned D = 129..144 tile. The 128 bucket's odd dims (D = 65, 73) have no packed case
+// measured (not built there).
+inline constexpr int kShiftedWindowsBucket = 192;
+
 // Whether the problem's device lets one block take `bytes` of shared memory (Hopper's 227 KB
 // against sm_80's 163 KB): what the large-shared-memory tiles of the forward and the backward
 // ask before they launch.
@@ -178,6 +206,13 @@ Status launch_forward(const AttentionArgs& args) {
   using UnmaskedNarrow = UnmaskedNarrowForwardConfig<kHeadDim>;
   using UnmaskedHalved = HalvedUnmaskedNarrowForwardConfig<kHeadDim>;
   using LargeStaged = LargeSharedMemoryStagedForwardConfig<kHeadDim>;
+  if constexpr (kHeadDim == kShiftedWindowsBucket) {
+    constexpr int kWindowLimit = largest_step_class(typename Narrow::NarrowStepClassList{}) * kMmaK;
+    const ForwardParams params = forward_params<Element>(args);
+    if (uses_shifted_windows(params, kWindowLimit)) {
+      return launch_forward_shifted_windows<Narrow, Element>(args, params);
+    }
+  }
   if constexpr (LargeStaged::kSharedBytes != StagedForwardConfig<kHeadDim>::kSharedBytes) {
     constexpr int kLargeStagedSteps =
         largest_step_class(typename LargeStaged::NarrowStepClassList{});

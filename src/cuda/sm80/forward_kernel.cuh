@@ -65,8 +65,109 @@ __host__ __device__ inline bool uses_staged_loads(int alignment) {
   return alignment < kStagedBelowAlignment;
 }
 
+// ---- Shifted windows (forward v16): 2-byte-aligned K/V rows copied as aligned words, unrealigned
+// Where every row of K (and of V) of one (batch, KV head) starts at the same element s within its
+// 16-byte word, the kernel copies each row's covering words, [start - s, start - s + W), straight
+// into the swizzled tile with 16-byte cp.async, as the aligned kernel copies a head dim of W
+// (shifted_window_width), and never realigns them: Q·Kᵀ contracts over the window's columns
+// against a Q tile placed once per CTA at K's shift (Q column d at window column d + s_k, zeros
+// elsewhere), the window's other K columns are zeroed in the fragments (a neighbouring head's
+// Inf or NaN times Q's zero would be NaN), and P·V's output column c + s_v is O's column c:
+// the other columns are never stored. The aligned D = 136 kernel's loop with 24 LOP per warp
+// and key tile more, instead of UnalignedTileStage's realignment of every K and V tile.
+
+// The window of a head dim: the columns that cover a row at any shift 0..7 (D + 7, rounded up to
+// a whole word).
+__host__ __device__ constexpr int shifted_window_width(int head_dim) {
+  return (head_dim + 2 * (kChunkElements - 1)) / kChunkElements * kChunkElements;
+}
+
+__host__ __device__ inline bool on_word_boundary(const void* pointer) {
+  return (reinterpret_cast<std::uintptr_t>(pointer) & (kWidest - 1)) == 0;
+}
+
+// The selector of forward_kernel_shifted_windows (forward.cuh): whether a forward's rows, only
+// 2-byte aligned, can run it on a tile whose largest step class spans `window_limit` columns.
+// Elsewhere UnalignedTileStage's kernel runs them.
+inline bool uses_shifted_windows(const ForwardParams& params, int window_limit) {
+  const int window = shifted_window_width(params.head_dim);
+  // Rows 4-byte aligned or better take cp.async of the rows themselves.
+  if (!uses_staged_loads(params.alignment)) return false;
+  // D % 8 == 1 only: the window's last word then holds the row's last element at every shift,
+  // so no window reaches a word past its row's (at D = 130, shift 0, the window's ninth word
+  // lies wholly past the row: past the tensor at its last row).
+  if (window != params.head_dim + kChunkElements - 1) return false;
+  // The window must fit the tile's step class.
+  if (window > window_limit) return false;
+  // One shift for all rows of a (batch, KV head): row strides of whole words (packed tensors
+  // with H % 8 == 0). Batch and head strides may be anything: the shift is taken per CTA.
+  if (params.k_strides.row % kChunkElements != 0 || params.v_strides.row % kChunkElements != 0) {
+    return false;
+  }
+  // Every window word inside the tensor: its first word starts at the tensor's first byte and
+  // its last word ends at its end (memcheck counts a cp.async as 16 bytes read, whatever its
+  // source size; v11).
+  return on_word_boundary(params.k) && on_word_boundary(params.k_end) &&
+         on_word_boundary(params.v) && on_word_boundary(params.v_end);
+}
+
 __device__ __forceinline__ TensorExtent extent_of(const void* begin, const void* end) {
   return {static_cast<const unsigned char*>(begin), static_cast<const unsigned char*>(end)};
+}
+
+// A row's element offset within its 16-byte word, and the word's first element.
+template <class Element>
+__device__ __forceinline__ int element_shift(const Element* row) {
+  return static_cast<int>(address_bits(row) & kWordMask) / kBytesPerElement;
+}
+template <class Element>
+__device__ __forceinline__ const Element* word_start(const Element* row) {
+  return reinterpret_cast<const Element*>(address_bits(row) & ~kWordMask);
+}
+
+inline constexpr std::uint32_t kLowElementBits = 0x0000ffffu;
+inline constexpr std::uint32_t kHighElementBits = 0xffff0000u;
+
+// The bits of a 32-bit pair of 16-bit elements, row columns `column` and `column` + 1, that lie
+// in the row [0, head_dim); ANDed into a K fragment register, the rest become zeros.
+__device__ __forceinline__ std::uint32_t window_pair_mask(int column, int head_dim) {
+  const bool low = column >= 0 && column < head_dim;
+  const bool high = column + 1 >= 0 && column + 1 < head_dim;
+  return (low ? kLowElementBits : 0u) | (high ? kHighElementBits : 0u);
+}
+
+// Stores O's columns `column` and `column` + 1 of a row where they lie in [0, head_dim), as
+// 16-bit stores (the rows are 2-byte aligned).
+template <class Element>
+__device__ __forceinline__ void store_shifted_pair(Element* row, int column, int head_dim,
+                                                   float lo, float hi) {
+  using Traits = ElementTraits<Element>;
+  if (column >= 0 && column < head_dim) row[column] = Traits::from_float(lo);
+  if (column + 1 >= 0 && column + 1 < head_dim) row[column + 1] = Traits::from_float(hi);
+}
+
+// Shifted windows: the Q tile with row column d at column d + key_shift (K's shift) and zeros
+// elsewhere, once per CTA: staged through `stage` (the K and V tiles' area) by
+// UnalignedTileStage from `key_shift` elements before each row, whose leading key_shift
+// columns (the previous head's elements, or bytes before the tensor) are then zeroed. Ends with
+// a CTA barrier: the stage may be overwritten, the zeros are published by the walk's first one.
+template <int kRows, int kWidth, int kThreads, class Element>
+__device__ __forceinline__ void load_query_at_shift(Element* q_tile, unsigned char* stage,
+                                                    const Element* rows, std::int64_t row_stride,
+                                                    int valid_rows, int head_dim, int chunks,
+                                                    int key_shift, const TensorExtent& extent) {
+  using QStage = UnalignedTileStage<kRows, kWidth, kThreads>;
+  const Element* window = rows - key_shift;
+  QStage::load(stage, window, row_stride, valid_rows, head_dim + key_shift, chunks, extent);
+  cp_async_commit();
+  cp_async_wait<0>();
+  __syncwarp();
+  QStage::store(q_tile, stage, window, row_stride, chunks);
+  __syncthreads();  // every warp has read its Q words; every Q chunk is stored
+  auto* bits = reinterpret_cast<std::uint16_t*>(q_tile);
+  for (int row = static_cast<int>(threadIdx.x); row < kRows; row += kThreads) {
+    for (int e = 0; e < key_shift; ++e) bits[swizzled_offset<kWidth>(row, 0) + e] = 0;
+  }
 }
 
 __device__ __forceinline__ float quad_max(float value) {
@@ -287,7 +388,8 @@ __device__ __forceinline__ void negate_tile(Element* tile, int chunks) {
 // issuing them after it, as the aligned kernel does). Realigning V after the softmax instead
 // (K's copy then issued after it) lost 5 %: the wait and the realignment's branches kept ptxas
 // from interleaving it with the softmax, and K's copy had only P·V left to land.
-template <class Config, class Element, class Mask, bool kStaged>
+// kShifted: forward_kernel_shifted_windows (shifted windows, uses_shifted_windows).
+template <class Config, class Element, class Mask, bool kStaged, bool kShifted = false>
 __device__ __forceinline__ void forward_cta(const ForwardParams& params, const Mask& mask) {
   using Traits = ElementTraits<Element>;
   constexpr int kWidth = Config::kWidth;
@@ -337,21 +439,24 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   const int row_begin = m_block * kBlockM;
   const int row_end = min(row_begin + kBlockM, params.seqlen_q);
 
-  const int head_dim = params.head_dim;
+  static_assert(!(kStaged && kShifted), "one loader");
+  // Shifted windows: the walk and the copies see rows of the window's width.
+  const int head_dim = kShifted ? shifted_window_width(params.head_dim) : params.head_dim;
   const int steps = ceil_div(head_dim, kMmaK);   // k-steps (and 16-wide O column pairs) in use
   using Classes = typename Config::StepClassList;
   const int step_class = step_class_for(steps, Classes{});
   // A step class above the head dim's steps multiplies zero columns of V: loaded as zeros (the
   // loaders zero-fill the columns past head_dim up to 8·chunks).
   const int chunks = max(steps, step_class) * (kMmaK / kChunkElements);
-  const int alignment = params.alignment;
+  const int alignment = kShifted ? kWidest : params.alignment;
 
   const auto* q_global = static_cast<const Element*>(params.q) + batch * params.q_strides.batch +
                          row_begin * params.q_strides.row + head * params.q_strides.head;
   // The rows of K or V of this (batch, KV head). A register-lean tile recomputes them from the
   // block index where they are used (a few integer operations per K/V tile) instead of holding
   // two 64-bit pointers across the loop.
-  auto kv_rows_of = [&](const void* tensor, const Strides& strides) {
+  // Shifted windows: from the first word of the rows (the row start less its shift).
+  auto kv_head_rows = [&](const void* tensor, const Strides& strides) {
     int batch_index = batch;
     int kv_head_index = kv_head;
     if constexpr (fewer_live_registers<Config>() && kHeadGroupOrder) {
@@ -364,6 +469,11 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     }
     return static_cast<const Element*>(tensor) + batch_index * strides.batch +
            kv_head_index * strides.head;
+  };
+  auto kv_rows_of = [&](const void* tensor, const Strides& strides) {
+    const Element* rows = kv_head_rows(tensor, strides);
+    if constexpr (kShifted) rows = word_start(rows);
+    return rows;
   };
   const auto* k_global = kv_rows_of(params.k, params.k_strides);
   const auto* v_global = kv_rows_of(params.v, params.v_strides);
@@ -435,8 +545,19 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       load_tile<kRows, kWidth, Config::kThreads>(tile, global, row_stride, valid_rows, head_dim,
                                                  chunks, alignment);
     };
-    load_first_tile(std::integral_constant<int, kBlockM>{}, q_tile, q_global, params.q_strides.row,
-                    row_end - row_begin);
+    if constexpr (kShifted) {
+      static_assert(UnalignedTileStage<kBlockM, kWidth, Config::kThreads>::kBytes <=
+                        2 * kBlockN * kWidth * kBytesPerElement,
+                    "the Q stage fits where the K and V tiles will be");
+      load_query_at_shift<kBlockM, kWidth, Config::kThreads>(
+          q_tile, reinterpret_cast<unsigned char*>(k_tile), q_global, params.q_strides.row,
+          row_end - row_begin, params.head_dim, chunks,
+          element_shift(kv_head_rows(params.k, params.k_strides)),
+          extent_of(params.q, params.q_end));
+    } else {
+      load_first_tile(std::integral_constant<int, kBlockM>{}, q_tile, q_global,
+                      params.q_strides.row, row_end - row_begin);
+    }
     if (n_first < n_last) {
       const int key0 = n_first * kBlockN;
       load_first_tile(std::integral_constant<int, kBlockN>{}, k_tile,
@@ -496,6 +617,9 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   // orders them); other tiles, and head dims that are not whole chunks (padded layouts), take
   // the general copy, whose row pointer rows_at_key() computes only there.
   constexpr bool kSourcesInShared = kv_sources_in_shared_memory<Config>() && !kStaged;
+  // Shifted windows: K's shift, for the walk's K fragment masks (window_pair_mask).
+  [[maybe_unused]] int key_shift = 0;
+  if constexpr (kShifted) key_shift = element_shift(kv_head_rows(params.k, params.k_strides));
   constexpr int kKeySlot = 0;
   constexpr int kValueSlot = 1;
   [[maybe_unused]] const Element** kv_sources = nullptr;
@@ -562,6 +686,19 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     // `chunks` at compile time in a class's walk (the class is the one step_class_for chose,
     // so chunks = 2·kFixed there): the staged loader may then split rows over half-warps.
     [[maybe_unused]] constexpr int kStageChunks = kFull ? kFixed * (kMmaK / kChunkElements) : 0;
+    static_assert(!kShifted || kFull, "shifted windows run a step class's walk");
+    // Shifted windows: which of this lane's K fragment pairs lie in the row, in step 0's first
+    // 8 columns (before the row: the shift) and the last step's two halves (past it).
+    [[maybe_unused]] std::uint32_t key_keep_first = 0, key_keep_last[2] = {0, 0};
+    if constexpr (kShifted) {
+      const int column = 2 * quad_lane - key_shift;
+      key_keep_first = window_pair_mask(column, params.head_dim);
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        key_keep_last[half] = window_pair_mask(
+            column + (kSteps - 1) * kMmaK + half * kMmaN, params.head_dim);
+      }
+    }
     for (int n_block = n_first; n_block < n_last; ++n_block) {
       const int key0 = n_block * kBlockN;
       // Unused where K/V sources live in shared memory (the copy recomputes the rows itself).
@@ -612,6 +749,10 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
           for (int nq = 0; nq < kKeyTiles / 4; ++nq) {
             std::uint32_t b[4];
             ldmatrix_x4(b, k_rows.at(step, nq * 4 * kMmaN));
+            if constexpr (kShifted) {
+#pragma unroll
+              for (int j = 0; j < 4; ++j) b[j] &= key_keep_last[0];
+            }
 #pragma unroll
             for (int j = 0; j < 4; ++j)
 #pragma unroll
@@ -626,6 +767,19 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
           for (int np = 0; np < kKeyTiles / 2; ++np) {
             std::uint32_t b[4];
             ldmatrix_x4(b, k_fragment.at(step, np * 16));
+            if constexpr (kShifted) {
+              // b[0], b[2]: the step's first 8 columns; b[1], b[3]: its second 8.
+              if (step == 0) {
+                b[0] &= key_keep_first;
+                b[2] &= key_keep_first;
+              }
+              if (step == kSteps - 1) {
+                b[0] &= key_keep_last[0];
+                b[2] &= key_keep_last[0];
+                b[1] &= key_keep_last[1];
+                b[3] &= key_keep_last[1];
+              }
+            }
             mma_column_pair<Element>(s, a, b, np);
           }
         }
@@ -879,6 +1033,13 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   }
   auto* out_base = static_cast<Element*>(params.out) + out_batch * params.out_strides.batch +
                    out_head * params.out_strides.head;
+  // Shifted windows: O's column c is the window's column c + s_v.
+  [[maybe_unused]] int value_shift = 0;
+  if constexpr (kShifted) {
+    value_shift = element_shift(static_cast<const Element*>(params.v) +
+                                out_batch * params.v_strides.batch +
+                                out_head / params.group_size * params.v_strides.head);
+  }
   float* lse_base =
       params.lse +
       (static_cast<std::int64_t>(out_batch) * params.heads_q + out_head) * params.seqlen_q;
@@ -886,7 +1047,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   // as 16-bit values, into its own rows of the Q tile (no other warp reads them, so a warp
   // barrier suffices), then stores whole chunks, a row's chunks on consecutive lanes: 16-byte
   // coalesced stores instead of 4-byte ones that fill half of each 32-byte sector they touch.
-  const bool store_through_shared = !kStaged && !direct_output_stores<Config>() &&
+  const bool store_through_shared = !kStaged && !kShifted && !direct_output_stores<Config>() &&
                                     alignment >= kWidest && head_dim % kChunkElements == 0;
 #pragma unroll
   for (int mt = 0; mt < kRowTiles; ++mt)
@@ -909,7 +1070,16 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       }
       if (row < params.seqlen_q) {
         Element* out_row = out_base + row * params.out_strides.row;
-        if (!store_through_shared) {
+        if constexpr (kShifted) {
+#pragma unroll
+          for (int dt = 0; dt < kDimTiles; ++dt) {
+            if (dt < 2 * steps) {
+              store_shifted_pair(out_row, dt * kMmaN + 2 * quad_lane - value_shift,
+                                 params.head_dim, o_acc[mt][dt][2 * half] * inverse,
+                                 o_acc[mt][dt][2 * half + 1] * inverse);
+            }
+          }
+        } else if (!store_through_shared) {
 #pragma unroll
           for (int dt = 0; dt < kDimTiles; ++dt) {
             if (dt < 2 * steps) {
@@ -948,6 +1118,14 @@ template <class Config, class Element, class Mask>
 __global__ void __launch_bounds__(Config::kThreads)
     forward_kernel(const ForwardParams params, const Mask mask) {
   forward_cta<Config, Element, Mask, false>(params, mask);
+}
+
+// 2-byte-aligned rows of one shift per (batch, head), as uses_shifted_windows says: tiles of the
+// rows' covering words, never realigned (shifted windows).
+template <class Config, class Element, class Mask>
+__global__ void __launch_bounds__(Config::kThreads)
+    forward_kernel_shifted_windows(const ForwardParams params, const Mask mask) {
+  forward_cta<Config, Element, Mask, false, true>(params, mask);
 }
 
 // 2-byte-aligned rows: tiles copied as aligned words into a shared-memory stage and realigned
