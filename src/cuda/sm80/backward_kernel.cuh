@@ -957,24 +957,32 @@ __global__ void __launch_bounds__(Config::kThreads)
       auto statistics_pair = [&](const float* tile, int nt) {
         return *reinterpret_cast<const float2*>(tile + query_col + nt * kMmaN + 2 * quad_lane);
       };
-      if constexpr (kQueryOuterPasses) {
-        float2 lse_ahead[kStatisticsAhead ? kAhead : 1];
+      // ScoreStatisticsAhead's ring of the next kAhead pairs of a tile's statistics (one unused
+      // slot without it): filled with query tiles 0..kAhead-1, then each pass takes query tile
+      // nt's pair from it and puts tile nt + kAhead's in its slot; without the option the pair is
+      // read where it is used.
+      using StatisticsRing = float2[kStatisticsAhead ? kAhead : 1];
+      auto fill_statistics_ring = [&](StatisticsRing& ring, const float* tile) {
         if constexpr (kStatisticsAhead) {
 #pragma unroll
-          for (int a = 0; a < kAhead; ++a) lse_ahead[a] = statistics_pair(lse_tile, a);
+          for (int a = 0; a < kAhead; ++a) ring[a] = statistics_pair(tile, a);
         }
+      };
+      auto next_statistics_pair = [&](StatisticsRing& ring, const float* tile, int nt) {
+        if constexpr (kStatisticsAhead) {
+          const float2 pair = ring[nt % kAhead];
+          if (nt + kAhead < kQueryTilesA) ring[nt % kAhead] = statistics_pair(tile, nt + kAhead);
+          return pair;
+        } else {
+          return statistics_pair(tile, nt);
+        }
+      };
+      if constexpr (kQueryOuterPasses) {
+        StatisticsRing lse_ahead;
+        fill_statistics_ring(lse_ahead, lse_tile);
 #pragma unroll
         for (int nt = 0; nt < kQueryTilesA; ++nt) {
-          float2 lse;
-          if constexpr (kStatisticsAhead) {
-            lse = lse_ahead[nt % kAhead];
-            if (nt + kAhead < kQueryTilesA) {
-              lse_ahead[nt % kAhead] = statistics_pair(lse_tile, nt + kAhead);
-            }
-          } else {
-            lse = *reinterpret_cast<const float2*>(lse_tile + query_col + nt * kMmaN +
-                                                   2 * quad_lane);
-          }
+          const float2 lse = next_statistics_pair(lse_ahead, lse_tile, nt);
 #pragma unroll
           for (int kt = 0; kt < kKeyTilesA; ++kt)
 #pragma unroll
@@ -1011,11 +1019,8 @@ __global__ void __launch_bounds__(Config::kThreads)
       if constexpr (kPackedP && !kZeroStart) zero_fill(dp);
       // With kStatisticsAhead the first kAhead D_i pairs are read before the dPᵀ product (their
       // latency under the mma's), after the exponent pass's stores.
-      float2 delta_ahead[kStatisticsAhead ? kAhead : 1];
-      if constexpr (kStatisticsAhead) {
-#pragma unroll
-        for (int a = 0; a < kAhead; ++a) delta_ahead[a] = statistics_pair(delta_tile, a);
-      }
+      StatisticsRing delta_ahead;
+      fill_statistics_ring(delta_ahead, delta_tile);
       product_a(dp, kVFromK, kDoFromQ, false);
       FATTN_SM80_BWD_TIMELINE_MARK(item, kDpIssued);
 
@@ -1027,16 +1032,7 @@ __global__ void __launch_bounds__(Config::kThreads)
       if constexpr (kQueryOuterPasses) {
 #pragma unroll
         for (int nt = 0; nt < kQueryTilesA; ++nt) {
-          float2 delta;
-          if constexpr (kStatisticsAhead) {
-            delta = delta_ahead[nt % kAhead];
-            if (nt + kAhead < kQueryTilesA) {
-              delta_ahead[nt % kAhead] = statistics_pair(delta_tile, nt + kAhead);
-            }
-          } else {
-            delta = *reinterpret_cast<const float2*>(delta_tile + query_col + nt * kMmaN +
-                                                     2 * quad_lane);
-          }
+          const float2 delta = next_statistics_pair(delta_ahead, delta_tile, nt);
 #pragma unroll
           for (int kt = 0; kt < kKeyTilesA; ++kt)
 #pragma unroll

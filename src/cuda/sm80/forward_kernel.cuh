@@ -455,7 +455,6 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   // The rows of K or V of this (batch, KV head). A register-lean tile recomputes them from the
   // block index where they are used (a few integer operations per K/V tile) instead of holding
   // two 64-bit pointers across the loop.
-  // Shifted windows: from the first word of the rows (the row start less its shift).
   auto kv_head_rows = [&](const void* tensor, const Strides& strides) {
     int batch_index = batch;
     int kv_head_index = kv_head;
@@ -470,6 +469,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     return static_cast<const Element*>(tensor) + batch_index * strides.batch +
            kv_head_index * strides.head;
   };
+  // Shifted windows: from the first word of the rows (the row start less its shift).
   auto kv_rows_of = [&](const void* tensor, const Strides& strides) {
     const Element* rows = kv_head_rows(tensor, strides);
     if constexpr (kShifted) rows = word_start(rows);
