@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Ratios of fattn to PyTorch's SDPA backends from one bench/compare.py JSON (one call, so both
+sides saw the same board and clocks): the geometric mean and range of each ratio, the points below
+a threshold, and per-(D, N, causal) tables in the Markdown docs/perf-notes.md uses.
+
+    python3 bench/sweep_ratios.py bench/results/<dir>/compare.json [--below 1.0] [--tables]
+
+Ratios printed (only those whose two sides are in the file):
+  fwd auto / cuDNN, fwd cuda_sm80 / FA2 (sdpa:flash), fwd+bwd auto / cuDNN,
+  fwd+bwd cuda_sm80 / FA2, and deterministic / default fwd+bwd for cuda_sm80.
+"""
+import argparse
+import json
+import math
+from collections import defaultdict
+
+RATIOS = [
+    ("fwd", "fattn:auto", "sdpa:cudnn", "fwd auto / cuDNN"),
+    ("fwd", "fattn:cuda_sm80", "sdpa:flash", "fwd cuda_sm80 / FA2"),
+    ("fwd+bwd", "fattn:auto", "sdpa:cudnn", "fwd+bwd auto / cuDNN"),
+    ("fwd+bwd", "fattn:cuda_sm80", "sdpa:flash", "fwd+bwd cuda_sm80 / FA2"),
+    ("fwd+bwd", "fattn:cuda_sm80+deterministic", "fattn:cuda_sm80",
+     "deterministic / default fwd+bwd, cuda_sm80"),
+]
+
+
+def seqlen_label(n):
+    return f"{n // 1024}k" if n >= 1024 and n % 1024 == 0 else str(n)
+
+
+def index_rows(rows):
+    """(impl, mode) -> {(dtype, head_dim, seqlen, causal): tflops} over the rows that ran."""
+    table = defaultdict(dict)
+    for row in rows:
+        if row.get("status") != "ok" or not row.get("tflops"):
+            continue
+        key = (row["dtype"], row["head_dim"], row["seqlen"], row["causal"])
+        table[(row["impl"], row["mode"])][key] = row["tflops"]
+    return table
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("compare_json")
+    parser.add_argument("--below", type=float, default=1.0,
+                        help="list the points whose ratio is below this (default 1.0)")
+    parser.add_argument("--tables", action="store_true",
+                        help="print a D x (N, causal) Markdown table per ratio and dtype")
+    args = parser.parse_args()
+
+    with open(args.compare_json) as handle:
+        data = json.load(handle)
+    ceilings = data.get("ceilings", {})
+    if ceilings:
+        print("ceilings: " + ", ".join(f"{k} {v:.3g}" for k, v in ceilings.items()))
+    table = index_rows(data.get("sweep", []))
+
+    for mode, ours, peer, title in RATIOS:
+        mine, theirs = table.get((ours, mode)), table.get((peer, mode))
+        if not mine or not theirs:
+            continue
+        ratios = {k: mine[k] / theirs[k] for k in mine if k in theirs}
+        if not ratios:
+            continue
+        values = list(ratios.values())
+        geomean = math.exp(sum(math.log(v) for v in values) / len(values))
+        below = sorted((v, k) for k, v in ratios.items() if v < args.below)
+        print(f"\n{title}: geomean {geomean:.3f} ({min(values):.3f}-{max(values):.3f}), "
+              f"{len(values)} points, {len(below)} below {args.below}")
+        for value, (dtype, dim, seqlen, causal) in below:
+            print(f"  {dtype} D={dim} N={seqlen}{' causal' if causal else ''}: {value:.3f}")
+        if not args.tables:
+            continue
+        for dtype in sorted({k[0] for k in ratios}):
+            columns = sorted({(k[2], k[3]) for k in ratios if k[0] == dtype})
+            dims = sorted({k[1] for k in ratios if k[0] == dtype})
+            labels = [seqlen_label(n) + (" c" if c else "") for n, c in columns]
+            print(f"\n{title}, {dtype}:\n\n| D | " + " | ".join(labels) + " |")
+            print("| --- " * (len(labels) + 1) + "|")
+            for dim in dims:
+                cells = []
+                for seqlen, causal in columns:
+                    value = ratios.get((dtype, dim, seqlen, causal))
+                    cells.append("" if value is None else
+                                 (f"**{value:.2f}**" if value < args.below else f"{value:.2f}"))
+                print(f"| {dim} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
