@@ -12,7 +12,7 @@ untouched (docs/perf-notes.md cites it as "SASS identical"). Needs `cuobjdump` (
 `pip install nvidia-cuda-cuobjdump`) and `c++filt`.
 
 --strip-wrapper TEMPLATE (a qualified class template, repeatable) pairs the kernels by demangled
-name with `TEMPLATE<X>` / `TEMPLATE<X, true|false>` replaced by X in NEW's names, so a kernel whose
+name with `TEMPLATE<X>` / `TEMPLATE<X, further arguments>` replaced by X in NEW's names, so a kernel whose
 configuration only gained a wrapper option is compared with OLD's unwrapped one. Each line then
 has both instruction counts and the name without the wrapper's namespace; --tag-wrapped adds
 `(wrapped)` where NEW's name had the wrapper, --drop removes a text from the printed names (e.g.
@@ -60,16 +60,19 @@ def demangled(mangled):
 
 
 def strip_wrappers(name, templates):
-    """`T<X>` and `T<X, true|false>` -> X for each template T (X may hold nested <>)."""
+    """`T<X>` and `T<X, more arguments>` -> X for each template T (X may hold nested <>)."""
     for template in templates:
         key = template + "<"
         while key in name:
             start = name.index(key)
-            depth, end = 1, start + len(key)
+            depth, end, first_end = 1, start + len(key), None
             while depth:
-                depth += {"<": 1, ">": -1}.get(name[end], 0)
+                character = name[end]
+                depth += {"<": 1, ">": -1, "(": 1, ")": -1}.get(character, 0)
+                if character == "," and depth == 1 and first_end is None:
+                    first_end = end
                 end += 1
-            inner = re.sub(r", (true|false)$", "", name[start + len(key):end - 1].rstrip())
+            inner = name[start + len(key):(first_end or end - 1)].rstrip()
             name = name[:start] + inner + name[end:]
     return name
 

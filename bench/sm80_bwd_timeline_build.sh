@@ -29,7 +29,7 @@ if [ "${SM80_TIMELINE_ONLY_64:-0}" = 1 ]; then
   sources=(bench/sm80_bwd_timeline_shim.cu)
 fi
 if [ "${SM80_TIMELINE_AHEAD_ONLY:-0}" = 1 ]; then
-  # The tables and variants 301-303 (the shim instantiates the tables itself).
+  # The tables and variants 301-303, 311-312 (the shim instantiates the tables itself).
   flags+=(-DFATTN_SM80_BWD_TIMELINE_AHEAD_ONLY)
   sources=(bench/sm80_bwd_timeline_shim.cu)
 fi

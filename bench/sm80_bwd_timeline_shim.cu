@@ -84,10 +84,19 @@ constexpr int kStatisticsTwoAheadVariant = 292;
 // mode on the deterministic tables). Measured (v30): 301 is the 128 tables' since (variant 0 runs
 // it; 301 / 302 now wrap those tables again, the outer count wins); 303 spills 8 bytes in its NoMask
 // kernels. A build with FATTN_SM80_BWD_TIMELINE_AHEAD_ONLY
-// (bench/sm80_bwd_timeline_build.sh with SM80_TIMELINE_AHEAD_ONLY=1) holds the tables and these.
+// (bench/sm80_bwd_timeline_build.sh with SM80_TIMELINE_AHEAD_ONLY=1) holds the tables, these and
+// 311-312 below.
 constexpr int kAhead128Variant = 301;
 constexpr int kTwoAhead128Variant = 302;
 constexpr int kAhead256Variant = 303;
+// The fifteenth session (h15-bwd80; bench/results/sm80-bwd-h100-2026-11-23-s15/NOTES.md): 303
+// without its NoMask spill, ScoreStatisticsAhead with ScorePassesByQueryTile on the 256 tables
+// reading ahead in both passes of the masked kernels and in the exponent pass alone of the NoMask
+// kernels (AheadPasses::exponent; the dSᵀ pass alone spilled 12 bytes there), one (311) or two
+// (312) query tiles ahead; the deterministic NoMask launches of few keys with the library's
+// head groups (DeterministicUnmaskedBackward<256>) on that table.
+constexpr int kExponentAhead256Variant = 311;
+constexpr int kExponentTwoAhead256Variant = 312;
 namespace sm80 = fattn::detail::sm80;
 template <class Config>
 using NoOption = Config;
@@ -166,6 +175,25 @@ template <class Config>
 using TwoAhead = sm80::ScoreStatisticsAhead<Config, 2>;
 template <class Config>
 using PassesOneAhead = sm80::ScoreStatisticsAhead<sm80::ScorePassesByQueryTile<Config>, 1>;
+template <int kAhead>
+struct UnmaskedExponentAhead {
+  template <class Config>
+  using Option = sm80::ScoreStatisticsAhead<sm80::ScorePassesByQueryTile<Config>, kAhead,
+                                            sm80::AheadPasses::exponent>;
+};
+// Variants 311 / 312: launch_backward<256>'s choice on the 256 tables with the option.
+template <int kAhead>
+fattn::Status launch_exponent_ahead_256(const AttentionArgs& args) {
+  using Deterministic = typename UnmaskedExponentAhead<kAhead>::template Option<
+      sm80::LargeSharedMemoryDeterministicBackward<256>::type>;
+  using Unmasked =
+      sm80::DeterministicUnmaskedHeadGroups<Deterministic, sm80::kUnmaskedHeadGroupPairs>;
+  if (args.problem.options.deterministic && args.mask.kind == fattn::detail::MaskKind::none &&
+      args.problem.seqlen_k <= sm80::DeterministicUnmaskedBackward<256>::kMaxKeys) {
+    return sm80::launch_backward_with<Unmasked, __nv_bfloat16, true>(args);
+  }
+  return launch_tables_with<UnmaskedExponentAhead<kAhead>::template Option, 256>(args);
+}
 #endif
 
 fattn::Status launch(const AttentionArgs& args) {
@@ -207,8 +235,15 @@ fattn::Status launch(const AttentionArgs& args) {
     if (bucket128) return fattn::Status::Unsupported("variant 303: D 193..256 only");
     return launch_tables_with<PassesOneAhead, 256>(args);
   }
+  if (variant == kExponentAhead256Variant || variant == kExponentTwoAhead256Variant) {
+    if (bucket128) return fattn::Status::Unsupported("variants 311/312: D 193..256 only");
+    return variant == kExponentAhead256Variant ? launch_exponent_ahead_256<1>(args)
+                                               : launch_exponent_ahead_256<2>(args);
+  }
 #ifdef FATTN_SM80_BWD_TIMELINE_AHEAD_ONLY
-  if (variant != 0) return fattn::Status::Unsupported("this shim holds the tables and 301-303");
+  if (variant != 0) {
+    return fattn::Status::Unsupported("this shim holds the tables, 301-303 and 311-312");
+  }
 #else
   if (variant == kLineReductionsVariant) {
     return bucket128

@@ -29,6 +29,7 @@
 #include "cuda/common/ptx_sm80.cuh"
 #include "cuda/sm80/backward_dq_lines.cuh"
 #include "cuda/sm80/backward_row_passes.cuh"
+#include "cuda/sm80/backward_score_statistics.cuh"
 #include "cuda/sm80/backward_tile_config.hpp"
 #include "cuda/sm80/backward_timeline.cuh"
 #include "cuda/sm80/forward_kernel.cuh"
@@ -483,10 +484,13 @@ __global__ void __launch_bounds__(Config::kThreads)
   // ScorePassesByQueryTile: the Pᵀ and dSᵀ passes read each query tile's LSE / D_i pair once.
   constexpr bool kQueryOuterPasses =
       score_passes_by_query_tile<Config>() && kPackedP && kLean && kFullWidth;
-  // ScoreStatisticsAhead: those passes read the pair kAhead query tiles on before storing this
-  // one's.
-  constexpr int kAhead = kQueryOuterPasses ? score_statistics_ahead<Config>() : 0;
-  constexpr bool kStatisticsAhead = kAhead > 0;
+  // ScoreStatisticsAhead: those passes read the pair kLseAhead / kDeltaAhead query tiles on
+  // before storing this one's.
+  constexpr bool kMasked = !std::is_same_v<Mask, NoMask>;
+  constexpr int kLseAhead =
+      kQueryOuterPasses ? score_statistics_ahead<Config, kMasked, false>() : 0;
+  constexpr int kDeltaAhead =
+      kQueryOuterPasses ? score_statistics_ahead<Config, kMasked, true>() : 0;
   // v7 (backward_tile_config.hpp): the dQ atomics from one address per query tile (the lean
   // kernel's accumulator rows are kWidth floats).
   constexpr bool kOneAddressAtomics = dq_atomics_from_one_address<Config>() && kLean;
@@ -957,32 +961,14 @@ __global__ void __launch_bounds__(Config::kThreads)
       auto statistics_pair = [&](const float* tile, int nt) {
         return *reinterpret_cast<const float2*>(tile + query_col + nt * kMmaN + 2 * quad_lane);
       };
-      // ScoreStatisticsAhead's ring of the next kAhead pairs of a tile's statistics (one unused
-      // slot without it): filled with query tiles 0..kAhead-1, then each pass takes query tile
-      // nt's pair from it and puts tile nt + kAhead's in its slot; without the option the pair is
-      // read where it is used.
-      using StatisticsRing = float2[kStatisticsAhead ? kAhead : 1];
-      auto fill_statistics_ring = [&](StatisticsRing& ring, const float* tile) {
-        if constexpr (kStatisticsAhead) {
-#pragma unroll
-          for (int a = 0; a < kAhead; ++a) ring[a] = statistics_pair(tile, a);
-        }
-      };
-      auto next_statistics_pair = [&](StatisticsRing& ring, const float* tile, int nt) {
-        if constexpr (kStatisticsAhead) {
-          const float2 pair = ring[nt % kAhead];
-          if (nt + kAhead < kQueryTilesA) ring[nt % kAhead] = statistics_pair(tile, nt + kAhead);
-          return pair;
-        } else {
-          return statistics_pair(tile, nt);
-        }
-      };
+      auto lse_pair = [&](int nt) { return statistics_pair(lse_tile, nt); };
+      auto delta_pair = [&](int nt) { return statistics_pair(delta_tile, nt); };
       if constexpr (kQueryOuterPasses) {
-        StatisticsRing lse_ahead;
-        fill_statistics_ring(lse_ahead, lse_tile);
+        StatisticsRing<kLseAhead, kQueryTilesA> lse_ahead;
+        lse_ahead.fill(lse_pair);
 #pragma unroll
         for (int nt = 0; nt < kQueryTilesA; ++nt) {
-          const float2 lse = next_statistics_pair(lse_ahead, lse_tile, nt);
+          const float2 lse = lse_ahead.next(lse_pair, nt);
 #pragma unroll
           for (int kt = 0; kt < kKeyTilesA; ++kt)
 #pragma unroll
@@ -1017,10 +1003,10 @@ __global__ void __launch_bounds__(Config::kThreads)
       }
       FATTN_SM80_BWD_TIMELINE_MARK(item, kProbabilitiesStored);
       if constexpr (kPackedP && !kZeroStart) zero_fill(dp);
-      // With kStatisticsAhead the first kAhead D_i pairs are read before the dPᵀ product (their
+      // With kDeltaAhead the first kDeltaAhead D_i pairs are read before the dPᵀ product (their
       // latency under the mma's), after the exponent pass's stores.
-      StatisticsRing delta_ahead;
-      fill_statistics_ring(delta_ahead, delta_tile);
+      StatisticsRing<kDeltaAhead, kQueryTilesA> delta_ahead;
+      delta_ahead.fill(delta_pair);
       product_a(dp, kVFromK, kDoFromQ, false);
       FATTN_SM80_BWD_TIMELINE_MARK(item, kDpIssued);
 
@@ -1032,7 +1018,7 @@ __global__ void __launch_bounds__(Config::kThreads)
       if constexpr (kQueryOuterPasses) {
 #pragma unroll
         for (int nt = 0; nt < kQueryTilesA; ++nt) {
-          const float2 delta = next_statistics_pair(delta_ahead, delta_tile, nt);
+          const float2 delta = delta_ahead.next(delta_pair, nt);
 #pragma unroll
           for (int kt = 0; kt < kKeyTilesA; ++kt)
 #pragma unroll

@@ -401,18 +401,25 @@ constexpr bool score_passes_by_query_tile() {
 // s14): ptxas cannot move a shared load above a shared store it cannot tell apart from it, so
 // each pair's LDS.64 sat right after the previous tile's STS and right before its FFMA / FADD,
 // which carried 27 k of the kernel's 582 k stall samples at N = 4k (short scoreboard; FA2 ~2 k).
-// kAhead pairs in flight: 2·kAhead more live registers per pass.
+// kAhead pairs in flight: 2·kAhead more live registers per pass. kUnmaskedPasses: the passes
+// that read ahead in the NoMask kernels (the masked kernels: both).
+enum class AheadPasses { none, exponent, both };
 struct ScoreStatisticsAheadOption {};
-template <class Tile, int kAhead = 1>
+template <class Tile, int kAhead = 1, AheadPasses kUnmaskedPassesArg = AheadPasses::both>
 struct ScoreStatisticsAhead : Tile, ScoreStatisticsAheadOption {
   using GeneralKernelConfig = general_kernel_config<Tile>;
   static constexpr int kStatisticsAhead = kAhead;
+  static constexpr AheadPasses kUnmaskedAheadPasses = kUnmaskedPassesArg;
 };
-// How many query tiles ahead the passes read their pairs (0: each right before its use).
-template <class Config>
+// How many query tiles ahead the exponent pass (kDsPass false) or the dSᵀ pass of the NoMask
+// (kMasked false) or masked kernels reads its pairs (0: each right before its use).
+template <class Config, bool kMasked, bool kDsPass>
 constexpr int score_statistics_ahead() {
   if constexpr (has_option<Config, ScoreStatisticsAheadOption>) {
-    return Config::kStatisticsAhead;
+    constexpr AheadPasses kPasses = kMasked ? AheadPasses::both : Config::kUnmaskedAheadPasses;
+    const bool ahead =
+        kPasses == AheadPasses::both || (!kDsPass && kPasses == AheadPasses::exponent);
+    return ahead ? Config::kStatisticsAhead : 0;
   } else {
     return 0;
   }
