@@ -758,9 +758,17 @@ using RangeSearchTile256 = WarpSearchedQueryRange<LineReductionsTile256>;
 // copy path 139 -> 111 instructions, instrumented copy issue 1,192 -> 1,023 clocks at 4k causal,
 // but phase A and B ~75 clocks longer each (the kernel re-allocated), step 13,484 -> 13,467; bwd
 // in turns 1.000-1.005 (default), 1.000-1.008 (deterministic) at N = 512 to 16k causal. Not taken.
+// v31 (fifteenth session, h15-bwd80; bench/results/sm80-bwd-h100-2026-11-23-s15/NOTES.md):
+// ScoreStatisticsAhead (with ScorePassesByQueryTile) one query tile ahead in both tables, the
+// NoMask kernels in the exponent pass only: v30's both passes spilled 8 bytes there, the dSᵀ
+// pass alone 12 (sm_90a); the exponent pass alone and the masked kernels' both passes 0.
+constexpr int kStatisticsAheadAt256 = 1;
+template <class Tile>
+using StatisticsAhead256 = ScoreStatisticsAhead<ScorePassesByQueryTile<Tile>,
+                                                kStatisticsAheadAt256, AheadPasses::exponent>;
 template <>
 struct LargeSharedMemoryBackwardConfig<256>
-    : MaskedStridedItemLoads<StagedEpilogue<RangeSearchTile256>, false> {};
+    : StatisticsAhead256<MaskedStridedItemLoads<StagedEpilogue<RangeSearchTile256>, false>> {};
 
 // The deterministic mode's configuration on the same devices (launch_backward picks it when the
 // problem asks for deterministic gradients; the mode is a run-time flag of the same kernels, so
@@ -811,10 +819,10 @@ struct LargeSharedMemoryDeterministicBackward<128> {
 };
 template <>
 struct LargeSharedMemoryDeterministicBackward<256> {
-  using type = QueryTilesDescending<KeyTilesSlowestInHeadGroups<
+  using type = StatisticsAhead256<QueryTilesDescending<KeyTilesSlowestInHeadGroups<
       MaskedStridedItemLoads<MaskedPerItemPhaseBAddresses<StagedEpilogue<RangeSearchTile256>>,
                              true>,
-      kCausalHeadGroupPairs>>;
+      kCausalHeadGroupPairs>>>;
 };
 
 // v24 (twelfth session, h12-bwd80c; bench/results/sm80-bwd-h100-2026-11-23-s12c/NOTES.md): the
