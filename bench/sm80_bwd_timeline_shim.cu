@@ -94,7 +94,8 @@ constexpr int kAhead256Variant = 303;
 // reading ahead in both passes of the masked kernels and in the exponent pass alone of the NoMask
 // kernels (AheadPasses::exponent; the dSᵀ pass alone spilled 12 bytes there), one (311) or two
 // (312) query tiles ahead; the deterministic NoMask launches of few keys with the library's
-// head groups (DeterministicUnmaskedBackward<256>) on that table.
+// head groups (DeterministicUnmaskedBackward<256>) on that table. Measured (v31): 311 is the 256
+// tables' since (variant 0 runs it; 311 / 312 now wrap those tables again, the outer count wins).
 constexpr int kExponentAhead256Variant = 311;
 constexpr int kExponentTwoAhead256Variant = 312;
 namespace sm80 = fattn::detail::sm80;
