@@ -380,6 +380,20 @@ __device__ __forceinline__ void negate_tile(Element* tile, int chunks) {
   }
 }
 
+// The max of scores[nt][e] and scores[nt][e + 1] over the key tiles nt in [kBegin, kEnd), as a
+// tree of pairs (RowMaxByPairs in tile_config.hpp): every index a constant, so the scores stay
+// in registers.
+template <int kBegin, int kEnd, int kKeyTiles>
+__device__ __forceinline__ float pairwise_tile_max(const float (&scores)[kKeyTiles][4], int e) {
+  if constexpr (kEnd - kBegin == 1) {
+    return fmaxf(scores[kBegin][e], scores[kBegin][e + 1]);
+  } else {
+    constexpr int kMiddle = (kBegin + kEnd) / 2;
+    return fmaxf(pairwise_tile_max<kBegin, kMiddle>(scores, e),
+                 pairwise_tile_max<kMiddle, kEnd>(scores, e));
+  }
+}
+
 // The body of both forward kernels (one CTA). kStaged: the rows are only 2-byte aligned
 // (uses_staged_loads), so tiles are copied by UnalignedTileStage: cp.async of the aligned words
 // covering the rows into the Config's stage (tile_config.hpp, SharedMemoryStage), realigned into
@@ -683,6 +697,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     constexpr bool kFull = kFixed > 0;
     constexpr bool kHalfLast = decltype(fixed_steps)::half_last;
     constexpr int kSteps = kFull ? kFixed : kMaxSteps;  // bound of the unrolled step loops
+    constexpr bool kExponentsUnderPv = exponents_under_pv<Config>() && kFull;
     // `chunks` at compile time in a class's walk (the class is the one step_class_for chose,
     // so chunks = 2·kFixed there): the staged loader may then split rows over half-warps.
     [[maybe_unused]] constexpr int kStageChunks = kFull ? kFixed * (kMmaK / kChunkElements) : 0;
@@ -859,11 +874,15 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       // ---- online softmax: P = 2^(S·c - m'), O and l rescaled by 2^(m - m') ----
       // The max of this thread's scores of row (mt, half) in the tile (quad_max gives the row's).
       const auto thread_tile_max = [&](int mt, int half) {
-        float tile_max = kNegativeInfinity;
+        if constexpr (row_max_by_pairs<Config>()) {
+          return pairwise_tile_max<0, kKeyTiles>(s[mt], 2 * half);
+        } else {
+          float tile_max = kNegativeInfinity;
 #pragma unroll
-        for (int nt = 0; nt < kKeyTiles; ++nt)
-          tile_max = fmaxf(tile_max, fmaxf(s[mt][nt][2 * half], s[mt][nt][2 * half + 1]));
-        return tile_max;
+          for (int nt = 0; nt < kKeyTiles; ++nt)
+            tile_max = fmaxf(tile_max, fmaxf(s[mt][nt][2 * half], s[mt][nt][2 * half + 1]));
+          return tile_max;
+        }
       };
       // A row with nothing visible yet keeps max -inf; subtract 0 instead so that
       // (-inf) - (-inf) never makes a NaN. Its P is 2^-inf = 0.
@@ -917,11 +936,13 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
             for (int half = 0; half < 2; ++half)
               raise_row_max(mt, half, fmaxf(stats.max(mt, half), tile_maxes[mt][half]));
         }
+        if constexpr (!kExponentsUnderPv) {
 #pragma unroll
-        for (int mt = 0; mt < kRowTiles; ++mt)
+          for (int mt = 0; mt < kRowTiles; ++mt)
 #pragma unroll
-          for (int half = 0; half < 2; ++half)
-            exponentiate_row(mt, half, usable(stats.max(mt, half)));
+            for (int half = 0; half < 2; ++half)
+              exponentiate_row(mt, half, usable(stats.max(mt, half)));
+        }
       } else {
 #pragma unroll
         for (int mt = 0; mt < kRowTiles; ++mt)
@@ -931,7 +952,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
             const float new_max =
                 fmaxf(stats.max(mt, half), quad_max(tile_max) * params.scale_log2);
             raise_row_max(mt, half, new_max);
-            exponentiate_row(mt, half, usable(new_max));
+            if constexpr (!kExponentsUnderPv) exponentiate_row(mt, half, usable(new_max));
           }
       }
 
@@ -939,38 +960,88 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       // P is converted to 16 bits once; then one block per 16 output columns runs every key step,
       // so the run-time head-dim test is one branch per 16 columns around 2·kBlockN/16·kRowTiles
       // independent mma's (room for the scheduler to hide ldmatrix latency).
-      std::uint32_t p_frag[kBlockN / kMmaK][kRowTiles][4];
-#pragma unroll
-      for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep)
+      // P's A fragments of key step `kstep` (keys 16·kstep.., every row tile) from the scores.
+      const auto pack_key_step = [&](int kstep, std::uint32_t(&p)[kRowTiles][4]) {
 #pragma unroll
         for (int mt = 0; mt < kRowTiles; ++mt) {
-          p_frag[kstep][mt][0] = Traits::pack(s[mt][2 * kstep][0], s[mt][2 * kstep][1]);
-          p_frag[kstep][mt][1] = Traits::pack(s[mt][2 * kstep][2], s[mt][2 * kstep][3]);
-          p_frag[kstep][mt][2] = Traits::pack(s[mt][2 * kstep + 1][0], s[mt][2 * kstep + 1][1]);
-          p_frag[kstep][mt][3] = Traits::pack(s[mt][2 * kstep + 1][2], s[mt][2 * kstep + 1][3]);
+          p[mt][0] = Traits::pack(s[mt][2 * kstep][0], s[mt][2 * kstep][1]);
+          p[mt][1] = Traits::pack(s[mt][2 * kstep][2], s[mt][2 * kstep][3]);
+          p[mt][2] = Traits::pack(s[mt][2 * kstep + 1][0], s[mt][2 * kstep + 1][1]);
+          p[mt][3] = Traits::pack(s[mt][2 * kstep + 1][2], s[mt][2 * kstep + 1][3]);
         }
-      if constexpr (kFull) {
-        // kFixed steps of columns: key steps outer, all 2·kFixed·kRowTiles accumulators
-        // independent inside, no branches.
+      };
+      // A class's walk: O += P·V over key step `kstep`, kFixed steps of columns, all
+      // 2·kFixed·kRowTiles accumulators independent, no branches.
+      const auto multiply_key_step = [&](int kstep, const std::uint32_t(&p)[kRowTiles][4]) {
+#pragma unroll
+        for (int dp = 0; dp < kFixed; ++dp) {
+          if (kHalfLast && dp == kFixed - 1) {
+            // The pair's first 8 columns only: its two k-halves (lanes 0-15's rows).
+            std::uint32_t b[2];
+            ldmatrix_x2_trans(b, v_fragment.at(dp, kstep * 16));
+#pragma unroll
+            for (int mt = 0; mt < kRowTiles; ++mt) {
+              ElementTraits<Element>::mma(o_acc[mt][2 * dp], p[mt], b[0], b[1]);
+            }
+          } else {
+            std::uint32_t b[4];
+            ldmatrix_x4_trans(b, v_fragment.at(dp, kstep * 16));
+            mma_column_pair<Element>(o_acc, p, b, dp);
+          }
+        }
+      };
+      if constexpr (kExponentsUnderPv) {
+        // ExponentsUnderPv (tile_config.hpp): the exponentials of key step k + 1 written between
+        // the mma's of key step k, so that the MUFU work runs under the tensor cores' within the
+        // warp; each row's sum in a register until the tile's last step.
+        float usable_max[kRowTiles][2];
+        float row_sum[kRowTiles][2];
+#pragma unroll
+        for (int mt = 0; mt < kRowTiles; ++mt)
+#pragma unroll
+          for (int half = 0; half < 2; ++half) {
+            usable_max[mt][half] = usable(stats.max(mt, half));
+            row_sum[mt][half] = 0.0f;
+          }
+        const auto exponentiate_key_step = [&](int kstep, std::uint32_t(&p)[kRowTiles][4]) {
+#pragma unroll
+          for (int mt = 0; mt < kRowTiles; ++mt)
+#pragma unroll
+            for (int half = 0; half < 2; ++half)
+#pragma unroll
+              for (int nt = 2 * kstep; nt < 2 * kstep + 2; ++nt)
+#pragma unroll
+                for (int e = 2 * half; e < 2 * half + 2; ++e) {
+                  const float value =
+                      exp2_approx(fmaf(s[mt][nt][e], params.scale_log2, -usable_max[mt][half]));
+                  s[mt][nt][e] = value;
+                  row_sum[mt][half] += value;
+                }
+          pack_key_step(kstep, p);
+        };
+        constexpr int kKeySteps = kBlockN / kMmaK;
+        std::uint32_t p_frag[2][kRowTiles][4];  // key steps k and k + 1
+        exponentiate_key_step(0, p_frag[0]);
+#pragma unroll
+        for (int kstep = 0; kstep < kKeySteps; ++kstep) {
+          if (kstep + 1 < kKeySteps) exponentiate_key_step(kstep + 1, p_frag[(kstep + 1) % 2]);
+          multiply_key_step(kstep, p_frag[kstep % 2]);
+        }
+#pragma unroll
+        for (int mt = 0; mt < kRowTiles; ++mt)
+#pragma unroll
+          for (int half = 0; half < 2; ++half) stats.sum(mt, half) += row_sum[mt][half];
+      } else if constexpr (kFull) {
+        std::uint32_t p_frag[kBlockN / kMmaK][kRowTiles][4];
+#pragma unroll
+        for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) pack_key_step(kstep, p_frag[kstep]);
 #pragma unroll
         for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep)
-#pragma unroll
-          for (int dp = 0; dp < kFixed; ++dp) {
-            if (kHalfLast && dp == kFixed - 1) {
-              // The pair's first 8 columns only: its two k-halves (lanes 0-15's rows).
-              std::uint32_t b[2];
-              ldmatrix_x2_trans(b, v_fragment.at(dp, kstep * 16));
-#pragma unroll
-              for (int mt = 0; mt < kRowTiles; ++mt) {
-                ElementTraits<Element>::mma(o_acc[mt][2 * dp], p_frag[kstep][mt], b[0], b[1]);
-              }
-            } else {
-              std::uint32_t b[4];
-              ldmatrix_x4_trans(b, v_fragment.at(dp, kstep * 16));
-              mma_column_pair<Element>(o_acc, p_frag[kstep], b, dp);
-            }
-          }
+          multiply_key_step(kstep, p_frag[kstep]);
       } else {
+        std::uint32_t p_frag[kBlockN / kMmaK][kRowTiles][4];
+#pragma unroll
+        for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) pack_key_step(kstep, p_frag[kstep]);
 #pragma unroll
         for (int dp = 0; dp < kMaxSteps; ++dp) {
           if (dp < steps) {

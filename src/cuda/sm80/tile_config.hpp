@@ -256,6 +256,33 @@ constexpr bool rescale_past_threshold() {
   }
 }
 
+// RowMaxByPairs (fifteenth session, h15-d72; bench/results/sm80-d72-h100-2026-11-23-s15/NOTES.md):
+// a thread's share of a row's tile max as a tree of pairwise maxes (depth log2(2·kBlockN/8)),
+// spelled out by template recursion (no array indexed in a loop, which ptxas put on the stack:
+// 64 bytes), instead of a chain of kBlockN/8 dependent FMNMX per row. Where the softmax waits on
+// that chain: the 128-key D = 65..72 tile, whose chain is 16 long.
+struct RowMaxByPairsOption {};
+template <class Tile>
+struct RowMaxByPairs : Tile, RowMaxByPairsOption {};
+
+template <class Config>
+constexpr bool row_max_by_pairs() {
+  return has_option<Config, RowMaxByPairsOption>;
+}
+
+// ExponentsUnderPv (same session): in a class's walk, the exponentials of P·V's key step k + 1
+// come between the mma's of key step k in program order instead of all before P·V, so that
+// ptxas interleaves the MUFU work (8 issue cycles per warp instruction) with the tensor cores'
+// inside one warp instead of relying on the other warp of its scheduler.
+struct ExponentsUnderPvOption {};
+template <class Tile>
+struct ExponentsUnderPv : Tile, ExponentsUnderPvOption {};
+
+template <class Config>
+constexpr bool exponents_under_pv() {
+  return has_option<Config, ExponentsUnderPvOption>;
+}
+
 template <int kHeadDimBucket>
 struct ForwardConfig;
 
@@ -537,7 +564,8 @@ struct HalvedUnmaskedNarrowForwardConfig : UnmaskedNarrowForwardConfig<kHeadDimB
 // call: bf16 0.76 -> 0.79, fp16 0.80 -> 0.83.
 template <>
 struct HalvedUnmaskedNarrowForwardConfig<128>
-    : HalvedWalkOnly<EpilogueWarpRowAfresh<UnmaskedNarrowForwardConfig<128>>> {};
+    : ExponentsUnderPv<
+          RowMaxByPairs<HalvedWalkOnly<EpilogueWarpRowAfresh<UnmaskedNarrowForwardConfig<128>>>>> {};
 
 // The largest step class of a list (0 for none).
 template <int... kSteps>
