@@ -283,6 +283,19 @@ constexpr bool exponents_under_pv() {
   return has_option<Config, ExponentsUnderPvOption>;
 }
 
+// RowMaxUnderScores (same session): Q·Kᵀ row tile by row tile (each K fragment loaded once per
+// row tile instead of once per warp) and every row's tile max right after it, in one block of
+// code, so that the first row tile's max and shuffles run under the second's mma's instead of
+// after both; a partial tile recomputes its maxes after the mask. RescalePastThreshold tiles.
+struct RowMaxUnderScoresOption {};
+template <class Tile>
+struct RowMaxUnderScores : Tile, RowMaxUnderScoresOption {};
+
+template <class Config>
+constexpr bool row_max_under_scores() {
+  return has_option<Config, RowMaxUnderScoresOption>;
+}
+
 template <int kHeadDimBucket>
 struct ForwardConfig;
 
