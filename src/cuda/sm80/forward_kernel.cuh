@@ -703,6 +703,8 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
                       (!kShifted && kNegateQTile &&
                        rescale_past_threshold<Config, !std::is_same_v<Mask, NoMask>>()),
                   "RowMaxUnderScores: the cp.async kernel's walk with RescalePastThreshold");
+    static_assert(!kMaxUnderScores || kXorAddresses,
+                  "RowMaxUnderScores: one address register per K fragment pattern");
     // `chunks` at compile time in a class's walk (the class is the one step_class_for chose,
     // so chunks = 2·kFixed there): the staged loader may then split rows over half-warps.
     [[maybe_unused]] constexpr int kStageChunks = kFull ? kFixed * (kMmaK / kChunkElements) : 0;
@@ -785,7 +787,6 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
         // K fragment loaded once per row tile, then every row's max; in one block of code (the
         // mask below recomputes the maxes of a partial tile), so that ptxas can run row tile 0's
         // max and shuffles under row tile 1's mma's.
-        static_assert(kXorAddresses, "one address register per K fragment pattern");
         // The K addresses of row tiles past the first through a shuffle, which ptxas cannot see
         // through: with the same registers it loads each K fragment once for both row tiles and
         // runs their mma's interleaved again.
