@@ -985,13 +985,16 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
         // max passes it by more than kRescaleThreshold, and the warp rescales O and l only then
         // (one vote per tile); otherwise P = 2^(S·c - m) with the stale m stays below
         // 2^kRescaleThreshold, and the epilogue's LSE uses the same m.
-        if constexpr (!kMaxUnderScores) take_tile_maxes();
         bool passes = false;
 #pragma unroll
         for (int mt = 0; mt < kRowTiles; ++mt)
 #pragma unroll
-          for (int half = 0; half < 2; ++half)
+          for (int half = 0; half < 2; ++half) {
+            if constexpr (!kMaxUnderScores) {
+              tile_maxes[mt][half] = quad_max(thread_tile_max(mt, half)) * params.scale_log2;
+            }
             passes |= tile_maxes[mt][half] > stats.max(mt, half) + kRescaleThreshold;
+          }
         if (__any_sync(0xffffffffu, passes)) {
 #pragma unroll
           for (int mt = 0; mt < kRowTiles; ++mt)
