@@ -20,7 +20,8 @@ using PairsHalved = sm80::RowMaxByPairs<MainHalved>;
 using UnderPvHalved = sm80::ExponentsUnderPv<MainHalved>;
 using BothHalved = sm80::ExponentsUnderPv<PairsHalved>;
 #ifdef FATTN_D72_SPLIT_VARIANT
-// 84: both, with one row tile's Q·Kᵀ under the other's softmax (RowMaxUnderScores).
+// 84: both, with one row tile's Q·Kᵀ before the other's and its max right after
+// (RowMaxUnderScores: row_max_under_scores.patch in this folder, on the candidate f8f67d8).
 using SplitHalved = sm80::RowMaxUnderScores<BothHalved>;
 #endif
 

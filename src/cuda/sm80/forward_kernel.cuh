@@ -698,13 +698,6 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     constexpr bool kHalfLast = decltype(fixed_steps)::half_last;
     constexpr int kSteps = kFull ? kFixed : kMaxSteps;  // bound of the unrolled step loops
     constexpr bool kExponentsUnderPv = exponents_under_pv<Config>() && kFull;
-    constexpr bool kMaxUnderScores = row_max_under_scores<Config>() && kFull;
-    static_assert(!kMaxUnderScores ||
-                      (!kShifted && kNegateQTile &&
-                       rescale_past_threshold<Config, !std::is_same_v<Mask, NoMask>>()),
-                  "RowMaxUnderScores: the cp.async kernel's walk with RescalePastThreshold");
-    static_assert(!kMaxUnderScores || kXorAddresses,
-                  "RowMaxUnderScores: one address register per K fragment pattern");
     // `chunks` at compile time in a class's walk (the class is the one step_class_for chose,
     // so chunks = 2·kFixed there): the staged loader may then split rows over half-warps.
     [[maybe_unused]] constexpr int kStageChunks = kFull ? kFixed * (kMmaK / kChunkElements) : 0;
@@ -759,77 +752,8 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       // ---- S = Q·Kᵀ ----
       float s[kRowTiles][kKeyTiles][4];
       zero_fill(s);
-      // The max of this thread's scores of row (mt, half) in the tile (quad_max gives the row's).
-      const auto thread_tile_max = [&](int mt, int half) {
-        if constexpr (row_max_by_pairs<Config>()) {
-          return pairwise_tile_max<0, kKeyTiles>(s[mt], 2 * half);
-        } else {
-          float tile_max = kNegativeInfinity;
 #pragma unroll
-          for (int nt = 0; nt < kKeyTiles; ++nt)
-            tile_max = fmaxf(tile_max, fmaxf(s[mt][nt][2 * half], s[mt][nt][2 * half + 1]));
-          return tile_max;
-        }
-      };
-      // Row (mt, half)'s max in the tile, scaled to the log2 domain.
-      [[maybe_unused]] float tile_maxes[kRowTiles][2];
-      const auto take_row_tile_maxes = [&](int mt) {
-#pragma unroll
-        for (int half = 0; half < 2; ++half)
-          tile_maxes[mt][half] = quad_max(thread_tile_max(mt, half)) * params.scale_log2;
-      };
-      const auto take_tile_maxes = [&] {
-#pragma unroll
-        for (int mt = 0; mt < kRowTiles; ++mt) take_row_tile_maxes(mt);
-      };
-      if constexpr (kMaxUnderScores) {
-        // RowMaxUnderScores (tile_config.hpp): one row tile's whole Q·Kᵀ after the other's, each
-        // K fragment loaded once per row tile, then every row's max; in one block of code (the
-        // mask below recomputes the maxes of a partial tile), so that ptxas can run row tile 0's
-        // max and shuffles under row tile 1's mma's.
-        // The K addresses of row tiles past the first through a shuffle, which ptxas cannot see
-        // through: with the same registers it loads each K fragment once for both row tiles and
-        // runs their mma's interleaved again.
-        const auto key_addresses = [&](XorFragmentAddress<kWidth> address, int mt) {
-          if (mt > 0) address.first = __shfl_sync(0xffffffffu, address.first, lane);
-          return address;
-        };
-#pragma unroll
-        for (int mt = 0; mt < kRowTiles; ++mt) {
-          const XorFragmentAddress<kWidth> k_steps = key_addresses(k_fragment, mt);
-          const XorFragmentAddress<kWidth> k_rows =
-              key_addresses(XorFragmentAddress<kWidth>(k_tile, lane, 0), mt);
-#pragma unroll
-          for (int step = 0; step < kSteps; ++step) {
-            if (kHalfLast && step == kSteps - 1) {
-              std::uint32_t a[2];
-              ldmatrix_x2(a, q_fragment.at(step, mt * kMmaM));
-#pragma unroll
-              for (int nq = 0; nq < kKeyTiles / 4; ++nq) {
-                std::uint32_t b[4];
-                ldmatrix_x4(b, k_rows.at(step, nq * 4 * kMmaN));
-#pragma unroll
-                for (int j = 0; j < 4; ++j) {
-                  ElementTraits<Element>::mma_k8(s[mt][4 * nq + j], a, b[j]);
-                }
-              }
-            } else {
-              std::uint32_t a[4];
-              ldmatrix_x4(a, q_fragment.at(step, mt * kMmaM));
-#pragma unroll
-              for (int np = 0; np < kKeyTiles / 2; ++np) {
-                std::uint32_t b[4];
-                ldmatrix_x4(b, k_steps.at(step, np * 16));
-                ElementTraits<Element>::mma(s[mt][2 * np], a, b[0], b[1]);
-                ElementTraits<Element>::mma(s[mt][2 * np + 1], a, b[2], b[3]);
-              }
-            }
-          }
-          take_row_tile_maxes(mt);
-        }
-      }
-#pragma unroll
-      for (int step = 0; step < (kMaxUnderScores ? 0 : kSteps); ++step) {
+      for (int step = 0; step < kSteps; ++step) {
         if (kHalfLast && step == kSteps - 1) {
           // m16n8k8: A = Q's 16 x 8 (an x2 of the full step's address), B = 8 keys x 8 columns
           // per register, four key tiles per x4 (rows = lane).
@@ -912,7 +836,6 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
                 if (col < first || col >= last) s[mt][nt][2 * half + e] = kNegativeInfinity;
               }
           }
-        if constexpr (kMaxUnderScores) take_tile_maxes();
       }
 
       const int next = key0 + kBlockN;
@@ -949,6 +872,18 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       }
 
       // ---- online softmax: P = 2^(S·c - m'), O and l rescaled by 2^(m - m') ----
+      // The max of this thread's scores of row (mt, half) in the tile (quad_max gives the row's).
+      const auto thread_tile_max = [&](int mt, int half) {
+        if constexpr (row_max_by_pairs<Config>()) {
+          return pairwise_tile_max<0, kKeyTiles>(s[mt], 2 * half);
+        } else {
+          float tile_max = kNegativeInfinity;
+#pragma unroll
+          for (int nt = 0; nt < kKeyTiles; ++nt)
+            tile_max = fmaxf(tile_max, fmaxf(s[mt][nt][2 * half], s[mt][nt][2 * half + 1]));
+          return tile_max;
+        }
+      };
       // A row with nothing visible yet keeps max -inf; subtract 0 instead so that
       // (-inf) - (-inf) never makes a NaN. Its P is 2^-inf = 0.
       const auto usable = [](float row_max) {
@@ -985,14 +920,13 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
         // max passes it by more than kRescaleThreshold, and the warp rescales O and l only then
         // (one vote per tile); otherwise P = 2^(S·c - m) with the stale m stays below
         // 2^kRescaleThreshold, and the epilogue's LSE uses the same m.
+        float tile_maxes[kRowTiles][2];
         bool passes = false;
 #pragma unroll
         for (int mt = 0; mt < kRowTiles; ++mt)
 #pragma unroll
           for (int half = 0; half < 2; ++half) {
-            if constexpr (!kMaxUnderScores) {
-              tile_maxes[mt][half] = quad_max(thread_tile_max(mt, half)) * params.scale_log2;
-            }
+            tile_maxes[mt][half] = quad_max(thread_tile_max(mt, half)) * params.scale_log2;
             passes |= tile_maxes[mt][half] > stats.max(mt, half) + kRescaleThreshold;
           }
         if (__any_sync(0xffffffffu, passes)) {

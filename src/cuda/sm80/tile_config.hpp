@@ -256,24 +256,14 @@ constexpr bool rescale_past_threshold() {
   }
 }
 
-// RowMaxByPairs (fifteenth session, h15-d72; bench/results/sm80-d72-h100-2026-11-23-s15/NOTES.md):
-// a thread's share of a row's tile max as a tree of pairwise maxes (depth log2(2·kBlockN/8)),
-// spelled out by template recursion (no array indexed in a loop, which ptxas put on the stack:
-// 64 bytes), instead of a chain of kBlockN/8 dependent FMNMX per row. Where the softmax waits on
-// that chain: the 128-key D = 65..72 tile, whose chain is 16 long.
-struct RowMaxByPairsOption {};
-template <class Tile>
-struct RowMaxByPairs : Tile, RowMaxByPairsOption {};
-
-template <class Config>
-constexpr bool row_max_by_pairs() {
-  return has_option<Config, RowMaxByPairsOption>;
-}
-
-// ExponentsUnderPv (same session): in a class's walk, the exponentials of P·V's key step k + 1
-// come between the mma's of key step k in program order instead of all before P·V, so that
-// ptxas interleaves the MUFU work (8 issue cycles per warp instruction) with the tensor cores'
-// inside one warp instead of relying on the other warp of its scheduler.
+// ExponentsUnderPv (fifteenth session, h15-d72; bench/results/sm80-d72-h100-2026-11-23-s15/
+// NOTES.md): in a class's walk, the exponentials (and P's packing) of P·V's key step k + 1 come
+// between the mma's of key step k in program order, each row's sum in a register until the
+// tile's end (the same order of additions). Otherwise ptxas puts every MUFU.EX2 of the tile
+// before the first P·V HMMA (sm_90a SASS of the D = 65..72 tile: 128 MUFU, 128 FFMA and 128 FADD,
+// then 144 HMMA): a warp-wide MUFU holds its scheduler's MUFU unit 8 cycles, ~1000 cycles per
+// warp and tile with the warp's tensor work waiting. With the option the MUFU run under the
+// tensor cores inside the warp.
 struct ExponentsUnderPvOption {};
 template <class Tile>
 struct ExponentsUnderPv : Tile, ExponentsUnderPvOption {};
@@ -283,17 +273,19 @@ constexpr bool exponents_under_pv() {
   return has_option<Config, ExponentsUnderPvOption>;
 }
 
-// RowMaxUnderScores (same session): Q·Kᵀ row tile by row tile (each K fragment loaded once per
-// row tile instead of once per warp) and every row's tile max right after it, in one block of
-// code, so that the first row tile's max and shuffles run under the second's mma's instead of
-// after both; a partial tile recomputes its maxes after the mask. RescalePastThreshold tiles.
-struct RowMaxUnderScoresOption {};
+// RowMaxByPairs (same session): a thread's share of a row's tile max as a tree of pairwise maxes
+// (depth log2(2·kBlockN/8)) spelled out by template recursion (pairwise_tile_max: no array
+// indexed in a loop, which put a first tree on a 64-byte stack frame), instead of a chain of
+// kBlockN/8 dependent FMNMX per row (at the 128-key tile 4 chains of 16, interleaved 8 issue
+// slots apart). Alone it measured 1.001-1.005 at D = 72 (the chain was not what the tile waited
+// on); it is in the tile with ExponentsUnderPv as measured and tested together (4 FMNMX fewer).
+struct RowMaxByPairsOption {};
 template <class Tile>
-struct RowMaxUnderScores : Tile, RowMaxUnderScoresOption {};
+struct RowMaxByPairs : Tile, RowMaxByPairsOption {};
 
 template <class Config>
-constexpr bool row_max_under_scores() {
-  return has_option<Config, RowMaxUnderScoresOption>;
+constexpr bool row_max_by_pairs() {
+  return has_option<Config, RowMaxByPairsOption>;
 }
 
 template <int kHeadDimBucket>
@@ -575,6 +567,13 @@ struct HalvedUnmaskedNarrowForwardConfig : UnmaskedNarrowForwardConfig<kHeadDimB
 // (bench/results/sm80-odd-h100-2026-11-23-s10b/NOTES.md): B = 16, H = 16, N = 2048, D = 72 1.047
 // (272.1 -> 284.9 TFLOP/s); B·N = 16384, N = 512 / 8k 1.026 / 1.049. Against D = 128 in the same
 // call: bf16 0.76 -> 0.79, fp16 0.80 -> 0.83.
+// Fifteenth session (h15-d72): ExponentsUnderPv and RowMaxByPairs (0 spills, 255 registers on
+// sm_80 and sm_90a, fp16 and bf16). H100, in turns beside main's tile (5 runs): B = 16, H = 16,
+// N = 2048, fp16 1.072 (285.5 -> 306.1 TFLOP/s), bf16 1.072; bf16 B·N = 16384, N = 512 1.034,
+// 8k 1.047-1.074; the option alone (bench variant 82) 1.070 / 1.032 / 1.067, the max tree alone
+// 1.002 / 1.005 / 1.011. D = 72 / D = 128 fp16 in that call 0.793 -> 0.843. One row tile's
+// Q·Kᵀ before the other's with its max right after (row_max_under_scores.patch there) measured
+// 0.979-0.989 (36 more K ldmatrix per tile; ptxas still runs the second row tile's mma's first).
 template <>
 struct HalvedUnmaskedNarrowForwardConfig<128>
     : ExponentsUnderPv<
