@@ -697,7 +697,8 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     constexpr bool kFull = kFixed > 0;
     constexpr bool kHalfLast = decltype(fixed_steps)::half_last;
     constexpr int kSteps = kFull ? kFixed : kMaxSteps;  // bound of the unrolled step loops
-    constexpr bool kExponentsUnderPv = exponents_under_pv<Config>() && kFull;
+    constexpr bool kExponentsUnderPv =
+        exponents_under_pv<Config, !std::is_same_v<Mask, NoMask>>() && kFull;
     // `chunks` at compile time in a class's walk (the class is the one step_class_for chose,
     // so chunks = 2·kFixed there): the staged loader may then split rows over half-warps.
     [[maybe_unused]] constexpr int kStageChunks = kFull ? kFixed * (kMmaK / kChunkElements) : 0;

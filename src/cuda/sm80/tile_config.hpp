@@ -264,13 +264,24 @@ constexpr bool rescale_past_threshold() {
 // then 144 HMMA): a warp-wide MUFU holds its scheduler's MUFU unit 8 cycles, ~1000 cycles per
 // warp and tile with the warp's tensor work waiting. With the option the MUFU run under the
 // tensor cores inside the warp.
+// kUnmaskedOnly: the masked kernels (WindowMask) keep the exponentials before P·V (for tiles whose
+// masked kernel spills with the option: NarrowForwardConfig<128>, 20-28 bytes).
 struct ExponentsUnderPvOption {};
+template <class Tile, bool kUnmaskedOnlyArg = false>
+struct ExponentsUnderPv : Tile, ExponentsUnderPvOption {
+  static constexpr bool kExponentsUnmaskedOnly = kUnmaskedOnlyArg;
+};
 template <class Tile>
-struct ExponentsUnderPv : Tile, ExponentsUnderPvOption {};
+using UnmaskedExponentsUnderPv = ExponentsUnderPv<Tile, true>;
 
-template <class Config>
+// Whether the kernel of Config for a mask (kMasked: not NoMask) takes ExponentsUnderPv.
+template <class Config, bool kMasked>
 constexpr bool exponents_under_pv() {
-  return has_option<Config, ExponentsUnderPvOption>;
+  if constexpr (has_option<Config, ExponentsUnderPvOption>) {
+    return !(kMasked && Config::kExponentsUnmaskedOnly);
+  } else {
+    return false;
+  }
 }
 
 // RowMaxByPairs (same session): a thread's share of a row's tile max as a tree of pairwise maxes
@@ -381,8 +392,8 @@ struct ForwardConfig<128>
 // 1.009 (the masked kernel not measured with it: unchanged).
 template <>
 struct ForwardConfig<192>
-    : UnmaskedRescalePastThreshold<
-          HalfLastStep<KvSourcesInSharedMemory<ForwardTile<192, 64, 8, 1, true, 9>>>> {};
+    : ExponentsUnderPv<UnmaskedRescalePastThreshold<
+          HalfLastStep<KvSourcesInSharedMemory<ForwardTile<192, 64, 8, 1, true, 9>>>>> {};
 // 256, fourth session: FA2's tile, 64 rows x 4 warps, two CTAs per SM (ncu showed PyTorch's
 // flash running it). With v4's copies and v5's epilogue it no longer loses to the 128-row tile:
 // H100, bf16, B·N = 16384, two runs in one call, this / the 8-warp tile above: N = 512-4k
@@ -397,8 +408,8 @@ struct ForwardConfig<192>
 // 512 / 4k, so it keeps the exact rescale.
 template <>
 struct ForwardConfig<256>
-    : UnmaskedRescalePastThreshold<QueryTilesSlowestInHeadGroups<
-          WholePrologueCopies<ForwardTile<256, 64, 4, 1, true>>, kForwardGroupHeads256>> {};
+    : ExponentsUnderPv<UnmaskedRescalePastThreshold<QueryTilesSlowestInHeadGroups<
+          WholePrologueCopies<ForwardTile<256, 64, 4, 1, true>>, kForwardGroupHeads256>>> {};
 
 // Rows only 2-byte aligned (odd head dims in packed 16-bit tensors, misaligned views) run
 // forward_kernel_unaligned_rows, whose tiles are copied as the aligned 16-byte words covering
@@ -477,8 +488,9 @@ struct NarrowForwardConfig : ForwardConfig<kHeadDimBucket> {};
 // (unchanged).
 template <>
 struct NarrowForwardConfig<128>
-    : UnmaskedRescalePastThreshold<HalfLastStep<KvSourcesInSharedMemory<FewerLiveRegisters<
-          StepClassesOnly<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, false, 5, 6>>>>>>> {};
+    : UnmaskedExponentsUnderPv<UnmaskedRescalePastThreshold<HalfLastStep<KvSourcesInSharedMemory<
+          FewerLiveRegisters<StepClassesOnly<
+              RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, false, 5, 6>>>>>>>> {};
 // v5: D = 193..208 (D = 200) on a 13-step walk in a kernel of its own instead of the 16-step
 // full-width walk over zero-filled columns (in the table's kernel a 13-step class spilled
 // 16-104 bytes; alone it takes 219-235 registers, 0 spills). D = 200: 229 -> 258 TFLOP/s.
@@ -503,7 +515,8 @@ struct NarrowForwardConfig<256>
 // N = 2048): not taken.
 template <>
 struct NarrowForwardConfig<192>
-    : HalfLastStep<KvSourcesInSharedMemory<StepClassesOnly<ForwardTile<192, 128, 8, 1, false, 9>>>> {};
+    : ExponentsUnderPv<HalfLastStep<
+          KvSourcesInSharedMemory<StepClassesOnly<ForwardTile<192, 128, 8, 1, false, 9>>>>> {};
 
 // Narrow tiles for devices whose blocks may take more shared memory than NarrowForwardConfig's
 // (the launch asks the device: cudaDevAttrMaxSharedMemoryPerBlockOptin, as the backward's
@@ -527,8 +540,8 @@ struct LargeSharedMemoryNarrowForwardConfig : NarrowForwardConfig<kHeadDimBucket
 // H = 16, N = 2048 1.027 (the masked kernel not measured with it: unchanged).
 template <>
 struct LargeSharedMemoryNarrowForwardConfig<256>
-    : UnmaskedRescalePastThreshold<WholePrologueCopies<
-          HalfLastStep<StepClassesOnly<ForwardTile<256, 128, 8, 1, false, 13>>>>> {};
+    : ExponentsUnderPv<UnmaskedRescalePastThreshold<WholePrologueCopies<
+          HalfLastStep<StepClassesOnly<ForwardTile<256, 128, 8, 1, false, 13>>>>>> {};
 
 // The narrow tile of the unmasked kernel (NoMask), where it differs from NarrowForwardConfig:
 // the masked kernels keep the latter (their partial-tile mask costs registers); by default the
