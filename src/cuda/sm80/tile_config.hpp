@@ -264,8 +264,16 @@ constexpr bool rescale_past_threshold() {
 // then 144 HMMA): a warp-wide MUFU holds its scheduler's MUFU unit 8 cycles, ~1000 cycles per
 // warp and tile with the warp's tensor work waiting. With the option the MUFU run under the
 // tensor cores inside the warp.
-// kUnmaskedOnly: the masked kernels (WindowMask) keep the exponentials before P·V (for tiles whose
-// masked kernel spills with the option: NarrowForwardConfig<128>, 20-28 bytes).
+// kUnmaskedOnly: the masked kernels (WindowMask) keep the exponentials before P·V, where the
+// option spills in them (NarrowForwardConfig<128>: 20-28 bytes).
+// Taken where ptxas put the exponentials before P·V: the two-row-tile tiles (D = 65..72 unmasked,
+// NarrowForwardConfig<128> unmasked). The one-row-tile tiles (ForwardConfig<192> / <256>,
+// NarrowForwardConfig<192>, LargeSharedMemoryNarrowForwardConfig<256>; 0 spills with it) already
+// had them between the P·V mma's (at most 10-12 MUFU in a row) and measured within the noise
+// (h15-eupv, bench/results/sm80-eupv-h100-2026-11-23-s15/NOTES.md: H100 fp16 B = 16, H = 16,
+// N = 2048, D = 136 0.997, 192 1.009 / causal 0.995, 200 1.005 / 1.006, 256 1.001 / 1.002, 129
+// packed 0.999; bf16 B·N = 16384, D = 192 / 256 at N = 512 1.000 / 1.000, 8k 1.005 / 0.996;
+// the same kernel on both sides, D = 128, 1.011): not taken.
 struct ExponentsUnderPvOption {};
 template <class Tile, bool kUnmaskedOnlyArg = false>
 struct ExponentsUnderPv : Tile, ExponentsUnderPvOption {
@@ -392,8 +400,8 @@ struct ForwardConfig<128>
 // 1.009 (the masked kernel not measured with it: unchanged).
 template <>
 struct ForwardConfig<192>
-    : ExponentsUnderPv<UnmaskedRescalePastThreshold<
-          HalfLastStep<KvSourcesInSharedMemory<ForwardTile<192, 64, 8, 1, true, 9>>>>> {};
+    : UnmaskedRescalePastThreshold<
+          HalfLastStep<KvSourcesInSharedMemory<ForwardTile<192, 64, 8, 1, true, 9>>>> {};
 // 256, fourth session: FA2's tile, 64 rows x 4 warps, two CTAs per SM (ncu showed PyTorch's
 // flash running it). With v4's copies and v5's epilogue it no longer loses to the 128-row tile:
 // H100, bf16, B·N = 16384, two runs in one call, this / the 8-warp tile above: N = 512-4k
@@ -408,8 +416,8 @@ struct ForwardConfig<192>
 // 512 / 4k, so it keeps the exact rescale.
 template <>
 struct ForwardConfig<256>
-    : ExponentsUnderPv<UnmaskedRescalePastThreshold<QueryTilesSlowestInHeadGroups<
-          WholePrologueCopies<ForwardTile<256, 64, 4, 1, true>>, kForwardGroupHeads256>>> {};
+    : UnmaskedRescalePastThreshold<QueryTilesSlowestInHeadGroups<
+          WholePrologueCopies<ForwardTile<256, 64, 4, 1, true>>, kForwardGroupHeads256>> {};
 
 // Rows only 2-byte aligned (odd head dims in packed 16-bit tensors, misaligned views) run
 // forward_kernel_unaligned_rows, whose tiles are copied as the aligned 16-byte words covering
@@ -486,6 +494,11 @@ struct NarrowForwardConfig : ForwardConfig<kHeadDimBucket> {};
 // v15 (fourteenth session): RescalePastThreshold in the unmasked kernel (D = 81..96 unmasked):
 // fp16, B = 16, H = 16, N = 2048, D = 96 1.047; masked D = 72 causal measured 0.999 with it
 // (unchanged).
+// Fifteenth session (h15-eupv): ExponentsUnderPv in the unmasked kernel (sm_90a SASS: the 70 MUFU
+// of a tile all before the first P·V HMMA, then at most 16 in a row; 0 spills, 250 / 246
+// registers on sm_90a / sm_80). H100, in turns beside main's tile (5 runs): D = 96 fp16, B = 16,
+// H = 16, N = 2048 1.033 (324.2 -> 334.9 TFLOP/s, per run 1.025-1.045; PyTorch's flash 332.4);
+// causal (WindowMask, unchanged) 0.999.
 template <>
 struct NarrowForwardConfig<128>
     : UnmaskedExponentsUnderPv<UnmaskedRescalePastThreshold<HalfLastStep<KvSourcesInSharedMemory<
@@ -515,8 +528,7 @@ struct NarrowForwardConfig<256>
 // N = 2048): not taken.
 template <>
 struct NarrowForwardConfig<192>
-    : ExponentsUnderPv<HalfLastStep<
-          KvSourcesInSharedMemory<StepClassesOnly<ForwardTile<192, 128, 8, 1, false, 9>>>>> {};
+    : HalfLastStep<KvSourcesInSharedMemory<StepClassesOnly<ForwardTile<192, 128, 8, 1, false, 9>>>> {};
 
 // Narrow tiles for devices whose blocks may take more shared memory than NarrowForwardConfig's
 // (the launch asks the device: cudaDevAttrMaxSharedMemoryPerBlockOptin, as the backward's
@@ -540,8 +552,8 @@ struct LargeSharedMemoryNarrowForwardConfig : NarrowForwardConfig<kHeadDimBucket
 // H = 16, N = 2048 1.027 (the masked kernel not measured with it: unchanged).
 template <>
 struct LargeSharedMemoryNarrowForwardConfig<256>
-    : ExponentsUnderPv<UnmaskedRescalePastThreshold<WholePrologueCopies<
-          HalfLastStep<StepClassesOnly<ForwardTile<256, 128, 8, 1, false, 13>>>>>> {};
+    : UnmaskedRescalePastThreshold<WholePrologueCopies<
+          HalfLastStep<StepClassesOnly<ForwardTile<256, 128, 8, 1, false, 13>>>>> {};
 
 // The narrow tile of the unmasked kernel (NoMask), where it differs from NarrowForwardConfig:
 // the masked kernels keep the latter (their partial-tile mask costs registers); by default the
