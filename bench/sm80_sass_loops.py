@@ -8,6 +8,12 @@ other kernels' loops instruction-for-instruction the same.
 
   cuobjdump -sass build/x.o > x.sass
   python3 bench/sm80_sass_loops.py x.sass --kernel NarrowForwardConfigILi128 --min-length 300
+
+--stalls adds each loop's sum of the instructions' stall counts (the 4-bit field at bits 41-44 of
+the second 64-bit word of each sm_70+ instruction, the cycles the scheduler waits before issuing
+the warp's next instruction; dynamic scoreboard waits not included): a static issue-cycle
+estimate. h15-odd80 (bench/results/sm80-odd-h100-2026-11-23-s15/NOTES.md): a D = 129 loop with 20
+fewer instructions but 1.2 % more stall cycles measured 1.2 % slower.
 """
 import argparse
 import collections
@@ -18,9 +24,13 @@ CLASSES = ["HMMA", "LDSM", "LDGSTS", "MUFU", "FFMA", "FMUL", "FADD", "FMNMX", "F
            "BRA", "LDL", "STL", "DEPBAR", "LDGDEPBAR", "MOV"]
 
 
-def kernels(path):
-    """{mangled name: [(address, instruction text)]} in file order."""
-    result, current = collections.OrderedDict(), None
+STALL_SHIFT, STALL_MASK = 41, 0xF  # the stall count in an instruction's second 64-bit word
+
+
+def kernels(path, stalls=None):
+    """{mangled name: [(address, instruction text)]} in file order; `stalls`, a dict, gets
+    {(name, address): stall count} from the encodings' control words."""
+    result, current, last = collections.OrderedDict(), None, None
     for line in open(path):
         name = re.search(r"Function : (\S+)", line)
         if name:
@@ -30,6 +40,12 @@ def kernels(path):
         instruction = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+(.*?);", line)
         if instruction and current:
             result[current].append((int(instruction.group(1), 16), instruction.group(2)))
+            last = result[current][-1][0]
+            continue
+        control = re.match(r"\s*/\* (0x[0-9a-f]{16}) \*/\s*$", line)
+        if control and current and last is not None and stalls is not None:
+            stalls[(current, last)] = (int(control.group(1), 16) >> STALL_SHIFT) & STALL_MASK
+            last = None
     return result
 
 
@@ -54,8 +70,11 @@ def main():
     parser.add_argument("sass")
     parser.add_argument("--kernel", default="", help="substring of the mangled kernel name")
     parser.add_argument("--min-length", type=int, default=300)
+    parser.add_argument("--stalls", action="store_true",
+                        help="add each loop's sum of stall counts (a static issue-cycle estimate)")
     args = parser.parse_args()
-    for name, instructions in kernels(args.sass).items():
+    stalls = {} if args.stalls else None
+    for name, instructions in kernels(args.sass, stalls).items():
         if args.kernel not in name:
             continue
         print(f"== {name}  ({len(instructions)} instructions)")
@@ -64,7 +83,10 @@ def main():
             if len(body) < args.min_length:
                 continue
             counts = collections.Counter(opcode(text) for _, text in body)
-            print(f"  loop {body[0][0]:#x}-{body[-1][0]:#x}: {len(body)} instr; " +
+            stall = ""
+            if stalls is not None:
+                stall = f", stalls {sum(stalls.get((name, address), 0) for address, _ in body)}"
+            print(f"  loop {body[0][0]:#x}-{body[-1][0]:#x}: {len(body)} instr{stall}; " +
                   " ".join(f"{c}={counts[c]}" for c in CLASSES if counts[c]))
 
 

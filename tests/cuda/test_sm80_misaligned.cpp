@@ -319,37 +319,54 @@ INSTANTIATE_TEST_SUITE_P(
         ForwardShapeCase{"d129_17_queries_window_negative_scale", DType::bfloat16, 1, 17, 1013,
                          16, 8, 129, false, Window{300, 20}, false, 0, -0.1f},
         ForwardShapeCase{"d137_causal", DType::float16, 1, 300, 517, 8, 8, 137, true, kNoWindow,
-                         false, 0}),
+                         false, 0},
+        // D = 131..135: at small shifts the row ends a word before the window (covering_width):
+        // 8 heads run every shift (131, 133 and 135 are 3, 5 and 7 mod 8); GQA; one query row.
+        ForwardShapeCase{"d131_shifts_0_to_7", DType::bfloat16, 2, 257, 1013, 8, 8, 131, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d133_gqa_causal", DType::float16, 1, 700, 517, 16, 8, 133, true,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d135_one_query_17_keys", DType::bfloat16, 2, 1, 17, 8, 8, 135, false,
+                         kNoWindow, false, 0}),
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
 // Shifted windows read the words around each row: the elements before a K row (its shift)
 // belong to the previous head and those after its end to the next one. Q, K and V here are 14
-// heads every third head of a 40-head packed D = 129 tensor (rows 40·129 elements apart: whole
-// words; shifts 3j mod 8, every one of 0..7; the tensor's last byte ends a word), and the heads
-// between them hold +Inf and NaN: the output must be finite and match the reference, which
-// never reads them.
+// heads every third head of a 40-head packed D = 129 (or 135) tensor (rows 40·D elements apart:
+// whole words; shifts 3jD mod 8, every one of 0..7; the tensor's last byte ends a word), and
+// the heads between them hold +Inf and NaN: the output must be finite and match the reference,
+// which never reads them.
 TEST(Sm80ForwardShiftedWindows, NonFiniteNeighbourHeads) {
   if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
   if (!backend_compiled(Backend::cuda_sm80)) GTEST_SKIP() << "cuda_sm80 is not compiled";
-  constexpr std::int64_t kSeq = 300, kStoredHeads = 40, kHeads = 14, kEvery = 3, kDim = 129;
-  for (const DType dtype : {DType::float16, DType::bfloat16}) {
+  constexpr std::int64_t kSeq = 300, kStoredHeads = 40, kHeads = 14, kEvery = 3;
+  // D = 129: the window's last word ends the row; D = 135: at shifts 0 and 1 the row ends a
+  // word before the window (the copy stops there, covering_width).
+  struct Layout {
+    DType dtype;
+    std::int64_t dim;
+  };
+  for (const Layout layout : {Layout{DType::float16, 129}, Layout{DType::bfloat16, 129},
+                              Layout{DType::float16, 135}}) {
+    const DType dtype = layout.dtype;
+    const std::int64_t dim = layout.dim;
     std::mt19937_64 rng(kSeq + static_cast<int>(dtype));
     auto interleaved = [&] {
-      HostTensor t = make_tensor(dtype, {1, kSeq, kStoredHeads, kDim});
+      HostTensor t = make_tensor(dtype, {1, kSeq, kStoredHeads, dim});
       fill_random(t, rng);
       for (std::int64_t row = 0; row < kSeq; ++row)
         for (std::int64_t head = 0; head < kStoredHeads; ++head) {
           if (head % kEvery == 0 && head / kEvery < kHeads) continue;
           const float filler = head % kEvery == 1 ? std::numeric_limits<float>::infinity()
                                                   : std::numeric_limits<float>::quiet_NaN();
-          for (std::int64_t d = 0; d < kDim; ++d) t.set((row * kStoredHeads + head) * kDim + d, filler);
+          for (std::int64_t d = 0; d < dim; ++d) t.set((row * kStoredHeads + head) * dim + d, filler);
         }
       t.view.shape[2] = kHeads;
-      t.view.stride[2] = kEvery * kDim;
+      t.view.stride[2] = kEvery * dim;
       return t;
     };
     const HostTensor q = interleaved(), k = interleaved(), v = interleaved();
-    HostTensor out = make_tensor(dtype, {1, kSeq, kHeads, kDim});
+    HostTensor out = make_tensor(dtype, {1, kSeq, kHeads, dim});
     HostTensor lse = make_tensor(DType::float32, {1, kHeads, kSeq});
     poison(out);
     poison(lse);

@@ -101,14 +101,14 @@ constexpr bool halves_largest_class(int head_dim) {
 // dims of at most its largest step class (tile_config.hpp), UnmaskedNarrowConfig the same for the
 // unmasked kernel (NoMask) where it differs, and UnmaskedHalvedConfig, where it is a
 // HalvedWalkOnly tile, the unmasked kernel of the head dims that halve its largest class.
+// `params`: forward_params<Element>(args), built once by the caller (launch_forward's selector
+// reads them too).
 template <class Config, class Element, class StagedConfig = Config, class NarrowConfig = Config,
           class UnmaskedNarrowConfig = NarrowConfig,
           class UnmaskedHalvedConfig = UnmaskedNarrowConfig>
-Status launch_forward_with(const AttentionArgs& args) {
+Status launch_forward_with(const AttentionArgs& args, const ForwardParams& params) {
   const Problem& problem = args.problem;
   ScopedDevice device(problem.device.index);
-
-  const ForwardParams params = forward_params<Element>(args);
 
   if (problem.seqlen_q == 0 || problem.batch == 0 || problem.heads_q == 0) return Status::Ok();
   const bool staged = uses_staged_loads(params.alignment);
@@ -162,6 +162,14 @@ Status launch_forward_with(const AttentionArgs& args) {
   });
 }
 
+template <class Config, class Element, class StagedConfig = Config, class NarrowConfig = Config,
+          class UnmaskedNarrowConfig = NarrowConfig,
+          class UnmaskedHalvedConfig = UnmaskedNarrowConfig>
+Status launch_forward_with(const AttentionArgs& args) {
+  return launch_forward_with<Config, Element, StagedConfig, NarrowConfig, UnmaskedNarrowConfig,
+                             UnmaskedHalvedConfig>(args, forward_params<Element>(args));
+}
+
 // Shifted windows (forward_kernel_shifted_windows) on tile Config, for the rows
 // uses_shifted_windows takes.
 template <class Config, class Element>
@@ -178,7 +186,7 @@ Status launch_forward_shifted_windows(const AttentionArgs& args, const ForwardPa
   });
 }
 
-// The bucket whose narrow tile runs shifted windows: D = 129 and 137 (uses_shifted_windows) on
+// The bucket whose narrow tile runs shifted windows: D = 129..137 (uses_shifted_windows) on
 // the aligned D = 129..144 tile. The 128 bucket's odd dims (D = 65, 73) have no packed case
 // measured (not built there).
 inline constexpr int kShiftedWindowsBucket = 192;
@@ -206,9 +214,9 @@ Status launch_forward(const AttentionArgs& args) {
   using UnmaskedNarrow = UnmaskedNarrowForwardConfig<kHeadDim>;
   using UnmaskedHalved = HalvedUnmaskedNarrowForwardConfig<kHeadDim>;
   using LargeStaged = LargeSharedMemoryStagedForwardConfig<kHeadDim>;
+  const ForwardParams params = forward_params<Element>(args);
   if constexpr (kHeadDim == kShiftedWindowsBucket) {
     constexpr int kWindowLimit = largest_step_class(typename Narrow::NarrowStepClassList{}) * kMmaK;
-    const ForwardParams params = forward_params<Element>(args);
     if (uses_shifted_windows(params, kWindowLimit)) {
       return launch_forward_shifted_windows<Narrow, Element>(args, params);
     }
@@ -222,7 +230,7 @@ Status launch_forward(const AttentionArgs& args) {
       FATTN_RETURN_IF_ERROR(device_fits_shared_bytes(args, LargeStaged::kSharedBytes, &fits));
       if (fits) {
         return launch_forward_with<ForwardConfig<kHeadDim>, Element, LargeStaged, Narrow,
-                                   UnmaskedNarrow, UnmaskedHalved>(args);
+                                   UnmaskedNarrow, UnmaskedHalved>(args, params);
       }
     }
   }
@@ -235,12 +243,12 @@ Status launch_forward(const AttentionArgs& args) {
       FATTN_RETURN_IF_ERROR(device_fits_shared_bytes(args, LargeNarrow::kSharedBytes, &fits));
       if (fits) {
         return launch_forward_with<ForwardConfig<kHeadDim>, Element, StagedForwardConfig<kHeadDim>,
-                                   LargeNarrow>(args);
+                                   LargeNarrow>(args, params);
       }
     }
   }
   return launch_forward_with<ForwardConfig<kHeadDim>, Element, StagedForwardConfig<kHeadDim>,
-                             Narrow, UnmaskedNarrow, UnmaskedHalved>(args);
+                             Narrow, UnmaskedNarrow, UnmaskedHalved>(args, params);
 }
 
 }  // namespace fattn::detail::sm80

@@ -82,6 +82,14 @@ __host__ __device__ constexpr int shifted_window_width(int head_dim) {
   return (head_dim + 2 * (kChunkElements - 1)) / kChunkElements * kChunkElements;
 }
 
+// The columns of a window that hold a row of `head_dim` elements starting `shift` into its first
+// word: its whole words, round_up(shift + head_dim, 8). A copy of these reads no word past the
+// row's last one; the window's words past them (at D % 8 != 1 and small shifts the row ends a
+// word before the window does) are zero-filled.
+__host__ __device__ constexpr int covering_width(int shift, int head_dim) {
+  return (shift + head_dim + kChunkElements - 1) / kChunkElements * kChunkElements;
+}
+
 __host__ __device__ inline bool on_word_boundary(const void* pointer) {
   return (reinterpret_cast<std::uintptr_t>(pointer) & (kWidest - 1)) == 0;
 }
@@ -93,20 +101,18 @@ inline bool uses_shifted_windows(const ForwardParams& params, int window_limit) 
   const int window = shifted_window_width(params.head_dim);
   // Rows 4-byte aligned or better take cp.async of the rows themselves.
   if (!uses_staged_loads(params.alignment)) return false;
-  // D % 8 == 1 only: the window's last word then holds the row's last element at every shift,
-  // so no window reaches a word past its row's (at D = 130, shift 0, the window's ninth word
-  // lies wholly past the row: past the tensor at its last row).
-  if (window != params.head_dim + kChunkElements - 1) return false;
-  // The window must fit the tile's step class.
+  // The window must fit the tile's step class (D = 129..137 in the 9-step class). Where it
+  // reaches a word past the row (D % 8 != 1 at small shifts), the copies stop at the row's last
+  // word (covering_width) and zero-fill the rest.
   if (window > window_limit) return false;
   // One shift for all rows of a (batch, KV head): row strides of whole words (packed tensors
   // with H % 8 == 0). Batch and head strides may be anything: the shift is taken per CTA.
   if (params.k_strides.row % kChunkElements != 0 || params.v_strides.row % kChunkElements != 0) {
     return false;
   }
-  // Every window word inside the tensor: its first word starts at the tensor's first byte and
-  // its last word ends at its end (memcheck counts a cp.async as 16 bytes read, whatever its
-  // source size; v11).
+  // Every copied word inside the tensor: a row's first word starts at or after the tensor's
+  // first byte and its last word ends at or before its end (memcheck counts a cp.async as 16
+  // bytes read, whatever its source size; v11).
   return on_word_boundary(params.k) && on_word_boundary(params.k_end) &&
          on_word_boundary(params.v) && on_word_boundary(params.v_end);
 }
@@ -167,6 +173,51 @@ __device__ __forceinline__ void load_query_at_shift(Element* q_tile, unsigned ch
   auto* bits = reinterpret_cast<std::uint16_t*>(q_tile);
   for (int row = static_cast<int>(threadIdx.x); row < kRows; row += kThreads) {
     for (int e = 0; e < key_shift; ++e) bits[swizzled_offset<kWidth>(row, 0) + e] = 0;
+  }
+}
+
+// Shifted windows: whether this CTA's Q rows (from `rows`) can be copied as K's are, their
+// windows' words unrealigned: every row starts at K's shift (row strides of whole words) and
+// every window word lies inside Q (Q starts and ends on a word, as uses_shifted_windows asks of
+// K and V). Packed Q, K and V without GQA (the benchmark's shapes) are; elsewhere Q is staged
+// (load_query_at_shift).
+template <class Element>
+__device__ __forceinline__ bool query_rows_at_key_shift(const ForwardParams& params,
+                                                        const Element* rows, int key_shift) {
+  return params.q_strides.row % kChunkElements == 0 && element_shift(rows) == key_shift &&
+         on_word_boundary(params.q) && on_word_boundary(params.q_end);
+}
+
+// Shifted windows: zeroes the window columns of a tile, copied by load_tile from its rows' first
+// words, that lie outside the rows [shift, shift + head_dim) (the previous row's elements before a
+// row, the next row's after it: a neighbour's Inf or NaN times K's masked zeros would be NaN).
+// Each thread zeroes its own chunks of load_tile's lane split once its own copies have landed
+// (cp.async.wait_group makes them visible to it): no barrier before, the walk's first one
+// publishes the zeros. Only the window's first and last chunks hold such columns.
+template <int kRows, int kWidth, int kThreads, class Element>
+__device__ __forceinline__ void zero_outside_window_rows(Element* tile, int shift, int head_dim) {
+  using Lanes = TileCopyLanes<kWidth, kThreads>;
+  constexpr int kRowsPerPass = Lanes::kRowsPerPass;
+  const int column = Lanes::chunk() * kChunkElements - shift;  // the chunk's first row column
+  // Chunks wholly inside the row, and those past it (zero-filled or never copied), keep theirs.
+  if ((column >= 0 && column + kChunkElements <= head_dim) || column >= head_dim) return;
+  constexpr int kPairsPerChunk = kChunkElements / 2;  // 32-bit pairs of 16-bit elements
+  std::uint32_t keep[kPairsPerChunk];
+#pragma unroll
+  for (int pair = 0; pair < kPairsPerChunk; ++pair) {
+    keep[pair] = window_pair_mask(column + 2 * pair, head_dim);
+  }
+#pragma unroll
+  for (int pass = 0; pass < (kRows + kRowsPerPass - 1) / kRowsPerPass; ++pass) {
+    const int row = Lanes::first_row() + pass * kRowsPerPass;
+    if (kRows % kRowsPerPass != 0 && row >= kRows) break;
+    auto* word = reinterpret_cast<uint4*>(tile + swizzled_offset<kWidth>(row, Lanes::chunk()));
+    uint4 value = *word;
+    value.x &= keep[0];
+    value.y &= keep[1];
+    value.z &= keep[2];
+    value.w &= keep[3];
+    *word = value;
   }
 }
 
@@ -507,6 +558,19 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   };
 
   if constexpr (kHeadGroupOrder) query_row_slot<Config>(shared_bytes) = row_begin;
+  // Shifted windows: K's shift, where the Q tile's columns go and which of the walk's K fragment
+  // columns lie in the row (window_pair_mask).
+  [[maybe_unused]] int key_shift = 0;
+  if constexpr (kShifted) key_shift = element_shift(kv_head_rows(params.k, params.k_strides));
+  // The columns each K, V (and Q) tile copy reads: head_dim, or for shifted windows the words
+  // that hold the rows (covering_width), which at D % 8 != 1 may be one word short of the window.
+  [[maybe_unused]] int key_copy_width = head_dim;
+  [[maybe_unused]] int value_copy_width = head_dim;
+  if constexpr (kShifted) {
+    key_copy_width = covering_width(key_shift, params.head_dim);
+    value_copy_width = covering_width(
+        element_shift(kv_head_rows(params.v, params.v_strides)), params.head_dim);
+  }
 
   const int key_begin = mask.key_begin(row_begin);
   const int key_end = mask.key_end(row_end);
@@ -547,38 +611,55 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     // Q and the first K tile; with WholePrologueCopies (tile_config.hpp), whole tiles of
     // 16-byte-aligned rows by load_whole_tile, without load_tile's per-row sequence-end tests.
     auto load_first_tile = [&](auto rows, Element* tile, const Element* global,
-                               std::int64_t row_stride, int valid_rows) {
+                               std::int64_t row_stride, int valid_rows, int width) {
       constexpr int kRows = decltype(rows)::value;
       if constexpr (whole_prologue_copies<Config>()) {
         if (alignment >= kWidest && valid_rows >= kRows) {
-          load_whole_tile<kRows, kWidth, Config::kThreads>(tile, global, row_stride, head_dim,
+          load_whole_tile<kRows, kWidth, Config::kThreads>(tile, global, row_stride, width,
                                                            chunks);
           return;
         }
       }
-      load_tile<kRows, kWidth, Config::kThreads>(tile, global, row_stride, valid_rows, head_dim,
+      load_tile<kRows, kWidth, Config::kThreads>(tile, global, row_stride, valid_rows, width,
                                                  chunks, alignment);
     };
+    // Shifted windows: Q's windows copied as K's where its rows start at K's shift, in a commit
+    // group of their own beside the first K tile, instead of v16's stage, whose DRAM round trip,
+    // realignment and barrier came before K's first copy was issued; elsewhere staged as then.
+    [[maybe_unused]] bool query_windows = false;
     if constexpr (kShifted) {
       static_assert(UnalignedTileStage<kBlockM, kWidth, Config::kThreads>::kBytes <=
                         2 * kBlockN * kWidth * kBytesPerElement,
                     "the Q stage fits where the K and V tiles will be");
-      load_query_at_shift<kBlockM, kWidth, Config::kThreads>(
-          q_tile, reinterpret_cast<unsigned char*>(k_tile), q_global, params.q_strides.row,
-          row_end - row_begin, params.head_dim, chunks,
-          element_shift(kv_head_rows(params.k, params.k_strides)),
-          extent_of(params.q, params.q_end));
+      query_windows = query_rows_at_key_shift(params, q_global, key_shift);
+      if (query_windows) {
+        load_first_tile(std::integral_constant<int, kBlockM>{}, q_tile, word_start(q_global),
+                        params.q_strides.row, row_end - row_begin, key_copy_width);
+        cp_async_commit();
+      } else {
+        load_query_at_shift<kBlockM, kWidth, Config::kThreads>(
+            q_tile, reinterpret_cast<unsigned char*>(k_tile), q_global, params.q_strides.row,
+            row_end - row_begin, params.head_dim, chunks, key_shift,
+            extent_of(params.q, params.q_end));
+      }
     } else {
       load_first_tile(std::integral_constant<int, kBlockM>{}, q_tile, q_global,
-                      params.q_strides.row, row_end - row_begin);
+                      params.q_strides.row, row_end - row_begin, head_dim);
     }
     if (n_first < n_last) {
       const int key0 = n_first * kBlockN;
       load_first_tile(std::integral_constant<int, kBlockN>{}, k_tile,
                       k_global + key0 * params.k_strides.row, params.k_strides.row,
-                      params.seqlen_k - key0);
+                      params.seqlen_k - key0, key_copy_width);
     }
     cp_async_commit();
+    if constexpr (kShifted) {
+      if (query_windows) {
+        cp_async_wait<1>();  // this thread's Q words (K's may still be in flight)
+        zero_outside_window_rows<kBlockM, kWidth, Config::kThreads>(q_tile, key_shift,
+                                                                    params.head_dim);
+      }
+    }
   }
   if (kNegateQTile && params.sign_flip != 0) {  // a negative scale: negate Q once
     cp_async_wait<0>();
@@ -616,12 +697,13 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   // (load_tile_narrow takes every alignment) so that the loop's registers and code hold only the
   // short copy: inlined, the two copies spilled 4-68 bytes at D = 64 and 256.
   const bool whole_tile_copies = alignment >= kWidest;
-  auto load_kv_tile = [&](Element* tile, const Element* rows, std::int64_t row_stride, int key) {
+  auto load_kv_tile = [&](Element* tile, const Element* rows, std::int64_t row_stride, int key,
+                          int width) {
     if (whole_tile_copies && key + kBlockN <= params.seqlen_k) {
-      load_whole_tile<kBlockN, kWidth, Config::kThreads>(tile, rows, row_stride, head_dim, chunks);
+      load_whole_tile<kBlockN, kWidth, Config::kThreads>(tile, rows, row_stride, width, chunks);
     } else {
       load_tile_narrow<kBlockN, kWidth, Config::kThreads>(tile, rows, row_stride,
-                                                          params.seqlen_k - key, head_dim, chunks,
+                                                          params.seqlen_k - key, width, chunks,
                                                           alignment);
     }
   };
@@ -631,9 +713,6 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   // orders them); other tiles, and head dims that are not whole chunks (padded layouts), take
   // the general copy, whose row pointer rows_at_key() computes only there.
   constexpr bool kSourcesInShared = kv_sources_in_shared_memory<Config>() && !kStaged;
-  // Shifted windows: K's shift, for the walk's K fragment masks (window_pair_mask).
-  [[maybe_unused]] int key_shift = 0;
-  if constexpr (kShifted) key_shift = element_shift(kv_head_rows(params.k, params.k_strides));
   constexpr int kKeySlot = 0;
   constexpr int kValueSlot = 1;
   [[maybe_unused]] const Element** kv_sources = nullptr;
@@ -641,21 +720,22 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     kv_sources = reinterpret_cast<const Element**>(shared_bytes + Config::kKvSourcesOffset) +
                  threadIdx.x;
     kv_sources[kKeySlot * Config::kThreads] =
-        whole_chunk_source<kWidth, Config::kThreads>(k_global, params.k_strides.row, head_dim);
+        whole_chunk_source<kWidth, Config::kThreads>(k_global, params.k_strides.row,
+                                                     key_copy_width);
     kv_sources[kValueSlot * Config::kThreads] =
-        whole_chunk_source<kWidth, Config::kThreads>(v_global, params.v_strides.row, head_dim);
+        whole_chunk_source<kWidth, Config::kThreads>(v_global, params.v_strides.row,
+                                                     value_copy_width);
   }
   // `source`: this thread's kv_sources slot, read by the caller before the barrier that precedes
   // the copy (a shared-memory load issued after it would delay every copy of the tile).
   auto load_kv_tile_from_sources = [&](Element* tile, auto rows_at_key, std::int64_t row_stride,
-                                       int key, const Element* source) {
-    if (whole_tile_copies && head_dim % kChunkElements == 0 &&
-        key + kBlockN <= params.seqlen_k) {
+                                       int key, const Element* source, int width) {
+    if (whole_tile_copies && width % kChunkElements == 0 && key + kBlockN <= params.seqlen_k) {
       load_whole_chunks<kBlockN, kWidth, Config::kThreads>(
-          tile, source + key * row_stride, row_stride, head_dim, chunks);
+          tile, source + key * row_stride, row_stride, width, chunks);
     } else {
       load_tile_narrow<kBlockN, kWidth, Config::kThreads>(tile, rows_at_key(), row_stride,
-                                                          params.seqlen_k - key, head_dim, chunks,
+                                                          params.seqlen_k - key, width, chunks,
                                                           alignment);
     }
   };
@@ -704,7 +784,11 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     [[maybe_unused]] constexpr int kStageChunks = kFull ? kFixed * (kMmaK / kChunkElements) : 0;
     static_assert(!kShifted || kFull, "shifted windows run a step class's walk");
     // Shifted windows: which of this lane's K fragment pairs lie in the row, in step 0's first
-    // 8 columns (before the row: the shift) and the last step's two halves (past it).
+    // 8 columns (before the row: the shift) and the last step's two halves (past it). ptxas
+    // recomputes them in each tile (~11 ISETP / SEL / IMAD); held in registers through an
+    // identity shuffle they took the kernel from 226 / 235 to 247 / 251 registers and measured
+    // 0.988x at D = 129 non-causal (H100; the loop's static stall cycles +1.2 % for 20 fewer
+    // instructions): left to ptxas.
     [[maybe_unused]] std::uint32_t key_keep_first = 0, key_keep_last[2] = {0, 0};
     if constexpr (kShifted) {
       const int column = 2 * quad_lane - key_shift;
@@ -743,9 +827,9 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
         if constexpr (kSourcesInShared) {
           load_kv_tile_from_sources(
               v_tile, [&] { return v_rows_in_loop() + key0 * params.v_strides.row; },
-              params.v_strides.row, key0, v_source);
+              params.v_strides.row, key0, v_source, value_copy_width);
         } else {
-          load_kv_tile(v_tile, v_rows, params.v_strides.row, key0);
+          load_kv_tile(v_tile, v_rows, params.v_strides.row, key0, value_copy_width);
         }
         cp_async_commit();
       }
@@ -863,10 +947,10 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
           if constexpr (kSourcesInShared) {
             load_kv_tile_from_sources(
                 k_tile, [&] { return k_rows_in_loop() + next * params.k_strides.row; },
-                params.k_strides.row, next, k_source);
+                params.k_strides.row, next, k_source, key_copy_width);
           } else {
             load_kv_tile(k_tile, k_rows_in_loop() + next * params.k_strides.row,
-                         params.k_strides.row, next);
+                         params.k_strides.row, next, key_copy_width);
           }
         }
         cp_async_commit();
@@ -1107,11 +1191,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
                    out_head * params.out_strides.head;
   // Shifted windows: O's column c is the window's column c + s_v.
   [[maybe_unused]] int value_shift = 0;
-  if constexpr (kShifted) {
-    value_shift = element_shift(static_cast<const Element*>(params.v) +
-                                out_batch * params.v_strides.batch +
-                                out_head / params.group_size * params.v_strides.head);
-  }
+  if constexpr (kShifted) value_shift = element_shift(kv_head_rows(params.v, params.v_strides));
   float* lse_base =
       params.lse +
       (static_cast<std::int64_t>(out_batch) * params.heads_q + out_head) * params.seqlen_q;
