@@ -1,13 +1,27 @@
-// h15-d72: stubs that let bench/sm80_shim.cu link with the sm80 forward d128 instances alone (the
-// old / new shims of bench/sm80_fwd_turns.py --old/--new, built in minutes instead of every
-// bucket's forward and backward): the other buckets answer Unsupported, and the variants too
-// where no variants file is linked (-DFATTN_STUB_FORWARD_VARIANTS).
+// Stubs that let bench/sm80_shim.cu link with some buckets' sm80 forward instances alone: the old /
+// new shims of bench/sm80_fwd_turns.py --old/--new then build in a minute or two instead of every
+// bucket's forward and backward. The forward of every bucket not named and every backward answer
+// Unsupported; so does the forward variant hook unless a variants file is linked.
+//
+//   nvcc ... -DFATTN_SHIM_FORWARD_128 [-DFATTN_SHIM_FORWARD_192 ...] [-DFATTN_STUB_FORWARD_VARIANTS] \
+//       bench/sm80_shim.cu bench/sm80_forward_shim_stubs.cu <those buckets' sm80_fwd_d*_*.cu objects>
+//
+// (The fourteenth and fifteenth sessions' calls linked per-bucket copies of this file from their
+// results folders: fwd192_shim_stubs.cu, fwd128_shim_stubs.cu, stubs_novariant.cu, fwd_shim_stubs.cu.)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include "cuda/sm80/launch.hpp"
+
+#if !defined(FATTN_SHIM_FORWARD_64) && !defined(FATTN_SHIM_FORWARD_128) && \
+    !defined(FATTN_SHIM_FORWARD_192) && !defined(FATTN_SHIM_FORWARD_256)
+#error "define FATTN_SHIM_FORWARD_<bucket> for each head-dim bucket whose forward instances are linked"
+#endif
 
 namespace fattn::detail::sm80 {
 template <int kHeadDim, class Element>
 Status launch_forward(const AttentionArgs&) {
-  return Status::Unsupported("this shim has the 128 bucket's forward only");
+  return Status::Unsupported("this shim has other buckets' sm80 forward only");
 }
 template <int kHeadDim, class Element>
 Status launch_backward(const AttentionArgs&) {
@@ -15,17 +29,23 @@ Status launch_backward(const AttentionArgs&) {
 }
 }  // namespace fattn::detail::sm80
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #define FATTN_STUB(kind, bucket)                                                              \
   template fattn::Status fattn::detail::sm80::kind<bucket, __half>(                           \
       const fattn::detail::AttentionArgs&);                                                    \
   template fattn::Status fattn::detail::sm80::kind<bucket, __nv_bfloat16>(                    \
       const fattn::detail::AttentionArgs&);
+#ifndef FATTN_SHIM_FORWARD_64
 FATTN_STUB(launch_forward, 64)
+#endif
+#ifndef FATTN_SHIM_FORWARD_128
+FATTN_STUB(launch_forward, 128)
+#endif
+#ifndef FATTN_SHIM_FORWARD_192
 FATTN_STUB(launch_forward, 192)
+#endif
+#ifndef FATTN_SHIM_FORWARD_256
 FATTN_STUB(launch_forward, 256)
+#endif
 FATTN_STUB(launch_backward, 64)
 FATTN_STUB(launch_backward, 128)
 FATTN_STUB(launch_backward, 192)
