@@ -14,6 +14,13 @@ the second 64-bit word of each sm_70+ instruction, the cycles the scheduler wait
 the warp's next instruction; dynamic scoreboard waits not included): a static issue-cycle
 estimate. h15-odd80 (bench/results/sm80-odd-h100-2026-11-23-s15/NOTES.md): a D = 129 loop with 20
 fewer instructions but 1.2 % more stall cycles measured 1.2 % slower.
+
+--mufu-runs adds each loop's longest run of MUFU with no HMMA between them: the exponentials a
+warp issues with its tensor work waiting (one warp-wide MUFU holds its scheduler's MUFU unit 8
+cycles). h15-d72 / h15-eupv (bench/results/sm80-d72-h100-2026-11-23-s15/, sm80-eupv-h100-2026-11-
+23-s15/NOTES.md): where ptxas put a tile's every MUFU.EX2 before the first P·V HMMA (a run of
+~all of them, the "wall"), ExponentsUnderPv (src/cuda/sm80/tile_config.hpp) measured +3-7 %;
+where the runs were already 10-12, within the noise.
 """
 import argparse
 import collections
@@ -65,6 +72,18 @@ def loops(instructions):
             yield index_of[int(target.group(1), 16)], i
 
 
+def longest_mufu_run(opcodes):
+    """The most MUFU in a row with no HMMA between them (other instructions do not end a run)."""
+    run = longest = 0
+    for op in opcodes:
+        if op == "HMMA":
+            run = 0
+        elif op == "MUFU":
+            run += 1
+            longest = max(longest, run)
+    return longest
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("sass")
@@ -72,6 +91,8 @@ def main():
     parser.add_argument("--min-length", type=int, default=300)
     parser.add_argument("--stalls", action="store_true",
                         help="add each loop's sum of stall counts (a static issue-cycle estimate)")
+    parser.add_argument("--mufu-runs", action="store_true",
+                        help="add each loop's longest run of MUFU with no HMMA between them")
     args = parser.parse_args()
     stalls = {} if args.stalls else None
     for name, instructions in kernels(args.sass, stalls).items():
@@ -82,11 +103,14 @@ def main():
             body = instructions[first:last + 1]
             if len(body) < args.min_length:
                 continue
-            counts = collections.Counter(opcode(text) for _, text in body)
-            stall = ""
+            opcodes = [opcode(text) for _, text in body]
+            counts = collections.Counter(opcodes)
+            extra = ""
             if stalls is not None:
-                stall = f", stalls {sum(stalls.get((name, address), 0) for address, _ in body)}"
-            print(f"  loop {body[0][0]:#x}-{body[-1][0]:#x}: {len(body)} instr{stall}; " +
+                extra = f", stalls {sum(stalls.get((name, address), 0) for address, _ in body)}"
+            if args.mufu_runs:
+                extra += f", longest MUFU run {longest_mufu_run(opcodes)}"
+            print(f"  loop {body[0][0]:#x}-{body[-1][0]:#x}: {len(body)} instr{extra}; " +
                   " ".join(f"{c}={counts[c]}" for c in CLASSES if counts[c]))
 
 
