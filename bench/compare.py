@@ -49,6 +49,7 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import fattn
+from sweep_ratios import geometric_mean, paired_ratios  # bench/: this script's own folder
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
@@ -647,20 +648,13 @@ def round_spread_lines(results: List[Result]) -> List[str]:
 
 
 def ratio_summary(results: List[Result], ours="fattn:auto", peer="sdpa:cudnn") -> str:
+    rows = [asdict(r) for r in results]
     lines = []
     for mode in MODES:
-        ratios = []
-        for r in results:
-            if r.impl != ours or r.mode != mode or r.status != "ok":
-                continue
-            match = [p for p in results if p.impl == peer and p.mode == mode and p.status == "ok"
-                     and (p.seqlen, p.head_dim, p.causal) == (r.seqlen, r.head_dim, r.causal)]
-            if match:
-                ratios.append(r.tflops / match[0].tflops)
+        ratios = list(paired_ratios(rows, ours, peer, mode).values())
         if ratios:
-            geomean = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
-            lines.append(f"- {mode}: {ours} / {peer} geometric mean {geomean:.2f}× over "
-                         f"{len(ratios)} points, lowest {min(ratios):.2f}×")
+            lines.append(f"- {mode}: {ours} / {peer} geometric mean {geometric_mean(ratios):.2f}× "
+                         f"over {len(ratios)} points, lowest {min(ratios):.2f}×")
     return "\n".join(lines)
 
 

@@ -39,6 +39,18 @@ def index_rows(rows):
     return table
 
 
+def paired_ratios(rows, ours, peer, mode):
+    """{(dtype, head_dim, seqlen, causal): ours' TFLOP/s / peer's} over the points both ran in
+    `mode`. bench/compare.py's summary uses it too."""
+    table = index_rows(rows)
+    mine, theirs = table.get((ours, mode), {}), table.get((peer, mode), {})
+    return {key: mine[key] / theirs[key] for key in mine if key in theirs}
+
+
+def geometric_mean(values):
+    return math.exp(sum(math.log(value) for value in values) / len(values))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("compare_json")
@@ -53,17 +65,14 @@ def main():
     ceilings = data.get("ceilings", {})
     if ceilings:
         print("ceilings: " + ", ".join(f"{k} {v:.3g}" for k, v in ceilings.items()))
-    table = index_rows(data.get("sweep", []))
+    rows = data.get("sweep", [])
 
     for mode, ours, peer, title in RATIOS:
-        mine, theirs = table.get((ours, mode)), table.get((peer, mode))
-        if not mine or not theirs:
-            continue
-        ratios = {k: mine[k] / theirs[k] for k in mine if k in theirs}
+        ratios = paired_ratios(rows, ours, peer, mode)
         if not ratios:
             continue
         values = list(ratios.values())
-        geomean = math.exp(sum(math.log(v) for v in values) / len(values))
+        geomean = geometric_mean(values)
         below = sorted((v, k) for k, v in ratios.items() if v < args.below)
         print(f"\n{title}: geomean {geomean:.3f} ({min(values):.3f}-{max(values):.3f}), "
               f"{len(values)} points, {len(below)} below {args.below}")
