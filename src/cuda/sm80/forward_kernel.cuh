@@ -1116,25 +1116,25 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
         for (int mt = 0; mt < kRowTiles; ++mt)
 #pragma unroll
           for (int half = 0; half < 2; ++half) stats.sum(mt, half) += row_sum[mt][half];
-      } else if constexpr (kFull) {
-        std::uint32_t p_frag[kBlockN / kMmaK][kRowTiles][4];
-#pragma unroll
-        for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) pack_key_step(kstep, p_frag[kstep]);
-#pragma unroll
-        for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep)
-          multiply_key_step(kstep, p_frag[kstep]);
       } else {
+        // P converted for every key step first, then the products.
         std::uint32_t p_frag[kBlockN / kMmaK][kRowTiles][4];
 #pragma unroll
         for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) pack_key_step(kstep, p_frag[kstep]);
+        if constexpr (kFull) {
 #pragma unroll
-        for (int dp = 0; dp < kMaxSteps; ++dp) {
-          if (dp < steps) {
+          for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep)
+            multiply_key_step(kstep, p_frag[kstep]);
+        } else {
 #pragma unroll
-            for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
-              std::uint32_t b[4];
-              ldmatrix_x4_trans(b, v_fragment.at(dp, kstep * 16));
-              mma_column_pair<Element>(o_acc, p_frag[kstep], b, dp);
+          for (int dp = 0; dp < kMaxSteps; ++dp) {
+            if (dp < steps) {
+#pragma unroll
+              for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
+                std::uint32_t b[4];
+                ldmatrix_x4_trans(b, v_fragment.at(dp, kstep * 16));
+                mma_column_pair<Element>(o_acc, p_frag[kstep], b, dp);
+              }
             }
           }
         }
