@@ -401,7 +401,7 @@ constexpr bool score_passes_by_query_tile() {
 // s14): ptxas cannot move a shared load above a shared store it cannot tell apart from it, so
 // each pair's LDS.64 sat right after the previous tile's STS and right before its FFMA / FADD,
 // which carried 27 k of the kernel's 582 k stall samples at N = 4k (short scoreboard; FA2 ~2 k).
-// kAhead pairs in flight: 2·kAhead more live registers per pass. kUnmaskedPasses: the passes
+// kAhead pairs in flight: 2·kAhead more live registers per pass. kUnmaskedPassesArg: the passes
 // that read ahead in the NoMask kernels (the masked kernels: both).
 enum class AheadPasses { none, exponent, both };
 struct ScoreStatisticsAheadOption {};
