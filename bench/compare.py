@@ -49,7 +49,10 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import fattn
-from sweep_ratios import geometric_mean, paired_ratios  # bench/: this script's own folder
+# sweep_ratios lives beside this script; a caller that loads compare.py by path (the tests do)
+# does not put bench/ on sys.path, so the script puts it there itself.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sweep_ratios import geometric_mean, paired_ratios  # noqa: E402
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
