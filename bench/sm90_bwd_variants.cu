@@ -22,6 +22,8 @@ using fattn::detail::sm90::DqReduce;
 using fattn::detail::sm90::GradSplit;
 
 constexpr DqReduce kBulk = DqReduce::bulk_tensor;
+// GradIssue::around_dq (backward_tile_config.hpp): dV issued behind dPᵀ, dK behind the dQ product.
+constexpr fattn::detail::sm90::GradIssue kAroundDq = fattn::detail::sm90::GradIssue::around_dq;
 
 struct Variant {
   const char* name;
@@ -37,6 +39,7 @@ struct Variant {
 constexpr Variant kVariants[] = {
     {"d64", 64, {128, 128, 2, DqSplit::queries, kBulk, GradSplit::keys}},
     {"d128", 128, {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys}},
+    {"d128_around_dq", 128, {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, kAroundDq}},
     {"d256", 256, {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim}},
 };
 

@@ -71,6 +71,12 @@ enum class DqReduce { atomics, bulk_tensor };
 // (backward_kernel.cuh, D <= 128); head_dim = every consumer all 64 keys of the CTA over its
 // share of the head-dim columns (backward_kernel_wide.cuh, D = 256).
 enum class GradSplit { keys, head_dim };
+// When a consumer of the key-split kernel (backward_kernel.cuh) issues its dV += Pᵀ·dO and
+// dK += dSᵀ·Q products within a step: with_ds = both once dSᵀ is in registers, then the dQ product,
+// one wait for all three; around_dq = dV as soon as Pᵀ is (it runs while dPᵀ − D_i, dSᵀ's
+// fragments and its stores are computed), dK after the dQ product, and a wait for dV and dQ only
+// (the dQ partial is staged and reduced while dK runs; the stage is released after dK).
+enum class GradIssue { with_ds, around_dq };
 
 // One row of the table; the kernel takes the type holding it (BackwardTileConfig<D>, or a
 // bench's own type, so that several shapes of one bucket build side by side:
@@ -82,6 +88,7 @@ struct BackwardTileShape {
   DqSplit dq_split;
   DqReduce dq_reduce;
   GradSplit grad_split = GradSplit::keys;
+  GradIssue grad_issue = GradIssue::with_ds;
 };
 
 template <int kHeadDimBucket>
