@@ -22,6 +22,10 @@ using fattn::detail::sm90::DqReduce;
 using fattn::detail::sm90::GradSplit;
 
 constexpr DqReduce kBulk = DqReduce::bulk_tensor;
+// GradIssue (backward_tile_config.hpp): around_dq = dV issued behind dPᵀ, dK behind the dQ
+// product (the D = 128 row); with_ds = dV and dK together once dSᵀ is in registers (before).
+constexpr fattn::detail::sm90::GradIssue kAroundDq = fattn::detail::sm90::GradIssue::around_dq;
+constexpr fattn::detail::sm90::GradIssue kWithDs = fattn::detail::sm90::GradIssue::with_ds;
 
 struct Variant {
   const char* name;
@@ -36,7 +40,8 @@ struct Variant {
 // bench/results/sm90-bwd-h100-2026-11-22-s6b/ and -s7/) are in this file's history.
 constexpr Variant kVariants[] = {
     {"d64", 64, {128, 128, 2, DqSplit::queries, kBulk, GradSplit::keys}},
-    {"d128", 128, {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys}},
+    {"d128", 128, {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, kAroundDq}},
+    {"d128_with_ds", 128, {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, kWithDs}},
     {"d256", 256, {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim}},
 };
 

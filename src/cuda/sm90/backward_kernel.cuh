@@ -88,6 +88,7 @@ struct BackwardTraits {
   static constexpr bool kDqSplitKeys = kShape.dq_split == DqSplit::keys;
   static constexpr bool kDqSplitQueries = kShape.dq_split == DqSplit::queries;
   static constexpr bool kDqBulk = kShape.dq_reduce == DqReduce::bulk_tensor;
+  static constexpr bool kGradsAroundDq = kShape.grad_issue == GradIssue::around_dq;
   static constexpr int kConsumerWarpgroups = kBlockN / backward::kWgmmaM;
   static constexpr int kConsumerThreads = kConsumerWarpgroups * backward::kWarpgroupThreads;
   static constexpr int kThreads = backward::kWarpgroupThreads * (1 + kConsumerWarpgroups);
@@ -612,11 +613,16 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element, TileConfig>:
   std::uint8_t* dq_stage_tile =
       smem + Traits::kDqStageOffset + consumer * Traits::kDqStageTileBytes;
   const bool dq_reduce_leader = threadIdx.x % kWarpgroupThreads == 0;
-  auto finish_dq = [&](int step) {
+  auto release_stage = [&](int step) {
     fence_operands(dq);
     fence_operands(dv);
     fence_operands(dk);
     mbarrier_arrive(&bars->empty[step % kStages]);
+  };
+  // GradIssue::around_dq stages and reduces dQ while dK still reads the stage, and releases it
+  // after (release_stage); with_ds releases it first.
+  auto finish_dq = [&](int step) {
+    if constexpr (!Traits::kGradsAroundDq) release_stage(step);
     const int head = kv_head * params.group_size + step / m_count;
     const int row0 = (m_first + step % m_count) * kBlockM;
     if constexpr (Traits::kDqBulk) {
@@ -683,21 +689,34 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element, TileConfig>:
       Math::template probabilities<false>(s, lse_stage, params.scale_log2, mask, key_row0,
                                           query_col0, params.seqlen_k);
     }
-    wgmma_wait<0>();
-    fence_operands(dp);
-    Math::score_gradients(dp, s, delta_stage);
-
     std::uint32_t p_frag[Math::kChunks][4];
     std::uint32_t ds_frag[Math::kChunks][4];
-    Math::to_fragments(s, p_frag);
-    Math::to_fragments(dp, ds_frag);
+    if constexpr (Traits::kGradsAroundDq) {
+      // dV += Pᵀ·dO now, behind dPᵀ; the wait leaves it running.
+      Math::to_fragments(s, p_frag);
+      fence_operands(dv);
+      wgmma_fence();
+      Math::issue_gradient(dv, p_frag, do_stage);
+      wgmma_commit();
+      wgmma_wait<1>();  // dPᵀ is ready; dV may still run
+      fence_operands(dp);
+      Math::score_gradients(dp, s, delta_stage);
+      Math::to_fragments(dp, ds_frag);
+    } else {
+      wgmma_wait<0>();
+      fence_operands(dp);
+      Math::score_gradients(dp, s, delta_stage);
 
-    fence_operands(dv);
-    fence_operands(dk);
-    wgmma_fence();
-    Math::issue_gradient(dv, p_frag, do_stage);
-    Math::issue_gradient(dk, ds_frag, q_stage);
-    wgmma_commit();
+      Math::to_fragments(s, p_frag);
+      Math::to_fragments(dp, ds_frag);
+
+      fence_operands(dv);
+      fence_operands(dk);
+      wgmma_fence();
+      Math::issue_gradient(dv, p_frag, do_stage);
+      Math::issue_gradient(dk, ds_frag, q_stage);
+      wgmma_commit();
+    }
 
     // dSᵀ to shared memory for the dQ product: this warpgroup's 64 key rows of buffer
     // step % 2. The other buffer may still be read by the other warpgroup's dQ of the previous
@@ -712,8 +731,21 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element, TileConfig>:
     named_barrier_sync(dq_barrier, Traits::kDqBarrierThreads);
 
     Math::issue_dq(dq, smem_address(ds_tile) + ds_query_offset, dq_key_row, dq_k_base);
-    wgmma_wait<0>();
-    finish_dq(step);
+    if constexpr (Traits::kGradsAroundDq) {
+      // dK += dSᵀ·Q behind the dQ product; dQ is staged and reduced while it runs.
+      fence_operands(dk);
+      wgmma_fence();
+      Math::issue_gradient(dk, ds_frag, q_stage);
+      wgmma_commit();
+      wgmma_wait<1>();  // dV and dQ are complete; dK may still run
+      fence_operands(dq);
+      finish_dq(step);
+      wgmma_wait<0>();
+      release_stage(step);
+    } else {
+      wgmma_wait<0>();
+      finish_dq(step);
+    }
   }
   if constexpr (Traits::kDqBulk) {
     if (dq_reduce_leader) bulk_wait_group<0>();  // the reductions complete before the CTA exits

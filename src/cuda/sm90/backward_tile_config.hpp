@@ -29,6 +29,13 @@
 //   (N = 16k: 377 → 430 non-causal), D = 128 +11–26 % (N = 16k: 403 → 487, 380 → 447); ncu
 //   (N = 4096): 4.53 → 3.86 ms and 4.04 → 3.38 ms, L2 crossbar 51 → 41 % and 58 → 46 %, tensor
 //   pipe 39 → 45 % and 42 → 52 %, long-scoreboard stalls 2.1 → 1.4 and 2.4 → 1.5 per issue.
+// - D = 128 issues dV and dK around the dQ product (GradIssue::around_dq): dV as soon as Pᵀ is in
+//   registers (under dPᵀ − D_i, the packs and the dSᵀ stores), dK after dQ, whose staging and TMA
+//   reduction then run under dK. Measured on an H100 (session 16, bench/results/
+//   sm90-bwd-h100-2026-11-23-s16/): backward ×1.016–1.041 (geomean of three runs in turns per
+//   point, N = 1k–16k, causal and not); ncu at N = 4k 3.40 → 3.29 ms non-causal, 1.97 → 1.90 ms
+//   causal, tensor pipe 51.5 → 53.1 %. 0 spills. D = 64 (kBlockM = 128) cannot take it: Pᵀ's 32
+//   fragment registers live beside Sᵀ/dPᵀ's 128 spill 48 bytes and serialize the wgmmas (C7512).
 // - DqSplit::keys (each warpgroup: all columns over its own 64 keys; no cross-warpgroup wait,
 //   twice the reductions) was the first D = 64 row; it stays available for kBlockM = 64 shapes.
 // - dS is stored for dQ = dS·K as the registers hold it, transposed (key rows, 64-query column
@@ -71,6 +78,12 @@ enum class DqReduce { atomics, bulk_tensor };
 // (backward_kernel.cuh, D <= 128); head_dim = every consumer all 64 keys of the CTA over its
 // share of the head-dim columns (backward_kernel_wide.cuh, D = 256).
 enum class GradSplit { keys, head_dim };
+// When a consumer of the key-split kernel (backward_kernel.cuh) issues its dV += Pᵀ·dO and
+// dK += dSᵀ·Q products within a step: with_ds = both once dSᵀ is in registers, then the dQ product,
+// one wait for all three; around_dq = dV as soon as Pᵀ is (it runs while dPᵀ − D_i, dSᵀ's
+// fragments and its stores are computed), dK after the dQ product, and a wait for dV and dQ only
+// (the dQ partial is staged and reduced while dK runs; the stage is released after dK).
+enum class GradIssue { with_ds, around_dq };
 
 // One row of the table; the kernel takes the type holding it (BackwardTileConfig<D>, or a
 // bench's own type, so that several shapes of one bucket build side by side:
@@ -82,6 +95,7 @@ struct BackwardTileShape {
   DqSplit dq_split;
   DqReduce dq_reduce;
   GradSplit grad_split = GradSplit::keys;
+  GradIssue grad_issue = GradIssue::with_ds;
 };
 
 template <int kHeadDimBucket>
@@ -95,7 +109,8 @@ struct BackwardTileConfig<64> {
 template <>
 struct BackwardTileConfig<128> {
   static constexpr BackwardTileShape kShape{64, 128, 2, DqSplit::head_dim,
-                                            DqReduce::bulk_tensor};
+                                            DqReduce::bulk_tensor, GradSplit::keys,
+                                            GradIssue::around_dq};
 };
 template <>
 struct BackwardTileConfig<256> {
