@@ -23,9 +23,8 @@ using fattn::detail::sm90::GradSplit;
 
 constexpr DqReduce kBulk = DqReduce::bulk_tensor;
 // GradIssue (backward_tile_config.hpp): around_dq = dV issued behind dPᵀ, dK behind the dQ
-// product (the D = 128 row); with_ds = dV and dK together once dSᵀ is in registers (before).
+// product (the D = 128 row).
 constexpr fattn::detail::sm90::GradIssue kAroundDq = fattn::detail::sm90::GradIssue::around_dq;
-constexpr fattn::detail::sm90::GradIssue kWithDs = fattn::detail::sm90::GradIssue::with_ds;
 
 struct Variant {
   const char* name;
@@ -41,7 +40,8 @@ struct Variant {
 constexpr Variant kVariants[] = {
     {"d64", 64, {128, 128, 2, DqSplit::queries, kBulk, GradSplit::keys}},
     {"d128", 128, {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, kAroundDq}},
-    {"d128_with_ds", 128, {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, kWithDs}},
+    {"d128_regorder", 128,
+     {64, 128, 2, DqSplit::head_dim, DqReduce::bulk_register_order, GradSplit::keys, kAroundDq}},
     {"d256", 256, {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim}},
 };
 

@@ -54,7 +54,8 @@ CHECK_CASES = {
          (2, 300, 517, 4, 2, 40, True), (1, 1, 300, 2, 1, 64, False),
          (1, 17, 130, 6, 2, 64, False)],
     128: [(1, 1013, 1013, 2, 2, 128, True), (2, 300, 517, 4, 2, 96, False),
-          (1, 1, 300, 2, 1, 128, False), (1, 700, 700, 2, 2, 128, False)],
+          (1, 1, 300, 2, 1, 128, False), (1, 700, 700, 2, 2, 128, False),
+          (1, 17, 130, 6, 2, 128, True), (2, 1013, 1013, 4, 1, 128, False)],
     256: [(1, 1013, 1013, 2, 2, 256, True), (2, 300, 517, 4, 2, 192, False),
           (1, 1, 300, 2, 1, 256, False), (1, 17, 17, 2, 2, 256, False),
           (1, 700, 300, 4, 2, 256, True), (1, 700, 700, 2, 2, 256, False)],
@@ -193,7 +194,8 @@ def fattn_forward_ms(binary, B, N, H, D, causal):
     return float(match.group(1)) if match else "no forward time"
 
 
-def bench(lib, variants, head_dims, seqlens, json_path, peers, forward_binary=None, rounds=1):
+def bench(lib, variants, head_dims, seqlens, json_path, peers, forward_binary=None, rounds=1,
+          reverse=False):
     rows = []
     print(f"{torch.cuda.get_device_name()}; bf16, B*N={TOKENS}, H*D={WIDTH}; backward TFLOP/s" +
           (" (fwd+bwd TFLOP/s after the slash)" if forward_binary else ""))
@@ -217,7 +219,7 @@ def bench(lib, variants, head_dims, seqlens, json_path, peers, forward_binary=No
                 # rounds' medians.
                 round_ms = {name: [] for _, name in mine}
                 for _ in range(rounds):
-                    for index, name in mine:
+                    for index, name in (mine[::-1] if reverse else mine):
                         if not isinstance(row.get(name, 0.0), float):
                             continue
                         try:
@@ -305,6 +307,8 @@ def main():
                         help="SDPA backends to time beside the variants (cudnn,flash)")
     parser.add_argument("--rounds", type=int, default=1,
                         help="timings per variant and shape, the variants taking turns")
+    parser.add_argument("--reverse", action="store_true",
+                        help="each round times the variants in reverse table order")
     parser.add_argument("--forward-binary",
                         help="fattn_cuda_bench: adds forward+backward TFLOP/s (fattn's forward)")
     args = parser.parse_args()
@@ -322,7 +326,7 @@ def main():
         peers = [] if args.no_sdpa else [p for p in args.peers.split(",") if p]
         bench(lib, variants, [int(x) for x in args.head_dims.split(",")],
               [int(x) for x in args.seqlens.split(",")], args.json, peers, args.forward_binary,
-              args.rounds)
+              args.rounds, args.reverse)
     if args.profile:
         profile(lib, variants, args.profile)
     return 1 if failures else 0

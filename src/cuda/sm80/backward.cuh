@@ -42,10 +42,12 @@ inline RowPassLaunch row_pass_launch(int rows, const Problem& problem, int head_
 // these same pre- and postprocess kernels around its wgmma main kernel): the parameter block,
 // the workspace (fp32 dQ accumulator, LSE·log2e and D_i per row padded to `block_m`, and the
 // deterministic mode's semaphores) and the preprocess launch. `workspace` must outlive every
-// kernel that reads it (the caller's scope).
+// kernel that reads it (the caller's scope). `accum_floats` (the Hopper backward's register-order
+// dQ accumulator, padded to whole query tiles): the accumulator's size in floats when larger
+// than the row layout's; the floats past the rows the preprocess zeroes are zeroed here.
 template <class Element>
 Status start_backward(const AttentionArgs& args, int block_m, Workspace& workspace,
-                      BackwardParams& params) {
+                      BackwardParams& params, std::size_t accum_floats = 0) {
   const Problem& problem = args.problem;
   const cudaStream_t stream = stream_of(args);
   fill_shared_params(params, args);
@@ -67,8 +69,11 @@ Status start_backward(const AttentionArgs& args, int block_m, Workspace& workspa
   params.rows_rounded = m_blocks * block_m;
   const bool deterministic = problem.options.deterministic;
 
+  const std::size_t row_accum_floats =
+      static_cast<std::size_t>(batch * heads_q * problem.seqlen_q) * params.dq_accum_stride;
   const std::size_t accum_bytes =
-      aligned_bytes(sizeof(float) * batch * heads_q * problem.seqlen_q * params.dq_accum_stride);
+      aligned_bytes(sizeof(float) * (accum_floats > row_accum_floats ? accum_floats
+                                                                      : row_accum_floats));
   const std::size_t stat_bytes = aligned_bytes(sizeof(float) * batch * heads_q * params.rows_rounded);
   const std::size_t semaphore_bytes =
       deterministic ? aligned_bytes(sizeof(int) * batch * heads_q * m_blocks) : 0;
@@ -80,6 +85,10 @@ Status start_backward(const AttentionArgs& args, int block_m, Workspace& workspa
   if (deterministic) {
     params.semaphores = reinterpret_cast<int*>(base + accum_bytes + 2 * stat_bytes);
     FATTN_CUDA_TRY(cudaMemsetAsync(params.semaphores, 0, semaphore_bytes, stream));
+  }
+  if (accum_floats > row_accum_floats) {
+    FATTN_CUDA_TRY(cudaMemsetAsync(params.dq_accum + row_accum_floats, 0,
+                                   sizeof(float) * (accum_floats - row_accum_floats), stream));
   }
 
   if (m_blocks > 0) {

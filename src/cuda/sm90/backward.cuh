@@ -29,6 +29,74 @@
 
 namespace fattn::detail::sm90 {
 
+// DqReduce::bulk_register_order's postprocess: dQ = scale · accumulator, converted to the
+// storage type, from the register-order accumulator (backward_kernel.cuh,
+// store_dq_register_order): one CTA per (64-query tile · column block, head, batch) reads its
+// 16 KB block coalesced (float4 j of thread t at j·128 + t), puts it in row order in shared
+// memory and writes the tile's rows below seqlen_q, columns below head_dim.
+inline constexpr int kRegisterOrderPostThreads = backward::kWarpgroupThreads;
+template <class Element, int kColumnBlocks>
+__global__ void __launch_bounds__(kRegisterOrderPostThreads)
+    register_order_dq_postprocess_kernel(const sm80::BackwardParams params) {
+  using namespace backward;
+  constexpr int kRows = kWgmmaM;
+  constexpr int kColumns = kDqColumns;
+  constexpr int kPitch = kColumns + 4;  // floats per shared row: float4-aligned, fewer conflicts
+  __shared__ __align__(16) float tile[kRows * kPitch];
+  const int thread = static_cast<int>(threadIdx.x);
+  const int row_tile = static_cast<int>(blockIdx.x) / kColumnBlocks;
+  const int column_block = static_cast<int>(blockIdx.x) % kColumnBlocks;
+  const int head = static_cast<int>(blockIdx.y);
+  const int batch = static_cast<int>(blockIdx.z);
+  const std::int64_t head_index = static_cast<std::int64_t>(batch) * params.heads_q + head;
+  const std::int64_t block =
+      (head_index * (params.rows_rounded / kRows) + row_tile) * kColumnBlocks + column_block;
+  const auto* source =
+      reinterpret_cast<const float4*>(params.dq_accum + block * kDqRegisterOrderBlockFloats);
+  {
+    const int warp = thread / kWarpSize;
+    const int lane = thread % kWarpSize;
+    const int row = warp * 16 + lane / 4;
+#pragma unroll
+    for (int j = 0; j < kColumns / 8; ++j) {
+      const float4 v = source[j * kRegisterOrderPostThreads + thread];
+      const int column = 8 * j + 2 * (lane % 4);
+      *reinterpret_cast<float2*>(&tile[row * kPitch + column]) = make_float2(v.x, v.y);
+      *reinterpret_cast<float2*>(&tile[(row + 8) * kPitch + column]) = make_float2(v.z, v.w);
+    }
+  }
+  __syncthreads();
+  using Traits = sm80::ElementTraits<Element>;
+  constexpr int kChunks = kColumns / sm80::kRowChunkElements;  // 8 chunks of 8 per row
+  for (int index = thread; index < kRows * kChunks; index += kRegisterOrderPostThreads) {
+    const int row = index / kChunks;
+    const int query = row_tile * kRows + row;
+    if (query >= params.seqlen_q) break;  // rows grow with index
+    const int in_tile = (index % kChunks) * sm80::kRowChunkElements;
+    const int column0 = column_block * kColumns + in_tile;
+    if (column0 >= params.head_dim) continue;
+    auto* dq = static_cast<Element*>(params.dq) + batch * params.dq_strides.batch +
+               query * params.dq_strides.row + head * params.dq_strides.head;
+    const float* values = &tile[row * kPitch + in_tile];
+    if (params.alignment >= sm80::kWidest &&
+        column0 + sm80::kRowChunkElements <= params.head_dim) {
+      Element elements[sm80::kRowChunkElements];
+#pragma unroll
+      for (int i = 0; i < sm80::kRowChunkElements; ++i) {
+        elements[i] = Traits::from_float(values[i] * params.scale);
+      }
+      uint4 bits;
+      __builtin_memcpy(&bits, elements, sizeof(bits));
+      *reinterpret_cast<uint4*>(dq + column0) = bits;
+    } else {
+      const int column_end = min(column0 + sm80::kRowChunkElements, params.head_dim);
+      for (int d = column0; d < column_end; ++d) {
+        dq[d] = Traits::from_float(values[d - column0] * params.scale);
+      }
+    }
+  }
+}
+
 // The backward with the tile shape TileConfig::kShape (any row backward_tile_config.hpp could
 // hold): the library calls it with the bucket's row (launch_backward below),
 // bench/sm90_bwd_variants.cu with alternatives, to time them side by side.
@@ -42,11 +110,20 @@ Status launch_backward_with(const AttentionArgs& args) {
   const std::int64_t batch = problem.batch;
   const std::int64_t heads_q = problem.heads_q;
 
-  // The parameter block, workspace, preprocess and postprocess are the sm80 family's.
+  // The parameter block, workspace, preprocess and postprocess are the sm80 family's, except the
+  // register-order dQ accumulator's postprocess (and its size: whole 64-query tiles, kHeadDim
+  // columns).
+  constexpr bool kRegisterOrder = TileConfig::kShape.dq_reduce == DqReduce::bulk_register_order;
   sm80::BackwardParams rows;
   Workspace workspace(args);
+  std::size_t accum_floats = 0;
+  if constexpr (kRegisterOrder) {
+    const std::int64_t rows_rounded =
+        (problem.seqlen_q + Traits::kBlockM - 1) / Traits::kBlockM * Traits::kBlockM;
+    accum_floats = static_cast<std::size_t>(batch * heads_q * rows_rounded) * kHeadDim;
+  }
   FATTN_RETURN_IF_ERROR(
-      sm80::start_backward<Element>(args, Traits::kBlockM, workspace, rows));
+      sm80::start_backward<Element>(args, Traits::kBlockM, workspace, rows, accum_floats));
   const int n_blocks = (rows.seqlen_k + Traits::kBlockN - 1) / Traits::kBlockN;
 
   if (n_blocks > 0) {
@@ -68,7 +145,7 @@ Status launch_backward_with(const AttentionArgs& args) {
     }
     // The dQ accumulator as TMA reductions see it (DqReduce::bulk_tensor only; otherwise unused).
     CUtensorMap tma_dq_accum = tma_k;
-    if (Traits::kDqBulk && problem.seqlen_q > 0) {
+    if (Traits::kDqBulk && !kRegisterOrder && problem.seqlen_q > 0) {
       if (Status s = make_fp32_rows_tensor_map(&tma_dq_accum, rows.dq_accum, rows.dq_accum_stride,
                                                problem.seqlen_q, heads_q, batch,
                                                backward::kDqBoxColumns, backward::kWgmmaM);
@@ -116,7 +193,19 @@ Status launch_backward_with(const AttentionArgs& args) {
     }));
   }
 
-  return sm80::finish_backward<Element>(args, rows);
+  if constexpr (kRegisterOrder) {
+    if (problem.seqlen_q == 0) return Status::Ok();
+    constexpr int kColumnBlocks = kHeadDim / backward::kDqColumns;
+    const dim3 grid(static_cast<unsigned>(rows.rows_rounded / backward::kWgmmaM * kColumnBlocks),
+                    static_cast<unsigned>(heads_q), static_cast<unsigned>(batch));
+    register_order_dq_postprocess_kernel<Element, kColumnBlocks>
+        <<<grid, kRegisterOrderPostThreads, 0, stream_of(args)>>>(rows);
+    FATTN_CUDA_TRY_LAUNCH("sm90::register_order_dq_postprocess_kernel");
+    count_launches(args);
+    return Status::Ok();
+  } else {
+    return sm80::finish_backward<Element>(args, rows);
+  }
 }
 
 template <int kHeadDim, class Element>

@@ -69,6 +69,9 @@ constexpr int kDsReadyBarrier = 1;
 constexpr int kDqStagedBarrier = 3;
 // The fp32 dQ staging box: 32 columns = one 128-byte swizzle row, 64 rows.
 constexpr int kDqBoxColumns = 32;
+// DqReduce::bulk_register_order: one 64-query × 64-column fp32 block of the accumulator.
+constexpr int kDqRegisterOrderBlockFloats = kWgmmaM * kDqColumns;
+constexpr int kDqRegisterOrderBlockBytes = kDqRegisterOrderBlockFloats * 4;
 // 24·128 + 2·240·128 = 64,512 <= 65,536 registers per SM (as in the forward).
 constexpr int kProducerRegisters = 24;
 constexpr int kConsumerRegisters = 240;
@@ -87,7 +90,9 @@ struct BackwardTraits {
   static constexpr int kStages = kShape.stages;
   static constexpr bool kDqSplitKeys = kShape.dq_split == DqSplit::keys;
   static constexpr bool kDqSplitQueries = kShape.dq_split == DqSplit::queries;
-  static constexpr bool kDqBulk = kShape.dq_reduce == DqReduce::bulk_tensor;
+  // Both bulk forms stage the partial in a 16 KB shared tile per consumer and reduce it from there.
+  static constexpr bool kDqRegisterOrder = kShape.dq_reduce == DqReduce::bulk_register_order;
+  static constexpr bool kDqBulk = kShape.dq_reduce == DqReduce::bulk_tensor || kDqRegisterOrder;
   static constexpr bool kGradsAroundDq = kShape.grad_issue == GradIssue::around_dq;
   static constexpr int kConsumerWarpgroups = kBlockN / backward::kWgmmaM;
   static constexpr int kConsumerThreads = kConsumerWarpgroups * backward::kWarpgroupThreads;
@@ -153,6 +158,8 @@ struct BackwardTraits {
   static_assert(kSmemBytes <= backward::kMaxSharedBytesPerBlock, "shared memory per block");
   static_assert(kShape.grad_split == GradSplit::keys,
                 "the head-dim split is backward_kernel_wide.cuh's");
+  static_assert(!kDqRegisterOrder || kDqStageTileBytes == backward::kDqRegisterOrderBlockBytes,
+                "a register-order block is one consumer's 64 × 64 fp32 partial");
 };
 
 template <int kStages>
@@ -517,6 +524,23 @@ struct BackwardConsumer {
       }
     }
   }
+
+  // DqReduce::bulk_register_order: this thread's dQ registers as 8 float4 in register order
+  // (float4 j of warpgroup thread t at (j·128 + t)·16 bytes): each store instruction of a warp
+  // writes 512 contiguous bytes (4 wavefronts, the minimum), no swizzle arithmetic.
+  // Float4 j of thread t (warp w, lane l) holds rows w·16 + l/4 (+8 for .z/.w) and columns
+  // 8j + 2·(l%4) + {0, 1} (the m64n64 accumulator layout); register_order_dq_postprocess_kernel
+  // (backward.cuh) reads it back so.
+  static FATTN_DEVICE void store_dq_register_order(std::uint8_t* tile,
+                                                   const float (&dq)[kDqRegs]) {
+    const int thread = threadIdx.x % backward::kWarpgroupThreads;
+#pragma unroll
+    for (int j = 0; j < kDqRegs / 4; ++j) {
+      *reinterpret_cast<float4*>(tile + (j * backward::kWarpgroupThreads + thread) *
+                                            static_cast<int>(sizeof(float4))) =
+          make_float4(dq[4 * j], dq[4 * j + 1], dq[4 * j + 2], dq[4 * j + 3]);
+    }
+  }
 };
 
 template <int kHeadDim, class Element, class Mask, class TileConfig>
@@ -625,7 +649,24 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element, TileConfig>:
     if constexpr (!Traits::kGradsAroundDq) release_stage(step);
     const int head = kv_head * params.group_size + step / m_count;
     const int row0 = (m_first + step % m_count) * kBlockM;
-    if constexpr (Traits::kDqBulk) {
+    if constexpr (Traits::kDqRegisterOrder) {
+      // As below, in register order, into block (query tile of 64, column block) of the
+      // accumulator (backward.cuh: (batch, head, rows_rounded / 64, kHeadDim / 64) blocks).
+      Math::store_dq_register_order(dq_stage_tile, dq);
+      fence_view_async_shared();
+      named_barrier_sync(kDqStagedBarrier + consumer, kWarpgroupThreads);
+      if (dq_reduce_leader) {
+        const std::int64_t head_index = static_cast<std::int64_t>(batch) * params.heads_q + head;
+        const std::int64_t block =
+            (head_index * (params.rows_rounded / kWgmmaM) + (row0 + dq_query0) / kWgmmaM) *
+                (kHeadDim / kDqColumns) +
+            dq_column0 / kDqColumns;
+        bulk_reduce_add_f32(params.dq_accum + block * kDqRegisterOrderBlockFloats, dq_stage_tile,
+                            kDqRegisterOrderBlockBytes);
+        bulk_commit_group();
+      }
+      return;
+    } else if constexpr (Traits::kDqBulk) {
       // The leader waited for the previous reduction to finish reading this tile before the
       // step's dS barrier, which every thread passed before its dQ product.
       Math::store_dq(dq_stage_tile, dq);

@@ -37,6 +37,18 @@ FATTN_DEVICE void tma_reduce_add_4d(const CUtensorMap* map, const void* smem_src
       : "memory");
 }
 
+// Adds `bytes` of fp32 values from shared memory into global memory elementwise (a 1-D bulk
+// reduction; both addresses 16-byte aligned, `bytes` a multiple of 16). Tracked by the issuing
+// thread's bulk group, as tma_reduce_add_4d.
+FATTN_DEVICE void bulk_reduce_add_f32(float* global_dst, const void* smem_src,
+                                      std::uint32_t bytes) {
+  asm volatile(
+      "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;\n" ::"l"(
+          reinterpret_cast<std::uint64_t>(global_dst)),
+      "r"(smem_address(smem_src)), "r"(bytes)
+      : "memory");
+}
+
 // D[64 x 64] (+)= A[64 x 16] · B[16 x 64] with A and B both MN-major ("transposed") in shared
 // memory: imm-trans-a = imm-trans-b = 1. Operand numbering follows the generated m64n64k16
 // macros (32 accumulators, then desc_a %32, desc_b %33, accumulate %34). Only N = 64 exists: it

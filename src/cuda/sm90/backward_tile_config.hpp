@@ -73,7 +73,12 @@ enum class DqSplit { keys, head_dim, queries };
 // a 128-byte-swizzled shared tile, then one thread issues TMA reductions
 // (cp.reduce.async.bulk.tensor ... add) of two 64-row × 32-column boxes (16 KB more shared
 // memory per consumer). The head-dim split (GradSplit::head_dim) takes bulk_tensor only.
-enum class DqReduce { atomics, bulk_tensor };
+// bulk_register_order (key-split kernel, backward_kernel.cuh): the partial is stored in register
+// order (float4 j of consumer thread t at (j·128 + t)·16 bytes: 8 STS.128 per thread, no
+// swizzle) and one thread adds the 16 KB with one 1-D cp.reduce.async.bulk ... add.f32 into an
+// accumulator laid out per (batch, head, 64-query tile, 64-column block) in that same order; the
+// sm90 postprocess (backward.cuh) undoes the order.
+enum class DqReduce { atomics, bulk_tensor, bulk_register_order };
 // Who owns dK/dV: keys = each consumer warpgroup 64 of the CTA's keys over the whole head dim
 // (backward_kernel.cuh, D <= 128); head_dim = every consumer all 64 keys of the CTA over its
 // share of the head-dim columns (backward_kernel_wide.cuh, D = 256).
