@@ -39,9 +39,9 @@ struct Variant {
 // bench/results/sm90-bwd-h100-2026-11-22-s6b/ and -s7/) are in this file's history.
 constexpr Variant kVariants[] = {
     {"d64", 64, {128, 128, 2, DqSplit::queries, kBulk, GradSplit::keys}},
-    {"d128", 128, {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, kAroundDq}},
-    {"d128_regorder", 128,
+    {"d128", 128,
      {64, 128, 2, DqSplit::head_dim, DqReduce::bulk_register_order, GradSplit::keys, kAroundDq}},
+    {"d128_tensor", 128, {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, kAroundDq}},
     {"d256", 256, {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim}},
 };
 

@@ -1,6 +1,7 @@
 // Host-side launch of the Hopper backward for one (head-dim bucket, element type): the sm80
 // family's preprocess (D_i = rowsum(dO∘O), LSE·log2e, dQ accumulator zeroed), the sm90 main
-// kernel (backward_kernel.cuh), and the sm80 postprocess (dQ = scale · accumulator). The
+// kernel (backward_kernel.cuh), and the postprocess (dQ = scale · accumulator: the sm80 one, or
+// register_order_dq_postprocess_kernel below for DqReduce::bulk_register_order). The
 // generated files src/cuda/instantiations/sm90_bwd_d<D>_<dtype>.cu include this header and
 // instantiate launch_backward explicitly.
 //

@@ -36,6 +36,12 @@
 //   point, N = 1k–16k, causal and not); ncu at N = 4k 3.40 → 3.29 ms non-causal, 1.97 → 1.90 ms
 //   causal, tensor pipe 51.5 → 53.1 %. 0 spills. D = 64 (kBlockM = 128) cannot take it: Pᵀ's 32
 //   fragment registers live beside Sᵀ/dPᵀ's 128 spill 48 bytes and serialize the wgmmas (C7512).
+// - D = 128 stages and reduces the dQ partial in register order (DqReduce::bulk_register_order:
+//   8 STS.128 and one 1-D bulk reduction per consumer step instead of 16 STS.64 into swizzled
+//   boxes and two TMA tensor reductions; its own postprocess, backward.cuh). Measured in one call
+//   (session 16, bench/results/sm90-bwd-h100-2026-11-23-s16c/, an H200, two passes in opposite
+//   orders, 5 rounds each): backward ×1.016–1.060 over bulk_tensor (geomean 1.037 over N = 1k /
+//   4k / 16k causal and not). D = 64 (DqSplit::queries) could take it too; not measured.
 // - DqSplit::keys (each warpgroup: all columns over its own 64 keys; no cross-warpgroup wait,
 //   twice the reductions) was the first D = 64 row; it stays available for kBlockM = 64 shapes.
 // - dS is stored for dQ = dS·K as the registers hold it, transposed (key rows, 64-query column
@@ -114,7 +120,7 @@ struct BackwardTileConfig<64> {
 template <>
 struct BackwardTileConfig<128> {
   static constexpr BackwardTileShape kShape{64, 128, 2, DqSplit::head_dim,
-                                            DqReduce::bulk_tensor, GradSplit::keys,
+                                            DqReduce::bulk_register_order, GradSplit::keys,
                                             GradIssue::around_dq};
 };
 template <>
