@@ -524,6 +524,23 @@ FATTN_DEVICE int head_word_column(const HeadColumns& columns, int head) {
   return first;
 }
 
+// Sector-aligned boxes (kSectorBoxes; forward.cuh, sector_box_bits): head dims D = 16·k + 8
+// whose rows start on a 16-byte but not a 32-byte boundary (packed layouts: every other head,
+// 2·D bytes apart) load their boxes from column -8 instead of 0, so that each box ends on a
+// 32-byte L2 sector boundary and no sector is read by two boxes (D = 72 at column 0: the
+// 128-byte box ends mid-sector and the 16-byte tail box reads that sector again, 6 sectors a
+// row where 5 hold it). TMA zero-fills the columns before the head (out of the map's bounds),
+// so the tile holds the head in columns [8, 8 + D) = [8, W) with zeros in front: Q (loaded
+// with its key head's shift) and K meet zeros there, P·V leaves O's column c in accumulator
+// column c + 8, and the TMA store from column -8 writes back only the columns in bounds.
+// `bits.step`: kSectorShiftColumns where the tensor's head stride is an odd multiple of 16 bytes,
+// else 0 (the launch asks for base addresses and batch strides that are 32-byte multiples and
+// sequence strides too, so a head's parity alone places its rows).
+inline constexpr int kSectorShiftColumns = 8;
+FATTN_DEVICE int sector_shift(const HeadColumns& bits, int head) {
+  return (head * kSectorShiftColumns) & bits.step;
+}
+
 // Zeros the columns [0, phase) and [phase + head_dim, kWidth) of the calling warpgroup's 64 rows
 // of the Q tile (`q_smem`: its first row in column block 0; blocks `block_bytes` apart, 128-byte
 // swizzled as TMA wrote them). Heads-as-columns kernels only: there TMA filled those columns
@@ -609,8 +626,10 @@ inline constexpr bool kProducerStoresOutput = std::is_same_v<Mask, NoMask> &&
 // shape says (forward.cuh picks it where the producer-store epilogue cannot write the output).
 // kHeadsAsColumns: q, k and v come as heads-as-columns tensor maps (heads_as_columns.hpp); such
 // kernels store O from registers.
+// kSectorBoxes: boxes from column -8 where a head's rows start 16 bytes into a 32-byte sector
+// (sector_shift; forward.cuh picks these kernels for D = 16·k + 8).
 template <int kHeadDim, int kWidth, class Element, class Mask, bool kRegisterStores = false,
-          bool kHeadsAsColumns = false>
+          bool kHeadsAsColumns = false, bool kSectorBoxes = false>
 __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThreads, 1)
     forward_kernel(const __grid_constant__ CUtensorMap tma_q,
                    const __grid_constant__ CUtensorMap tma_k,
@@ -675,6 +694,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   constexpr bool kKeyAhead = kOutInV && Traits::kShape.second_key_before_output;
   static_assert(!kHeadsAsColumns || kRegisterStores,
                 "a TMA store box of a heads-as-columns row would write into the next head");
+  static_assert(!kSectorBoxes || (kTmaStore && !kHeadsAsColumns),
+                "sector-aligned boxes shift O's columns, which only the TMA stores put back");
   // The tensor-map coordinates of column block `block` of a head and of its head dimension:
   // heads as columns put the head into the column (from the 16-byte word holding its first
   // element: a box starts on a 16-byte boundary) and leave the (extent-1) head dimension at 0.
@@ -761,10 +782,14 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
                                     stage <= (box + kBoxBytes - 1) / Traits::kKvTileBytes;
               if (overlaps != (group == 0)) continue;
               if (staged_row + c * kWgmmaM >= params.seqlen_q) continue;
-              if (b * kTmaColumns < params.out_tma_columns) {
+              const int out_shift =
+                  kSectorBoxes
+                      ? sector_shift(params.v_columns, staged_head / params.group_size)
+                      : 0;
+              if (b * kTmaColumns - out_shift < params.out_tma_columns) {
                 tma_store_4d(&tma_o, smem + Traits::kOOffset + b * Traits::kQColumnBlockBytes +
                                          c * kBoxBytes,
-                             b * kTmaColumns, staged_row + c * kWgmmaM, staged_head,
+                             b * kTmaColumns - out_shift, staged_row + c * kWgmmaM, staged_head,
                              staged_batch);
               }
             }
@@ -793,6 +818,11 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       // without the ring and take no phase).
       const std::uint32_t output_phase = (q_round & 1) ^ 1;
       const int kv_head = head / params.group_size;
+      // kSectorBoxes: Q takes its key head's shift (Q·Kᵀ pairs their columns), V its own;
+      // recomputed at each load (sector_shift is opaque): two shifts kept live across the key
+      // loop spilled 8-20 bytes in the masked width-144/160 kernels (ptxas).
+      const int k_shift = kSectorBoxes ? sector_shift(params.k_columns, kv_head) : 0;
+      const int v_shift = kSectorBoxes ? sector_shift(params.v_columns, kv_head) : 0;
       // A fresh barrier counts as having completed the phase before phase 0, so the first
       // round through each buffer does not wait.
       mbarrier_wait(&bars->q_empty, (q_round & 1) ^ 1);
@@ -802,7 +832,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
 #pragma unroll
       for (int b = 0; b < Traits::kColumnBlocks; ++b) {
         tma_load_4d(&tma_q, &bars->q_full, smem + Traits::kQOffset + b * Traits::kQColumnBlockBytes,
-                    column(params.q_columns, head, b), row_begin,
+                    column(params.q_columns, head, b) - k_shift, row_begin,
                     head_coordinate(head), batch);
       }
       FATTN_TIMELINE_MARK(kQIssued, 0);
@@ -820,7 +850,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
 #pragma unroll
           for (int b = 0; b < Traits::kColumnBlocks; ++b) {
             tma_load_4d(&tma_k, &bars->k_full[slot.stage], k_dst + b * Traits::kKvColumnBlockBytes,
-                        column(params.k_columns, kv_head, b), key_tile * kBlockN,
+                        column(params.k_columns, kv_head, b) - k_shift, key_tile * kBlockN,
                         head_coordinate(kv_head), batch);
           }
           FATTN_TIMELINE_MARK(kKIssued, last_tile - 1 - n);
@@ -847,7 +877,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
               for (int b = 0; b < Traits::kColumnBlocks; ++b) {
                 tma_load_4d(&tma_k, &bars->k_full[ahead.stage],
                             ahead_dst + b * Traits::kKvColumnBlockBytes,
-                            column(params.k_columns, kv_head, b), ahead_tile * kBlockN,
+                            column(params.k_columns, kv_head, b) - k_shift,
+                            ahead_tile * kBlockN,
                             head_coordinate(kv_head), batch);
               }
               FATTN_TIMELINE_MARK(kKIssued, 1);
@@ -876,7 +907,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
 #pragma unroll
         for (int b = 0; b < Traits::kColumnBlocks; ++b) {
           tma_load_4d(&tma_v, &bars->v_full[slot.stage], v_dst + b * Traits::kKvColumnBlockBytes,
-                      column(params.v_columns, kv_head, b), key_tile * kBlockN,
+                      column(params.v_columns, kv_head, b) - v_shift, key_tile * kBlockN,
                       head_coordinate(kv_head), batch);
         }
       }
@@ -1182,12 +1213,15 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
           // Slices wholly below row 0 (row_offset) or past seqlen_q store nothing.
           const bool rows_stored = row_in_output(group_rows_begin);
           if (store_thread() && rows_stored) {
+            const int out_shift =
+                kSectorBoxes ? sector_shift(params.v_columns, head / params.group_size)
+                             : 0;
 #pragma unroll
             for (int b = 0; b < Traits::kOutColumnBlocks; ++b) {
-              if (b * kTmaColumns < params.out_tma_columns) {
+              if (b * kTmaColumns - out_shift < params.out_tma_columns) {
                 tma_store_4d(&tma_o, smem + Traits::kOOffset + b * Traits::kQColumnBlockBytes +
                                          consumer * kWgmmaM * kSwizzleRowBytes,
-                             b * kTmaColumns, group_rows_begin, head, batch);
+                             b * kTmaColumns - out_shift, group_rows_begin, head, batch);
               }
             }
             bulk_commit_group();
