@@ -540,6 +540,28 @@ inline constexpr int kSectorShiftColumns = 8;
 FATTN_DEVICE int sector_shift(const HeadColumns& bits, int head) {
   return (head * kSectorShiftColumns) & bits.step;
 }
+// The maps of kSectorBoxes kernels are rank 5, (8 columns, D / 8 words, rows, heads, batch)
+// (tensor_map.hpp, make_attention_word_tensor_map): a box of (8, 8, rows) fills shared memory as
+// a 64-column box does, and the shift goes into the word coordinate (−1), since TMA refused a
+// negative innermost (column) coordinate (h16-odd90 call 1: illegal instruction at launch).
+FATTN_DEVICE void tma_load_words(const CUtensorMap* map, std::uint64_t* barrier, void* smem_dst,
+                                 int column, int row, int head, int batch) {
+  asm volatile(
+      "cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5, %6, %7}], [%2];\n" ::"r"(smem_address(smem_dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(smem_address(barrier)), "r"(0),
+      "r"(column >> 3), "r"(row), "r"(head), "r"(batch)
+      : "memory");
+}
+FATTN_DEVICE void tma_store_words(const CUtensorMap* map, const void* smem_src, int column,
+                                  int row, int head, int batch) {
+  asm volatile(
+      "cp.async.bulk.tensor.5d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5, %6}], [%1];\n" ::"l"(
+          reinterpret_cast<std::uint64_t>(map)),
+      "r"(smem_address(smem_src)), "r"(0), "r"(column >> 3), "r"(row),
+      "r"(head), "r"(batch)
+      : "memory");
+}
 
 // Zeros the columns [0, phase) and [phase + head_dim, kWidth) of the calling warpgroup's 64 rows
 // of the Q tile (`q_smem`: its first row in column block 0; blocks `block_bytes` apart, 128-byte
@@ -707,6 +729,22 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
     }
   };
   auto head_coordinate = [](int head) { return kHeadsAsColumns ? 0 : head; };
+  auto load_box = [](const CUtensorMap* map, std::uint64_t* barrier, void* dst, int column,
+                     int row, int head, int batch) {
+    if constexpr (kSectorBoxes) {
+      tma_load_words(map, barrier, dst, column, row, head, batch);
+    } else {
+      tma_load_4d(map, barrier, dst, column, row, head, batch);
+    }
+  };
+  auto store_box = [](const CUtensorMap* map, const void* src, int column, int row, int head,
+                      int batch) {
+    if constexpr (kSectorBoxes) {
+      tma_store_words(map, src, column, row, head, batch);
+    } else {
+      tma_store_4d(map, src, column, row, head, batch);
+    }
+  };
 
   extern __shared__ std::uint8_t smem_unaligned[];
   std::uint8_t* smem = reinterpret_cast<std::uint8_t*>(
@@ -770,6 +808,10 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         // Bulk groups: the boxes over `stage`, then the rest.
         constexpr int kStoreGroups = 2;
         mbarrier_wait(&bars->o_stored, static_cast<std::uint32_t>((staged_round - 1) & 1));
+        [[maybe_unused]] int out_shift = 0;
+        if constexpr (kSectorBoxes) {
+          out_shift = sector_shift(params.v_columns, staged_head / params.group_size);
+        }
 #pragma unroll
         for (int group = 0; group < kStoreGroups; ++group) {
 #pragma unroll
@@ -782,14 +824,20 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
                                     stage <= (box + kBoxBytes - 1) / Traits::kKvTileBytes;
               if (overlaps != (group == 0)) continue;
               if (staged_row + c * kWgmmaM >= params.seqlen_q) continue;
-              const int out_shift =
-                  kSectorBoxes
-                      ? sector_shift(params.v_columns, staged_head / params.group_size)
-                      : 0;
-              if (b * kTmaColumns - out_shift < params.out_tma_columns) {
+              // Not through store_box: referenced from this lambda it changed the code of the
+              // producer-store kernels without sector boxes.
+              if constexpr (kSectorBoxes) {
+                if (b * kTmaColumns - out_shift < params.out_tma_columns) {
+                  tma_store_words(&tma_o,
+                                  smem + Traits::kOOffset + b * Traits::kQColumnBlockBytes +
+                                      c * kBoxBytes,
+                                  b * kTmaColumns - out_shift, staged_row + c * kWgmmaM,
+                                  staged_head, staged_batch);
+                }
+              } else if (b * kTmaColumns < params.out_tma_columns) {
                 tma_store_4d(&tma_o, smem + Traits::kOOffset + b * Traits::kQColumnBlockBytes +
                                          c * kBoxBytes,
-                             b * kTmaColumns - out_shift, staged_row + c * kWgmmaM, staged_head,
+                             b * kTmaColumns, staged_row + c * kWgmmaM, staged_head,
                              staged_batch);
               }
             }
@@ -831,7 +879,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       mbarrier_arrive_expect_tx(&bars->q_full, Traits::kQBytes);
 #pragma unroll
       for (int b = 0; b < Traits::kColumnBlocks; ++b) {
-        tma_load_4d(&tma_q, &bars->q_full, smem + Traits::kQOffset + b * Traits::kQColumnBlockBytes,
+        load_box(&tma_q, &bars->q_full, smem + Traits::kQOffset + b * Traits::kQColumnBlockBytes,
                     column(params.q_columns, head, b) - k_shift, row_begin,
                     head_coordinate(head), batch);
       }
@@ -849,7 +897,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
           mbarrier_arrive_expect_tx(&bars->k_full[slot.stage], Traits::kKvTileBytes);
 #pragma unroll
           for (int b = 0; b < Traits::kColumnBlocks; ++b) {
-            tma_load_4d(&tma_k, &bars->k_full[slot.stage], k_dst + b * Traits::kKvColumnBlockBytes,
+            load_box(&tma_k, &bars->k_full[slot.stage], k_dst + b * Traits::kKvColumnBlockBytes,
                         column(params.k_columns, kv_head, b) - k_shift, key_tile * kBlockN,
                         head_coordinate(kv_head), batch);
           }
@@ -875,7 +923,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
               mbarrier_arrive_expect_tx(&bars->k_full[ahead.stage], Traits::kKvTileBytes);
 #pragma unroll
               for (int b = 0; b < Traits::kColumnBlocks; ++b) {
-                tma_load_4d(&tma_k, &bars->k_full[ahead.stage],
+                load_box(&tma_k, &bars->k_full[ahead.stage],
                             ahead_dst + b * Traits::kKvColumnBlockBytes,
                             column(params.k_columns, kv_head, b) - k_shift,
                             ahead_tile * kBlockN,
@@ -906,7 +954,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         mbarrier_arrive_expect_tx(&bars->v_full[slot.stage], Traits::kKvTileBytes);
 #pragma unroll
         for (int b = 0; b < Traits::kColumnBlocks; ++b) {
-          tma_load_4d(&tma_v, &bars->v_full[slot.stage], v_dst + b * Traits::kKvColumnBlockBytes,
+          load_box(&tma_v, &bars->v_full[slot.stage], v_dst + b * Traits::kKvColumnBlockBytes,
                       column(params.v_columns, kv_head, b) - v_shift, key_tile * kBlockN,
                       head_coordinate(kv_head), batch);
         }
@@ -1219,7 +1267,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
 #pragma unroll
             for (int b = 0; b < Traits::kOutColumnBlocks; ++b) {
               if (b * kTmaColumns - out_shift < params.out_tma_columns) {
-                tma_store_4d(&tma_o, smem + Traits::kOOffset + b * Traits::kQColumnBlockBytes +
+                store_box(&tma_o, smem + Traits::kOOffset + b * Traits::kQColumnBlockBytes +
                                          consumer * kWgmmaM * kSwizzleRowBytes,
                              b * kTmaColumns - out_shift, group_rows_begin, head, batch);
               }
