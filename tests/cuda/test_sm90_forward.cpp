@@ -401,8 +401,9 @@ INSTANTIATE_TEST_SUITE_P(
                  0},
         // Sector-aligned boxes (forward_kernel.cuh, kSectorBoxes): D = 16·k + 8 with key/value
         // heads an odd multiple of 16 bytes apart (packed, H even), so every other head loads
-        // and stores from word -1. Widths 80 / 144 / 208 / 224; the unmasked 256-bucket kernel
-        // stores O from its producer; a window in the 256 bucket; GQA with an odd key head.
+        // Q, K, V from column -8 and stages O one chunk to the left. Widths 80 / 144 / 208 /
+        // 224; the unmasked 256-bucket kernel stores O from its producer; a window in the 256
+        // bucket; GQA with an odd key head.
         Sm90Case{"sector_d72", DType::float16, 2, 700, 700, 4, 4, 72, false, kNoWindow, 0},
         Sm90Case{"sector_d136_gqa", DType::bfloat16, 1, 800, 800, 4, 2, 136, false, kNoWindow,
                  0},

@@ -40,26 +40,19 @@ struct ForwardMaps {
 // consumer's 64 rows one box per 64 columns. TMA writes whole 16-byte units, so its map stops at
 // the last full unit of a row; the kernel stores the few columns past it itself
 // (ForwardParams::out_tma_columns).
-// words: rank-5 maps of 16-byte words for the sector-aligned-box kernels
-// (make_attention_word_tensor_map), same boxes.
 template <class Traits>
-Status make_aligned_maps(const AttentionArgs& args, long long out_tma_columns, bool words,
-                         ForwardMaps* maps) {
-  auto make = [words](CUtensorMap* map, const TensorView& tensor, int box_rows) {
-    return words ? make_attention_word_tensor_map(map, tensor, box_rows)
-                 : make_attention_tensor_map(map, tensor, box_rows);
-  };
-  if (Status s = make(&maps->q, args.q, Traits::kBlockM); !s.ok()) return s;
+Status make_aligned_maps(const AttentionArgs& args, long long out_tma_columns, ForwardMaps* maps) {
+  if (Status s = make_attention_tensor_map(&maps->q, args.q, Traits::kBlockM); !s.ok()) return s;
   if (out_tma_columns > 0) {
     TensorView out_columns = args.out;
     out_columns.shape[3] = out_tma_columns;
-    if (Status s = make(&maps->o, out_columns, kWgmmaM); !s.ok()) return s;
+    if (Status s = make_attention_tensor_map(&maps->o, out_columns, kWgmmaM); !s.ok()) return s;
   } else {
     maps->o = maps->q;
   }
   if (args.problem.seqlen_k > 0) {
-    if (Status s = make(&maps->k, args.k, Traits::kBlockN); !s.ok()) return s;
-    if (Status s = make(&maps->v, args.v, Traits::kBlockN); !s.ok()) return s;
+    if (Status s = make_attention_tensor_map(&maps->k, args.k, Traits::kBlockN); !s.ok()) return s;
+    if (Status s = make_attention_tensor_map(&maps->v, args.v, Traits::kBlockN); !s.ok()) return s;
   } else {
     // No key tile is ever loaded (every row is fully masked).
     maps->k = maps->q;
@@ -134,14 +127,19 @@ Status launch_forward(const AttentionArgs& args) {
       Traits::kTmaStoreAny && !heads_as_columns
           ? problem.head_dim / kTmaStoreUnitElements * kTmaStoreUnitElements
           : 0;
+  if (Status s = heads_as_columns ? make_heads_as_columns_maps<Traits>(args, &maps, &params)
+                                  : make_aligned_maps<Traits>(args, out_tma_columns, &maps);
+      !s.ok()) {
+    return s;
+  }
+
   // D = 16·k + 8 (the work width W = D + 8 holds the head from column 8) with K's or V's rows
   // off the 32-byte grid at some head: the sector-aligned-box kernels (tile_config.hpp,
   // sector_boxes_compiled), whose output leaves by TMA stores.
   bool sector_boxes = false;
   if (!heads_as_columns && Traits::kTmaStoreAny && problem.head_dim % 16 == 8 &&
       out_tma_columns == problem.head_dim && problem.seqlen_k > 0 &&
-      sector_boxes_compiled(kHeadDim, work_width(problem.head_dim),
-                            args.mask.kind == MaskKind::window)) {
+      sector_boxes_compiled(kHeadDim, work_width(problem.head_dim))) {
     HeadColumns k_bits, v_bits;
     if (sector_box_bits(args.k, &k_bits) && sector_box_bits(args.v, &v_bits) &&
         (k_bits.step | v_bits.step) != 0) {
@@ -149,13 +147,6 @@ Status launch_forward(const AttentionArgs& args) {
       params.k_columns = k_bits;
       params.v_columns = v_bits;
     }
-  }
-
-  if (Status s = heads_as_columns
-                     ? make_heads_as_columns_maps<Traits>(args, &maps, &params)
-                     : make_aligned_maps<Traits>(args, out_tma_columns, sector_boxes, &maps);
-      !s.ok()) {
-    return s;
   }
 
   params.out = args.out.data;
@@ -242,10 +233,6 @@ Status launch_forward(const AttentionArgs& args) {
               "sm90::forward_kernel", grid, block, Traits::kSmemBytes, args, maps.q, maps.k,
               maps.v, maps.o, mask, params);
         }
-      }
-      // The word maps (sector_boxes) are for the kernels above only.
-      if (sector_boxes) {
-        return Status::Internal("cuda_sm90: no sector-aligned-box kernel for this launch");
       }
       // A producer-store kernel (tile_config.hpp, producer_stores) has no path for the columns
       // past the last 16-byte unit: such head dims run the register-store kernel.

@@ -430,6 +430,44 @@ struct Consumer {
     }
   }
 
+  // stage_output for the sector-aligned-box kernels (kSectorBoxes): where V was loaded from
+  // column -8 (`shift_chunks` = 1), accumulator column c holds output column c - 8, so each
+  // 8-column chunk is staged one chunk to the left and O leaves by the usual TMA stores from
+  // column 0 (TMA refuses a store box at a negative column: h16-odd90, tma_probe case 2). The
+  // first chunk (the zero-filled columns) goes to chunk kWidth / 8 instead, a column past D
+  // that the output map clips (sector widths are narrower than the bucket).
+  static FATTN_DEVICE void stage_output_shifted(const float (&o)[kOutRegs],
+                                                const float (&inv_sum)[2], std::uint32_t o_smem,
+                                                std::uint32_t block_bytes, int shift_chunks) {
+    constexpr int kChunksPerRow = kTmaColumns / 8;
+    constexpr std::uint32_t kChunkBytes = 16;
+    constexpr int kSpareChunk = Traits::kWidth / 8;
+    static_assert(Traits::kWidth < Traits::kColumnBlocks * kTmaColumns,
+                  "the spare chunk lies inside the staged tile");
+    const int lane = threadIdx.x % kWarpSize;
+    const int warp = (threadIdx.x % kWarpgroupThreads) / kWarpSize;
+    const int matrix = lane / 8;
+    const int matrix_row = lane % 8;
+    const int row = warp * 16 + 8 * (matrix % 2) + matrix_row;
+#pragma unroll
+    for (int j = 0; j < kOutRegs / 4; j += 2) {
+      std::uint32_t r[4];
+#pragma unroll
+      for (int m = 0; m < 4; ++m) {
+        const int h = m % 2;
+        const int jj = j + m / 2;
+        r[m] = pack_pair(o[4 * jj + 2 * h] * inv_sum[h], o[4 * jj + 2 * h + 1] * inv_sum[h],
+                         static_cast<Element*>(nullptr));
+      }
+      int chunk = j + matrix / 2 - shift_chunks;
+      if (chunk < 0) chunk = kSpareChunk;
+      const std::uint32_t address = o_smem + (chunk / kChunksPerRow) * block_bytes +
+                                    row * kSwizzleRowBytes +
+                                    ((chunk % kChunksPerRow) ^ matrix_row) * kChunkBytes;
+      stmatrix_x4(address, r[0], r[1], r[2], r[3]);
+    }
+  }
+
   static FATTN_DEVICE void rescale(float (&o)[kOutRegs], const float (&correction)[2]) {
 #pragma unroll
     for (int j = 0; j < kOutRegs / 4; ++j) {
@@ -532,35 +570,16 @@ FATTN_DEVICE int head_word_column(const HeadColumns& columns, int head) {
 // row where 5 hold it). TMA zero-fills the columns before the head (out of the map's bounds),
 // so the tile holds the head in columns [8, 8 + D) = [8, W) with zeros in front: Q (loaded
 // with its key head's shift) and K meet zeros there, P·V leaves O's column c in accumulator
-// column c + 8, and the TMA store from column -8 writes back only the columns in bounds.
+// column c + 8, and the epilogue stages O one 16-byte chunk to the left
+// (Consumer::stage_output_shifted) so that the TMA stores run from column 0 as before: a store
+// box at column -8 stops the kernel with an illegal instruction, a load box there is fine
+// (h16-odd90's tma_probe.cu on an H200: cases 1 and 2).
 // `bits.step`: kSectorShiftColumns where the tensor's head stride is an odd multiple of 16 bytes,
 // else 0 (the launch asks for base addresses and batch strides that are 32-byte multiples and
 // sequence strides too, so a head's parity alone places its rows).
 inline constexpr int kSectorShiftColumns = 8;
 FATTN_DEVICE int sector_shift(const HeadColumns& bits, int head) {
   return (head * kSectorShiftColumns) & bits.step;
-}
-// The maps of kSectorBoxes kernels are rank 5, (8 columns, D / 8 words, rows, heads, batch)
-// (tensor_map.hpp, make_attention_word_tensor_map): a box of (8, 8, rows) fills shared memory as
-// a 64-column box does, and the shift goes into the word coordinate (−1), since TMA refused a
-// negative innermost (column) coordinate (h16-odd90 call 1: illegal instruction at launch).
-FATTN_DEVICE void tma_load_words(const CUtensorMap* map, std::uint64_t* barrier, void* smem_dst,
-                                 int column, int row, int head, int batch) {
-  asm volatile(
-      "cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%3, %4, %5, %6, %7}], [%2];\n" ::"r"(smem_address(smem_dst)),
-      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(smem_address(barrier)), "r"(0),
-      "r"(column >> 3), "r"(row), "r"(head), "r"(batch)
-      : "memory");
-}
-FATTN_DEVICE void tma_store_words(const CUtensorMap* map, const void* smem_src, int column,
-                                  int row, int head, int batch) {
-  asm volatile(
-      "cp.async.bulk.tensor.5d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5, %6}], [%1];\n" ::"l"(
-          reinterpret_cast<std::uint64_t>(map)),
-      "r"(smem_address(smem_src)), "r"(0), "r"(column >> 3), "r"(row),
-      "r"(head), "r"(batch)
-      : "memory");
 }
 
 // Zeros the columns [0, phase) and [phase + head_dim, kWidth) of the calling warpgroup's 64 rows
@@ -717,7 +736,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   static_assert(!kHeadsAsColumns || kRegisterStores,
                 "a TMA store box of a heads-as-columns row would write into the next head");
   static_assert(!kSectorBoxes || (kTmaStore && !kHeadsAsColumns),
-                "sector-aligned boxes shift O's columns, which only the TMA stores put back");
+                "sector-aligned boxes shift O's columns, which only the staged epilogue puts back");
   // The tensor-map coordinates of column block `block` of a head and of its head dimension:
   // heads as columns put the head into the column (from the 16-byte word holding its first
   // element: a box starts on a 16-byte boundary) and leave the (extent-1) head dimension at 0.
@@ -729,22 +748,6 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
     }
   };
   auto head_coordinate = [](int head) { return kHeadsAsColumns ? 0 : head; };
-  auto load_box = [](const CUtensorMap* map, std::uint64_t* barrier, void* dst, int column,
-                     int row, int head, int batch) {
-    if constexpr (kSectorBoxes) {
-      tma_load_words(map, barrier, dst, column, row, head, batch);
-    } else {
-      tma_load_4d(map, barrier, dst, column, row, head, batch);
-    }
-  };
-  auto store_box = [](const CUtensorMap* map, const void* src, int column, int row, int head,
-                      int batch) {
-    if constexpr (kSectorBoxes) {
-      tma_store_words(map, src, column, row, head, batch);
-    } else {
-      tma_store_4d(map, src, column, row, head, batch);
-    }
-  };
 
   extern __shared__ std::uint8_t smem_unaligned[];
   std::uint8_t* smem = reinterpret_cast<std::uint8_t*>(
@@ -808,10 +811,6 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         // Bulk groups: the boxes over `stage`, then the rest.
         constexpr int kStoreGroups = 2;
         mbarrier_wait(&bars->o_stored, static_cast<std::uint32_t>((staged_round - 1) & 1));
-        [[maybe_unused]] int out_shift = 0;
-        if constexpr (kSectorBoxes) {
-          out_shift = sector_shift(params.v_columns, staged_head / params.group_size);
-        }
 #pragma unroll
         for (int group = 0; group < kStoreGroups; ++group) {
 #pragma unroll
@@ -824,17 +823,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
                                     stage <= (box + kBoxBytes - 1) / Traits::kKvTileBytes;
               if (overlaps != (group == 0)) continue;
               if (staged_row + c * kWgmmaM >= params.seqlen_q) continue;
-              // Not through store_box: referenced from this lambda it changed the code of the
-              // producer-store kernels without sector boxes.
-              if constexpr (kSectorBoxes) {
-                if (b * kTmaColumns - out_shift < params.out_tma_columns) {
-                  tma_store_words(&tma_o,
-                                  smem + Traits::kOOffset + b * Traits::kQColumnBlockBytes +
-                                      c * kBoxBytes,
-                                  b * kTmaColumns - out_shift, staged_row + c * kWgmmaM,
-                                  staged_head, staged_batch);
-                }
-              } else if (b * kTmaColumns < params.out_tma_columns) {
+              if (b * kTmaColumns < params.out_tma_columns) {
                 tma_store_4d(&tma_o, smem + Traits::kOOffset + b * Traits::kQColumnBlockBytes +
                                          c * kBoxBytes,
                              b * kTmaColumns, staged_row + c * kWgmmaM, staged_head,
@@ -879,7 +868,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       mbarrier_arrive_expect_tx(&bars->q_full, Traits::kQBytes);
 #pragma unroll
       for (int b = 0; b < Traits::kColumnBlocks; ++b) {
-        load_box(&tma_q, &bars->q_full, smem + Traits::kQOffset + b * Traits::kQColumnBlockBytes,
+        tma_load_4d(&tma_q, &bars->q_full, smem + Traits::kQOffset + b * Traits::kQColumnBlockBytes,
                     column(params.q_columns, head, b) - k_shift, row_begin,
                     head_coordinate(head), batch);
       }
@@ -897,7 +886,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
           mbarrier_arrive_expect_tx(&bars->k_full[slot.stage], Traits::kKvTileBytes);
 #pragma unroll
           for (int b = 0; b < Traits::kColumnBlocks; ++b) {
-            load_box(&tma_k, &bars->k_full[slot.stage], k_dst + b * Traits::kKvColumnBlockBytes,
+            tma_load_4d(&tma_k, &bars->k_full[slot.stage], k_dst + b * Traits::kKvColumnBlockBytes,
                         column(params.k_columns, kv_head, b) - k_shift, key_tile * kBlockN,
                         head_coordinate(kv_head), batch);
           }
@@ -923,7 +912,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
               mbarrier_arrive_expect_tx(&bars->k_full[ahead.stage], Traits::kKvTileBytes);
 #pragma unroll
               for (int b = 0; b < Traits::kColumnBlocks; ++b) {
-                load_box(&tma_k, &bars->k_full[ahead.stage],
+                tma_load_4d(&tma_k, &bars->k_full[ahead.stage],
                             ahead_dst + b * Traits::kKvColumnBlockBytes,
                             column(params.k_columns, kv_head, b) - k_shift,
                             ahead_tile * kBlockN,
@@ -954,7 +943,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         mbarrier_arrive_expect_tx(&bars->v_full[slot.stage], Traits::kKvTileBytes);
 #pragma unroll
         for (int b = 0; b < Traits::kColumnBlocks; ++b) {
-          load_box(&tma_v, &bars->v_full[slot.stage], v_dst + b * Traits::kKvColumnBlockBytes,
+          tma_load_4d(&tma_v, &bars->v_full[slot.stage], v_dst + b * Traits::kKvColumnBlockBytes,
                       column(params.v_columns, kv_head, b) - v_shift, key_tile * kBlockN,
                       head_coordinate(kv_head), batch);
         }
@@ -1249,7 +1238,13 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         FATTN_TIMELINE_MARK(kOutputBufferFree, 0);
         const std::uint32_t o_smem =
             smem_address(smem + Traits::kOOffset) + consumer * kWgmmaM * kSwizzleRowBytes;
-        Math::stage_output(o, inv_sum, o_smem, Traits::kQColumnBlockBytes);
+        if constexpr (kSectorBoxes) {
+          Math::stage_output_shifted(
+              o, inv_sum, o_smem, Traits::kQColumnBlockBytes,
+              sector_shift(params.v_columns, head / params.group_size) / kSectorShiftColumns);
+        } else {
+          Math::stage_output(o, inv_sum, o_smem, Traits::kQColumnBlockBytes);
+        }
         fence_view_async_shared();
         FATTN_TIMELINE_MARK(kOutputStaged, 0);
         if constexpr (kProducerStores) {
@@ -1261,15 +1256,12 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
           // Slices wholly below row 0 (row_offset) or past seqlen_q store nothing.
           const bool rows_stored = row_in_output(group_rows_begin);
           if (store_thread() && rows_stored) {
-            const int out_shift =
-                kSectorBoxes ? sector_shift(params.v_columns, head / params.group_size)
-                             : 0;
 #pragma unroll
             for (int b = 0; b < Traits::kOutColumnBlocks; ++b) {
-              if (b * kTmaColumns - out_shift < params.out_tma_columns) {
-                store_box(&tma_o, smem + Traits::kOOffset + b * Traits::kQColumnBlockBytes +
+              if (b * kTmaColumns < params.out_tma_columns) {
+                tma_store_4d(&tma_o, smem + Traits::kOOffset + b * Traits::kQColumnBlockBytes +
                                          consumer * kWgmmaM * kSwizzleRowBytes,
-                             b * kTmaColumns - out_shift, group_rows_begin, head, batch);
+                             b * kTmaColumns, group_rows_begin, head, batch);
               }
             }
             bulk_commit_group();

@@ -124,53 +124,6 @@ Status make_heads_as_columns_tensor_map(CUtensorMap* map, HeadColumns* columns,
                       "the tensor " + tensor.shape_string() + " (heads as columns)");
 }
 
-Status make_attention_word_tensor_map(CUtensorMap* map, const TensorView& tensor, int box_rows) {
-  constexpr int kWordRank = 5;
-  constexpr cuuint64_t kWordColumns = 8;  // 16 bytes of 16-bit elements
-  const std::uint64_t element_bytes = size_of(tensor.dtype);
-  const PFN_cuTensorMapEncodeTiled_v12000 encode = encode_function();
-  if (encode == nullptr) {
-    return Status::DeviceError(
-        "cuda_sm90: the CUDA driver does not provide cuTensorMapEncodeTiled (driver too old?)");
-  }
-  // (columns of a word, words, seqlen, heads, batch) innermost first.
-  const cuuint64_t dims[kWordRank] = {
-      kWordColumns, static_cast<cuuint64_t>(tensor.shape[3]) / kWordColumns,
-      static_cast<cuuint64_t>(std::max<std::int64_t>(tensor.shape[1], 1)),
-      static_cast<cuuint64_t>(std::max<std::int64_t>(tensor.shape[2], 1)),
-      static_cast<cuuint64_t>(std::max<std::int64_t>(tensor.shape[0], 1))};
-  const std::uint64_t bytes[kWordRank] = {
-      element_bytes, kWordColumns * element_bytes,
-      static_cast<std::uint64_t>(tensor.stride[1]) * element_bytes,
-      static_cast<std::uint64_t>(tensor.stride[2]) * element_bytes,
-      static_cast<std::uint64_t>(tensor.stride[0]) * element_bytes};
-  std::uint64_t span = 0;
-  for (int i = 0; i < kWordRank; ++i) span = std::max<std::uint64_t>(span, bytes[i] * dims[i]);
-  const std::uint64_t unused_stride = round_up(span, kStrideAlignment);
-  cuuint64_t strides[kWordRank - 1];
-  for (int i = 1; i < kWordRank; ++i) {
-    const bool usable = dims[i] > 1 && bytes[i] % kStrideAlignment == 0;
-    strides[i - 1] = usable ? bytes[i] : unused_stride;
-  }
-  const cuuint32_t box[kWordRank] = {static_cast<cuuint32_t>(kWordColumns),
-                                     kBoxColumns / static_cast<cuuint32_t>(kWordColumns),
-                                     static_cast<cuuint32_t>(box_rows), 1, 1};
-  const cuuint32_t element_strides[kWordRank] = {1, 1, 1, 1, 1};
-  const CUtensorMapDataType type = tensor.dtype == DType::bfloat16
-                                       ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                       : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  const CUresult result =
-      encode(map, type, kWordRank, tensor.data, dims, strides, box, element_strides,
-             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (result != CUDA_SUCCESS) {
-    return Status::Internal("cuda_sm90: cuTensorMapEncodeTiled rejected the tensor " +
-                            tensor.shape_string() + " as 16-byte words (CUresult " +
-                            std::to_string(static_cast<int>(result)) + ")");
-  }
-  return Status::Ok();
-}
-
 bool tensor_map_can_address(const TensorView& tensor) {
   const std::uint64_t element_bytes = size_of(tensor.dtype);
   if (reinterpret_cast<std::uintptr_t>(tensor.data) % kStrideAlignment != 0) return false;

@@ -17,13 +17,6 @@ namespace fattn::detail::sm90 {
 // the selector guarantees it). `box_rows` <= 256.
 Status make_attention_tensor_map(CUtensorMap* map, const TensorView& tensor, int box_rows);
 
-// The same tensor as rank 5, (8 columns, head_dim / 8 words, seqlen, heads, batch) innermost
-// first, boxes of (8, 8, box_rows): a box fills shared memory as a 64-column box of
-// make_attention_tensor_map's does, but may start one word before the head (a negative word
-// coordinate; TMA refuses a negative innermost coordinate), zero-filled. head_dim % 8 == 0.
-// The sector-aligned-box kernels (forward_kernel.cuh, kSectorBoxes) read and write through these.
-Status make_attention_word_tensor_map(CUtensorMap* map, const TensorView& tensor, int box_rows);
-
 // Where head h's first column lies in a heads-as-columns map's rows: column origin + h · step.
 // Boxes start on 16-byte boundaries only (PTX ISA, tiled mode), so the kernel loads a head from
 // the word holding that column (heads_as_columns.hpp).
