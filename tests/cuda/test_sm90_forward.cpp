@@ -399,6 +399,20 @@ INSTANTIATE_TEST_SUITE_P(
                  Window{150, 0}, 0},
         Sm90Case{"width240_d232_causal", DType::float16, 1, 400, 300, 2, 2, 232, true, kNoWindow,
                  0},
+        // Sector-aligned boxes (forward_kernel.cuh, kSectorBoxes): D = 16·k + 8 with key/value
+        // heads an odd multiple of 16 bytes apart (packed, H even), so every other head loads
+        // Q, K, V from column -8 and stages O one chunk to the left. Widths 80 / 144 / 208 /
+        // 224; the unmasked 256-bucket kernel stores O from its producer; a window in the 256
+        // bucket; GQA with an odd key head.
+        Sm90Case{"sector_d72", DType::float16, 2, 700, 700, 4, 4, 72, false, kNoWindow, 0},
+        Sm90Case{"sector_d136_gqa", DType::bfloat16, 1, 800, 800, 4, 2, 136, false, kNoWindow,
+                 0},
+        Sm90Case{"sector_d200_producer_stores", DType::bfloat16, 1, 600, 600, 4, 4, 200, false,
+                 kNoWindow, 0},
+        Sm90Case{"sector_d200_causal", DType::float16, 2, 513, 513, 2, 2, 200, true, kNoWindow,
+                 0},
+        Sm90Case{"sector_d216_window", DType::bfloat16, 1, 600, 600, 2, 2, 216, false,
+                 Window{100, 50}, 0},
         // Consumers whose 64 rows all lie past seqlen_q (they compute on TMA's zero rows and
         // store nothing): one of two (130 = 128 + 2 rows), two of three with 192-row tiles
         // (1000 = 5 * 192 + 40; 193 = 192 + 1), over several tiles per CTA.

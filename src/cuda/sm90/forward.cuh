@@ -85,6 +85,24 @@ Status make_heads_as_columns_maps(const AttentionArgs& args, ForwardMaps* maps,
   return make_heads_as_columns_tensor_map(&maps->v, &params->v_columns, args.v, Traits::kBlockN);
 }
 
+// Sector-aligned boxes (forward_kernel.cuh, kSectorBoxes): `bits->step` = kSectorShiftColumns
+// where the tensor's head stride is an odd multiple of 16 bytes (every other head's rows start
+// 16 bytes into a 32-byte sector), else 0. False where the base address, the sequence stride or
+// the batch stride is not a 32-byte multiple (strides of extent-1 dimensions do not count): the
+// kernel tells the rows' sector phase from the head alone.
+inline bool sector_box_bits(const TensorView& tensor, HeadColumns* bits) {
+  constexpr std::uint64_t kSector = 32;
+  const std::uint64_t element = size_of(tensor.dtype);
+  const auto bytes = [&](int d) { return static_cast<std::uint64_t>(tensor.stride[d]) * element; };
+  if (reinterpret_cast<std::uintptr_t>(tensor.data) % kSector != 0) return false;
+  for (int d : {0, 1}) {
+    if (tensor.shape[d] > 1 && bytes(d) % kSector != 0) return false;
+  }
+  bits->origin = 0;
+  bits->step = tensor.shape[2] > 1 && bytes(2) % kSector != 0 ? kSectorShiftColumns : 0;
+  return true;
+}
+
 template <int kHeadDim, class Element>
 Status launch_forward(const AttentionArgs& args) {
   using Traits = ForwardTraits<kHeadDim, Element>;
@@ -113,6 +131,22 @@ Status launch_forward(const AttentionArgs& args) {
                                   : make_aligned_maps<Traits>(args, out_tma_columns, &maps);
       !s.ok()) {
     return s;
+  }
+
+  // D = 16·k + 8 (the work width W = D + 8 holds the head from column 8) with K's or V's rows
+  // off the 32-byte grid at some head: the sector-aligned-box kernels (tile_config.hpp,
+  // sector_boxes_compiled), whose output leaves by TMA stores.
+  bool sector_boxes = false;
+  if (!heads_as_columns && Traits::kTmaStoreAny && problem.head_dim % 16 == 8 &&
+      out_tma_columns == problem.head_dim && problem.seqlen_k > 0 &&
+      sector_boxes_compiled(kHeadDim, work_width(problem.head_dim))) {
+    HeadColumns k_bits, v_bits;
+    if (sector_box_bits(args.k, &k_bits) && sector_box_bits(args.v, &v_bits) &&
+        (k_bits.step | v_bits.step) != 0) {
+      sector_boxes = true;
+      params.k_columns = k_bits;
+      params.v_columns = v_bits;
+    }
   }
 
   params.out = args.out.data;
@@ -188,6 +222,16 @@ Status launch_forward(const AttentionArgs& args) {
               &forward_kernel<kHeadDim, kWidth, Element, Mask, true, true>,
               "sm90::forward_kernel", grid, block, Traits::kSmemBytes, args, maps.q, maps.k, maps.v,
               maps.o, mask, params);
+        }
+      }
+      if constexpr (sector_boxes_compiled(kHeadDim, kWidth, std::is_same_v<Mask, WindowMask>) &&
+                    (std::is_same_v<Mask, NoMask> ? Traits::kShape.tma_store
+                                                  : Traits::kShape.tma_store_masked)) {
+        if (sector_boxes) {
+          return launch_with_shared_memory(
+              &forward_kernel<kHeadDim, kWidth, Element, Mask, false, false, true>,
+              "sm90::forward_kernel", grid, block, Traits::kSmemBytes, args, maps.q, maps.k,
+              maps.v, maps.o, mask, params);
         }
       }
       // A producer-store kernel (tile_config.hpp, producer_stores) has no path for the columns

@@ -430,6 +430,44 @@ struct Consumer {
     }
   }
 
+  // stage_output for the sector-aligned-box kernels (kSectorBoxes): where V was loaded from
+  // column -8 (`shift_chunks` = 1), accumulator column c holds output column c - 8, so each
+  // 8-column chunk is staged one chunk to the left and O leaves by the usual TMA stores from
+  // column 0 (TMA refuses a store box at a negative column: h16-odd90, tma_probe case 2). The
+  // first chunk (the zero-filled columns) goes to chunk kWidth / 8 instead, a column past D
+  // that the output map clips (sector widths are narrower than the bucket).
+  static FATTN_DEVICE void stage_output_shifted(const float (&o)[kOutRegs],
+                                                const float (&inv_sum)[2], std::uint32_t o_smem,
+                                                std::uint32_t block_bytes, int shift_chunks) {
+    constexpr int kChunksPerRow = kTmaColumns / 8;
+    constexpr std::uint32_t kChunkBytes = 16;
+    constexpr int kSpareChunk = Traits::kWidth / 8;
+    static_assert(Traits::kWidth < Traits::kColumnBlocks * kTmaColumns,
+                  "the spare chunk lies inside the staged tile");
+    const int lane = threadIdx.x % kWarpSize;
+    const int warp = (threadIdx.x % kWarpgroupThreads) / kWarpSize;
+    const int matrix = lane / 8;
+    const int matrix_row = lane % 8;
+    const int row = warp * 16 + 8 * (matrix % 2) + matrix_row;
+#pragma unroll
+    for (int j = 0; j < kOutRegs / 4; j += 2) {
+      std::uint32_t r[4];
+#pragma unroll
+      for (int m = 0; m < 4; ++m) {
+        const int h = m % 2;
+        const int jj = j + m / 2;
+        r[m] = pack_pair(o[4 * jj + 2 * h] * inv_sum[h], o[4 * jj + 2 * h + 1] * inv_sum[h],
+                         static_cast<Element*>(nullptr));
+      }
+      int chunk = j + matrix / 2 - shift_chunks;
+      if (chunk < 0) chunk = kSpareChunk;
+      const std::uint32_t address = o_smem + (chunk / kChunksPerRow) * block_bytes +
+                                    row * kSwizzleRowBytes +
+                                    ((chunk % kChunksPerRow) ^ matrix_row) * kChunkBytes;
+      stmatrix_x4(address, r[0], r[1], r[2], r[3]);
+    }
+  }
+
   static FATTN_DEVICE void rescale(float (&o)[kOutRegs], const float (&correction)[2]) {
 #pragma unroll
     for (int j = 0; j < kOutRegs / 4; ++j) {
@@ -524,6 +562,26 @@ FATTN_DEVICE int head_word_column(const HeadColumns& columns, int head) {
   return first;
 }
 
+// Sector-aligned boxes (kSectorBoxes; forward.cuh, sector_box_bits): head dims D = 16·k + 8
+// whose rows start on a 16-byte but not a 32-byte boundary (packed layouts: every other head,
+// 2·D bytes apart) load their boxes from column -8 instead of 0, so that each box ends on a
+// 32-byte L2 sector boundary and no sector is read by two boxes (D = 72 at column 0: the
+// 128-byte box ends mid-sector and the 16-byte tail box reads that sector again, 6 sectors a
+// row where 5 hold it). TMA zero-fills the columns before the head (out of the map's bounds),
+// so the tile holds the head in columns [8, 8 + D) = [8, W) with zeros in front: Q (loaded
+// with its key head's shift) and K meet zeros there, P·V leaves O's column c in accumulator
+// column c + 8, and the epilogue stages O one 16-byte chunk to the left
+// (Consumer::stage_output_shifted) so that the TMA stores run from column 0 as before: a store
+// box at column -8 stops the kernel with an illegal instruction, a load box there is fine
+// (h16-odd90's tma_probe.cu on an H200: cases 1 and 2).
+// `bits.step`: kSectorShiftColumns where the tensor's head stride is an odd multiple of 16 bytes,
+// else 0 (the launch asks for base addresses and batch strides that are 32-byte multiples and
+// sequence strides too, so a head's parity alone places its rows).
+inline constexpr int kSectorShiftColumns = 8;
+FATTN_DEVICE int sector_shift(const HeadColumns& bits, int head) {
+  return (head * kSectorShiftColumns) & bits.step;
+}
+
 // Zeros the columns [0, phase) and [phase + head_dim, kWidth) of the calling warpgroup's 64 rows
 // of the Q tile (`q_smem`: its first row in column block 0; blocks `block_bytes` apart, 128-byte
 // swizzled as TMA wrote them). Heads-as-columns kernels only: there TMA filled those columns
@@ -609,8 +667,10 @@ inline constexpr bool kProducerStoresOutput = std::is_same_v<Mask, NoMask> &&
 // shape says (forward.cuh picks it where the producer-store epilogue cannot write the output).
 // kHeadsAsColumns: q, k and v come as heads-as-columns tensor maps (heads_as_columns.hpp); such
 // kernels store O from registers.
+// kSectorBoxes: boxes from column -8 where a head's rows start 16 bytes into a 32-byte sector
+// (sector_shift; forward.cuh picks these kernels for D = 16·k + 8).
 template <int kHeadDim, int kWidth, class Element, class Mask, bool kRegisterStores = false,
-          bool kHeadsAsColumns = false>
+          bool kHeadsAsColumns = false, bool kSectorBoxes = false>
 __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThreads, 1)
     forward_kernel(const __grid_constant__ CUtensorMap tma_q,
                    const __grid_constant__ CUtensorMap tma_k,
@@ -675,6 +735,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
   constexpr bool kKeyAhead = kOutInV && Traits::kShape.second_key_before_output;
   static_assert(!kHeadsAsColumns || kRegisterStores,
                 "a TMA store box of a heads-as-columns row would write into the next head");
+  static_assert(!kSectorBoxes || (kTmaStore && !kHeadsAsColumns),
+                "sector-aligned boxes shift O's columns, which only the staged epilogue puts back");
   // The tensor-map coordinates of column block `block` of a head and of its head dimension:
   // heads as columns put the head into the column (from the 16-byte word holding its first
   // element: a box starts on a 16-byte boundary) and leave the (extent-1) head dimension at 0.
@@ -793,6 +855,11 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
       // without the ring and take no phase).
       const std::uint32_t output_phase = (q_round & 1) ^ 1;
       const int kv_head = head / params.group_size;
+      // kSectorBoxes: Q takes its key head's shift (Q·Kᵀ pairs their columns), V its own;
+      // recomputed at each load (sector_shift is opaque): two shifts kept live across the key
+      // loop spilled 8-20 bytes in the masked width-144/160 kernels (ptxas).
+      const int k_shift = kSectorBoxes ? sector_shift(params.k_columns, kv_head) : 0;
+      const int v_shift = kSectorBoxes ? sector_shift(params.v_columns, kv_head) : 0;
       // A fresh barrier counts as having completed the phase before phase 0, so the first
       // round through each buffer does not wait.
       mbarrier_wait(&bars->q_empty, (q_round & 1) ^ 1);
@@ -802,7 +869,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
 #pragma unroll
       for (int b = 0; b < Traits::kColumnBlocks; ++b) {
         tma_load_4d(&tma_q, &bars->q_full, smem + Traits::kQOffset + b * Traits::kQColumnBlockBytes,
-                    column(params.q_columns, head, b), row_begin,
+                    column(params.q_columns, head, b) - k_shift, row_begin,
                     head_coordinate(head), batch);
       }
       FATTN_TIMELINE_MARK(kQIssued, 0);
@@ -820,7 +887,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
 #pragma unroll
           for (int b = 0; b < Traits::kColumnBlocks; ++b) {
             tma_load_4d(&tma_k, &bars->k_full[slot.stage], k_dst + b * Traits::kKvColumnBlockBytes,
-                        column(params.k_columns, kv_head, b), key_tile * kBlockN,
+                        column(params.k_columns, kv_head, b) - k_shift, key_tile * kBlockN,
                         head_coordinate(kv_head), batch);
           }
           FATTN_TIMELINE_MARK(kKIssued, last_tile - 1 - n);
@@ -847,7 +914,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
               for (int b = 0; b < Traits::kColumnBlocks; ++b) {
                 tma_load_4d(&tma_k, &bars->k_full[ahead.stage],
                             ahead_dst + b * Traits::kKvColumnBlockBytes,
-                            column(params.k_columns, kv_head, b), ahead_tile * kBlockN,
+                            column(params.k_columns, kv_head, b) - k_shift,
+                            ahead_tile * kBlockN,
                             head_coordinate(kv_head), batch);
               }
               FATTN_TIMELINE_MARK(kKIssued, 1);
@@ -876,7 +944,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
 #pragma unroll
         for (int b = 0; b < Traits::kColumnBlocks; ++b) {
           tma_load_4d(&tma_v, &bars->v_full[slot.stage], v_dst + b * Traits::kKvColumnBlockBytes,
-                      column(params.v_columns, kv_head, b), key_tile * kBlockN,
+                      column(params.v_columns, kv_head, b) - v_shift, key_tile * kBlockN,
                       head_coordinate(kv_head), batch);
         }
       }
@@ -1170,7 +1238,13 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         FATTN_TIMELINE_MARK(kOutputBufferFree, 0);
         const std::uint32_t o_smem =
             smem_address(smem + Traits::kOOffset) + consumer * kWgmmaM * kSwizzleRowBytes;
-        Math::stage_output(o, inv_sum, o_smem, Traits::kQColumnBlockBytes);
+        if constexpr (kSectorBoxes) {
+          Math::stage_output_shifted(
+              o, inv_sum, o_smem, Traits::kQColumnBlockBytes,
+              sector_shift(params.v_columns, head / params.group_size) / kSectorShiftColumns);
+        } else {
+          Math::stage_output(o, inv_sum, o_smem, Traits::kQColumnBlockBytes);
+        }
         fence_view_async_shared();
         FATTN_TIMELINE_MARK(kOutputStaged, 0);
         if constexpr (kProducerStores) {

@@ -302,6 +302,19 @@ struct WidthTileConfig<256, 224> {
   static constexpr TileShape kShape = with_masked_ping_pong(TileConfig<256>::kShape);
 };
 
+// Widths compiled with sector-aligned boxes (forward_kernel.cuh, kSectorBoxes): W = D + 8 for the
+// head dims D = 16·k + 8 of the odd-head-dim target (72, 104, 136, 152, 200, 216), whose packed
+// rows start 16 bytes into a 32-byte L2 sector at every other head. Not the windowed kernels of
+// the 192 bucket: their producers (24 registers) spilled 8 bytes with the shifts (ptxas).
+constexpr bool sector_boxes_compiled(int bucket, int width, bool windowed = false) {
+  switch (bucket) {
+    case 128: return width == 80 || width == 112;
+    case 192: return (width == 144 || width == 160) && !windowed;
+    case 256: return width == 208 || width == 224;
+    default: return false;
+  }
+}
+
 // The work width of a head dim: wgmma's k-step is 16 columns.
 inline constexpr int kWorkWidthStep = 16;
 constexpr int work_width(long long head_dim) {
