@@ -62,8 +62,10 @@
 // TU took 4.9 s and 5.4 s: ~2 s per extra width and dtype, ~36 s more CPU time for the sm90
 // family (9 extra widths x 2 dtypes). Measured on an H100 (docs/perf-notes.md, "Work widths"):
 // width 80 runs D = 80 13-18 % faster than the 128-wide kernel, width 96 D = 96 11 % faster.
-// Dims whose packed rows are an odd multiple of 16 bytes (D = 72, 104, 136, 152, 200, 216) gain
-// nothing: their TMA loads, not the GEMMs, bound them (same notes).
+// Dims whose packed rows are an odd multiple of 16 bytes (D = 72, 104, 136, 152, 200, 216) gained
+// nothing from the widths: their TMA loads, not the GEMMs, bound them (same notes). Those run the
+// sector-aligned-box kernels (sector_boxes_compiled below; perf-notes "v30": +1-7 % non-causal,
+// +4-31 % causal on an H200).
 #pragma once
 
 #include <utility>
