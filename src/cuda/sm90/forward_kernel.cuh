@@ -403,8 +403,16 @@ struct Consumer {
   // chunk c of row r lies at chunk c ^ (r % 8). One stmatrix.x4 covers 16 rows × 16 columns of a
   // warp; the eight row addresses of each 8x8 matrix hit eight different chunks, so no bank
   // conflicts.
+  // kShifted, for the sector-aligned-box kernels (kSectorBoxes): where V was loaded from column
+  // -8 (`shift_chunks` = 1), accumulator column c holds output column c - 8, so each 8-column
+  // chunk is staged one chunk to the left and O leaves by the usual TMA stores from column 0
+  // (TMA refuses a store box at a negative column: h16-odd90, tma_probe case 2). The first chunk
+  // (the zero-filled columns) goes to chunk kWidth / 8 instead, a column past D that the output
+  // map clips (sector widths are narrower than the bucket).
+  template <bool kShifted = false>
   static FATTN_DEVICE void stage_output(const float (&o)[kOutRegs], const float (&inv_sum)[2],
-                                        std::uint32_t o_smem, std::uint32_t block_bytes) {
+                                        std::uint32_t o_smem, std::uint32_t block_bytes,
+                                        int shift_chunks = 0) {
     constexpr int kChunksPerRow = kTmaColumns / 8;
     constexpr std::uint32_t kChunkBytes = 16;
     const int lane = threadIdx.x % kWarpSize;
@@ -422,45 +430,14 @@ struct Consumer {
         r[m] = pack_pair(o[4 * jj + 2 * h] * inv_sum[h], o[4 * jj + 2 * h + 1] * inv_sum[h],
                          static_cast<Element*>(nullptr));
       }
-      const int chunk = j + matrix / 2;
-      const std::uint32_t address = o_smem + (chunk / kChunksPerRow) * block_bytes +
-                                    row * kSwizzleRowBytes +
-                                    ((chunk % kChunksPerRow) ^ matrix_row) * kChunkBytes;
-      stmatrix_x4(address, r[0], r[1], r[2], r[3]);
-    }
-  }
-
-  // stage_output for the sector-aligned-box kernels (kSectorBoxes): where V was loaded from
-  // column -8 (`shift_chunks` = 1), accumulator column c holds output column c - 8, so each
-  // 8-column chunk is staged one chunk to the left and O leaves by the usual TMA stores from
-  // column 0 (TMA refuses a store box at a negative column: h16-odd90, tma_probe case 2). The
-  // first chunk (the zero-filled columns) goes to chunk kWidth / 8 instead, a column past D
-  // that the output map clips (sector widths are narrower than the bucket).
-  static FATTN_DEVICE void stage_output_shifted(const float (&o)[kOutRegs],
-                                                const float (&inv_sum)[2], std::uint32_t o_smem,
-                                                std::uint32_t block_bytes, int shift_chunks) {
-    constexpr int kChunksPerRow = kTmaColumns / 8;
-    constexpr std::uint32_t kChunkBytes = 16;
-    constexpr int kSpareChunk = Traits::kWidth / 8;
-    static_assert(Traits::kWidth < Traits::kColumnBlocks * kTmaColumns,
-                  "the spare chunk lies inside the staged tile");
-    const int lane = threadIdx.x % kWarpSize;
-    const int warp = (threadIdx.x % kWarpgroupThreads) / kWarpSize;
-    const int matrix = lane / 8;
-    const int matrix_row = lane % 8;
-    const int row = warp * 16 + 8 * (matrix % 2) + matrix_row;
-#pragma unroll
-    for (int j = 0; j < kOutRegs / 4; j += 2) {
-      std::uint32_t r[4];
-#pragma unroll
-      for (int m = 0; m < 4; ++m) {
-        const int h = m % 2;
-        const int jj = j + m / 2;
-        r[m] = pack_pair(o[4 * jj + 2 * h] * inv_sum[h], o[4 * jj + 2 * h + 1] * inv_sum[h],
-                         static_cast<Element*>(nullptr));
+      int chunk = j + matrix / 2;
+      if constexpr (kShifted) {
+        constexpr int kSpareChunk = Traits::kWidth / 8;
+        static_assert(kSpareChunk < Traits::kColumnBlocks * kChunksPerRow,
+                      "the spare chunk lies inside the staged tile");
+        chunk -= shift_chunks;
+        if (chunk < 0) chunk = kSpareChunk;
       }
-      int chunk = j + matrix / 2 - shift_chunks;
-      if (chunk < 0) chunk = kSpareChunk;
       const std::uint32_t address = o_smem + (chunk / kChunksPerRow) * block_bytes +
                                     row * kSwizzleRowBytes +
                                     ((chunk % kChunksPerRow) ^ matrix_row) * kChunkBytes;
@@ -571,7 +548,7 @@ FATTN_DEVICE int head_word_column(const HeadColumns& columns, int head) {
 // so the tile holds the head in columns [8, 8 + D) = [8, W) with zeros in front: Q (loaded
 // with its key head's shift) and K meet zeros there, P·V leaves O's column c in accumulator
 // column c + 8, and the epilogue stages O one 16-byte chunk to the left
-// (Consumer::stage_output_shifted) so that the TMA stores run from column 0 as before: a store
+// (Consumer::stage_output<true>) so that the TMA stores run from column 0 as before: a store
 // box at column -8 stops the kernel with an illegal instruction, a load box there is fine
 // (h16-odd90's tma_probe.cu on an H200: cases 1 and 2).
 // `bits.step`: kSectorShiftColumns where the tensor's head stride is an odd multiple of 16 bytes,
@@ -1239,7 +1216,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth>::kThr
         const std::uint32_t o_smem =
             smem_address(smem + Traits::kOOffset) + consumer * kWgmmaM * kSwizzleRowBytes;
         if constexpr (kSectorBoxes) {
-          Math::stage_output_shifted(
+          Math::template stage_output<true>(
               o, inv_sum, o_smem, Traits::kQColumnBlockBytes,
               sector_shift(params.v_columns, head / params.group_size) / kSectorShiftColumns);
         } else {
