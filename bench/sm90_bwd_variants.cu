@@ -22,6 +22,9 @@ using fattn::detail::sm90::DqReduce;
 using fattn::detail::sm90::GradSplit;
 
 constexpr DqReduce kBulk = DqReduce::bulk_tensor;
+// The dQ partial in register order, one 1-D bulk reduction per consumer step (the D = 128 row;
+// d64_regorder: the same at D = 64, DqSplit::queries, 128-query steps).
+constexpr DqReduce kRegOrder = DqReduce::bulk_register_order;
 // GradIssue (backward_tile_config.hpp): around_dq = dV issued behind dPᵀ, dK behind the dQ
 // product (the D = 128 row).
 constexpr fattn::detail::sm90::GradIssue kAroundDq = fattn::detail::sm90::GradIssue::around_dq;
@@ -39,6 +42,7 @@ struct Variant {
 // bench/results/sm90-bwd-h100-2026-11-22-s6b/ and -s7/) are in this file's history.
 constexpr Variant kVariants[] = {
     {"d64", 64, {128, 128, 2, DqSplit::queries, kBulk, GradSplit::keys}},
+    {"d64_regorder", 64, {128, 128, 2, DqSplit::queries, kRegOrder, GradSplit::keys}},
     {"d128", 128,
      {64, 128, 2, DqSplit::head_dim, DqReduce::bulk_register_order, GradSplit::keys, kAroundDq}},
     {"d128_tensor", 128, {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, kAroundDq}},
