@@ -78,6 +78,17 @@ TEST(FindTool, SaysWhereItLookedWhenNotFound) {
   EXPECT_NE(std::find(search.searched.begin(), search.searched.end(), "PATH"), search.searched.end());
 }
 
+TEST(PutFirstOnPath, PrependsAFolderOnce) {
+  const std::string saved = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", "/usr/bin:/bin", 1);
+  put_first_on_path("/opt/fattn-test/bin");
+  EXPECT_STREQ(std::getenv("PATH"), "/opt/fattn-test/bin:/usr/bin:/bin");
+  put_first_on_path("/opt/fattn-test/bin");  // already there: unchanged
+  put_first_on_path("/usr/bin");
+  EXPECT_STREQ(std::getenv("PATH"), "/opt/fattn-test/bin:/usr/bin:/bin");
+  ::setenv("PATH", saved.c_str(), 1);
+}
+
 TEST(PythonSitePackages, ReportsFoldersOrNothing) {
   EXPECT_TRUE(python_site_packages("/nonexistent/python3").empty());
 }

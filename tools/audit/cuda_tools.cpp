@@ -122,6 +122,15 @@ std::vector<fs::path> python_site_packages(const std::string& python) {
   return dirs;
 }
 
+void put_first_on_path(const fs::path& folder) {
+  const char* current = std::getenv("PATH");
+  const std::vector<std::string> dirs = split_path_variable(current);
+  if (std::find(dirs.begin(), dirs.end(), folder.string()) != dirs.end()) return;
+  std::string value = folder.string();
+  if (current != nullptr && *current) value += std::string(":") + current;
+  setenv("PATH", value.c_str(), 1);
+}
+
 ToolSearch find_cuda_tool(const std::string& tool, const std::string& override_variable) {
   ToolSearch search;
   auto try_path = [&](const fs::path& candidate) {

@@ -23,6 +23,11 @@ struct ToolSearch {
 // the site-packages of every python3 on PATH.
 ToolSearch find_cuda_tool(const std::string& tool, const std::string& override_variable);
 
+// Puts `folder` first on this process's PATH (children inherit it), unless it is on PATH already.
+// cuobjdump --dump-sass runs nvdisasm, which it looks for only on PATH (or NVDISASM_PATH), and
+// NVIDIA's pip wheels ship the two in separate packages, neither on PATH.
+void put_first_on_path(const std::filesystem::path& folder);
+
 // The site-packages folders that `python` reports (site and sysconfig), empty if it cannot run.
 std::vector<std::filesystem::path> python_site_packages(const std::string& python);
 

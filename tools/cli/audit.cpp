@@ -39,6 +39,7 @@ constexpr int kExitPassed = 0;
 constexpr int kExitCheckFailed = 1;
 constexpr int kExitCannotRun = 2;
 constexpr const char* kCuobjdumpVariable = "FATTN_CUOBJDUMP";
+constexpr const char* kNvdisasmVariable = "FATTN_NVDISASM";
 constexpr const char* kLibraryFileName = "libfattn.so";
 // fattn::backend_compiled(fattn::Backend), looked up by its mangled name in a library given
 // with --library that this process did not load.
@@ -457,10 +458,20 @@ int audit_main(const std::vector<std::string>& args) {
     cuobjdump = *search.found;
   }
 
+  // The SASS dump runs nvdisasm, which cuobjdump finds only on PATH: put the one found (PATH,
+  // CUDA_HOME, pip's nvidia-cuda-nvdisasm) there for it.
+  const audit::ToolSearch disassembler = audit::find_cuda_tool("nvdisasm", kNvdisasmVariable);
+  if (disassembler.found) audit::put_first_on_path(disassembler.found->parent_path());
+
   Dumps dumps;
   std::string dump_error;
   if (!read_dumps(*cuobjdump, library, dumps, dump_error)) {
     std::fprintf(stderr, "fattn audit: %s\n", dump_error.c_str());
+    if (!disassembler.found) {
+      std::fprintf(stderr, "nvdisasm (which cuobjdump runs for the SASS) was not found either; install "
+                           "it with `python3 -m pip install nvidia-cuda-nvdisasm`, or set $%s.\n",
+                   kNvdisasmVariable);
+    }
     return kExitCannotRun;
   }
   const AuditResult result = audit::audit_kernels(
