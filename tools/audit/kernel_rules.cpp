@@ -31,8 +31,10 @@ std::vector<KernelFamily> make_families() {
   families.push_back({"cuda_standard", "standard", {}, {no_local_memory()}, {}});
   // The tensor-core families' backward passes run two row-wise kernels around the main one:
   // dot(dO, O) before it, and the fp32 dQ accumulator's scaling and conversion after it. They
-  // stream rows and do no MMA; only the local-memory rule applies to them.
-  const HelperKernels kBackwardHelpers{{"backward_preprocess_kernel", "backward_postprocess_kernel"},
+  // stream rows and do no MMA; only the local-memory rule applies to them. The Hopper backward's
+  // register-order dQ accumulator has a postprocess of its own (sm90/backward.cuh).
+  const HelperKernels kBackwardHelpers{{"backward_preprocess_kernel", "backward_postprocess_kernel",
+                                        "register_order_dq_postprocess_kernel"},
                                        {no_local_memory()}};
   // Without FFMA the CUDA-core kernel is not doing its math on the CUDA cores.
   families.push_back({"cuda_simt",
