@@ -7,7 +7,7 @@
 # here when the carry is missing). Writes $OUT/d192-summary.md and $OUT/d192.tar.xz.
 # From the repository root (the files of bench/results/sm90-d192-2026-11-23-s16/ in place):
 #   D192_BUILD=build-h16-d192 bash bench/results/sm90-d192-2026-11-23-s16/call.sh
-# run tool: carry ["build-h16-d192", ".deps"], timeout_s 170.
+# run tool: carry ["build-h16-d192"] (.deps not needed: no CMake build), timeout_s 170.
 # Run from the repository root (bench/, scripts/ there); this script's directory may be anywhere.
 HERE=$(cd "$(dirname "$0")" && pwd)
 source scripts/gpu-env.sh 2>/dev/null
@@ -28,7 +28,7 @@ libs() { for n in "$@"; do echo "--lib $n=$W/$n.so"; done; }
 timeout 40 python3 "$HERE/check_d192.py" $(libs "${NAMES[@]}") --json "$W/check.json" > "$W/check.log" 2>&1
 echo "check rc $? at $((SECONDS - start)) s: $(grep -c '^PASS' "$W/check.log") PASS, $(grep -c '^FAIL' "$W/check.log") FAIL" >> "$L"
 # 2. timing in turns, twice (run 2 reversed)
-P="192,1024,0;192,1024,1;192,4096,0;192,4096,1;192,16384,0;192,16384,1"
+P="192,1024,0;192,1024,1;192,2048,0;192,4096,0;192,4096,1;192,16384,0;192,16384,1"
 S=bench/sm90_vs_cudnn.py
 rev=(); for ((i = ${#NAMES[@]} - 1; i >= 0; i--)); do rev+=("${NAMES[i]}"); done
 for run in run1 run2; do

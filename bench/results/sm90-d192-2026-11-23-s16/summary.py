@@ -44,7 +44,7 @@ cur_cudnn = []
 print("| dtype | N | causal | run | " + " | ".join(names) + " | cudnn | " +
       " | ".join(f"{n}/cur" for n in names[1:]) + " | " +
       " | ".join(f"{n}/cudnn" for n in names) + " |")
-print("|---" * (4 + 2 * len(names) + len(names) + 0) + "|---|")
+print("|---" * (5 + 3 * len(names) - 1) + "|")
 for dtype in ("bf16", "fp16"):
     for run in ("run1", "run2"):
         for r in rows(run, dtype):
