@@ -75,6 +75,21 @@ __device__ __forceinline__ void load_chunk(const Element* source, float (&values
   for (int i = 0; i < kRowChunkElements; ++i) values[i] = ElementTraits<Element>::to_float(elements[i]);
 }
 
+// scale · values[0, 8) as eight elements to a 16-byte-aligned address (load_chunk's way back);
+// the dQ postprocesses' store (this file's and the Hopper register-order one).
+template <class Element>
+__device__ __forceinline__ void store_scaled_chunk(Element* destination, const float* values,
+                                                   float scale) {
+  Element elements[kRowChunkElements];
+#pragma unroll
+  for (int i = 0; i < kRowChunkElements; ++i) {
+    elements[i] = ElementTraits<Element>::from_float(values[i] * scale);
+  }
+  uint4 bits;
+  __builtin_memcpy(&bits, elements, sizeof(bits));
+  *reinterpret_cast<uint4*>(destination) = bits;
+}
+
 // D_i = rowsum(dO∘O), LSE·log2(e) (+inf for fully masked rows and the padding rows of the last
 // query tile, which contribute nothing), and the row's dQ accumulator zeroed. The threads of a
 // row run the shuffles together, so no thread leaves before them.
@@ -158,14 +173,7 @@ __global__ void __launch_bounds__(kRowPassThreads)
         *reinterpret_cast<const float4*>(accumulator + column0 + kAccumulatorVectorFloats);
     const float values[kRowChunkElements] = {low.x, low.y, low.z, low.w,
                                              high.x, high.y, high.z, high.w};
-    Element elements[kRowChunkElements];
-#pragma unroll
-    for (int i = 0; i < kRowChunkElements; ++i) {
-      elements[i] = Traits::from_float(values[i] * params.scale);
-    }
-    uint4 bits;
-    __builtin_memcpy(&bits, elements, sizeof(bits));
-    *reinterpret_cast<uint4*>(dq + column0) = bits;
+    store_scaled_chunk(dq + column0, values, params.scale);
   } else {
     const int column_end = min(column0 + kRowChunkElements, params.head_dim);
     for (int d = column0; d < column_end; ++d) {

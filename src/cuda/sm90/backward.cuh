@@ -81,14 +81,7 @@ __global__ void __launch_bounds__(kRegisterOrderPostThreads)
     const float* values = &tile[row * kPitch + in_tile];
     if (params.alignment >= sm80::kWidest &&
         column0 + sm80::kRowChunkElements <= params.head_dim) {
-      Element elements[sm80::kRowChunkElements];
-#pragma unroll
-      for (int i = 0; i < sm80::kRowChunkElements; ++i) {
-        elements[i] = Traits::from_float(values[i] * params.scale);
-      }
-      uint4 bits;
-      __builtin_memcpy(&bits, elements, sizeof(bits));
-      *reinterpret_cast<uint4*>(dq + column0) = bits;
+      sm80::store_scaled_chunk(dq + column0, values, params.scale);
     } else {
       const int column_end = min(column0 + sm80::kRowChunkElements, params.head_dim);
       for (int d = column0; d < column_end; ++d) {

@@ -649,34 +649,33 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element, TileConfig>:
     if constexpr (!Traits::kGradsAroundDq) release_stage(step);
     const int head = kv_head * params.group_size + step / m_count;
     const int row0 = (m_first + step % m_count) * kBlockM;
-    if constexpr (Traits::kDqRegisterOrder) {
-      // As below, in register order, into block (query tile of 64, column block) of the
-      // accumulator (backward.cuh: (batch, head, rows_rounded / 64, kHeadDim / 64) blocks).
-      Math::store_dq_register_order(dq_stage_tile, dq);
-      fence_view_async_shared();
-      named_barrier_sync(kDqStagedBarrier + consumer, kWarpgroupThreads);
-      if (dq_reduce_leader) {
-        const std::int64_t head_index = static_cast<std::int64_t>(batch) * params.heads_q + head;
-        const std::int64_t block =
-            (head_index * (params.rows_rounded / kWgmmaM) + (row0 + dq_query0) / kWgmmaM) *
-                (kHeadDim / kDqColumns) +
-            dq_column0 / kDqColumns;
-        bulk_reduce_add_f32(params.dq_accum + block * kDqRegisterOrderBlockFloats, dq_stage_tile,
-                            kDqRegisterOrderBlockBytes);
-        bulk_commit_group();
-      }
-      return;
-    } else if constexpr (Traits::kDqBulk) {
+    if constexpr (Traits::kDqBulk) {
       // The leader waited for the previous reduction to finish reading this tile before the
       // step's dS barrier, which every thread passed before its dQ product.
-      Math::store_dq(dq_stage_tile, dq);
+      if constexpr (Traits::kDqRegisterOrder) {
+        Math::store_dq_register_order(dq_stage_tile, dq);
+      } else {
+        Math::store_dq(dq_stage_tile, dq);
+      }
       fence_view_async_shared();
       named_barrier_sync(kDqStagedBarrier + consumer, kWarpgroupThreads);
       if (dq_reduce_leader) {
+        if constexpr (Traits::kDqRegisterOrder) {
+          // Block (query tile of 64, column block) of the accumulator (backward.cuh: (batch,
+          // head, rows_rounded / 64, kHeadDim / 64) blocks), one 1-D reduction.
+          const std::int64_t head_index = static_cast<std::int64_t>(batch) * params.heads_q + head;
+          const std::int64_t block =
+              (head_index * (params.rows_rounded / kWgmmaM) + (row0 + dq_query0) / kWgmmaM) *
+                  (kHeadDim / kDqColumns) +
+              dq_column0 / kDqColumns;
+          bulk_reduce_add_f32(params.dq_accum + block * kDqRegisterOrderBlockFloats,
+                              dq_stage_tile, kDqRegisterOrderBlockBytes);
+        } else {
 #pragma unroll
-        for (int box = 0; box < kDqColumns / kDqBoxColumns; ++box) {
-          tma_reduce_add_4d(&tma_dq_accum, dq_stage_tile + box * Traits::kDqBoxBytes,
-                            dq_column0 + box * kDqBoxColumns, row0 + dq_query0, head, batch);
+          for (int box = 0; box < kDqColumns / kDqBoxColumns; ++box) {
+            tma_reduce_add_4d(&tma_dq_accum, dq_stage_tile + box * Traits::kDqBoxBytes,
+                              dq_column0 + box * kDqBoxColumns, row0 + dq_query0, head, batch);
+          }
         }
         bulk_commit_group();
       }
