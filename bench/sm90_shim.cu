@@ -19,13 +19,30 @@ using fattn::TensorView;
 using fattn::detail::AttentionArgs;
 using namespace fattn_shim;
 
+// Built with -DFATTN_SHIM_SM90_BUCKET=<64|128|192|256>, the shim calls (and needs the instances
+// of) that head-dim bucket only, for a timing shim of one bucket; the others answer Unsupported.
+#ifdef FATTN_SHIM_SM90_BUCKET
+inline constexpr int kOnlyBucket = FATTN_SHIM_SM90_BUCKET;
+#else
+inline constexpr int kOnlyBucket = 0;  // every bucket
+#endif
+
+template <int kBucket, class Element>
+fattn::Status launch_bucket(const AttentionArgs& args) {
+  if constexpr (kOnlyBucket == 0 || kOnlyBucket == kBucket) {
+    return fattn::detail::sm90::launch_forward<kBucket, Element>(args);
+  } else {
+    return fattn::Status::Unsupported("this shim was built for one head-dim bucket only");
+  }
+}
+
 template <class Element>
 fattn::Status run_bucket(const AttentionArgs& args) {
   switch (fattn::detail::sm90::head_dim_bucket(args.problem.head_dim)) {
-    case 64: return fattn::detail::sm90::launch_forward<64, Element>(args);
-    case 128: return fattn::detail::sm90::launch_forward<128, Element>(args);
-    case 192: return fattn::detail::sm90::launch_forward<192, Element>(args);
-    case 256: return fattn::detail::sm90::launch_forward<256, Element>(args);
+    case 64: return launch_bucket<64, Element>(args);
+    case 128: return launch_bucket<128, Element>(args);
+    case 192: return launch_bucket<192, Element>(args);
+    case 256: return launch_bucket<256, Element>(args);
     default: return fattn::Status::Unsupported("head dim above 256");
   }
 }

@@ -2,7 +2,8 @@
 # Builds the D = 192 timing shims of call.sh: one source tree per contestant under <build>/trees
 # (cur = `git archive <commit>`, each candidate the same with candidate-<name>.patch of this
 # directory applied), each compiled into <name>.so from the two d192 instantiation TUs
-# (bf16, fp16; sm_90a), tensor_map.cu, types.cpp and d192_shim.cu. ptxas reports in
+# (bf16, fp16; sm_90a), tensor_map.cu, types.cpp and bench/sm90_shim.cu built for the 192
+# bucket alone (-DFATTN_SHIM_SM90_BUCKET=192). ptxas reports in
 # <build>/shims/<name>/ptxas.log. Leaves <build>/carry/shims.tar.xz.
 #   bash bench/results/sm90-d192-2026-11-23-s16/build.sh <build dir> <commit> <jobs> [candidate...]
 # (default candidates: lazy lazypin)
@@ -30,11 +31,12 @@ pids=()
 for v in "${contestants[@]}"; do
   root=$B/trees/$v
   flags=(-std=c++20 -O3 -lineinfo "-I$root/src" "-I$root/include" -Ibench --expt-relaxed-constexpr
-         -Xcompiler -fPIC "-gencode=arch=compute_90a,code=sm_90a" -Xptxas -v)
+         -Xcompiler -fPIC "-gencode=arch=compute_90a,code=sm_90a" -Xptxas -v
+         -DFATTN_SHIM_SM90_BUCKET=192)
   build_shim "$B/shims/$v" "$jobs" libd192.so "${flags[*]}" \
     "$root/src/cuda/instantiations/sm90_fwd_d192_bf16.cu" \
     "$root/src/cuda/instantiations/sm90_fwd_d192_fp16.cu" \
-    "$root/src/cuda/sm90/tensor_map.cu" "$root/src/api/types.cpp" "$HERE/d192_shim.cu" \
+    "$root/src/cuda/sm90/tensor_map.cu" "$root/src/api/types.cpp" "$PWD/bench/sm90_shim.cu" \
     > "$B/shims/$v.build.log" 2>&1 &
   pids+=($!)
   # Serial where few cores (jobs <= 2): one contestant at a time.

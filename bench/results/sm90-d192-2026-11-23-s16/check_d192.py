@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Correctness of the 192-bucket kernels of each --lib (d192_shim.cu builds) against the fp32
+"""Correctness of the 192-bucket kernels of each --lib (build.sh's 192-bucket shims) against the fp32
 reference of bench/sm90_vs_cudnn.py: every work width (144/160/176/192, the sector-box widths
 for D = 136/152), both dtypes, causal / window / GQA / ragged / strided / padded layouts.
   python3 check_d192.py --lib NAME=path.so [--lib ...] [--small] [--json out.json]"""
