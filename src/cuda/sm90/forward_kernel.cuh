@@ -612,7 +612,8 @@ inline constexpr bool causal_padding_first =
 // H100 beside the v9 kernels and cuDNN (docs/perf-notes.md "v10", two runs): D = 256 non-causal
 // +5.6 % (1.04-1.08 in all six samples), D = 128 non-causal +4.2 % (+8 % at N = 1k); D = 64 0.99
 // (neutral within the noise), so its kernels keep the test in the loop. D = 192 takes it with the
-// lazy rescale and the pinned P·V wait (perf-notes "v31": together +7-16 % non-causal at N >= 2k).
+// lazy rescale and the pinned P·V wait (perf-notes "v31": together +12-15 % non-causal at
+// N >= 2k, +5-8 % at 1k).
 // Masked kernels test every tile against the mask anyway.
 template <int kHeadDim, class Mask>
 inline constexpr bool ragged_test_first_tile_only =
@@ -625,7 +626,7 @@ inline constexpr bool ragged_test_first_tile_only =
 // loop has no ragged-key test (ptxas spilled 8 bytes in its ping-pong consumers with both; "v10":
 // +5.6 % non-causal D = 256 with the two changes together, 0 spills). Not D = 64 (the
 // 160-register three-consumer kernels ran 3.5 % / 1.3 % slower). D = 192 ("v31", H100, four
-// runs in turns): +5-7 % non-causal alone, +0-5 % causal (the masked kernels take only this).
+// runs in turns): +5-7 % non-causal alone, +1-4 % causal (the masked kernels take only this).
 template <int kHeadDim, int kWidth, class Mask>
 inline constexpr bool lazy_rescale =
     kRescaleThresholdLog2 > 0 && (kHeadDim == 128 || kHeadDim == 192 || kHeadDim == 256) &&

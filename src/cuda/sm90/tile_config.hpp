@@ -116,8 +116,8 @@ struct TileShape {
   // the warpgroup's own P·V. Measured on an H100 (docs/perf-notes.md "v13", two calls):
   // +4–7 % at D = 128 N = 4k/16k non-causal, +0.5–1 % at 1k; the causal kernel (33 of its 66
   // exponentials already before the wait) lost 1–4 % and D = 64 3–5 %, so only this kernel.
-  // D = 192 (0 of its 50 exponentials under the P·V without it): with the lazy rescale
-  // +7–16 % non-causal at N = 2k–16k, +6–8 % at 1k (H100, perf-notes "v31").
+  // D = 192 (0 of its 50 exponentials under the P·V without it) takes it too: +5–8 % beyond the
+  // lazy rescale at N = 2k–16k non-causal, −0.5–+2.5 % at 1k (H100, perf-notes "v31").
   bool pin_pv_wait_unmasked = false;
   // TMA-store kernels write the LSE after O's TMA store is issued instead of before O is
   // staged (forward_kernel.cuh, epilogue). The staging's proxy fence (fence.proxy.async, SASS
