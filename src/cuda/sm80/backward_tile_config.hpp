@@ -449,6 +449,24 @@ constexpr bool line_staging_swizzle_split() {
   return has_option<Config, LineStagingSwizzleSplitOption>;
 }
 
+// DqStagingPairSwizzle (seventeenth session, h17-bwd256; DqReductionsByLine tiles whose warp rows
+// hold at least 16 chunks of 16 bytes, i.e. kDimPerWarpQ >= 64: the 256 tables). ncu of the 256
+// kernel (bench/results/sm80-bwd-h100-2026-11-23-s10/call2, N = 4k) counted 4 shared-memory
+// wavefronts per staging STS.64 where 2 do (134 M against 67 M ideal: a 2-way bank conflict of
+// the XOR row % 8 swizzle, rows r and r ^ 1 of a half-warp on one bank quad), 14 % of the
+// kernel's 988 M wavefronts, the ldmatrix's pipe. The option swizzles the staging rows by chunk
+// XOR 2·(row % 8), conflict-free for the STS.64 and the LDS.128 (backward_dq_lines.cuh,
+// DqLineRounds); the same values reach the same accumulator elements in the same order.
+struct DqStagingPairSwizzleOption {};
+template <class Tile>
+struct DqStagingPairSwizzle : Tile, DqStagingPairSwizzleOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool dq_staging_pair_swizzle() {
+  return has_option<Config, DqStagingPairSwizzleOption>;
+}
+
 // v20 option (tenth session, second round, h10-bwd80b; bench/results/sm80-bwd-h100-2026-11-23-
 // s10b/NOTES.md). DqRoundsInDkSteps (DqReductionsByLine tiles with RolledProductB): dV in phase
 // B, then the dQ product, then dK with the partial's line-reduction rounds (STS, LDS.128,
