@@ -760,7 +760,11 @@ struct LargeSharedMemoryBackwardConfig<128>
 // (h12-bwd80, in turns beside the table before it, 2 rounds): bwd 126.6 / 159.2 / 228.7 /
 // 205.4 against 118.0 / 151.7 / 226.5 / 202.6 TFLOP/s at N = 512 causal / 1k causal / 4k / 4k
 // causal (+7.3 / +4.9 / +1.0 / +1.4 %); instrumented epilogue 3,193-3,434 clocks per CTA.
-using RangeSearchTile256 = WarpSearchedQueryRange<LineReductionsTile256>;
+// v32 (seventeenth session, h17-bwd256; bench/results/sm80-bwd-h100-2026-11-23-s17/NOTES.md): the
+// dQ line staging without the STS.64 bank conflict (DqStagingPairSwizzle), its offsets split
+// (LineStagingSwizzleSplit: a lane base XOR an immediate per dim tile), in both 256 tables.
+using RangeSearchTile256 = WarpSearchedQueryRange<
+    LineStagingSwizzleSplit<DqStagingPairSwizzle<LineReductionsTile256>>>;
 // v26 (h13-bwd80; commit 258cc20 has it): warps 0-3 running the dQ product and its line rounds
 // before phase B and warps 4-7 after it (one half reducing while the other multiplies) measured
 // 0.97-0.99 at 256 (bwd in turns beside the table, N = 512 causal to 16k) and 0.94-0.96 at 128
