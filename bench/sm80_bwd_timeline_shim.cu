@@ -102,7 +102,9 @@ constexpr int kExponentTwoAhead256Variant = 312;
 // DqStagingPairSwizzle (the dQ line staging without its STS.64 bank conflict) on the 256 tables,
 // launch_backward<256>'s choice (the deterministic NoMask launches of few keys with the library's
 // head groups); 172 the same with LineStagingSwizzleSplit (the staging offsets as a lane base
-// XOR an immediate). In the AHEAD_ONLY build too.
+// XOR an immediate). In the AHEAD_ONLY build too. Measured (v32): 172 1.014-1.045x the tables
+// (geomean 1.023), 171 0.999-1.021x; 172 is the 256 tables' since (variant 0 runs it; 171 / 172 now
+// wrap those tables again, which changes nothing: the options are already there).
 constexpr int kPairSwizzle256Variant = 171;
 constexpr int kPairSwizzleSplit256Variant = 172;
 namespace sm80 = fattn::detail::sm80;

@@ -763,6 +763,11 @@ struct LargeSharedMemoryBackwardConfig<128>
 // v32 (seventeenth session, h17-bwd256; bench/results/sm80-bwd-h100-2026-11-23-s17/NOTES.md): the
 // dQ line staging without the STS.64 bank conflict (DqStagingPairSwizzle), its offsets split
 // (LineStagingSwizzleSplit: a lane base XOR an immediate per dim tile), in both 256 tables.
+// H100, bf16, B·N = 16384, H·D = 2048, bwd in turns beside the tables before it and FA2
+// (bench/sm80_bwd_det_ratio.py --variant 172, 2 runs x 5 rounds): default 1.014 / 1.019 / 1.015 /
+// 1.025 / 1.020 / 1.045 at N = 1k / 1k causal / 4k / 4k causal / 16k / 16k causal (geomean
+// 1.023), deterministic 1.016-1.029 and bitwise the old tables' gradients; the swizzle alone
+// (variant 171) 0.999-1.021 (geomean 1.004), the split offsets alone (v19's 191) 1.001-1.012.
 using RangeSearchTile256 = WarpSearchedQueryRange<
     LineStagingSwizzleSplit<DqStagingPairSwizzle<LineReductionsTile256>>>;
 // v26 (h13-bwd80; commit 258cc20 has it): warps 0-3 running the dQ product and its line rounds
