@@ -98,6 +98,15 @@ constexpr int kAhead256Variant = 303;
 // tables' since (variant 0 runs it; 311 / 312 now wrap those tables again, the outer count wins).
 constexpr int kExponentAhead256Variant = 311;
 constexpr int kExponentTwoAhead256Variant = 312;
+// The seventeenth session (h17-bwd256; bench/results/sm80-bwd-h100-2026-11-23-s17/NOTES.md): 171,
+// DqStagingPairSwizzle (the dQ line staging without its STS.64 bank conflict) on the 256 tables,
+// launch_backward<256>'s choice (the deterministic NoMask launches of few keys with the library's
+// head groups); 172 the same with LineStagingSwizzleSplit (the staging offsets as a lane base
+// XOR an immediate). In the AHEAD_ONLY build too. Measured (v32): 172 1.014-1.045x the tables
+// (geomean 1.023), 171 0.999-1.021x; 172 is the 256 tables' since (variant 0 runs it; 171 / 172 now
+// wrap those tables again, which changes nothing: the options are already there).
+constexpr int kPairSwizzle256Variant = 171;
+constexpr int kPairSwizzleSplit256Variant = 172;
 namespace sm80 = fattn::detail::sm80;
 template <class Config>
 using NoOption = Config;
@@ -195,6 +204,20 @@ fattn::Status launch_exponent_ahead_256(const AttentionArgs& args) {
   }
   return launch_tables_with<UnmaskedExponentAhead<kAhead>::template Option, 256>(args);
 }
+// Variants 171 / 172: launch_backward<256>'s choice on the 256 tables with the option.
+template <class Config>
+using PairSwizzleSplit = sm80::LineStagingSwizzleSplit<sm80::DqStagingPairSwizzle<Config>>;
+template <template <class> class Option>
+fattn::Status launch_pair_swizzle_256(const AttentionArgs& args) {
+  using Deterministic = Option<sm80::LargeSharedMemoryDeterministicBackward<256>::type>;
+  using Unmasked =
+      sm80::DeterministicUnmaskedHeadGroups<Deterministic, sm80::kUnmaskedHeadGroupPairs>;
+  if (args.problem.options.deterministic && args.mask.kind == fattn::detail::MaskKind::none &&
+      args.problem.seqlen_k <= sm80::DeterministicUnmaskedBackward<256>::kMaxKeys) {
+    return sm80::launch_backward_with<Unmasked, __nv_bfloat16, true>(args);
+  }
+  return launch_tables_with<Option, 256>(args);
+}
 #endif
 
 fattn::Status launch(const AttentionArgs& args) {
@@ -241,9 +264,15 @@ fattn::Status launch(const AttentionArgs& args) {
     return variant == kExponentAhead256Variant ? launch_exponent_ahead_256<1>(args)
                                                : launch_exponent_ahead_256<2>(args);
   }
+  if (variant == kPairSwizzle256Variant || variant == kPairSwizzleSplit256Variant) {
+    if (bucket128) return fattn::Status::Unsupported("variants 171/172: D 193..256 only");
+    return variant == kPairSwizzle256Variant
+               ? launch_pair_swizzle_256<sm80::DqStagingPairSwizzle>(args)
+               : launch_pair_swizzle_256<PairSwizzleSplit>(args);
+  }
 #ifdef FATTN_SM80_BWD_TIMELINE_AHEAD_ONLY
   if (variant != 0) {
-    return fattn::Status::Unsupported("this shim holds the tables, 301-303 and 311-312");
+    return fattn::Status::Unsupported("this shim holds the tables, 171-172, 301-303 and 311-312");
   }
 #else
   if (variant == kLineReductionsVariant) {

@@ -28,18 +28,27 @@ __device__ __forceinline__ int opaque_lane_id() {
 // covers whole 128-byte lines of the accumulator (4 per instruction), its source registers just
 // loaded by an LDS.128 rather than the dQ product's accumulators. 8 rows per round measured
 // 1.01-1.07x the REDG.64 burst at 128 and the whole slice at once 0.98-1.03x (docs/perf-notes.md
-// "Backward v13"). Staging rows are swizzled (16-byte chunk XOR row % 8): the STS.64 and LDS.128
-// are conflict-free. No barrier but the warp's: each warp reads back only what it staged, and
+// "Backward v13"). Staging rows are swizzled (16-byte chunk XOR row % 8): the LDS.128 are
+// conflict-free, the STS.64 2-way (kPairSwizzle below takes that out). No barrier but the warp's: each warp reads back only what it staged, and
 // the next item's rounds come after the loop-top block barrier. `warp_first`: the accumulator
 // element of the warp's first row and column; `rows_left`: the rows from there to the sequence
 // end (kWholeTile: none past it).
 // kSplitSwizzle (LineStagingSwizzleSplit, backward_tile_config.hpp): the staging offsets in
 // unsigned arithmetic, the STS swizzle split into its run-time and compile-time parts (below).
+// kPairSwizzle (DqStagingPairSwizzle, backward_tile_config.hpp): the staging rows swizzled by
+// chunk XOR 2·(row % 8) instead of row % 8. An STS.64 of the warp writes 8 rows x 8 chunks of 16
+// bytes (lane pairs of a quad fill one chunk), a half-warp's 4 rows x 2 chunks (2·dt, 2·dt + 1)
+// per wavefront. With XOR row % 8 the rows r and r ^ 1 put their chunks on the same bank quad
+// ((2·dt + 1) ^ r = 2·dt ^ (r ^ 1)): 2 wavefronts per half-warp, 4 per STS.64 where 2 do (ncu,
+// s10 call 2: 134 M staging wavefronts against 67 M ideal at 256, N = 4k). With XOR 2·(row % 8)
+// chunk 2·dt + h lands on 2·(dt ^ r) + h: bit 0 is h, bits 1-2 (dt ^ r) % 4, distinct over a
+// half-warp's 4 rows, so 2 wavefronts. The LDS.128 reads 8 chunks of one row per quarter-warp,
+// conflict-free under any XOR < kChunks. Rows of >= 16 chunks only (the XOR reaches 14).
 // DqLineRounds holds the lane's offsets and issues one round at a time, so that a caller may
 // place the rounds between other work (DqRoundsInDkSteps: one round per dK query step);
 // reduce_dq_by_lines issues them back to back.
 template <int kRowsPerRound, int kWidth, bool kWholeTile, bool kSplitSwizzle, int kRowTilesQ,
-          int kDimTilesQ>
+          int kDimTilesQ, bool kPairSwizzle = false>
 struct DqLineRounds {
   static constexpr int kRowsPerPair = 8;                     // the rows of one (row tile, half)
   static constexpr int kChunkFloats = 4;                     // 16 bytes
@@ -62,6 +71,17 @@ struct DqLineRounds {
   static_assert(!kSplitSwizzle || (kDimTilesQ % kXorPhases == 0 && kMmaN == 2 * kChunkFloats &&
                                    is_power_of_two(kRowsPerLoad) && kRowsPerLoad <= kRowsPerPair),
                 "the split swizzle takes whole groups of four dim tiles");
+  // kPairSwizzle with kSplitSwizzle: rows of exactly 16 chunks, so that the chunk XOR
+  // 2·(row % 8) is the float offset's XOR 8·(row % 8) on bits 3-5, which in the lane's STS base
+  // 72·group + 2·quad_lane hold the group: STS offset (base ^ 8·dt) + the pair's rows, LDS offset
+  // (base ^ 8·((j·kRowsPerLoad) % 8)) + the load's rows.
+  static_assert(!kPairSwizzle || (kChunks >= 2 * kRowsPerPair &&
+                                  (!kSplitSwizzle || kChunks == 2 * kRowsPerPair)),
+                "the pair swizzle: rows of at least 16 chunks (split offsets: 16)");
+  // The XOR of staging row `row`'s chunks.
+  static constexpr int row_swizzle(int row) {
+    return kPairSwizzle ? 2 * (row % kRowsPerPair) : row % kRowsPerPair;
+  }
 
   int lane;
   int group;
@@ -86,10 +106,18 @@ struct DqLineRounds {
     const unsigned split_lane = static_cast<unsigned>(lane);
     split_group = split_lane / 4;
     const unsigned split_quad = split_lane % 4;
-    sts_lane = (split_group * kChunks + ((split_quad / 2) ^ (split_group % 2))) * kChunkFloats +
-               (split_quad % 2) * 2;
-    lds_lane = split_lane / kChunks * kChunks * kChunkFloats;
-    lds_chunk = (split_lane % kChunks) ^ (split_lane / kChunks);
+    if constexpr (kPairSwizzle) {
+      const unsigned split_row = split_lane / kChunks;
+      sts_lane = split_group * (kChunks * kChunkFloats + 2 * kChunkFloats) + 2 * split_quad;
+      lds_lane = split_row * kChunks * kChunkFloats +
+                 ((split_lane % kChunks) ^ (2 * split_row)) * kChunkFloats;
+      lds_chunk = 0;
+    } else {
+      sts_lane = (split_group * kChunks + ((split_quad / 2) ^ (split_group % 2))) * kChunkFloats +
+                 (split_quad % 2) * 2;
+      lds_lane = split_lane / kChunks * kChunks * kChunkFloats;
+      lds_chunk = (split_lane % kChunks) ^ (split_lane / kChunks);
+    }
   }
 
   // Round `round` (a compile-time constant once the caller's loop unrolls): its rows staged,
@@ -105,7 +133,11 @@ struct DqLineRounds {
       const int stage_row = p * kRowsPerPair + group;
 #pragma unroll
       for (int dt = 0; dt < kDimTilesQ; ++dt) {
-        if constexpr (kSplitSwizzle) {
+        if constexpr (kSplitSwizzle && kPairSwizzle) {
+          const unsigned row_floats = p * kRowsPerPair * kChunks * kChunkFloats;
+          *reinterpret_cast<float2*>(stage + ((sts_lane ^ (2u * kChunkFloats * dt)) + row_floats)) =
+              make_float2(dq[rt][dt][2 * half], dq[rt][dt][2 * half + 1]);
+        } else if constexpr (kSplitSwizzle) {
           const unsigned phase = ((dt % kXorPhases) ^ (split_group / 2)) * 2 * kChunkFloats;
           const unsigned fixed = ((dt / kXorPhases) * 2 * kXorPhases +
                                   p * kRowsPerPair * kChunks) * kChunkFloats;
@@ -113,8 +145,9 @@ struct DqLineRounds {
               make_float2(dq[rt][dt][2 * half], dq[rt][dt][2 * half + 1]);
         } else {
           const int chunk = (dt * kMmaN + 2 * quad_lane) / kChunkFloats;
+          const int swizzle = kPairSwizzle ? 2 * group : group;
           *reinterpret_cast<float2*>(stage +
-                                     (stage_row * kChunks + (chunk ^ group)) * kChunkFloats +
+                                     (stage_row * kChunks + (chunk ^ swizzle)) * kChunkFloats +
                                      (quad_lane % 2) * 2) =
               make_float2(dq[rt][dt][2 * half], dq[rt][dt][2 * half + 1]);
         }
@@ -124,7 +157,11 @@ struct DqLineRounds {
     float4 values[kLoadsPerRound];
 #pragma unroll
     for (int j = 0; j < kLoadsPerRound; ++j) {
-      if constexpr (kSplitSwizzle) {
+      if constexpr (kSplitSwizzle && kPairSwizzle) {
+        const unsigned row_floats = j * kRowsPerLoad * kChunks * kChunkFloats;
+        const unsigned row_xor = 2u * kChunkFloats * ((j * kRowsPerLoad) % kRowsPerPair);
+        values[j] = *reinterpret_cast<const float4*>(stage + ((lds_lane ^ row_xor) + row_floats));
+      } else if constexpr (kSplitSwizzle) {
         const unsigned row_floats = j * kRowsPerLoad * kChunks * kChunkFloats;
         const unsigned row_xor = (j * kRowsPerLoad) % kRowsPerPair;
         values[j] = *reinterpret_cast<const float4*>(
@@ -133,7 +170,7 @@ struct DqLineRounds {
         const int stage_row = j * kRowsPerLoad + load_row;
         values[j] = *reinterpret_cast<const float4*>(
             stage +
-            (stage_row * kChunks + (load_chunk ^ (stage_row % kRowsPerPair))) * kChunkFloats);
+            (stage_row * kChunks + (load_chunk ^ row_swizzle(stage_row))) * kChunkFloats);
       }
     }
 #pragma unroll
@@ -147,12 +184,12 @@ struct DqLineRounds {
 };
 
 template <int kRowsPerRound, int kWidth, bool kWholeTile, bool kSplitSwizzle = false,
-          int kRowTilesQ, int kDimTilesQ>
+          bool kPairSwizzle = false, int kRowTilesQ, int kDimTilesQ>
 __device__ __forceinline__ void reduce_dq_by_lines(const float (&dq)[kRowTilesQ][kDimTilesQ][4],
                                                    float* stage, float* warp_first,
                                                    int rows_left) {
-  using Rounds =
-      DqLineRounds<kRowsPerRound, kWidth, kWholeTile, kSplitSwizzle, kRowTilesQ, kDimTilesQ>;
+  using Rounds = DqLineRounds<kRowsPerRound, kWidth, kWholeTile, kSplitSwizzle, kRowTilesQ,
+                              kDimTilesQ, kPairSwizzle>;
   const Rounds rounds(warp_first);
 #pragma unroll
   for (int round = 0; round < Rounds::kRounds; ++round) {

@@ -509,6 +509,8 @@ __global__ void __launch_bounds__(Config::kThreads)
       masked_per_item_phase_b_addresses<Config>() && !std::is_same_v<Mask, NoMask>;
   // v19 (backward_tile_config.hpp): the line staging's offsets with the swizzle split.
   constexpr bool kSplitSwizzle = line_staging_swizzle_split<Config>() && kLineReductions;
+  // DqStagingPairSwizzle (backward_tile_config.hpp): the staging rows' conflict-free swizzle.
+  constexpr bool kPairSwizzle = dq_staging_pair_swizzle<Config>() && kLineReductions;
   // v20 (backward_tile_config.hpp): dV in phase B, dK after the dQ product with the line-
   // reduction rounds between its query steps (the default mode's whole query tiles; otherwise
   // the rounds as below, then dK).
@@ -1199,7 +1201,7 @@ __global__ void __launch_bounds__(Config::kThreads)
         const auto q_as_b =
             fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
         using Rounds = DqLineRounds<Config::kDqStageRows, kWidth, true, kSplitSwizzle,
-                                    kRowTilesQ, kDimTilesQ>;
+                                    kRowTilesQ, kDimTilesQ, kPairSwizzle>;
         dk_product_with_dq_rounds<Element, kBlockM, kWidth, kDsFromP, Rounds,
                                   Config::kDqRoundsAhead>(dk_acc, p_as_a, q_as_b, dq, stage,
                                                           warp_first);
@@ -1238,10 +1240,10 @@ __global__ void __launch_bounds__(Config::kThreads)
                              warp * Config::kDqStageRows * Config::kDimPerWarpQ;
         // A whole query tile adds without row tests (as in add_rows below).
         if (row_end - row0 == kBlockM) {
-          reduce_dq_by_lines<Config::kDqStageRows, kWidth, true, kSplitSwizzle>(dq, stage,
-                                                                                warp_first, 0);
+          reduce_dq_by_lines<Config::kDqStageRows, kWidth, true, kSplitSwizzle, kPairSwizzle>(
+              dq, stage, warp_first, 0);
         } else {
-          reduce_dq_by_lines<Config::kDqStageRows, kWidth, false, kSplitSwizzle>(
+          reduce_dq_by_lines<Config::kDqStageRows, kWidth, false, kSplitSwizzle, kPairSwizzle>(
               dq, stage, warp_first, params.seqlen_q - warp_row);
         }
       } else if constexpr (kOneAddressAtomics) {

@@ -449,6 +449,24 @@ constexpr bool line_staging_swizzle_split() {
   return has_option<Config, LineStagingSwizzleSplitOption>;
 }
 
+// DqStagingPairSwizzle (seventeenth session, h17-bwd256; DqReductionsByLine tiles whose warp rows
+// hold at least 16 chunks of 16 bytes, i.e. kDimPerWarpQ >= 64: the 256 tables). ncu of the 256
+// kernel (bench/results/sm80-bwd-h100-2026-11-23-s10/call2, N = 4k) counted 4 shared-memory
+// wavefronts per staging STS.64 where 2 do (134 M against 67 M ideal: a 2-way bank conflict of
+// the XOR row % 8 swizzle, rows r and r ^ 1 of a half-warp on one bank quad), 14 % of the
+// kernel's 988 M wavefronts, the ldmatrix's pipe. The option swizzles the staging rows by chunk
+// XOR 2·(row % 8), conflict-free for the STS.64 and the LDS.128 (backward_dq_lines.cuh,
+// DqLineRounds); the same values reach the same accumulator elements in the same order.
+struct DqStagingPairSwizzleOption {};
+template <class Tile>
+struct DqStagingPairSwizzle : Tile, DqStagingPairSwizzleOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool dq_staging_pair_swizzle() {
+  return has_option<Config, DqStagingPairSwizzleOption>;
+}
+
 // v20 option (tenth session, second round, h10-bwd80b; bench/results/sm80-bwd-h100-2026-11-23-
 // s10b/NOTES.md). DqRoundsInDkSteps (DqReductionsByLine tiles with RolledProductB): dV in phase
 // B, then the dQ product, then dK with the partial's line-reduction rounds (STS, LDS.128,
@@ -742,7 +760,16 @@ struct LargeSharedMemoryBackwardConfig<128>
 // (h12-bwd80, in turns beside the table before it, 2 rounds): bwd 126.6 / 159.2 / 228.7 /
 // 205.4 against 118.0 / 151.7 / 226.5 / 202.6 TFLOP/s at N = 512 causal / 1k causal / 4k / 4k
 // causal (+7.3 / +4.9 / +1.0 / +1.4 %); instrumented epilogue 3,193-3,434 clocks per CTA.
-using RangeSearchTile256 = WarpSearchedQueryRange<LineReductionsTile256>;
+// v32 (seventeenth session, h17-bwd256; bench/results/sm80-bwd-h100-2026-11-23-s17/NOTES.md): the
+// dQ line staging without the STS.64 bank conflict (DqStagingPairSwizzle), its offsets split
+// (LineStagingSwizzleSplit: a lane base XOR an immediate per dim tile), in both 256 tables.
+// H100, bf16, B·N = 16384, H·D = 2048, bwd in turns beside the tables before it and FA2
+// (bench/sm80_bwd_det_ratio.py --variant 172, 2 runs x 5 rounds): default 1.014 / 1.019 / 1.015 /
+// 1.025 / 1.020 / 1.045 at N = 1k / 1k causal / 4k / 4k causal / 16k / 16k causal (geomean
+// 1.023), deterministic 1.016-1.029 and bitwise the old tables' gradients; the swizzle alone
+// (variant 171) 0.999-1.021 (geomean 1.004), the split offsets alone (v19's 191) 1.001-1.012.
+using RangeSearchTile256 = WarpSearchedQueryRange<
+    LineStagingSwizzleSplit<DqStagingPairSwizzle<LineReductionsTile256>>>;
 // v26 (h13-bwd80; commit 258cc20 has it): warps 0-3 running the dQ product and its line rounds
 // before phase B and warps 4-7 after it (one half reducing while the other multiplies) measured
 // 0.97-0.99 at 256 (bwd in turns beside the table, N = 512 causal to 16k) and 0.94-0.96 at 128

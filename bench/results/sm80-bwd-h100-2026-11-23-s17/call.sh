@@ -1,0 +1,49 @@
+#!/bin/bash
+# h17-bwd256 call: DqStagingPairSwizzle at D = 256 (the dQ line staging's STS.64 without its 2-way
+# bank conflict), in turns beside main's 256 tables and FA2 (sm80_bwd_det_ratio.py, both modes:
+# variant 172 = pair swizzle + split offsets = the candidate tree's tables; 171 = pair swizzle alone),
+# shim of  SM80_TIMELINE_AHEAD_ONLY=1 SM80_SHIMS=plain bench/sm80_bwd_timeline_build.sh (commit 66004ca:
+# main's tables + the variants), while the library's sm80 tests build (head dim 256, fp16 + bf16,
+# sm_90a) from the candidate tree (commit 210ab47); then the D = 256 sm80 backward GPU tests,
+# memcheck + racecheck on one masked and one NoMask d256 case. Run from the repository root.
+C=build-h17-bwd256/carry
+source scripts/gpu-env.sh
+source bench/sm80_call_steps.sh
+export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD/bench
+LIMIT=${LIMIT:-230}
+left() { echo $(( LIMIT - SECONDS )); }
+SM80_FORWARD_TESTS='*cuda_sm80*_D256*:*Sm80Backward*d256*'
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader
+sm80_build_tree_tests $C/tree.tgz "256" 14 150
+SHIM=$C/shim/libsm80bwdtimeline.so
+PTS="256,1024,0;256,1024,1;256,4096,0;256,4096,1;256,16384,0;256,16384,1"
+ab() {  # variant, timeout, extra flags
+  timeout "$2" python3 $C/sm80_bwd_det_ratio.py --plain $SHIM --points "$PTS" --variant "$1" \
+    --reps 5 --json "$OUT/ab$1.json" $3 > "$OUT/ab$1.log" 2>&1
+  local rc=$?
+  echo "== $(date +%T) (at $SECONDS s) variant $1 rc $rc"; cut -c1-420 "$OUT/ab$1.log"
+}
+ab 172 75
+ab 171 60
+echo "== $(date +%T) (at $SECONDS s) waiting for the library build"
+wait "$SM80_TESTS_PID"
+echo "build rc $(cat "$OUT/lib-build.rc"); kernels with spills:" \
+  "$(grep -cE '[1-9][0-9]* bytes spill stores' "$OUT/lib-build.log")"; tail -2 "$OUT/lib-build.log"
+t=$(( $(left) - 40 )); [ "$t" -gt 60 ] && t=60
+timeout "$t" "$SM80_TESTS" --gtest_filter="$SM80_FORWARD_TESTS" > "$OUT/gtest.log" 2>&1
+rc=$?
+echo "== $(date +%T) (at $SECONDS s) gtest rc $rc (limit $t s): $(grep -cE '^\[       OK' "$OUT/gtest.log") ok"
+grep -E "^\[  (PASSED|FAILED)|FAILED  \]|SKIPPED \]" "$OUT/gtest.log" | head -12
+grep -E 'Failure|error|differs' "$OUT/gtest.log" | head -20
+SAN='*Sm80Backward*negative_scale_causal_d256*:*Sm80Backward*strided_nomask_d256*'
+for tool in racecheck memcheck; do
+  t=$(( $(left) - 4 )); [ "$t" -gt 40 ] && t=40
+  if [ "$t" -lt 15 ]; then echo "$tool skipped ($t s left)"; continue; fi
+  timeout "$t" compute-sanitizer --tool "$tool" --error-exitcode 1 "$SM80_TESTS" \
+    --gtest_filter="$SAN" > "$OUT/gtest-$tool.log" 2>&1
+  rc=$?
+  echo "== $(date +%T) $tool rc $rc (limit $t s): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' \
+    "$OUT/gtest-$tool.log" | tail -1)" "$(grep -cE '^\[       OK' "$OUT/gtest-$tool.log") ok"
+done
+echo "== at $SECONDS s"
+sm80_pack_logs
