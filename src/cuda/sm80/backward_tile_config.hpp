@@ -354,6 +354,27 @@ constexpr bool deterministic_unmasked_head_groups() {
   return has_option<Config, DeterministicUnmaskedHeadGroupsOption>;
 }
 
+// OrderedDqAtomicsInPhaseB (seventeenth session, h17-det64; bench/results/sm80-det-h100-2026-11-23-
+// s17/NOTES.md; DqAtomicsInPhaseB tiles, NoMask kernels): the deterministic mode runs the default
+// mode's spread dQ reductions (phase_b_with_dq_atomics) inside its ordered chain instead of v8's
+// order (ordered burst, release, then phase B): thread 0 polls the query tile's turn before the
+// Pᵀ/dSᵀ barrier (that barrier then orders the poll before every warp's reductions: no barrier
+// of its own), and hands the tile on after the next item's loop-top barrier (or one barrier after
+// the loop), which orders every warp's reductions before its release store, as LightDqRelease's
+// barrier does. A hand-over comes one phase B later; with the key tiles slowest in head groups
+// (DeterministicUnmaskedHeadGroups) a key tile starts items after the one before it, so the
+// chain's waits stay at the first wave's ramp while every item loses the burst (v9 / v10: the
+// spread reductions measured +3-7 % and +1-4 % in the default mode).
+struct OrderedDqAtomicsInPhaseBOption {};
+template <class Tile>
+struct OrderedDqAtomicsInPhaseB : Tile, OrderedDqAtomicsInPhaseBOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool ordered_dq_atomics_in_phase_b() {
+  return has_option<Config, OrderedDqAtomicsInPhaseBOption>;
+}
+
 // QueryTilesDescending (ninth session, h9-bwd80; bench/results/sm80-bwd-h100-2026-11-22-s9/
 // NOTES.md), for the deterministic mode: each CTA of the masked kernels walks its query tiles from
 // the last down. Under a right-bounded mask every key tile of a query tile then reaches it at the
@@ -847,9 +868,12 @@ struct DeterministicUnmaskedBackward {
   using type = void;
   static constexpr std::int64_t kMaxKeys = 0;
 };
+// v32 (seventeenth session, h17-det64): at 64 with OrderedDqAtomicsInPhaseB (the spread dQ
+// reductions inside the ordered chain).
 template <>
 struct DeterministicUnmaskedBackward<64> {
-  using type = DeterministicUnmaskedHeadGroups<BackwardConfig<64>, kUnmaskedHeadGroupPairs>;
+  using type = OrderedDqAtomicsInPhaseB<
+      DeterministicUnmaskedHeadGroups<BackwardConfig<64>, kUnmaskedHeadGroupPairs>>;
   static constexpr std::int64_t kMaxKeys = 4096;  // measured: 1k and 4k gain, 16k loses
 };
 template <>
