@@ -102,8 +102,8 @@ constexpr int kExponentTwoAhead256Variant = 312;
 // deterministic NoMask launches at 64: 320 runs the kernel the library ran there before v32
 // (DeterministicUnmaskedHeadGroups of 16 pairs, N <= 4k; the table beyond), i.e. the baseline
 // beside variant 0's launch_backward (v32: OrderedDqAtomicsInPhaseB on it); 321 runs v32's kernel
-// at every N up to 16k (its threshold), 322 / 323 the same with head groups of 8 / 4 pairs
-// instead of 16. Default mode and masks: the table.
+// at every N up to 16k (measured as the threshold, the library's since: 321 = variant 0), 322 /
+// 323 the same with head groups of 8 / 4 pairs instead of 16. Default mode and masks: the table.
 constexpr int kHeadDetUnmasked64Variant = 320;
 constexpr int kOrderedDqEveryN64Variant = 321;
 constexpr int kOrderedDqGroups8Variant = 322;
@@ -227,7 +227,8 @@ fattn::Status launch(const AttentionArgs& args) {
         return sm80::launch_backward_with<Ahead2, E>(args);
       }
     }
-    if (variant >= kHeadDetUnmasked64Variant && variant <= kOrderedDqGroups4Variant) {
+    if (variant == kHeadDetUnmasked64Variant || variant == kOrderedDqEveryN64Variant ||
+        variant == kOrderedDqGroups8Variant || variant == kOrderedDqGroups4Variant) {
       using Head = sm80::DeterministicUnmaskedHeadGroups<sm80::BackwardConfig<64>,
                                                          sm80::kUnmaskedHeadGroupPairs>;
       using Ordered = sm80::DeterministicUnmaskedBackward<64>::type;

@@ -868,13 +868,19 @@ struct DeterministicUnmaskedBackward {
   using type = void;
   static constexpr std::int64_t kMaxKeys = 0;
 };
-// v32 (seventeenth session, h17-det64): at 64 with OrderedDqAtomicsInPhaseB (the spread dQ
-// reductions inside the ordered chain).
+// v32 (seventeenth session, h17-det64; bench/results/sm80-det-h100-2026-11-23-s17/NOTES.md): at
+// 64 with OrderedDqAtomicsInPhaseB (the spread dQ reductions inside the ordered chain), up to 16k
+// keys. H100, bf16, B·N = 16384, H·D = 2048, deterministic bwd in turns beside v24's kernel (N <=
+// 4k) or the table (8k, 16k) and the default mode (bench/sm80_bwd_det_ratio.py, 2 x 5 rounds):
+// +9.1 / +10.9 / +10.3 / +7.7 / +5.5 % at N = 1k / 2k / 4k / 8k / 16k; fwd+bwd det / default
+// (FA2's forward) 0.860 / 0.848 / 0.847 / 0.863 / 0.871 -> 0.920 / 0.918 / 0.913 / 0.913 / 0.907.
+// Groups of 8 pairs measured +0.8 % over 16 at 4k and 8k, of 4 +0.2 % at 4k: 16 kept (the
+// kernel measured at every N).
 template <>
 struct DeterministicUnmaskedBackward<64> {
   using type = OrderedDqAtomicsInPhaseB<
       DeterministicUnmaskedHeadGroups<BackwardConfig<64>, kUnmaskedHeadGroupPairs>>;
-  static constexpr std::int64_t kMaxKeys = 4096;  // measured: 1k and 4k gain, 16k loses
+  static constexpr std::int64_t kMaxKeys = 16384;  // measured: 1k to 16k gain (v24's: to 4k)
 };
 template <>
 struct DeterministicUnmaskedBackward<256> {
