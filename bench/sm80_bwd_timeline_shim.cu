@@ -107,6 +107,16 @@ constexpr int kExponentTwoAhead256Variant = 312;
 // wrap those tables again, which changes nothing: the options are already there).
 constexpr int kPairSwizzle256Variant = 171;
 constexpr int kPairSwizzleSplit256Variant = 172;
+// The seventeenth session (h17-det64; bench/results/sm80-det-h100-2026-11-23-s17/NOTES.md), the
+// deterministic NoMask launches at 64: 320 runs the kernel the library ran there before v33
+// (DeterministicUnmaskedHeadGroups of 16 pairs, N <= 4k; the table beyond), i.e. the baseline
+// beside variant 0's launch_backward (v33: OrderedDqAtomicsInPhaseB on it); 321 runs v33's kernel
+// at every N up to 16k (measured as the threshold, the library's since: 321 = variant 0), 322 /
+// 323 the same with head groups of 8 / 4 pairs instead of 16. Default mode and masks: the table.
+constexpr int kHeadDetUnmasked64Variant = 320;
+constexpr int kOrderedDqEveryN64Variant = 321;
+constexpr int kOrderedDqGroups8Variant = 322;
+constexpr int kOrderedDqGroups4Variant = 323;
 namespace sm80 = fattn::detail::sm80;
 template <class Config>
 using NoOption = Config;
@@ -239,6 +249,31 @@ fattn::Status launch(const AttentionArgs& args) {
       if (variant == kStatisticsTwoAheadVariant) {
         return sm80::launch_backward_with<Ahead2, E>(args);
       }
+    }
+    if (variant == kHeadDetUnmasked64Variant || variant == kOrderedDqEveryN64Variant ||
+        variant == kOrderedDqGroups8Variant || variant == kOrderedDqGroups4Variant) {
+      using Head = sm80::DeterministicUnmaskedHeadGroups<sm80::BackwardConfig<64>,
+                                                         sm80::kUnmaskedHeadGroupPairs>;
+      using Ordered = sm80::DeterministicUnmaskedBackward<64>::type;
+      constexpr int kPairs8 = 8;
+      constexpr int kPairs4 = 4;
+      using Ordered8 = sm80::OrderedDqAtomicsInPhaseB<
+          sm80::DeterministicUnmaskedHeadGroups<sm80::BackwardConfig<64>, kPairs8>>;
+      using Ordered4 = sm80::OrderedDqAtomicsInPhaseB<
+          sm80::DeterministicUnmaskedHeadGroups<sm80::BackwardConfig<64>, kPairs4>>;
+      constexpr std::int64_t kHeadMaxKeys = 4096;
+      constexpr std::int64_t kEveryMaxKeys = 16384;
+      const bool head = variant == kHeadDetUnmasked64Variant;
+      if (args.problem.options.deterministic && args.mask.kind == fattn::detail::MaskKind::none &&
+          head_dim == kBucket64 &&
+          args.problem.seqlen_k <= (head ? kHeadMaxKeys : kEveryMaxKeys)) {
+        if (head) return launch_unmasked<Head>(args);
+        if (variant == kOrderedDqGroups8Variant) return launch_unmasked<Ordered8>(args);
+        if (variant == kOrderedDqGroups4Variant) return launch_unmasked<Ordered4>(args);
+        return launch_unmasked<Ordered>(args);
+      }
+      return head ? sm80::launch_backward_with<sm80::BackwardConfig<64>, E>(args)
+                  : sm80::launch_backward<64, E>(args);
     }
     if (variant != 0) return fattn::Status::Unsupported("no such timeline variant at D <= 64");
     return sm80::launch_backward<64, E>(args);

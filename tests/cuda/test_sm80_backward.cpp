@@ -124,6 +124,12 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         // Ascending dQ order, GQA 4 -> 2, several key tiles per query tile.
         Sm80Case{"nomask_gqa_d64", DType::bfloat16, 2, 700, 900, 4, 2, 64, false, kNoWindow, 0, 0},
+        // v33: the deterministic NoMask launch at 64 (N <= 16k) with the spread dQ reductions in
+        // the ordered chain (OrderedDqAtomicsInPhaseB): strided copies, whole query tiles then a
+        // partial one, 12 key tiles per query tile, 18 (KV head, batch) pairs (head groups of 16
+        // and 2).
+        Sm80Case{"ordered_spread_nomask_d64", DType::float16, 3, 1000, 1500, 6, 6, 64, false,
+                 kNoWindow, 0, 0},
         // Descending dQ order (causal), Nq > Nk (fully masked rows), odd head dim in the 128
         // bucket, rows padded to 8 bytes (8-byte cp.async).
         Sm80Case{"causal_d72_rows8", DType::float16, 1, 600, 450, 4, 1, 72, true, kNoWindow, 4, 0},

@@ -526,6 +526,11 @@ __global__ void __launch_bounds__(Config::kThreads)
   // default mode, its reductions spread over phase B's query steps (phase_b_with_dq_atomics);
   // the deterministic mode runs v8's order (ordered atomics, then rolled_phase_b).
   constexpr bool kDqInB = dq_atomics_in_phase_b<Config>() && kLean;
+  // OrderedDqAtomicsInPhaseB (backward_tile_config.hpp, v33): the deterministic mode's chain
+  // around those spread reductions: the turn polled before the Pᵀ/dSᵀ barrier, the hand-over
+  // after the next item's loop-top barrier.
+  constexpr bool kOrderedDqInB =
+      ordered_dq_atomics_in_phase_b<Config>() && kDqInB && std::is_same_v<Mask, NoMask>;
   static_assert(!dq_atomics_in_phase_b<Config>() ||
                     (rolled_product_b<Config>() && dq_atomics_from_one_address<Config>() &&
                      !dq_product_before_phase_b<Config>()),
@@ -803,6 +808,19 @@ __global__ void __launch_bounds__(Config::kThreads)
   if (kStages > 1 && items > 0) load_item(0, 0);
   cp_async_commit();
 
+  // OrderedDqAtomicsInPhaseB: item `item`'s place in its query tile's dQ chain (thread 0 only).
+  auto ordered_semaphore_of = [&](int item) {
+    const int head_offset = head_in_group(item);
+    const int head = kv_head * params.group_size + head_offset;
+    const int m_block = m_block_of(item, head_offset);
+    const int row0 = m_block * kBlockM;
+    const int row_end = min(row0 + kBlockM, params.seqlen_q);
+    int* const semaphore = params.semaphores +
+                           (static_cast<std::int64_t>(batch) * params.heads_q + head) * m_blocks +
+                           m_block;
+    return std::make_pair(semaphore, dq_turn(mask, row0, row_end, n_block));
+  };
+
   for (int item = 0; item < items; ++item) {
     const int stage = kStages > 1 ? item % kStages : 0;
     if (kStages == 1) {
@@ -814,6 +832,13 @@ __global__ void __launch_bounds__(Config::kThreads)
     FATTN_SM80_BWD_TIMELINE_MARK(item, kCopiesWaited);
     __syncthreads();
     FATTN_SM80_BWD_TIMELINE_MARK(item, kTopBarrier);
+    if constexpr (kOrderedDqInB) {
+      // The previous item's hand-over: the barrier above ordered every warp's reductions of it.
+      if (params.semaphores != nullptr && item > 0 && threadIdx.x == 0) {
+        const auto [semaphore, turn] = ordered_semaphore_of(item - 1);
+        store_release(semaphore, turn + 1);
+      }
+    }
     if (kStages > 1 && item + 1 < items) {
       load_item(item + 1, (item + 1) % kStages);
       cp_async_commit();
@@ -1056,6 +1081,17 @@ __global__ void __launch_bounds__(Config::kThreads)
       }
       FATTN_SM80_BWD_TIMELINE_MARK(item, kDsStored);
     }
+    if constexpr (kOrderedDqInB) {
+      // This item's turn, before the barrier that precedes every warp's reductions of it (the
+      // first key tile of the order does not poll, as LightDqRelease).
+      if (params.semaphores != nullptr && threadIdx.x == 0) {
+        const auto [semaphore, turn] = ordered_semaphore_of(item);
+        if (turn != 0) {
+          while (load_acquire(semaphore) != turn) {
+          }
+        }
+      }
+    }
     __syncthreads();  // Pᵀ and dSᵀ complete
     FATTN_SM80_BWD_TIMELINE_MARK(item, kScoreBarrier);
 
@@ -1167,9 +1203,11 @@ __global__ void __launch_bounds__(Config::kThreads)
     FATTN_SM80_BWD_TIMELINE_MARK(item, kDqProductIssued);
 
     if constexpr (kDqInB) {
-      if (params.semaphores == nullptr) {
+      if (params.semaphores == nullptr || kOrderedDqInB) {
         // DqAtomicsInPhaseB, default mode: phase B with the partial's reductions spread over
-        // its query steps; the item ends with it (no hand-over to order).
+        // its query steps; the item ends with it (no hand-over to order). With
+        // OrderedDqAtomicsInPhaseB the deterministic mode too: its turn was polled before the
+        // Pᵀ/dSᵀ barrier, its hand-over comes after the next loop-top barrier.
         const int first_row = row0 + query_row_q + group;
         float* const first =
             params.dq_accum +
@@ -1335,6 +1373,16 @@ __global__ void __launch_bounds__(Config::kThreads)
     }
   }
   cp_async_wait<0>();
+  if constexpr (kOrderedDqInB) {
+    // The last item's hand-over (the others' are at the next item's loop top).
+    if (params.semaphores != nullptr && items > 0) {
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        const auto [semaphore, turn] = ordered_semaphore_of(items - 1);
+        store_release(semaphore, turn + 1);
+      }
+    }
+  }
   FATTN_SM80_BWD_TIMELINE_HEADER_CLOCK(kLoopEndClock);
   FATTN_SM80_BWD_TIMELINE_HEADER(kItems, static_cast<std::uint32_t>(items));
 

@@ -354,6 +354,27 @@ constexpr bool deterministic_unmasked_head_groups() {
   return has_option<Config, DeterministicUnmaskedHeadGroupsOption>;
 }
 
+// OrderedDqAtomicsInPhaseB (seventeenth session, h17-det64; bench/results/sm80-det-h100-2026-11-23-
+// s17/NOTES.md; DqAtomicsInPhaseB tiles, NoMask kernels): the deterministic mode runs the default
+// mode's spread dQ reductions (phase_b_with_dq_atomics) inside its ordered chain instead of v8's
+// order (ordered burst, release, then phase B): thread 0 polls the query tile's turn before the
+// Pᵀ/dSᵀ barrier (that barrier then orders the poll before every warp's reductions: no barrier
+// of its own), and hands the tile on after the next item's loop-top barrier (or one barrier after
+// the loop), which orders every warp's reductions before its release store, as LightDqRelease's
+// barrier does. A hand-over comes one phase B later; with the key tiles slowest in head groups
+// (DeterministicUnmaskedHeadGroups) a key tile starts items after the one before it, so the
+// chain's waits stay at the first wave's ramp while every item loses the burst (v9 / v10: the
+// spread reductions measured +3-7 % and +1-4 % in the default mode).
+struct OrderedDqAtomicsInPhaseBOption {};
+template <class Tile>
+struct OrderedDqAtomicsInPhaseB : Tile, OrderedDqAtomicsInPhaseBOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool ordered_dq_atomics_in_phase_b() {
+  return has_option<Config, OrderedDqAtomicsInPhaseBOption>;
+}
+
 // QueryTilesDescending (ninth session, h9-bwd80; bench/results/sm80-bwd-h100-2026-11-22-s9/
 // NOTES.md), for the deterministic mode: each CTA of the masked kernels walks its query tiles from
 // the last down. Under a right-bounded mask every key tile of a query tile then reaches it at the
@@ -874,10 +895,19 @@ struct DeterministicUnmaskedBackward {
   using type = void;
   static constexpr std::int64_t kMaxKeys = 0;
 };
+// v33 (seventeenth session, h17-det64; bench/results/sm80-det-h100-2026-11-23-s17/NOTES.md): at
+// 64 with OrderedDqAtomicsInPhaseB (the spread dQ reductions inside the ordered chain), up to 16k
+// keys. H100, bf16, B·N = 16384, H·D = 2048, deterministic bwd in turns beside v24's kernel (N <=
+// 4k) or the table (8k, 16k) and the default mode (bench/sm80_bwd_det_ratio.py, 2 x 5 rounds):
+// +9.1 / +10.9 / +10.3 / +7.7 / +5.5 % at N = 1k / 2k / 4k / 8k / 16k; fwd+bwd det / default
+// (FA2's forward) 0.860 / 0.848 / 0.847 / 0.863 / 0.871 -> 0.920 / 0.918 / 0.913 / 0.913 / 0.907.
+// Groups of 8 pairs measured +0.8 % over 16 at 4k and 8k, of 4 +0.2 % at 4k: 16 kept (the
+// kernel measured at every N).
 template <>
 struct DeterministicUnmaskedBackward<64> {
-  using type = DeterministicUnmaskedHeadGroups<BackwardConfig<64>, kUnmaskedHeadGroupPairs>;
-  static constexpr std::int64_t kMaxKeys = 4096;  // measured: 1k and 4k gain, 16k loses
+  using type = OrderedDqAtomicsInPhaseB<
+      DeterministicUnmaskedHeadGroups<BackwardConfig<64>, kUnmaskedHeadGroupPairs>>;
+  static constexpr std::int64_t kMaxKeys = 16384;  // measured: 1k to 16k gain (v24's: to 4k)
 };
 template <>
 struct DeterministicUnmaskedBackward<256> {
