@@ -41,7 +41,10 @@
 //   boxes and two TMA tensor reductions; its own postprocess, backward.cuh). Measured in one call
 //   (session 16, bench/results/sm90-bwd-h100-2026-11-23-s16c/, an H200, two passes in opposite
 //   orders, 5 rounds each): backward ×1.016–1.060 over bulk_tensor (geomean 1.037 over N = 1k /
-//   4k / 16k causal and not). D = 64 (DqSplit::queries) could take it too; not measured.
+//   4k / 16k causal and not). D = 64 (DqSplit::queries: consumer c of a 128-query step reduces
+//   64-query block 2·tile + c) takes it too: session 17, H100, two passes in opposite orders
+//   (bench/results/sm90-bwd-h100-2026-11-23-s16d/call-h100-s17/): non-causal ×1.014–1.026 at
+//   N = 1k / 4k / 16k, causal ×0.999–1.006 (geomean 1.010), 0 spills.
 // - DqSplit::keys (each warpgroup: all columns over its own 64 keys; no cross-warpgroup wait,
 //   twice the reductions) was the first D = 64 row; it stays available for kBlockM = 64 shapes.
 // - dS is stored for dQ = dS·K as the registers hold it, transposed (key rows, 64-query column
@@ -115,7 +118,7 @@ struct BackwardTileConfig;
 template <>
 struct BackwardTileConfig<64> {
   static constexpr BackwardTileShape kShape{128, 128, 2, DqSplit::queries,
-                                            DqReduce::bulk_tensor};
+                                            DqReduce::bulk_register_order};
 };
 template <>
 struct BackwardTileConfig<128> {
