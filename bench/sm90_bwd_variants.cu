@@ -47,6 +47,12 @@ constexpr Variant kVariants[] = {
      {64, 128, 2, DqSplit::head_dim, DqReduce::bulk_register_order, GradSplit::keys, kAroundDq}},
     {"d128_tensor", 128, {64, 128, 2, DqSplit::head_dim, kBulk, GradSplit::keys, kAroundDq}},
     {"d256", 256, {64, 64, 1, DqSplit::head_dim, kBulk, GradSplit::head_dim}},
+    // DqSplit::alternate: per step one consumer computes the whole 64 × 128 dQ (m64n128 over
+    // all 128 keys), in turns; the other arrives at the dS barrier and runs on (s16e). The
+    // library's unmasked D = 128 row since session 17 (BackwardTileConfig128Unmasked: its NoMask
+    // kernel is SASS-identical to this row's); "d128" above stays the masked kernels' row.
+    {"d128_alt", 128,
+     {64, 128, 2, DqSplit::alternate, kRegOrder, GradSplit::keys, kAroundDq}},
 };
 
 // The tile configuration type the kernel template takes (a namespace-scope type: a kernel's

@@ -92,14 +92,26 @@ __global__ void __launch_bounds__(kRegisterOrderPostThreads)
 }
 
 // The backward with the tile shape TileConfig::kShape (any row backward_tile_config.hpp could
-// hold): the library calls it with the bucket's row (launch_backward below),
-// bench/sm90_bwd_variants.cu with alternatives, to time them side by side.
-template <int kHeadDim, class Element, class TileConfig>
+// hold) for masked problems and UnmaskedTileConfig::kShape for unmasked ones (NoMask): the
+// library calls it with the bucket's rows (launch_backward below), bench/sm90_bwd_variants.cu
+// with one alternative for every mask, to time them side by side. The two rows may differ only
+// inside the kernel: the workspace, tensor maps, grid and postprocess here are shared.
+template <int kHeadDim, class Element, class TileConfig, class UnmaskedTileConfig = TileConfig>
 Status launch_backward_with(const AttentionArgs& args) {
   // GradSplit::head_dim (D = 256) runs backward_kernel_wide.cuh's kernel; the launch is the same.
   constexpr bool kWide = TileConfig::kShape.grad_split == GradSplit::head_dim;
   using Traits = std::conditional_t<kWide, WideBackwardTraits<kHeadDim, Element, TileConfig>,
                                     BackwardTraits<kHeadDim, Element, TileConfig>>;
+  using UnmaskedTraits =
+      std::conditional_t<kWide, WideBackwardTraits<kHeadDim, Element, UnmaskedTileConfig>,
+                         BackwardTraits<kHeadDim, Element, UnmaskedTileConfig>>;
+  static_assert(UnmaskedTileConfig::kShape.grad_split == TileConfig::kShape.grad_split &&
+                    UnmaskedTileConfig::kShape.dq_reduce == TileConfig::kShape.dq_reduce &&
+                    UnmaskedTraits::kBlockM == Traits::kBlockM &&
+                    UnmaskedTraits::kBlockN == Traits::kBlockN &&
+                    UnmaskedTraits::kDqBulk == Traits::kDqBulk,
+                "the unmasked row keeps the masked row's kernel family, blocks, workspace and "
+                "postprocess");
   const Problem& problem = args.problem;
   const std::int64_t batch = problem.batch;
   const std::int64_t heads_q = problem.heads_q;
@@ -173,16 +185,20 @@ Status launch_backward_with(const AttentionArgs& args) {
     const dim3 grid(static_cast<unsigned>(n_blocks), static_cast<unsigned>(problem.heads_kv),
                     static_cast<unsigned>(batch));
     FATTN_RETURN_IF_ERROR(with_mask(args, [&](auto mask) -> Status {
+      using Mask = decltype(mask);
+      constexpr bool kUnmasked = std::is_same_v<Mask, NoMask>;
+      using Config = std::conditional_t<kUnmasked, UnmaskedTileConfig, TileConfig>;
+      using MaskTraits = std::conditional_t<kUnmasked, UnmaskedTraits, Traits>;
       if constexpr (kWide) {
         return launch_with_shared_memory(
-            &wide_backward_kernel<kHeadDim, Element, decltype(mask), TileConfig>,
-            "sm90::wide_backward_kernel", grid, dim3(Traits::kThreads), Traits::kSmemBytes, args,
-            tma_q, tma_k, tma_v, tma_dout, tma_dq_accum, mask, params);
+            &wide_backward_kernel<kHeadDim, Element, Mask, Config>, "sm90::wide_backward_kernel",
+            grid, dim3(MaskTraits::kThreads), MaskTraits::kSmemBytes, args, tma_q, tma_k, tma_v,
+            tma_dout, tma_dq_accum, mask, params);
       } else {
         return launch_with_shared_memory(
-            &backward_kernel<kHeadDim, Element, decltype(mask), TileConfig>,
-            "sm90::backward_kernel", grid, dim3(Traits::kThreads), Traits::kSmemBytes, args, tma_q,
-            tma_k, tma_v, tma_dout, tma_dq_accum, mask, params);
+            &backward_kernel<kHeadDim, Element, Mask, Config>, "sm90::backward_kernel", grid,
+            dim3(MaskTraits::kThreads), MaskTraits::kSmemBytes, args, tma_q, tma_k, tma_v,
+            tma_dout, tma_dq_accum, mask, params);
       }
     }));
   }
@@ -202,9 +218,12 @@ Status launch_backward_with(const AttentionArgs& args) {
   }
 }
 
+// The bucket's row for masked problems, UnmaskedBackwardTileConfig's for unmasked ones (D = 128:
+// DqSplit::alternate, backward_tile_config.hpp).
 template <int kHeadDim, class Element>
 Status launch_backward(const AttentionArgs& args) {
-  return launch_backward_with<kHeadDim, Element, BackwardTileConfig<kHeadDim>>(args);
+  return launch_backward_with<kHeadDim, Element, BackwardTileConfig<kHeadDim>,
+                              typename UnmaskedBackwardTileConfig<kHeadDim>::type>(args);
 }
 
 }  // namespace fattn::detail::sm90

@@ -90,6 +90,8 @@ struct BackwardTraits {
   static constexpr int kStages = kShape.stages;
   static constexpr bool kDqSplitKeys = kShape.dq_split == DqSplit::keys;
   static constexpr bool kDqSplitQueries = kShape.dq_split == DqSplit::queries;
+  // DqSplit::alternate: one consumer per step computes the whole 64 × kHeadDim dQ (m64n128).
+  static constexpr bool kDqAlternate = kShape.dq_split == DqSplit::alternate;
   // Both bulk forms stage the partial in a 16 KB shared tile per consumer and reduce it from there.
   static constexpr bool kDqRegisterOrder = kShape.dq_reduce == DqReduce::bulk_register_order;
   static constexpr bool kDqBulk = kShape.dq_reduce == DqReduce::bulk_tensor || kDqRegisterOrder;
@@ -122,10 +124,14 @@ struct BackwardTraits {
   // boxes of 64 rows × 32 columns (the accumulator tensor map's box).
   static constexpr int kDqBoxBytes =
       backward::kWgmmaM * backward::kDqBoxColumns * static_cast<int>(sizeof(float));
+  // DqSplit::alternate: one 64 × 128 tile (two register-order blocks) that the consumers take
+  // in turns (the previous turn's reduction has finished reading it before the issuing consumer
+  // arrives at the next dS barrier, which the next consumer waits for before staging).
   static constexpr int kDqStageTileBytes =
-      backward::kDqColumns / backward::kDqBoxColumns * kDqBoxBytes;
+      (kDqAlternate ? kHeadDim : backward::kDqColumns) / backward::kDqBoxColumns * kDqBoxBytes;
   static constexpr int kDqStageOffset = kDsOffset + kDsBuffers * kDsBytes;
-  static constexpr int kDqStageBytes = kDqBulk ? kConsumerWarpgroups * kDqStageTileBytes : 0;
+  static constexpr int kDqStageBytes =
+      kDqBulk ? (kDqAlternate ? 1 : kConsumerWarpgroups) * kDqStageTileBytes : 0;
   static constexpr int kLseOffset = kDqStageOffset + kDqStageBytes;
   static constexpr int kDeltaOffset = kLseOffset + kStages * kStatBytes;
   static constexpr int kBarrierOffset = kDeltaOffset + kStages * kStatBytes;
@@ -150,16 +156,25 @@ struct BackwardTraits {
                 "dSᵀ rows are whole 128-byte swizzle rows (64-query column blocks)");
   static_assert(kBlockN % backward::kWgmmaM == 0, "each consumer warpgroup owns 64 keys");
   static_assert(kHeadDim % backward::kTmaColumns == 0, "head-dim buckets are multiples of 64");
-  static_assert(kDqColumnsPerConsumer == backward::kDqColumns && kDqQueries == backward::kWgmmaM,
-                "the dQ product is one m64n64 wgmma chain per consumer");
+  static_assert((kDqColumnsPerConsumer == backward::kDqColumns ||
+                 (kDqAlternate && kDqColumnsPerConsumer == 2 * backward::kDqColumns)) &&
+                    kDqQueries == backward::kWgmmaM,
+                "the dQ product is one m64n64 wgmma chain per consumer (m64n128: alternate)");
+  static_assert(!kDqAlternate || (kHeadDim == 128 && kBlockM == backward::kWgmmaM &&
+                                  kConsumerWarpgroups == 2 && kDqRegisterOrder &&
+                                  kShape.grad_issue == GradIssue::around_dq),
+                "DqSplit::alternate: D = 128, 64-query steps, two consumers, register-order "
+                "reduction, dV/dK around dQ");
   static_assert(kQColumnBlockBytes % kAlignment == 0 && kKvColumnBlockBytes % kAlignment == 0 &&
                     kDsBytes % kAlignment == 0 && kDsOffset % kAlignment == 0,
                 "every tile must start on a swizzle atom");
   static_assert(kSmemBytes <= backward::kMaxSharedBytesPerBlock, "shared memory per block");
   static_assert(kShape.grad_split == GradSplit::keys,
                 "the head-dim split is backward_kernel_wide.cuh's");
-  static_assert(!kDqRegisterOrder || kDqStageTileBytes == backward::kDqRegisterOrderBlockBytes,
-                "a register-order block is one consumer's 64 × 64 fp32 partial");
+  static_assert(!kDqRegisterOrder ||
+                    kDqStageTileBytes == backward::kDqRegisterOrderBlockBytes *
+                                             (kDqColumnsPerConsumer / backward::kDqColumns),
+                "a register-order block is one consumer's 64 × 64 fp32 partial (two: alternate)");
 };
 
 template <int kStages>
@@ -340,7 +355,14 @@ struct BackwardConsumer {
   static constexpr int kBlockM = Traits::kBlockM;
   static constexpr int kScoreRegs = kBlockM / 2;  // one 64 × kBlockM fp32 accumulator
   static constexpr int kGradRegs = Traits::kColumnBlocks * backward::kTmaColumns / 2;
-  static constexpr int kDqRegs = backward::kDqColumns / 2;
+  // 64 with DqSplit::alternate (m64n128), else 32 (the wide kernel's view has no kDqAlternate).
+  static constexpr int kDqRegs = [] {
+    if constexpr (requires { Traits::kDqAlternate; }) {
+      return Traits::kDqAlternate ? backward::kDqColumns : backward::kDqColumns / 2;
+    } else {
+      return backward::kDqColumns / 2;
+    }
+  }();
   static constexpr int kChunks = kBlockM / backward::kWgmmaK;  // k-chunks of the RS products
   static constexpr int kHeadDim = Traits::kColumnBlocks * backward::kTmaColumns;
 
@@ -396,7 +418,11 @@ struct BackwardConsumer {
       const int key = key0 + step * backward::kWgmmaK;
       const std::uint64_t desc_a =
           make_smem_descriptor(ds_tile + key * kSwizzleRowBytes, Traits::kDsBytes);
-      wgmma_ss_transposed_n64<Element>(dq, desc_a, desc_b, step > 0);
+      if constexpr (kDqRegs == 64) {
+        wgmma_ss_transposed_n128<Element>(dq, desc_a, desc_b, step > 0);
+      } else {
+        wgmma_ss_transposed_n64<Element>(dq, desc_a, desc_b, step > 0);
+      }
     }
     wgmma_commit();
   }
@@ -526,8 +552,10 @@ struct BackwardConsumer {
   }
 
   // DqReduce::bulk_register_order: this thread's dQ registers as 8 float4 in register order
-  // (float4 j of warpgroup thread t at (j·128 + t)·16 bytes): each store instruction of a warp
-  // writes 512 contiguous bytes (4 wavefronts, the minimum), no swizzle arithmetic.
+  // (float4 j of warpgroup thread t at (j·128 + t)·16 bytes; with DqSplit::alternate 16 float4,
+  // registers 32..63 = columns 64..127 forming the second 16 KB block, the m64n128 accumulator
+  // layout restricted to each 64-column half being the m64n64 one): each store instruction of a
+  // warp writes 512 contiguous bytes (4 wavefronts, the minimum), no swizzle arithmetic.
   // Float4 j of thread t (warp w, lane l) holds rows w·16 + l/4 (+8 for .z/.w) and columns
   // 8j + 2·(l%4) + {0, 1} (the m64n64 accumulator layout); register_order_dq_postprocess_kernel
   // (backward.cuh) reads it back so.
@@ -635,10 +663,12 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element, TileConfig>:
   // DqReduce::bulk_tensor: this consumer's staging tile and the thread that issues its TMA
   // reductions (the first of the warpgroup).
   std::uint8_t* dq_stage_tile =
-      smem + Traits::kDqStageOffset + consumer * Traits::kDqStageTileBytes;
+      smem + Traits::kDqStageOffset +
+      (Traits::kDqAlternate ? 0 : consumer) * Traits::kDqStageTileBytes;
   const bool dq_reduce_leader = threadIdx.x % kWarpgroupThreads == 0;
   auto release_stage = [&](int step) {
-    fence_operands(dq);
+    // (alternate: dq is not carried across steps; its turn's scope fences its own accumulator)
+    if constexpr (!Traits::kDqAlternate) fence_operands(dq);
     fence_operands(dv);
     fence_operands(dk);
     mbarrier_arrive(&bars->empty[step % kStages]);
@@ -767,6 +797,54 @@ __global__ void __launch_bounds__(BackwardTraits<kHeadDim, Element, TileConfig>:
     fence_view_async_shared();
     if constexpr (Traits::kDqBulk) {
       if (dq_reduce_leader) bulk_wait_group_read<0>();  // the dQ staging tile is free again
+    }
+    if constexpr (Traits::kDqAlternate) {
+      // One consumer computes the step's whole dQ (64 queries × 128 columns over the CTA's 128
+      // keys); the other arrives at the dS barrier without waiting and runs on with dK and its
+      // next step. Barrier ids alternate with the step (1, 2): a consumer that runs ahead
+      // arrives at step s + 1's id while the other may not have arrived at step s's yet.
+      // dS buffer step % 2 is next written at step s + 2, after both passed step s + 1's
+      // barrier, which the dQ consumer of step s reaches only once its dQ product is complete.
+      const int ds_barrier = kDsReadyBarrier + step % 2;
+      if (step % 2 == consumer) {
+        named_barrier_sync(ds_barrier, Traits::kDqBarrierThreads);
+        // dK first, then the m64n128 dQ alone: with dQ's 64 accumulators in flight beside dK's
+        // (and dSᵀ's 16 fragment registers) ptxas serializes the wgmmas (C7512), so the
+        // fragments are dead (dK complete) before the dQ accumulator is allocated.
+        fence_operands(dk);
+        wgmma_fence();
+        Math::issue_gradient(dk, ds_frag, q_stage);
+        wgmma_commit();
+        wgmma_wait<0>();  // dV and dK are complete
+        release_stage(step);  // the dQ product reads dS and K only
+        float dq_step[Math::kDqRegs];  // declared here: not carried across steps
+        Math::issue_dq(dq_step, smem_address(ds_tile), 0, dq_k_base);
+        wgmma_wait<0>();
+        fence_operands(dq_step);
+        Math::store_dq_register_order(dq_stage_tile, dq_step);
+        fence_view_async_shared();
+        named_barrier_sync(kDqStagedBarrier + consumer, kWarpgroupThreads);
+        if (dq_reduce_leader) {
+          const int head = kv_head * params.group_size + step / m_count;
+          const std::int64_t head_index = static_cast<std::int64_t>(batch) * params.heads_q + head;
+          // Blocks (query tile, column block 0) and (…, 1) are adjacent: one 32 KB reduction.
+          const std::int64_t block =
+              (head_index * (params.rows_rounded / kWgmmaM) + row0 / kWgmmaM) *
+              (kHeadDim / kDqColumns);
+          bulk_reduce_add_f32(params.dq_accum + block * kDqRegisterOrderBlockFloats,
+                              dq_stage_tile, Traits::kDqStageTileBytes);
+          bulk_commit_group();
+        }
+      } else {
+        named_barrier_arrive(ds_barrier, Traits::kDqBarrierThreads);
+        fence_operands(dk);
+        wgmma_fence();
+        Math::issue_gradient(dk, ds_frag, q_stage);
+        wgmma_commit();
+        wgmma_wait<0>();
+        release_stage(step);
+      }
+      continue;
     }
     named_barrier_sync(dq_barrier, Traits::kDqBarrierThreads);
 

@@ -45,6 +45,8 @@
 //   64-query block 2·tile + c) takes it too: session 17, H100, two passes in opposite orders
 //   (bench/results/sm90-bwd-h100-2026-11-23-s16d/call-h100-s17/): non-causal ×1.014–1.026 at
 //   N = 1k / 4k / 16k, causal ×0.999–1.006 (geomean 1.010), 0 spills.
+// - D = 128 without a mask computes dQ in turns (DqSplit::alternate): +1–4 % non-causal, not
+//   taken by the causal/windowed kernels (BackwardTileConfig128Unmasked below).
 // - DqSplit::keys (each warpgroup: all columns over its own 64 keys; no cross-warpgroup wait,
 //   twice the reductions) was the first D = 64 row; it stays available for kBlockM = 64 shapes.
 // - dS is stored for dQ = dS·K as the registers hold it, transposed (key rows, 64-query column
@@ -76,7 +78,13 @@
 
 namespace fattn::detail::sm90 {
 
-enum class DqSplit { keys, head_dim, queries };
+// alternate (D = 128, kBlockM = 64, two consumers, register-order reduction, dV/dK around dQ;
+// the unmasked D = 128 row, BackwardTileConfig128Unmasked below): the consumer with
+// step % 2 == consumer computes the whole 64 × 128 dQ of the step over all 128 keys (m64n128
+// wgmmas: dS is read from shared memory once per CTA step), the other only signals its half of
+// dS (bar.arrive) and runs on, so one warpgroup's dQ runs under the other's next Sᵀ/dPᵀ
+// (backward_kernel.cuh).
+enum class DqSplit { keys, head_dim, queries, alternate };
 // How a consumer adds its 64 × 64 fp32 dQ partial into the accumulator: atomics = 16
 // red.global.add.v2.f32 per thread from the registers (through the LSU); bulk_tensor = stored to
 // a 128-byte-swizzled shared tile, then one thread issues TMA reductions
@@ -130,6 +138,35 @@ template <>
 struct BackwardTileConfig<256> {
   static constexpr BackwardTileShape kShape{64, 64, 1, DqSplit::head_dim, DqReduce::bulk_tensor,
                                             GradSplit::head_dim};
+};
+
+// D = 128 without a mask (NoMask) computes dQ in turns (DqSplit::alternate, see the enum);
+// causal and windowed problems keep BackwardTileConfig<128> (DqSplit::head_dim). Measured on an
+// H100 (session 17, bench/results/sm90-bwd-2026-11-23-s16e/call-h100-s17/: shim rows d128_alt
+// against d128, two passes in opposite orders, bf16, B·N = 16k, H·D = 2048, geomean of the
+// passes): backward ×1.009 / ×1.036 / ×1.021 at N = 1k / 4k / 16k non-causal (N = 16k: 501 →
+// 511 TFLOP/s), but ×1.015 / ×0.999 / ×0.990 causal: the masked kernels gain nothing at
+// N >= 4k, so only the unmasked kernel takes it (windowed, not measured, stays with causal).
+// 0 spills, no C75xx (dK is waited before the m64n128 dQ is issued: with both in flight ptxas
+// serialized the wgmmas).
+// Same blocks, threads, shared memory (one 32 KB dQ staging tile instead of two of 16 KB), dQ
+// accumulator layout (a step's two register-order blocks are adjacent: one 32 KB reduction) and
+// postprocess as the masked row (backward.cuh asserts the blocks and the reduction form).
+struct BackwardTileConfig128Unmasked {
+  static constexpr BackwardTileShape kShape{64, 128, 2, DqSplit::alternate,
+                                            DqReduce::bulk_register_order, GradSplit::keys,
+                                            GradIssue::around_dq};
+};
+
+// The row type of a bucket's unmasked (NoMask) kernel: the bucket's row itself except where
+// one is specialized, so that the other kernels keep their names (and their SASS).
+template <int kHeadDimBucket>
+struct UnmaskedBackwardTileConfig {
+  using type = BackwardTileConfig<kHeadDimBucket>;
+};
+template <>
+struct UnmaskedBackwardTileConfig<128> {
+  using type = BackwardTileConfig128Unmasked;
 };
 
 }  // namespace fattn::detail::sm90
