@@ -121,7 +121,8 @@ constexpr int kOrderedDqGroups4Variant = 323;
 // s17b/NOTES.md): 330 runs the deterministic masked launches at 64 on the table's kernel (v8's
 // order, what the library ran there before v34), i.e. the baseline beside variant 0's
 // launch_backward (v34: DeterministicMaskedBackward<64>, OrderedDqAtomicsInPhaseB on the table's
-// tile). Default mode and NoMask: launch_backward<64> (variant 0's kernels).
+// tile). Default mode and NoMask: launch_backward<64> (variant 0's kernels). Measured (v34):
+// variant 0 +5.1 / +8.7 / +9.3 % over 330 at N = 1k / 4k / 16k causal.
 constexpr int kTableDetMasked64Variant = 330;
 namespace sm80 = fattn::detail::sm80;
 template <class Config>
