@@ -117,6 +117,13 @@ constexpr int kHeadDetUnmasked64Variant = 320;
 constexpr int kOrderedDqEveryN64Variant = 321;
 constexpr int kOrderedDqGroups8Variant = 322;
 constexpr int kOrderedDqGroups4Variant = 323;
+// The seventeenth session's second round (h17-detmask64; bench/results/sm80-det-h100-2026-11-23-
+// s17b/NOTES.md): 330 runs the deterministic masked launches at 64 on the table's kernel (v8's
+// order, what the library ran there before v34), i.e. the baseline beside variant 0's
+// launch_backward (v34: DeterministicMaskedBackward<64>, OrderedDqAtomicsInPhaseB on the table's
+// tile). Default mode and NoMask: launch_backward<64> (variant 0's kernels). Measured (v34):
+// variant 0 +5.1 / +8.7 / +9.3 % over 330 at N = 1k / 4k / 16k causal.
+constexpr int kTableDetMasked64Variant = 330;
 namespace sm80 = fattn::detail::sm80;
 template <class Config>
 using NoOption = Config;
@@ -274,6 +281,12 @@ fattn::Status launch(const AttentionArgs& args) {
       }
       return head ? sm80::launch_backward_with<sm80::BackwardConfig<64>, E>(args)
                   : sm80::launch_backward<64, E>(args);
+    }
+    if (variant == kTableDetMasked64Variant) {
+      if (args.problem.options.deterministic && args.mask.kind != fattn::detail::MaskKind::none) {
+        return sm80::launch_backward_with<sm80::BackwardConfig<64>, E>(args);
+      }
+      return sm80::launch_backward<64, E>(args);
     }
     if (variant != 0) return fattn::Status::Unsupported("no such timeline variant at D <= 64");
     return sm80::launch_backward<64, E>(args);

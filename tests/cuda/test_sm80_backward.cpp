@@ -130,6 +130,15 @@ INSTANTIATE_TEST_SUITE_P(
         // and 2).
         Sm80Case{"ordered_spread_nomask_d64", DType::float16, 3, 1000, 1500, 6, 6, 64, false,
                  kNoWindow, 0, 0},
+        // v34: the deterministic masked launches at 64 (DeterministicMaskedBackward) with the
+        // spread dQ reductions in the ordered chain: causal (descending dQ order) with Nq < Nk,
+        // strided copies, whole query tiles then a partial one (1000 rows), a partial last key
+        // tile (1300 keys); a window bounded on the left only (ascending order in a masked
+        // kernel) with GQA 4 -> 2 (several query heads per CTA), Nq > Nk.
+        Sm80Case{"ordered_spread_causal_d64", DType::float16, 2, 1000, 1300, 3, 3, 64, true,
+                 kNoWindow, 0, 0},
+        Sm80Case{"ordered_spread_left_window_gqa_d64", DType::bfloat16, 1, 900, 700, 4, 2, 64,
+                 false, Window{300, kUnboundedWindow}, 0, 0},
         // Descending dQ order (causal), Nq > Nk (fully masked rows), odd head dim in the 128
         // bucket, rows padded to 8 bytes (8-byte cp.async).
         Sm80Case{"causal_d72_rows8", DType::float16, 1, 600, 450, 4, 1, 72, true, kNoWindow, 4, 0},

@@ -118,8 +118,9 @@ Status finish_backward(const AttentionArgs& args, const BackwardParams& params) 
 // bench/sm80_bwd_timeline_shim.cu also run alternatives through this to measure the table's
 // choices against them.
 // kUnmaskedOnly: a NoMask launch's configuration (DeterministicUnmaskedBackward); the masked
-// kernels are not compiled for it.
-template <class Config, class Element, bool kUnmaskedOnly = false>
+// kernels are not compiled for it. kMaskedOnly: a masked launch's (DeterministicMaskedBackward);
+// the NoMask kernels are not compiled for it.
+template <class Config, class Element, bool kUnmaskedOnly = false, bool kMaskedOnly = false>
 Status launch_backward_with(const AttentionArgs& args) {
   const Problem& problem = args.problem;
   ScopedDevice device(problem.device.index);
@@ -137,6 +138,8 @@ Status launch_backward_with(const AttentionArgs& args) {
       using Mask = decltype(mask);
       if constexpr (kUnmaskedOnly && !std::is_same_v<Mask, NoMask>) {
         return Status::Unsupported("sm80 backward: a NoMask-only configuration got a mask");
+      } else if constexpr (kMaskedOnly && std::is_same_v<Mask, NoMask>) {
+        return Status::Unsupported("sm80 backward: a masked-only configuration got no mask");
       } else {
         auto* kernel = &backward_kernel<general_kernel_config<Config>, Element, Mask, false>;
         if constexpr (Config::kFullWidthKernel) {
@@ -165,7 +168,8 @@ Status fits_shared_memory(const AttentionArgs& args, bool* fits) {
 // table's, the large-shared-memory table's where the device's blocks may take its shared memory,
 // and on those devices the deterministic mode's own where it differs; deterministic NoMask
 // launches of few keys take DeterministicUnmaskedBackward's (key tiles slowest in head groups,
-// perf-notes "Backward v24").
+// perf-notes "Backward v24"), deterministic masked launches DeterministicMaskedBackward's where
+// it has one (v34).
 template <int kHeadDim, class Element>
 Status launch_backward(const AttentionArgs& args) {
   using Large = LargeSharedMemoryBackwardConfig<kHeadDim>;
@@ -178,6 +182,14 @@ Status launch_backward(const AttentionArgs& args) {
       bool fits = false;
       FATTN_RETURN_IF_ERROR((fits_shared_memory<UnmaskedConfig, kHeadDim>(args, &fits)));
       if (fits) return launch_backward_with<UnmaskedConfig, Element, true>(args);
+    }
+  }
+  using MaskedConfig = typename DeterministicMaskedBackward<kHeadDim>::type;
+  if constexpr (!std::is_void_v<MaskedConfig>) {
+    if (args.problem.options.deterministic && args.mask.kind != MaskKind::none) {
+      bool fits = false;
+      FATTN_RETURN_IF_ERROR((fits_shared_memory<MaskedConfig, kHeadDim>(args, &fits)));
+      if (fits) return launch_backward_with<MaskedConfig, Element, false, true>(args);
     }
   }
   if constexpr (Large::kSharedBytes != BackwardConfig<kHeadDim>::kSharedBytes) {

@@ -526,11 +526,10 @@ __global__ void __launch_bounds__(Config::kThreads)
   // default mode, its reductions spread over phase B's query steps (phase_b_with_dq_atomics);
   // the deterministic mode runs v8's order (ordered atomics, then rolled_phase_b).
   constexpr bool kDqInB = dq_atomics_in_phase_b<Config>() && kLean;
-  // OrderedDqAtomicsInPhaseB (backward_tile_config.hpp, v33): the deterministic mode's chain
-  // around those spread reductions: the turn polled before the Pᵀ/dSᵀ barrier, the hand-over
-  // after the next item's loop-top barrier.
-  constexpr bool kOrderedDqInB =
-      ordered_dq_atomics_in_phase_b<Config>() && kDqInB && std::is_same_v<Mask, NoMask>;
+  // OrderedDqAtomicsInPhaseB (backward_tile_config.hpp, v33; v34 the masked kernels too): the
+  // deterministic mode's chain around those spread reductions: the turn polled before the
+  // Pᵀ/dSᵀ barrier, the hand-over after the next item's loop-top barrier.
+  constexpr bool kOrderedDqInB = ordered_dq_atomics_in_phase_b<Config>() && kDqInB;
   static_assert(!dq_atomics_in_phase_b<Config>() ||
                     (rolled_product_b<Config>() && dq_atomics_from_one_address<Config>() &&
                      !dq_product_before_phase_b<Config>()),

@@ -365,6 +365,14 @@ constexpr bool deterministic_unmasked_head_groups() {
 // (DeterministicUnmaskedHeadGroups) a key tile starts items after the one before it, so the
 // chain's waits stay at the first wave's ramp while every item loses the burst (v9 / v10: the
 // spread reductions measured +3-7 % and +1-4 % in the default mode).
+// v34 (seventeenth session, h17-detmask64; bench/results/sm80-det-h100-2026-11-23-s17b/NOTES.md):
+// the masked kernels of a configuration with the option run the same chain (the NoMask gate
+// is gone: DeterministicUnmaskedBackward<64> compiles its NoMask kernel alone, so no kernel
+// compiled before changes). Under a right-bounded mask the chain adds in descending key-tile
+// order with the key tiles numbered from the grid's end: key tile n waits on key tile n + 1, a
+// lower linear index started no later, whose item of the same query tile is one item earlier in
+// its walk; the later hand-over (the next item's loop top instead of mid-item) is then still
+// ahead of n's poll (after its phase A), so the chain waits as little as before.
 struct OrderedDqAtomicsInPhaseBOption {};
 template <class Tile>
 struct OrderedDqAtomicsInPhaseB : Tile, OrderedDqAtomicsInPhaseBOption {
@@ -908,6 +916,23 @@ struct DeterministicUnmaskedBackward<64> {
   using type = OrderedDqAtomicsInPhaseB<
       DeterministicUnmaskedHeadGroups<BackwardConfig<64>, kUnmaskedHeadGroupPairs>>;
   static constexpr std::int64_t kMaxKeys = 16384;  // measured: 1k to 16k gain (v24's: to 4k)
+};
+// v34 (seventeenth session, h17-detmask64; bench/results/sm80-det-h100-2026-11-23-s17b/NOTES.md):
+// the deterministic masked launches (causal, window) of `type` where it is not void
+// (launch_backward picks it; its masked kernels alone are compiled), at 64 the table's tile with
+// OrderedDqAtomicsInPhaseB (the table runs the deterministic mode as a flag of its own kernels,
+// v8's order: ordered burst, release, then phase B). Its general kernel (head dims short of 64)
+// is the table's. H100, bf16, B·N = 16384, H·D = 2048, deterministic bwd in turns beside the
+// table's kernel and the default mode (bench/sm80_bwd_det_ratio.py --variant 330, 2 x 5 rounds):
+// causal N = 1k / 4k / 16k +5.1 / +8.7 / +9.3 %, bitwise the table's gradients; fwd+bwd
+// det / default (FA2's forward) 0.898 / 0.868 / 0.844 -> 0.934 / 0.925 / 0.903.
+template <int kHeadDimBucket>
+struct DeterministicMaskedBackward {
+  using type = void;
+};
+template <>
+struct DeterministicMaskedBackward<64> {
+  using type = OrderedDqAtomicsInPhaseB<BackwardConfig<64>>;
 };
 template <>
 struct DeterministicUnmaskedBackward<256> {
