@@ -471,7 +471,8 @@ constexpr bool line_staging_swizzle_split() {
 }
 
 // DqStagingPairSwizzle (seventeenth session, h17-bwd256; DqReductionsByLine tiles whose warp rows
-// hold at least 16 chunks of 16 bytes, i.e. kDimPerWarpQ >= 64: the 256 tables). ncu of the 256
+// hold 16 chunks of 16 bytes (kDimPerWarpQ 64: the 256 tables) or 8 (32: the 128 tables, XOR
+// (2·row) % 8; h17-bwd128swz, the same 2-way conflict in the offset model). ncu of the 256
 // kernel (bench/results/sm80-bwd-h100-2026-11-23-s10/call2, N = 4k) counted 4 shared-memory
 // wavefronts per staging STS.64 where 2 do (134 M against 67 M ideal: a 2-way bank conflict of
 // the XOR row % 8 swizzle, rows r and r ^ 1 of a half-warp on one bank quad), 14 % of the
