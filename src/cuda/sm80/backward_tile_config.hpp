@@ -763,9 +763,13 @@ struct LargeSharedMemoryBackwardConfig : BackwardConfig<kHeadDimBucket> {};
 // sm_80 and sm_90a, bf16 and fp16). Measured (h12-bwd80, in turns beside the v21 table, 2
 // rounds): bwd 135.9 / 187.3 / 296.2 / 275.8 against 135.2 / 185.9 / 290.8 / 273.0 TFLOP/s at
 // N = 512 causal / 1k causal / 4k / 4k causal (+0.5 / +0.7 / +1.8 / +1.0 %).
+// v34 (seventeenth session, h17-bwd128swz; bench/results/sm80-bwd-h100-2026-11-23-s17c/NOTES.md):
+// v32's conflict-free dQ line staging (DqStagingPairSwizzle: rows of 8 chunks, XOR (2·row) % 8)
+// with the split offsets (LineStagingSwizzleSplit) at 128 too, in both tables (via this tile).
+using StagingTile128 = LineStagingSwizzleSplit<DqStagingPairSwizzle<LineReductionsTile128>>;
 struct ScorePassesTile128
     : ScorePassesByQueryTile<WarpSearchedQueryRange<
-          KeyTilesSlowestInHeadGroups<LineReductionsTile128, kCausalHeadGroupPairs>>> {};
+          KeyTilesSlowestInHeadGroups<StagingTile128, kCausalHeadGroupPairs>>> {};
 // v30 (fourteenth session, h14-bwd80b; bench/results/sm80-bwd-h100-2026-11-23-s14b/NOTES.md):
 // ScoreStatisticsAhead (v29 at 64), one query tile ahead, in both modes' tables. H100, bf16,
 // B·N = 16384, H·D = 2048, bwd in turns beside the tables and FA2 (N = 512 to 16k, causal and
