@@ -766,6 +766,11 @@ struct LargeSharedMemoryBackwardConfig : BackwardConfig<kHeadDimBucket> {};
 // v34 (seventeenth session, h17-bwd128swz; bench/results/sm80-bwd-h100-2026-11-23-s17c/NOTES.md):
 // v32's conflict-free dQ line staging (DqStagingPairSwizzle: rows of 8 chunks, XOR (2·row) % 8)
 // with the split offsets (LineStagingSwizzleSplit) at 128 too, in both tables (via this tile).
+// H100, bf16, B·N = 16384, H·D = 2048, bwd in turns beside the tables before it and FA2
+// (bench/sm80_bwd_det_ratio.py --variant 182, 2 runs x 5 rounds): default 1.013 / 1.013 / 1.018 /
+// 1.017 / 1.022 / 1.025 at N = 1k / 1k causal / 4k / 4k causal / 16k / 16k causal (geomean
+// 1.018), deterministic 1.013-1.014 and bitwise the old tables' gradients; the swizzle alone
+// (variant 181, default mode) 1.003-1.024 (geomean 1.011).
 using StagingTile128 = LineStagingSwizzleSplit<DqStagingPairSwizzle<LineReductionsTile128>>;
 struct ScorePassesTile128
     : ScorePassesByQueryTile<WarpSearchedQueryRange<
