@@ -107,6 +107,13 @@ constexpr int kExponentTwoAhead256Variant = 312;
 // wrap those tables again, which changes nothing: the options are already there).
 constexpr int kPairSwizzle256Variant = 171;
 constexpr int kPairSwizzleSplit256Variant = 172;
+// The seventeenth session, third round (h17-bwd128swz; bench/results/sm80-bwd-h100-2026-11-23-
+// s17c/NOTES.md): 181 / 182, the same options on the 128 tables (rows of 8 chunks: XOR
+// (2·row) % 8), both modes; 181 the pair swizzle alone, 182 with the split offsets. Measured
+// (v34): 182 1.013-1.025x the tables (geomean 1.018), 181 1.003-1.024x; 182 is the 128 tables'
+// since d9fa96c (variant 0 runs it; 181 / 182 then wrap those tables again, which changes nothing).
+constexpr int kPairSwizzle128Variant = 181;
+constexpr int kPairSwizzleSplit128Variant = 182;
 // The seventeenth session (h17-det64; bench/results/sm80-det-h100-2026-11-23-s17/NOTES.md), the
 // deterministic NoMask launches at 64: 320 runs the kernel the library ran there before v33
 // (DeterministicUnmaskedHeadGroups of 16 pairs, N <= 4k; the table beyond), i.e. the baseline
@@ -312,6 +319,12 @@ fattn::Status launch(const AttentionArgs& args) {
     return variant == kExponentAhead256Variant ? launch_exponent_ahead_256<1>(args)
                                                : launch_exponent_ahead_256<2>(args);
   }
+  if (variant == kPairSwizzle128Variant || variant == kPairSwizzleSplit128Variant) {
+    if (!bucket128) return fattn::Status::Unsupported("variants 181/182: D 65..128 only");
+    return variant == kPairSwizzle128Variant
+               ? launch_tables_with<sm80::DqStagingPairSwizzle, 128>(args)
+               : launch_tables_with<PairSwizzleSplit, 128>(args);
+  }
   if (variant == kPairSwizzle256Variant || variant == kPairSwizzleSplit256Variant) {
     if (bucket128) return fattn::Status::Unsupported("variants 171/172: D 193..256 only");
     return variant == kPairSwizzle256Variant
@@ -320,7 +333,8 @@ fattn::Status launch(const AttentionArgs& args) {
   }
 #ifdef FATTN_SM80_BWD_TIMELINE_AHEAD_ONLY
   if (variant != 0) {
-    return fattn::Status::Unsupported("this shim holds the tables, 171-172, 301-303 and 311-312");
+    return fattn::Status::Unsupported(
+        "this shim holds the tables, 171-172, 181-182, 301-303 and 311-312");
   }
 #else
   if (variant == kLineReductionsVariant) {

@@ -43,7 +43,8 @@ __device__ __forceinline__ int opaque_lane_id() {
 // s10 call 2: 134 M staging wavefronts against 67 M ideal at 256, N = 4k). With XOR 2·(row % 8)
 // chunk 2·dt + h lands on 2·(dt ^ r) + h: bit 0 is h, bits 1-2 (dt ^ r) % 4, distinct over a
 // half-warp's 4 rows, so 2 wavefronts. The LDS.128 reads 8 chunks of one row per quarter-warp,
-// conflict-free under any XOR < kChunks. Rows of >= 16 chunks only (the XOR reaches 14).
+// conflict-free under any XOR < kChunks. Rows of 16 chunks (256 tables) or 8 (128 tables: XOR
+// (2·row) % 8, kSwizzleRows below; model in bench/results/sm80-bwd-h100-2026-11-23-s17c/).
 // DqLineRounds holds the lane's offsets and issues one round at a time, so that a caller may
 // place the rounds between other work (DqRoundsInDkSteps: one round per dK query step);
 // reduce_dq_by_lines issues them back to back.
@@ -75,12 +76,19 @@ struct DqLineRounds {
   // 2·(row % 8) is the float offset's XOR 8·(row % 8) on bits 3-5, which in the lane's STS base
   // 72·group + 2·quad_lane hold the group: STS offset (base ^ 8·dt) + the pair's rows, LDS offset
   // (base ^ 8·((j·kRowsPerLoad) % 8)) + the load's rows.
-  static_assert(!kPairSwizzle || (kChunks >= 2 * kRowsPerPair &&
-                                  (!kSplitSwizzle || kChunks == 2 * kRowsPerPair)),
-                "the pair swizzle: rows of at least 16 chunks (split offsets: 16)");
+  // Rows of 8 chunks (the 128 tables' 32-float warp rows): the XOR is 2·(row % 4), i.e.
+  // (2·row) % 8, so that it stays inside the row; rows r and r + 4 share it but sit in different
+  // half-warps of an STS.64 (the half-warp's rows r..r + 3 take 4 distinct XORs, as above).
+  // kSwizzleRows: the rows of distinct XORs (8 at 16 chunks, 4 at 8). With kSplitSwizzle the
+  // float offset's XOR 8·(row % kSwizzleRows) sits on bits 3..(2 + log2 kSwizzleRows), which the
+  // lane's STS base holds as 8·(group % kSwizzleRows) (rows of kChunks·4 floats start above them).
+  static constexpr int kSwizzleRows = kChunks / 2 < kRowsPerPair ? kChunks / 2 : kRowsPerPair;
+  static_assert(!kPairSwizzle || ((kChunks == kRowsPerPair || kChunks == 2 * kRowsPerPair) &&
+                                  kRowsPerLoad <= kSwizzleRows),
+                "the pair swizzle: rows of 8 or 16 chunks");
   // The XOR of staging row `row`'s chunks.
   static constexpr int row_swizzle(int row) {
-    return kPairSwizzle ? 2 * (row % kRowsPerPair) : row % kRowsPerPair;
+    return kPairSwizzle ? 2 * (row % kSwizzleRows) : row % kRowsPerPair;
   }
 
   int lane;
@@ -108,7 +116,12 @@ struct DqLineRounds {
     const unsigned split_quad = split_lane % 4;
     if constexpr (kPairSwizzle) {
       const unsigned split_row = split_lane / kChunks;
-      sts_lane = split_group * (kChunks * kChunkFloats + 2 * kChunkFloats) + 2 * split_quad;
+      if constexpr (kSwizzleRows == kRowsPerPair) {  // group < 8: the XOR holds all of it
+        sts_lane = split_group * (kChunks * kChunkFloats + 2 * kChunkFloats) + 2 * split_quad;
+      } else {
+        sts_lane = split_group * kChunks * kChunkFloats +
+                   2 * kChunkFloats * (split_group % kSwizzleRows) + 2 * split_quad;
+      }
       lds_lane = split_row * kChunks * kChunkFloats +
                  ((split_lane % kChunks) ^ (2 * split_row)) * kChunkFloats;
       lds_chunk = 0;
@@ -145,7 +158,9 @@ struct DqLineRounds {
               make_float2(dq[rt][dt][2 * half], dq[rt][dt][2 * half + 1]);
         } else {
           const int chunk = (dt * kMmaN + 2 * quad_lane) / kChunkFloats;
-          const int swizzle = kPairSwizzle ? 2 * group : group;
+          const int swizzle = !kPairSwizzle                 ? group
+                              : kSwizzleRows == kRowsPerPair ? 2 * group
+                                                             : 2 * (group & (kSwizzleRows - 1));
           *reinterpret_cast<float2*>(stage +
                                      (stage_row * kChunks + (chunk ^ swizzle)) * kChunkFloats +
                                      (quad_lane % 2) * 2) =
@@ -159,7 +174,7 @@ struct DqLineRounds {
     for (int j = 0; j < kLoadsPerRound; ++j) {
       if constexpr (kSplitSwizzle && kPairSwizzle) {
         const unsigned row_floats = j * kRowsPerLoad * kChunks * kChunkFloats;
-        const unsigned row_xor = 2u * kChunkFloats * ((j * kRowsPerLoad) % kRowsPerPair);
+        const unsigned row_xor = 2u * kChunkFloats * ((j * kRowsPerLoad) % kSwizzleRows);
         values[j] = *reinterpret_cast<const float4*>(stage + ((lds_lane ^ row_xor) + row_floats));
       } else if constexpr (kSplitSwizzle) {
         const unsigned row_floats = j * kRowsPerLoad * kChunks * kChunkFloats;

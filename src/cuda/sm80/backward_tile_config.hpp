@@ -479,7 +479,8 @@ constexpr bool line_staging_swizzle_split() {
 }
 
 // DqStagingPairSwizzle (seventeenth session, h17-bwd256; DqReductionsByLine tiles whose warp rows
-// hold at least 16 chunks of 16 bytes, i.e. kDimPerWarpQ >= 64: the 256 tables). ncu of the 256
+// hold 16 chunks of 16 bytes (kDimPerWarpQ 64: the 256 tables) or 8 (32: the 128 tables, XOR
+// (2·row) % 8; h17-bwd128swz, the same 2-way conflict in the offset model). ncu of the 256
 // kernel (bench/results/sm80-bwd-h100-2026-11-23-s10/call2, N = 4k) counted 4 shared-memory
 // wavefronts per staging STS.64 where 2 do (134 M against 67 M ideal: a 2-way bank conflict of
 // the XOR row % 8 swizzle, rows r and r ^ 1 of a half-warp on one bank quad), 14 % of the
@@ -770,9 +771,18 @@ struct LargeSharedMemoryBackwardConfig : BackwardConfig<kHeadDimBucket> {};
 // sm_80 and sm_90a, bf16 and fp16). Measured (h12-bwd80, in turns beside the v21 table, 2
 // rounds): bwd 135.9 / 187.3 / 296.2 / 275.8 against 135.2 / 185.9 / 290.8 / 273.0 TFLOP/s at
 // N = 512 causal / 1k causal / 4k / 4k causal (+0.5 / +0.7 / +1.8 / +1.0 %).
+// v34 (seventeenth session, h17-bwd128swz; bench/results/sm80-bwd-h100-2026-11-23-s17c/NOTES.md):
+// v32's conflict-free dQ line staging (DqStagingPairSwizzle: rows of 8 chunks, XOR (2·row) % 8)
+// with the split offsets (LineStagingSwizzleSplit) at 128 too, in both tables (via this tile).
+// H100, bf16, B·N = 16384, H·D = 2048, bwd in turns beside the tables before it and FA2
+// (bench/sm80_bwd_det_ratio.py --variant 182, 2 runs x 5 rounds): default 1.013 / 1.013 / 1.018 /
+// 1.017 / 1.022 / 1.025 at N = 1k / 1k causal / 4k / 4k causal / 16k / 16k causal (geomean
+// 1.018), deterministic 1.013-1.014 and bitwise the old tables' gradients; the swizzle alone
+// (variant 181, default mode) 1.003-1.024 (geomean 1.011).
+using StagingTile128 = LineStagingSwizzleSplit<DqStagingPairSwizzle<LineReductionsTile128>>;
 struct ScorePassesTile128
     : ScorePassesByQueryTile<WarpSearchedQueryRange<
-          KeyTilesSlowestInHeadGroups<LineReductionsTile128, kCausalHeadGroupPairs>>> {};
+          KeyTilesSlowestInHeadGroups<StagingTile128, kCausalHeadGroupPairs>>> {};
 // v30 (fourteenth session, h14-bwd80b; bench/results/sm80-bwd-h100-2026-11-23-s14b/NOTES.md):
 // ScoreStatisticsAhead (v29 at 64), one query tile ahead, in both modes' tables. H100, bf16,
 // B·N = 16384, H·D = 2048, bwd in turns beside the tables and FA2 (N = 512 to 16k, causal and
