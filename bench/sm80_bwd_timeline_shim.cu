@@ -110,7 +110,7 @@ constexpr int kPairSwizzleSplit256Variant = 172;
 // The seventeenth session, third round (h17-bwd128swz; bench/results/sm80-bwd-h100-2026-11-23-
 // s17c/NOTES.md): 181 / 182, the same options on the 128 tables (rows of 8 chunks: XOR
 // (2·row) % 8), both modes; 181 the pair swizzle alone, 182 with the split offsets. Measured
-// (v34): 182 1.013-1.025x the tables (geomean 1.018), 181 1.003-1.024x; 182 is the 128 tables'
+// (v35): 182 1.013-1.025x the tables (geomean 1.018), 181 1.003-1.024x; 182 is the 128 tables'
 // since d9fa96c (variant 0 runs it; 181 / 182 then wrap those tables again, which changes nothing).
 constexpr int kPairSwizzle128Variant = 181;
 constexpr int kPairSwizzleSplit128Variant = 182;

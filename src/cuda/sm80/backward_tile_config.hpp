@@ -771,7 +771,7 @@ struct LargeSharedMemoryBackwardConfig : BackwardConfig<kHeadDimBucket> {};
 // sm_80 and sm_90a, bf16 and fp16). Measured (h12-bwd80, in turns beside the v21 table, 2
 // rounds): bwd 135.9 / 187.3 / 296.2 / 275.8 against 135.2 / 185.9 / 290.8 / 273.0 TFLOP/s at
 // N = 512 causal / 1k causal / 4k / 4k causal (+0.5 / +0.7 / +1.8 / +1.0 %).
-// v34 (seventeenth session, h17-bwd128swz; bench/results/sm80-bwd-h100-2026-11-23-s17c/NOTES.md):
+// v35 (seventeenth session, h17-bwd128swz; bench/results/sm80-bwd-h100-2026-11-23-s17c/NOTES.md):
 // v32's conflict-free dQ line staging (DqStagingPairSwizzle: rows of 8 chunks, XOR (2·row) % 8)
 // with the split offsets (LineStagingSwizzleSplit) at 128 too, in both tables (via this tile).
 // H100, bf16, B·N = 16384, H·D = 2048, bwd in turns beside the tables before it and FA2
