@@ -29,8 +29,9 @@ __device__ __forceinline__ int opaque_lane_id() {
 // loaded by an LDS.128 rather than the dQ product's accumulators. 8 rows per round measured
 // 1.01-1.07x the REDG.64 burst at 128 and the whole slice at once 0.98-1.03x (docs/perf-notes.md
 // "Backward v13"). Staging rows are swizzled (16-byte chunk XOR row % 8): the LDS.128 are
-// conflict-free, the STS.64 2-way (kPairSwizzle below takes that out). No barrier but the warp's: each warp reads back only what it staged, and
-// the next item's rounds come after the loop-top block barrier. `warp_first`: the accumulator
+// conflict-free, the STS.64 2-way (kPairSwizzle below takes that out). No barrier but the
+// warp's: each warp reads back only what it staged, and the next item's rounds come after the
+// loop-top block barrier. `warp_first`: the accumulator
 // element of the warp's first row and column; `rows_left`: the rows from there to the sequence
 // end (kWholeTile: none past it).
 // kSplitSwizzle (LineStagingSwizzleSplit, backward_tile_config.hpp): the staging offsets in
