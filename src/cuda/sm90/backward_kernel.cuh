@@ -419,7 +419,7 @@ struct BackwardConsumer {
       const std::uint64_t desc_a =
           make_smem_descriptor(ds_tile + key * kSwizzleRowBytes, Traits::kDsBytes);
       if constexpr (kDqRegs == 64) {
-        wgmma_ss_transposed_n128<Element>(dq, desc_a, desc_b, step > 0);
+        wgmma_ss_n128<Element, true>(dq, desc_a, desc_b, step > 0);
       } else {
         wgmma_ss_transposed_n64<Element>(dq, desc_a, desc_b, step > 0);
       }

@@ -145,7 +145,7 @@ struct WideBackwardConsumer {
       const std::uint64_t desc_a = make_smem_descriptor(exchange_tile + chunk * kStepBytes, 0);
       const std::uint64_t desc_b =
           make_smem_descriptor(b_columns + chunk * kRowStepBytes, Traits::kQColumnBlockBytes);
-      wgmma_ss_b_transposed_n128<Element>(grad, desc_a, desc_b, 1);
+      wgmma_ss_n128<Element, false>(grad, desc_a, desc_b, 1);
     }
   }
 

@@ -70,27 +70,6 @@ FATTN_DEVICE void wgmma_ss_transposed_n64(float (&d)[32], std::uint64_t desc_a,
 #undef FATTN_WGMMA_SS_TT_64
 }
 
-// D[64 x 128] (+)= A[64 x 16] · B[16 x 128] with A and B both MN-major in shared memory: the
-// dQ product of DqSplit::alternate (one warpgroup, all 128 head-dim columns; B spans two 64-column
-// blocks of K, the descriptor's leading byte offset apart). Operand numbering as the m64n128k16
-// macros (64 accumulators, desc_a %64, desc_b %65, accumulate %66).
-template <class Element>
-FATTN_DEVICE void wgmma_ss_transposed_n128(float (&d)[64], std::uint64_t desc_a,
-                                           std::uint64_t desc_b, int accumulate) {
-#define FATTN_WGMMA_SS_TT_128(TYPE)                                                         \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                 \
-               "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE " "             \
-               FATTN_WGMMA_REGS_128 ", %64, %65, p, 1, 1, 1, 1;\n}\n"                       \
-               : FATTN_WGMMA_ACC_128                                                        \
-               : "l"(desc_a), "l"(desc_b), "r"(accumulate))
-  if constexpr (kIsBf16<Element>) {
-    FATTN_WGMMA_SS_TT_128("bf16");
-  } else {
-    FATTN_WGMMA_SS_TT_128("f16");
-  }
-#undef FATTN_WGMMA_SS_TT_128
-}
-
 // D[64 x 32] (+)= A[64 x 16] · B[16 x 32], A and B K-major in shared memory: the D = 256
 // kernel's Sᵀ and dPᵀ of one half of the step's 64 queries (backward_kernel_wide.cuh). The
 // generated macros start at N = 64, so this width is spelled out here.
@@ -114,26 +93,32 @@ FATTN_DEVICE void wgmma_ss_n32(float (&d)[16], std::uint64_t desc_a, std::uint64
 #undef FATTN_WGMMA_SS_32
 }
 
-// D[64 x 128] (+)= A[64 x 16] · B[16 x 128], A K-major and B MN-major ("transposed",
-// imm-trans-b = 1) in shared memory: the D = 256 kernel's dV += Pᵀ·dO and dK += dSᵀ·Q over one
-// head-dim half, with Pᵀ and dSᵀ read from the tiles the two consumers exchange. Operand
+// D[64 x 128] (+)= A[64 x 16] · B[16 x 128] in shared memory, B MN-major ("transposed",
+// imm-trans-b = 1), A MN-major where kTransposeA (imm-trans-a = 1) and K-major otherwise. Operand
 // numbering follows the generated m64n128k16 macros (64 accumulators, desc_a %64, desc_b %65,
-// accumulate %66).
-template <class Element>
-FATTN_DEVICE void wgmma_ss_b_transposed_n128(float (&d)[64], std::uint64_t desc_a,
-                                             std::uint64_t desc_b, int accumulate) {
-#define FATTN_WGMMA_SS_TB_128(TYPE)                                                         \
+// accumulate %66). Users: the dQ product of DqSplit::alternate (kTransposeA: dSᵀ as stored; one
+// warpgroup, all 128 head-dim columns, B spanning two 64-column blocks of K the descriptor's
+// leading byte offset apart), and the D = 256 kernel's dV += Pᵀ·dO and dK += dSᵀ·Q over one
+// head-dim half, with Pᵀ and dSᵀ read from the tiles the two consumers exchange.
+template <class Element, bool kTransposeA>
+FATTN_DEVICE void wgmma_ss_n128(float (&d)[64], std::uint64_t desc_a, std::uint64_t desc_b,
+                                int accumulate) {
+#define FATTN_WGMMA_SS_N128(TYPE, TRANS_A)                                                  \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                 \
                "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE " "             \
-               FATTN_WGMMA_REGS_128 ", %64, %65, p, 1, 1, 0, 1;\n}\n"                       \
+               FATTN_WGMMA_REGS_128 ", %64, %65, p, 1, 1, " TRANS_A ", 1;\n}\n"             \
                : FATTN_WGMMA_ACC_128                                                        \
                : "l"(desc_a), "l"(desc_b), "r"(accumulate))
-  if constexpr (kIsBf16<Element>) {
-    FATTN_WGMMA_SS_TB_128("bf16");
+  if constexpr (kIsBf16<Element> && kTransposeA) {
+    FATTN_WGMMA_SS_N128("bf16", "1");
+  } else if constexpr (kIsBf16<Element>) {
+    FATTN_WGMMA_SS_N128("bf16", "0");
+  } else if constexpr (kTransposeA) {
+    FATTN_WGMMA_SS_N128("f16", "1");
   } else {
-    FATTN_WGMMA_SS_TB_128("f16");
+    FATTN_WGMMA_SS_N128("f16", "0");
   }
-#undef FATTN_WGMMA_SS_TB_128
+#undef FATTN_WGMMA_SS_N128
 }
 
 }  // namespace fattn::detail::sm90
