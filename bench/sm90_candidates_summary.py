@@ -1,143 +1,90 @@
 #!/usr/bin/env python3
-"""The short summary of bench/sm90_candidates_call.sh: bench/sm90_vs_cudnn.py's two JSON reports
-(run 2 with the contestants in reverse order) and, where it came back, the ncu CSV of
-bench/sm90_small_n_ncu.py, as one markdown page. "cur" is the baseline; every candidate is
-reported against it and against cuDNN.
-
-  python3 bench/sm90_candidates_summary.py --candidates m,r3 --title "..." <work dir> > summary.md
-"""
-
-import argparse
-import csv
+"""Summary of a Hopper-forward candidate call (the results folders' call.sh, with shims from
+bench/sm90_candidates_build.sh timed by bench/sm90_vs_cudnn.py): per (dtype, N, causal) TFLOP/s
+of cur / candidates / cuDNN in each run (run 2 in reverse order), each candidate's ratio to cur and
+to cuDNN, the bitwise comparison of --same-outputs where the run made one, geometric means, and
+per point the geomean of the two runs. Reads <dir>/<run>-<dtype>.json (bench rows as a list or
+under "rows") or, where a run was cut off, its .log lines.
+  python3 bench/sm90_candidates_summary.py <work dir> cur,<candidate>,... > summary.md"""
 import json
 import math
 import os
 import re
+import sys
 
-NCU_METRICS = {"gpu__time_duration.sum": "duration", "dram__bytes_read.sum": "DRAM read",
-               "dram__bytes_write.sum": "DRAM write", "lts__t_sector_hit_rate.pct": "L2 hit %",
-               "launch__grid_size": "grid"}
-# ncu's -k filter in call-command.sh; the rest of the process's kernels (torch's random
-# numbers, copies) are left out here too, so that the kernels line up with the launch lines.
-ATTENTION_KERNELS = "forward_kernel|fprop"
+W, names = sys.argv[1], sys.argv[2].split(",")
 
 
-def rows_from_log(path):
-    """The per-point lines bench/sm90_vs_cudnn.py prints as it goes, for a run cut off before its
-    JSON was written: 'D= 64 N=  512 causal=1: cur  245.1  m  250.0 ...  x0.914  same ...'."""
-    rows = []
-    with open(path) as f:
-        for line in f:
-            match = re.match(r"D=\s*(\d+) N=\s*(\d+) causal=(\d): (.*?)  x[\d.]+", line)
-            if not match:
-                continue
-            values = match.group(4).split()
-            row = dict(D=int(match.group(1)), N=int(match.group(2)), causal=match.group(3) == "1")
-            row.update((name, float(value)) for name, value in zip(values[::2], values[1::2]))
-            rows.append(row)
-    return rows
-
-
-def load_rows(path):
+def rows(run, dtype):
+    path = os.path.join(W, f"{run}-{dtype}")
     try:
-        with open(path) as f:
-            return json.load(f)["bench"]["rows"], None
-    except (OSError, KeyError, ValueError) as e:
-        log = path[:-len(".json")] + ".log"
-        rows = rows_from_log(log) if os.path.exists(log) else []
-        return rows, f"{path}: {e}; {len(rows)} points read from its log instead"
+        with open(path + ".json") as f:
+            bench = json.load(f)["bench"]
+            return bench["rows"] if isinstance(bench, dict) else bench
+    except (OSError, KeyError, ValueError):
+        pass
+    out = []
+    try:
+        with open(path + ".log") as f:
+            for line in f:
+                m = re.match(r"D=\s*(\d+) N=\s*(\d+) causal=(\d): (.*?)  x[\d.]+", line)
+                if m:
+                    v = m.group(4).split()
+                    r = dict(D=int(m.group(1)), N=int(m.group(2)), causal=m.group(3) == "1")
+                    r.update((a, float(b)) for a, b in zip(v[::2], v[1::2]) if a != "same")
+                    out.append(r)
+    except OSError:
+        pass
+    return out
 
 
-def key(row):
-    return row["D"], row["N"], bool(row["causal"])
+def gmean(xs):
+    xs = [x for x in xs if x and math.isfinite(x)]
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
 
 
-def geomean(values):
-    values = [v for v in values if v > 0 and math.isfinite(v)]
-    return math.exp(sum(map(math.log, values)) / len(values)) if values else float("nan")
-
-
-def bench_section(work, candidates):
-    ours = ("cur", *candidates)
-    runs = []
-    for name in ("ab1.json", "ab2.json"):
-        rows, error = load_rows(os.path.join(work, name))
-        if error:
-            print(f"- {error}")
-        runs.append({key(r): r for r in rows})
-    points = sorted(set().union(*[set(r) for r in runs]), key=lambda p: (not p[2], p[1], p[0]))
-    ratio_cols = [f"{c}/cur" for c in candidates] + [f"{n}/cuDNN" for n in ours]
-    print("\n| D | N | causal | " + " | ".join(ratio_cols) + " | cur TFLOP/s | same outputs |")
-    print("|---" * (len(ratio_cols) + 5) + "|")
-    ratios = {f"{c}/cur": [] for c in candidates}
-    for point in points:
-        cells = {c: [] for c in ratio_cols + ["cur", "same"]}
-        for run in runs:
-            row = run.get(point)
-            if not row:
-                for c in cells:
-                    cells[c].append("-")
-                continue
-            for c in candidates:
-                cells[f"{c}/cur"].append(f"{row[c] / row['cur']:.3f}")
-            for name in ours:
-                cells[f"{name}/cuDNN"].append(f"{row[name] / row['cudnn']:.3f}")
-            cells["cur"].append(f"{row['cur']:.1f}")
-            same = row.get("same_outputs", {})
-            cells["same"].append(" ".join(f"{n} {'yes' if ok else 'NO'}" for n, ok in same.items())
-                                 or "-")
-            if point[2] and point[1] <= 1024:
-                for c in candidates:
-                    ratios[f"{c}/cur"].append(row[c] / row["cur"])
-        D, N, causal = point
-        print(f"| {D} | {N} | {'yes' if causal else 'no'} | " +
-              " | ".join(" / ".join(cells[c]) for c in cells) + " |")
-    print("\nGeomeans over the causal N <= 1k rows of both runs: " +
-          ", ".join(f"{name} {geomean(v):.3f}" for name, v in ratios.items()))
-
-
-def ncu_section(work):
-    path = os.path.join(work, "ncu.csv")
-    if not os.path.exists(path):
-        print("\nncu: no ncu.csv")
-        return
-    with open(path, errors="replace") as f:
-        text = f.read()
-    launches = re.findall(r"^launch: (D=\d+ N=\d+ causal=\d \S+ #\d)", text, re.M)
-    kernels = {}
-    order = []
-    for row in csv.reader(line for line in text.splitlines() if line.startswith('"')):
-        if (len(row) < 15 or row[0] == "ID" or row[12] not in NCU_METRICS
-                or not re.search(ATTENTION_KERNELS, row[4])):
-            continue
-        if row[0] not in kernels:
-            kernels[row[0]] = {"name": row[4]}
-            order.append(row[0])
-        kernels[row[0]][NCU_METRICS[row[12]]] = f"{row[14]} {row[13]}".strip()
-    print(f"\nncu ({len(order)} kernels, {len(launches)} launches printed; labels by launch "
-          "order):\n")
-    print("| launch | kernel | " + " | ".join(NCU_METRICS.values()) + " |")
-    print("|---" * (len(NCU_METRICS) + 2) + "|")
-    for i, kernel_id in enumerate(order):
-        k = kernels[kernel_id]
-        label = launches[i] if i < len(launches) else "?"
-        short = "ours" if "forward_kernel" in k["name"] else k["name"][:60]
-        print(f"| {label} | {short} | " + " | ".join(k.get(v, "-") for v in NCU_METRICS.values())
-              + " |")
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("work", help="folder with ab1.json, ab2.json and ncu.csv")
-    parser.add_argument("--candidates", required=True, help="comma-separated contestant names")
-    parser.add_argument("--title", required=True, help="the page's heading")
-    args = parser.parse_args()
-    print(f"# {args.title}\n")
-    print("Ratios run 1 / run 2 (run 2: contestants in reverse order); bench/sm90_vs_cudnn.py "
-          "in turns, bf16, B·N = 16k, H·D = 2048.")
-    bench_section(args.work, args.candidates.split(","))
-    ncu_section(args.work)
-
-
-if __name__ == "__main__":
-    main()
+ratios = {n: {"all": [], "nc": [], "c": []} for n in names[1:]}
+per_point = {}
+cur_cudnn = []
+print("| dtype | N | causal | run | " + " | ".join(names) + " | cudnn | " +
+      " | ".join(f"{n}/cur" for n in names[1:]) + " | " +
+      " | ".join(f"{n}/cudnn" for n in names) + " | bitwise = cur (run 1) |")
+print("|---" * (5 + 3 * len(names)) + "|")
+for dtype in ("bf16", "fp16"):
+    for run in ("run1", "run2"):
+        for r in rows(run, dtype):
+            cu = r.get("cudnn", float("nan"))
+            cur = r.get(names[0], float("nan"))
+            rel = [r.get(n, float("nan")) / cur for n in names[1:]]
+            for n, x in zip(names[1:], rel):
+                ratios[n]["all"].append(x)
+                ratios[n]["c" if r["causal"] else "nc"].append(x)
+            cur_cudnn.append(cur / cu)
+            key = (dtype, r["N"], int(r["causal"]))
+            per_point.setdefault(key, {n: [] for n in names + ["cudnn"]})
+            for n in names + ["cudnn"]:
+                per_point[key][n].append(r.get(n, float("nan")))
+            same = r.get("same_outputs", {})
+            print(f"| {dtype} | {r['N']} | {int(r['causal'])} | {run} | " +
+                  " | ".join(f"{r.get(n, float('nan')):.1f}" for n in names) + f" | {cu:.1f} | " +
+                  " | ".join(f"{x:.3f}" for x in rel) + " | " +
+                  " | ".join(f"{r.get(n, float('nan')) / cu:.3f}" for n in names) + " | " +
+                  " ".join(f"{n}:{'=' if ok else 'x'}" for n, ok in same.items()) + " |")
+print()
+for n, d in ratios.items():
+    print(f"- {n}/cur geomean: all {gmean(d['all']):.3f}, non-causal {gmean(d['nc']):.3f}, "
+          f"causal {gmean(d['c']):.3f} ({len(d['all'])} samples; min {min(d['all'], default=0):.3f},"
+          f" max {max(d['all'], default=0):.3f})")
+print(f"- cur/cudnn geomean {gmean(cur_cudnn):.3f}")
+print()
+print("Per point, geomean of the two runs: ratio to cur (and to cuDNN)")
+print()
+print("| dtype | N | causal | " + " | ".join(f"{n}/cur" for n in names[1:]) + " | " +
+      " | ".join(f"{n}/cudnn" for n in names) + " |")
+print("|---" * (3 + 2 * len(names) - 1) + "|")
+for (dtype, N, causal), d in per_point.items():
+    cur = gmean(d[names[0]])
+    cu = gmean(d["cudnn"])
+    print(f"| {dtype} | {N} | {causal} | " +
+          " | ".join(f"{gmean(d[n]) / cur:.3f}" for n in names[1:]) + " | " +
+          " | ".join(f"{gmean(d[n]) / cu:.3f}" for n in names) + " |")
