@@ -531,6 +531,28 @@ INSTANTIATE_TEST_SUITE_P(
                  false, Window{200, 30}, 0},
         Sm90Case{"keys_ascending_d256_n17", DType::float16, 40, 17, 17, 4, 4, 256, true,
                  kNoWindow, 0},
+        // The same for the 192 bucket (128 x 96 tiles, O in the V ring; h17-d192c): aligned
+        // causal at N = 512 (160 tiles), bottom-right causal with more queries than keys (fully
+        // masked rows) and with more keys than queries at a narrower width with GQA, D = 136
+        // (the sector-aligned-box kernels of width 144), a window with GQA, N = 17. Then tiles of
+        // two key steps, ~3 per CTA, unmasked and causal: each tile's second K load meets the
+        // wait for the previous tile's O in the V ring.
+        Sm90Case{"keys_ascending_d192_causal_rounds", DType::bfloat16, 5, 512, 512, 8, 8, 192,
+                 true, kNoWindow, 0},
+        Sm90Case{"keys_ascending_d192_more_queries", DType::float16, 2, 1013, 600, 12, 4, 192,
+                 true, kNoWindow, 0},
+        Sm90Case{"keys_ascending_d160_more_keys_gqa", DType::bfloat16, 3, 600, 1013, 16, 4, 160,
+                 true, kNoWindow, 0},
+        Sm90Case{"keys_ascending_d136_causal", DType::bfloat16, 4, 512, 512, 10, 10, 136, true,
+                 kNoWindow, 0},
+        Sm90Case{"keys_ascending_d192_window_gqa", DType::float16, 2, 1000, 1000, 12, 6, 192,
+                 false, Window{200, 30}, 0},
+        Sm90Case{"keys_ascending_d192_n17", DType::bfloat16, 40, 17, 17, 4, 4, 192, true,
+                 kNoWindow, 0},
+        Sm90Case{"two_key_steps_d192", DType::float16, 4, 700, 150, 16, 16, 192, false,
+                 kNoWindow, 0},
+        Sm90Case{"two_key_steps_d192_causal", DType::bfloat16, 12, 150, 150, 16, 8, 192, true,
+                 kNoWindow, 8},
         // Masked D = 256 launches of one-key-step tiles, ~3 per CTA: O is staged in the V ring
         // right after the tile's only P·V, so every tile's first V waits on the previous O's
         // store (perf-notes "v22", "v27"), into a row-padded output, and with tail columns

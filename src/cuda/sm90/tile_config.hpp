@@ -163,6 +163,8 @@ struct TileShape {
   // each group's first round 23.8k clocks against 15.1k for the same tile unmasked; in turns
   // (two calls), one-pair groups +20-22 % (D = 128) and +11-13 % (D = 256) at N = 512 causal,
   // +4-5 % / 0-3 % at 1k; 0.96-1.02 at 2k / 4k, so the bound stays at 8 query tiles.
+  // D = 192 (128 x 96 tiles; eighteenth session, docs/perf-notes.md "v36"): alone +8-10 % at
+  // N = 512 causal (ncu DRAM reads 223 -> 204 MB), +3-4 % at 1k; it takes it with the walk below.
   // D = 64 (192-row tiles, costs 1 / 3 / 4 key steps at N = 512 that the snake does not pair
   // evenly; simulated balance 0.90 against 0.97) measured ±0.5 % with one-pair groups at 512 and
   // 1k, so it takes small_n_pairs_per_query_tile below. Larger tile counts keep the rule: at
@@ -195,7 +197,10 @@ struct TileShape {
   // session, bench/results/sm90-fwd-h100-2026-11-23-s12/, two runs): D = 256 causal +3.5-4.1 %
   // at N = 512 (0.91 -> 0.94-0.95x cuDNN; ncu DRAM reads 205-207 -> 201.4 MB, K/V once),
   // +6.6-8.1 % at 1k; D = 128 causal +1.8-2.8 % at 512, +2.8-3.8 % at 1k; 2k causal and
-  // non-causal launches unchanged (outputs equal bit for bit, 0.99-1.01).
+  // non-causal launches unchanged (outputs equal bit for bit, 0.99-1.01). D = 192 with one-pair
+  // groups (eighteenth session, docs/perf-notes.md "v36", H100, two runs in turns): causal
+  // +11-15 % at N = 512 (0.83-0.85 -> 0.95x cuDNN; DRAM reads 223 -> 189 MB, K/V once), +7-8 %
+  // at 1k (1.00 -> 1.07-1.08x), 2k / 4k causal 0.99-1.00, non-causal 1k 1.00-1.01.
   bool keys_ascending_even_rounds = false;
 };
 
@@ -239,7 +244,9 @@ struct TileConfig<192> {
                                     .ping_pong_masked = true,
                                     .tma_store = true,
                                     .tma_store_masked = true,
-                                    .pin_pv_wait_unmasked = true};
+                                    .pin_pv_wait_unmasked = true,
+                                    .one_pair_groups_max_m_blocks = 8,
+                                    .keys_ascending_even_rounds = true};
 };
 template <>
 struct TileConfig<256> {
