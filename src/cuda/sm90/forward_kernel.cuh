@@ -94,19 +94,38 @@ constexpr int kNamedBarrierIds = 16;
 constexpr int kTurnThreads = 2 * kWarpgroupThreads;
 
 // Register budgets after setmaxnreg: the producer needs only addresses and loop counters; the
-// consumers share the rest of the SM's 64K registers (one CTA per SM), in setmaxnreg's steps of
-// 8 and at most 240 (ptxas's ceiling for a thread is 255): 24·128 + 2·240·128 = 64,512 for two
-// consumers, 24·128 + 3·160·128 = 64,512 for three.
+// consumers share the rest, in setmaxnreg's steps of 8 and at most 240 (ptxas's ceiling for a
+// thread is 255). "The rest" is of the CTA's own registers, not of the SM's 64K: setmaxnreg.inc
+// takes registers only from a per-CTA pool, which holds what the CTA was launched with and what
+// its warps released (PTX ISA, setmaxnreg; SASS: USETMAXREG.TRY_ALLOC.CTAPOOL in a loop that
+// retries until the pool has them, so a budget the pool cannot cover hangs the kernel with no
+// error). A CTA starts with launch_registers per thread: ptxas gives a one-CTA-per-SM kernel
+// (__launch_bounds__(threads, 1)) the most that fits, in steps of 8 (ptxas -v: 168 for 384
+// threads, 128 for 512, 96 for 640). So: two consumers 168·384 = 24·128 + 2·240·128 = 64,512;
+// three 128·512 = 65,536 >= 24·128 + 3·160·128 = 64,512; four 96·640 = 61,440 >=
+// 24·128 + 4·112·128 = 60,416 (114 would be the share; 120, the SM-wide share, left 4 of the 16
+// consumer warps waiting in setmaxnreg forever: h18-m256, bench/results/sm90-d64-2026-11-23-s17/
+// HANG.md).
 constexpr int kRegistersPerSm = 64 * 1024;
 constexpr int kProducerRegisters = 24;
 constexpr int kMaxConsumerRegisters = 240;
+constexpr int kMaxThreadRegisters = 255;
 constexpr int kRegisterStep = 8;
+constexpr int launch_registers(int threads) {
+  const int per_thread = kRegistersPerSm / threads / kRegisterStep * kRegisterStep;
+  return per_thread < kMaxThreadRegisters ? per_thread : kMaxThreadRegisters;
+}
 constexpr int consumer_registers(int consumer_warpgroups) {
-  const int share = (kRegistersPerSm - kProducerRegisters * kWarpgroupThreads) /
+  const int threads = (1 + consumer_warpgroups) * kWarpgroupThreads;
+  const int pool = launch_registers(threads) * threads;
+  const int share = (pool - kProducerRegisters * kWarpgroupThreads) /
                     (consumer_warpgroups * kWarpgroupThreads);
   const int stepped = share / kRegisterStep * kRegisterStep;
   return stepped < kMaxConsumerRegisters ? stepped : kMaxConsumerRegisters;
 }
+static_assert(consumer_registers(2) == 240 && consumer_registers(3) == 160 &&
+                  consumer_registers(4) == 112,
+              "consumer budgets that the CTA's register pool covers");
 
 // kHeadDim: the bucket (shared-memory layout, TMA boxes, tile shape); kWidth: the columns the
 // GEMMs and the epilogue work on (tile_config.hpp, "Work widths").
@@ -121,6 +140,10 @@ struct ForwardTraits {
   static constexpr int kConsumerWarps = kConsumerWarpgroups * kWarpgroupThreads / kWarpSize;
   static constexpr int kThreads = kWarpgroupThreads * (1 + kConsumerWarpgroups);
   static constexpr int kConsumerRegisters = consumer_registers(kConsumerWarpgroups);
+  static_assert(kProducerRegisters * kWarpgroupThreads +
+                        kConsumerWarpgroups * kWarpgroupThreads * kConsumerRegisters <=
+                    launch_registers(kThreads) * kThreads,
+                "setmaxnreg.inc waits forever for registers the CTA's pool does not hold");
   static constexpr int kColumnBlocks = kHeadDim / kTmaColumns;
 
   // Each tile is stored as kColumnBlocks blocks of (rows × 128 bytes), 128-byte swizzled by TMA.
