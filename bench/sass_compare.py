@@ -16,7 +16,8 @@ name with `TEMPLATE<X>` / `TEMPLATE<X, further arguments>` replaced by X in NEW'
 configuration only gained a wrapper option is compared with OLD's unwrapped one. Each line then
 has both instruction counts and the name without the wrapper's namespace; --tag-wrapped adds
 `(wrapped)` where NEW's name had the wrapper, --drop removes a text from the printed names (e.g.
-`backward_kernel<`), --width cuts them (default 150). The thirteenth session's sasspair.py
+`backward_kernel<`), --width cuts them (default 150). --rename FROM=TO (repeatable) replaces text
+in NEW's demangled names before pairing, for a template parameter added with its default. The thirteenth session's sasspair.py
 copies (bench/results/sm80-bwd-h100-2026-11-23-s13b, -s13c) call this.
 """
 
@@ -77,9 +78,19 @@ def strip_wrappers(name, templates):
     return name
 
 
+def renamed(name, replacements):
+    """NEW's name with each FROM=TO replacement applied (e.g. a template parameter that was
+    added with its default: `--rename "false, false>(=false>("`)."""
+    for replacement in replacements:
+        source, target = replacement.split("=", 1)
+        name = name.replace(source, target)
+    return name
+
+
 def compare_unwrapped(old, new, args):
     old_by = {demangled(k): k for k in old}
-    new_by = {strip_wrappers(demangled(k), args.strip_wrapper): k for k in new}
+    new_by = {renamed(strip_wrappers(demangled(k), args.strip_wrapper), args.rename): k
+              for k in new}
     namespaces = {t.rsplit("::", 1)[0] + "::" for t in args.strip_wrapper if "::" in t}
     for name in sorted(set(old_by) | set(new_by)):
         short = name
@@ -108,9 +119,10 @@ def main():
     parser.add_argument("--tag-wrapped", action="store_true")
     parser.add_argument("--drop", action="append", default=[])
     parser.add_argument("--width", type=int, default=NAME_WIDTH)
+    parser.add_argument("--rename", action="append", default=[])
     args = parser.parse_args()
     old, new = kernels(args.old), kernels(args.new)
-    if args.strip_wrapper:
+    if args.strip_wrapper or args.rename:
         compare_unwrapped(old, new, args)
         return
     for name in sorted(set(old) | set(new)):

@@ -295,6 +295,23 @@ TEST(Sm90Scheduler, GroupSizes) {
   EXPECT_EQ(heads_per_group(kL2, 128 << 10, 1024, 3, 132, true, 6, 0), 1);
 }
 
+// The row-fit shape (tile_config.hpp, RowFitTileConfig): D = 64's unmasked launches take 256-row
+// tiles only where 192-row tiles pad the queries by 11/10 or more of what 256-row tiles do.
+TEST(Sm90Scheduler, RowFitShapeWhereItPadsLess) {
+  using detail::sm90::row_fit_shape_pays;
+  std::vector<std::int64_t> taken;
+  for (std::int64_t n = 1; n <= 20000; ++n) {
+    if (row_fit_shape_pays(n, 192, 256)) taken.push_back(n);
+  }
+  ASSERT_EQ(taken.size(), 64u + 128u + 64u);
+  EXPECT_EQ(taken.front(), 193);
+  EXPECT_TRUE(row_fit_shape_pays(512, 192, 256));   // 576 padded rows against 512
+  EXPECT_TRUE(row_fit_shape_pays(1024, 192, 256));  // 1,152 against 1,024
+  EXPECT_FALSE(row_fit_shape_pays(768, 192, 256));  // 768 both
+  EXPECT_FALSE(row_fit_shape_pays(2048, 192, 256));  // 2,112 against 2,048: 1.03
+  EXPECT_EQ(taken.back(), 1024);
+}
+
 // Groups of whole rounds: a group's tiles (pairs x query blocks) fill whole rounds of the grid
 // unless the group holds every pair.
 TEST(Sm90Scheduler, GroupsFillWholeRounds) {
@@ -537,6 +554,23 @@ INSTANTIATE_TEST_SUITE_P(
         // (the sector-aligned-box kernels of width 144), a window with GQA, N = 17. Then tiles of
         // two key steps, ~3 per CTA, unmasked and causal: each tile's second K load meets the
         // wait for the previous tile's O in the V ring.
+        // D = 64's row-fit shape (256 x 64 tiles, four consumers; tile_config.hpp,
+        // RowFitTileConfig) in the unmasked launches where it pays (N = 193..256, 385..512,
+        // 961..1024): whole tiles, GQA with more keys than queries and a ragged last key tile,
+        // a single partly filled tile against long keys, D not a multiple of 8 (TMA stores up
+        // to the last 16-byte unit, the rest from registers) and below the bucket, padded rows,
+        // no keys at all (zeros, LSE = -inf).
+        Sm90Case{"row_fit_d64_whole_tiles", DType::bfloat16, 3, 512, 512, 8, 8, 64, false,
+                 kNoWindow, 0},
+        Sm90Case{"row_fit_d64_gqa_more_keys", DType::float16, 2, 1000, 1013, 8, 2, 64, false,
+                 kNoWindow, 0},
+        Sm90Case{"row_fit_d64_one_tile_long_keys", DType::bfloat16, 4, 200, 3000, 4, 1, 64,
+                 false, kNoWindow, 0},
+        Sm90Case{"row_fit_d33", DType::float16, 2, 450, 450, 3, 3, 33, false, kNoWindow, 0},
+        Sm90Case{"row_fit_d64_padded_rows", DType::bfloat16, 1, 500, 777, 2, 1, 64, false,
+                 kNoWindow, 8},
+        Sm90Case{"row_fit_d64_no_keys", DType::float16, 2, 1013, 0, 4, 2, 64, false, kNoWindow,
+                 0},
         Sm90Case{"keys_ascending_d192_causal_rounds", DType::bfloat16, 5, 512, 512, 8, 8, 192,
                  true, kNoWindow, 0},
         Sm90Case{"keys_ascending_d192_more_queries", DType::float16, 2, 1013, 600, 12, 4, 192,

@@ -103,9 +103,11 @@ inline bool sector_box_bits(const TensorView& tensor, HeadColumns* bits) {
   return true;
 }
 
-template <int kHeadDim, class Element>
-Status launch_forward(const AttentionArgs& args) {
-  using Traits = ForwardTraits<kHeadDim, Element>;
+// One tile shape's launch: the bucket's, or (kRowFit) its row-fit shape, which is compiled only
+// for unmasked launches of tensors that TMA addresses throughout (launch_forward).
+template <int kHeadDim, class Element, bool kRowFit>
+Status launch_forward_shape(const AttentionArgs& args) {
+  using Traits = ForwardTraits<kHeadDim, Element, kHeadDim, kRowFit>;
   const Problem& problem = args.problem;
   if (problem.seqlen_q == 0) return Status::Ok();
 
@@ -116,7 +118,7 @@ Status launch_forward(const AttentionArgs& args) {
       !(tensor_map_can_address(args.q) && tensor_map_can_address(args.k) &&
         tensor_map_can_address(args.v) &&
         (!Traits::kTmaStoreAny || tensor_map_can_address(args.out)));
-  if (heads_as_columns && !heads_as_columns_compiled(kHeadDim)) {
+  if (heads_as_columns && (kRowFit || !heads_as_columns_compiled(kHeadDim))) {
     return Status::Unsupported("cuda_sm90: the " + std::to_string(kHeadDim) +
                                " bucket has no kernels for tensors that are not 16-byte aligned");
   }
@@ -208,14 +210,20 @@ Status launch_forward(const AttentionArgs& args) {
                                std::to_string(kHeadDim) + " bucket's columns");
   }
   auto launch_width = [&]<int kWidth>(std::integer_sequence<int, kWidth>) -> Status {
-    using WidthTraits = ForwardTraits<kHeadDim, Element, kWidth>;
+    using WidthTraits = ForwardTraits<kHeadDim, Element, kWidth, kRowFit>;
     static_assert(WidthTraits::kSmemBytes == Traits::kSmemBytes &&
                       WidthTraits::kBlockM == Traits::kBlockM &&
                       WidthTraits::kBlockN == Traits::kBlockN &&
                       WidthTraits::kTmaStoreAny == Traits::kTmaStoreAny,
                   "a work width keeps its bucket's shared-memory layout and TMA boxes");
-    return with_mask(args, [&](auto mask) -> Status {
+    const auto launch_mask = [&](auto mask) -> Status {
       using Mask = decltype(mask);
+      if constexpr (kRowFit) {
+        return launch_with_shared_memory(
+            &forward_kernel<kHeadDim, kWidth, Element, Mask, false, false, false, true>,
+            "sm90::forward_kernel", grid, block, Traits::kSmemBytes, args, maps.q, maps.k, maps.v,
+            maps.o, mask, params);
+      }
       if constexpr (heads_as_columns_compiled(kHeadDim) && kWidth <= kHeadsAsColumnsMaxWidth) {
         if (heads_as_columns) {
           return launch_with_shared_memory(
@@ -246,7 +254,12 @@ Status launch_forward(const AttentionArgs& args) {
       return launch_with_shared_memory(&forward_kernel<kHeadDim, kWidth, Element, Mask>,
                                        "sm90::forward_kernel", grid, block, Traits::kSmemBytes,
                                        args, maps.q, maps.k, maps.v, maps.o, mask, params);
-    });
+    };
+    if constexpr (kRowFit) {
+      return launch_mask(NoMask{});
+    } else {
+      return with_mask(args, launch_mask);
+    }
   };
   Status status = Status::Ok();
   bool launched = false;
@@ -257,6 +270,21 @@ Status launch_forward(const AttentionArgs& args) {
      ...);
   }(typename WorkWidths<kHeadDim>::List{});
   return status;
+}
+
+template <int kHeadDim, class Element>
+Status launch_forward(const AttentionArgs& args) {
+  if constexpr (RowFitTileConfig<kHeadDim>::kCompiled) {
+    const bool tma_addresses_all =
+        tensor_map_can_address(args.q) && tensor_map_can_address(args.k) &&
+        tensor_map_can_address(args.v) && tensor_map_can_address(args.out);
+    if (args.mask.kind == MaskKind::none && tma_addresses_all &&
+        row_fit_shape_pays(args.problem.seqlen_q, TileConfig<kHeadDim>::kShape.block_m,
+                           RowFitTileConfig<kHeadDim>::kShape.block_m)) {
+      return launch_forward_shape<kHeadDim, Element, true>(args);
+    }
+  }
+  return launch_forward_shape<kHeadDim, Element, false>(args);
 }
 
 }  // namespace fattn::detail::sm90

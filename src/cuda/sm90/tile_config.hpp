@@ -292,11 +292,39 @@ struct WorkWidths<256> {
   using List = std::integer_sequence<int, 208, 224, 240, 256>;
 };
 
+// A second shape for a bucket's unmasked launches, taken where the query rows fill its tiles
+// much better than the bucket's (tile_scheduler.hpp, row_fit_shape_pays). D = 64's 192-row tiles pad
+// N = 512 and 1k by 12.5 %; 256 x 64 tiles (four consumers of 112 registers, a 4-stage ring of
+// 16 KB K/V tiles) pad them by nothing but cost ~7.7 % more per padded row (a quarter more
+// issued instructions per score, partly hidden by the fourth warp per scheduler). Measured on an
+// H100 in turns (eighteenth session, docs/perf-notes.md "v37"; D = 64 non-causal, B·N = 16k,
+// H = 32): +4.2-5.8 % at N = 512 and 1k, -4 % at 2k (3 % padding); causal -7 %: masked launches
+// keep the bucket's shape.
+template <int kHeadDimBucket>
+struct RowFitTileConfig {
+  static constexpr bool kCompiled = false;
+};
+template <>
+struct RowFitTileConfig<64> {
+  static constexpr bool kCompiled = true;
+  static constexpr TileShape kShape{.block_m = 256,
+                                    .block_n = 64,
+                                    .stages = 4,
+                                    .ping_pong = true,
+                                    .ping_pong_masked = false,  // never launched masked
+                                    .tma_store = true,
+                                    .lse_after_output = true};
+};
+
 // The tile shape of one (bucket, work width): the bucket's, except where a narrower width frees
-// registers that a bucket kernel lacks.
-template <int kHeadDimBucket, int kWidth>
+// registers that a bucket kernel lacks. kRowFit: the bucket's row-fit shape (RowFitTileConfig).
+template <int kHeadDimBucket, int kWidth, bool kRowFit = false>
 struct WidthTileConfig {
   static constexpr TileShape kShape = TileConfig<kHeadDimBucket>::kShape;
+};
+template <int kHeadDimBucket, int kWidth>
+struct WidthTileConfig<kHeadDimBucket, kWidth, true> {
+  static constexpr TileShape kShape = RowFitTileConfig<kHeadDimBucket>::kShape;
 };
 // Widths 208 and 224 (D = 193..224): O takes 104 / 112 registers instead of 128, and the masked
 // kernels fit ping-pong (ptxas: 0 spills at 240 registers), which the D = 256 masked kernels

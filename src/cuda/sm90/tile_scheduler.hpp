@@ -110,6 +110,19 @@ FATTN_HOST_DEVICE void TileScheduler::decode_one_pair_groups(int position,
   *head = pair - *batch * heads;
 }
 
+// Unmasked launches take the bucket's row-fit shape (tile_config.hpp, RowFitTileConfig) where
+// the bucket's tiles pad seqlen_q to at least 11/10 of the rows the row-fit tiles pad it to. A
+// padded row of D = 64's row-fit shape cost 1.071-1.078 of the bucket's at N = 512, 1k and 2k
+// (H100, perf-notes "v37"), so below that ratio the bucket's shape is faster; 11/10 leaves a
+// margin. D = 64: N = 193..256, 385..512 and 961..1024 (ratios 1.5 and 1.125).
+inline constexpr int kRowFitPaddedRowsNumerator = 11;
+inline constexpr int kRowFitPaddedRowsDenominator = 10;
+constexpr bool row_fit_shape_pays(std::int64_t seqlen_q, int block_m, int row_fit_block_m) {
+  const auto padded = [&](std::int64_t m) { return (seqlen_q + m - 1) / m * m; };
+  return padded(block_m) * kRowFitPaddedRowsDenominator >=
+         padded(row_fit_block_m) * kRowFitPaddedRowsNumerator;
+}
+
 // Rounds of similar-cost tiles a group should span for the snake to even out uneven (masked)
 // tile costs. Simulated balance of the static schedule (total work / (CTAs · busiest CTA)) over
 // the causal benchmark sweep: 0.56–0.95 with L2-sized groups alone, 0.86–1.0 with this rule.
