@@ -219,10 +219,14 @@ Status launch_forward_shape(const AttentionArgs& args) {
     const auto launch_mask = [&](auto mask) -> Status {
       using Mask = decltype(mask);
       if constexpr (kRowFit) {
-        return launch_with_shared_memory(
-            &forward_kernel<kHeadDim, kWidth, Element, Mask, false, false, false, true>,
-            "sm90::forward_kernel", grid, block, Traits::kSmemBytes, args, maps.q, maps.k, maps.v,
-            maps.o, mask, params);
+        if constexpr (std::is_same_v<Mask, NoMask>) {
+          return launch_with_shared_memory(
+              &forward_kernel<kHeadDim, kWidth, Element, Mask, false, false, false, true>,
+              "sm90::forward_kernel", grid, block, Traits::kSmemBytes, args, maps.q, maps.k,
+              maps.v, maps.o, mask, params);
+        } else {
+          return Status::Unsupported("cuda_sm90: the row-fit tile shape has no masked kernels");
+        }
       }
       if constexpr (heads_as_columns_compiled(kHeadDim) && kWidth <= kHeadsAsColumnsMaxWidth) {
         if (heads_as_columns) {
@@ -255,11 +259,7 @@ Status launch_forward_shape(const AttentionArgs& args) {
                                        "sm90::forward_kernel", grid, block, Traits::kSmemBytes,
                                        args, maps.q, maps.k, maps.v, maps.o, mask, params);
     };
-    if constexpr (kRowFit) {
-      return launch_mask(NoMask{});
-    } else {
-      return with_mask(args, launch_mask);
-    }
+    return with_mask(args, launch_mask);
   };
   Status status = Status::Ok();
   bool launched = false;
