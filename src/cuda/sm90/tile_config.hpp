@@ -163,7 +163,7 @@ struct TileShape {
   // each group's first round 23.8k clocks against 15.1k for the same tile unmasked; in turns
   // (two calls), one-pair groups +20-22 % (D = 128) and +11-13 % (D = 256) at N = 512 causal,
   // +4-5 % / 0-3 % at 1k; 0.96-1.02 at 2k / 4k, so the bound stays at 8 query tiles.
-  // D = 192 (128 x 96 tiles; eighteenth session, docs/perf-notes.md "v36"): alone +8-10 % at
+  // D = 192 (128 x 96 tiles; eighteenth session, docs/perf-notes.md "v32"): alone +8-10 % at
   // N = 512 causal (ncu DRAM reads 223 -> 204 MB), +3-4 % at 1k; it takes it with the walk below.
   // D = 64 (192-row tiles, costs 1 / 3 / 4 key steps at N = 512 that the snake does not pair
   // evenly; simulated balance 0.90 against 0.97) measured ±0.5 % with one-pair groups at 512 and
@@ -198,7 +198,7 @@ struct TileShape {
   // at N = 512 (0.91 -> 0.94-0.95x cuDNN; ncu DRAM reads 205-207 -> 201.4 MB, K/V once),
   // +6.6-8.1 % at 1k; D = 128 causal +1.8-2.8 % at 512, +2.8-3.8 % at 1k; 2k causal and
   // non-causal launches unchanged (outputs equal bit for bit, 0.99-1.01). D = 192 with one-pair
-  // groups (eighteenth session, docs/perf-notes.md "v36", H100, two runs in turns): causal
+  // groups (eighteenth session, docs/perf-notes.md "v32", H100, two runs in turns): causal
   // +11-15 % at N = 512 (0.83-0.85 -> 0.95x cuDNN; DRAM reads 223 -> 189 MB, K/V once), +7-8 %
   // at 1k (1.00 -> 1.07-1.08x), 2k / 4k causal 0.99-1.00, non-causal 1k 1.00-1.01.
   bool keys_ascending_even_rounds = false;
@@ -297,7 +297,7 @@ struct WorkWidths<256> {
 // N = 512 and 1k by 12.5 %; 256 x 64 tiles (four consumers of 112 registers, a 4-stage ring of
 // 16 KB K/V tiles) pad them by nothing but cost ~7.7 % more per padded row (a quarter more
 // issued instructions per score, partly hidden by the fourth warp per scheduler). Measured on an
-// H100 in turns (eighteenth session, docs/perf-notes.md "v37"; D = 64 non-causal, B·N = 16k,
+// H100 in turns (eighteenth session, docs/perf-notes.md "v33"; D = 64 non-causal, B·N = 16k,
 // H = 32): +4.2-5.8 % at N = 512 and 1k, -4 % at 2k (3 % padding); causal -7 %: masked launches
 // keep the bucket's shape.
 template <int kHeadDimBucket>

@@ -113,7 +113,7 @@ FATTN_HOST_DEVICE void TileScheduler::decode_one_pair_groups(int position,
 // Unmasked launches take the bucket's row-fit shape (tile_config.hpp, RowFitTileConfig) where
 // the bucket's tiles pad seqlen_q to at least 11/10 of the rows the row-fit tiles pad it to. A
 // padded row of D = 64's row-fit shape cost 1.071-1.078 of the bucket's at N = 512, 1k and 2k
-// (H100, perf-notes "v37"), so below that ratio the bucket's shape is faster; 11/10 leaves a
+// (H100, perf-notes "v33"), so below that ratio the bucket's shape is faster; 11/10 leaves a
 // margin. D = 64: N = 193..256, 385..512 and 961..1024 (ratios 1.5 and 1.125).
 inline constexpr int kRowFitPaddedRowsNumerator = 11;
 inline constexpr int kRowFitPaddedRowsDenominator = 10;
