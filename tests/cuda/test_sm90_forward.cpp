@@ -295,21 +295,60 @@ TEST(Sm90Scheduler, GroupSizes) {
   EXPECT_EQ(heads_per_group(kL2, 128 << 10, 1024, 3, 132, true, 6, 0), 1);
 }
 
-// The row-fit shape (tile_config.hpp, RowFitTileConfig): D = 64's unmasked launches take 256-row
-// tiles only where 192-row tiles pad the queries by 11/10 or more of what 256-row tiles do.
-TEST(Sm90Scheduler, RowFitShapeWhereItPadsLess) {
-  using detail::sm90::row_fit_shape_pays;
-  std::vector<std::int64_t> taken;
+// The area a launch's tiles walk, padding included, and where the fit shapes
+// (tile_config.hpp, FitTileConfig) take over: D = 64 unmasked on 256 x 64 tiles, D = 256 causal
+// on 128 x 64 tiles.
+TEST(Sm90Scheduler, WalkedTileArea) {
+  using detail::sm90::walked_tile_area;
+  // Unmasked: padded query rows times padded keys.
+  EXPECT_EQ(walked_tile_area(512, 512, 192, 128, false), 576 * 512);
+  EXPECT_EQ(walked_tile_area(1000, 1013, 256, 64, false), 1024 * 1024);
+  // Causal, Nq = Nk: 80-key tiles cover 2 + 4 + 5 + 7 key tiles of the four 128-row query tiles
+  // at N = 512, 64-key tiles 2 + 4 + 6 + 8.
+  EXPECT_EQ(walked_tile_area(512, 512, 128, 80, true), 128 * 80 * 18);
+  EXPECT_EQ(walked_tile_area(512, 512, 128, 64, true), 128 * 64 * 20);
+  // Causal with more queries than keys: the first 513 rows see nothing and walk no key tile.
+  EXPECT_EQ(walked_tile_area(1013, 500, 128, 64, true),
+            128 * 64 * (0 + 0 + 0 + 0 + 2 + 4 + 6 + 8));
+  // No keys: nothing to walk.
+  EXPECT_EQ(walked_tile_area(300, 0, 128, 80, true), 0);
+  EXPECT_EQ(walked_tile_area(300, 0, 192, 128, false), 0);
+}
+
+TEST(Sm90Scheduler, FitShapeWhereItWalksLess) {
+  using detail::sm90::fit_shape_pays;
+  using detail::sm90::walked_tile_area;
+  const auto d64_unmasked = [](std::int64_t nq, std::int64_t nk) {
+    return fit_shape_pays(nq, walked_tile_area(nq, nk, 192, 128, false),
+                          walked_tile_area(nq, nk, 256, 64, false));
+  };
+  const auto d256_causal = [](std::int64_t nq, std::int64_t nk) {
+    return fit_shape_pays(nq, walked_tile_area(nq, nk, 128, 80, true),
+                          walked_tile_area(nq, nk, 128, 64, true));
+  };
+  // The measured points: D = 64 unmasked gains at 512 / 1k and loses at 2k; D = 256 causal
+  // gains 4 % at 512, 0.4-2.2 % at 1k (area ratio 1.06: below the margin), loses at 2k.
+  EXPECT_TRUE(d64_unmasked(512, 512));
+  EXPECT_TRUE(d64_unmasked(1024, 1024));
+  EXPECT_FALSE(d64_unmasked(2048, 2048));
+  EXPECT_FALSE(d64_unmasked(768, 768));  // 768 rows in both shapes
+  EXPECT_TRUE(d256_causal(512, 512));
+  EXPECT_FALSE(d256_causal(1024, 1024));
+  EXPECT_FALSE(d256_causal(2048, 2048));
+  // Short launches keep the bucket's shape: their time is the tiles' fixed cost.
+  EXPECT_FALSE(d64_unmasked(200, 200));
+  EXPECT_FALSE(d256_causal(128, 128));
+  // Nq != Nk and no keys at all.
+  EXPECT_TRUE(d256_causal(1013, 500));
+  EXPECT_FALSE(d256_causal(400, 512));
+  EXPECT_FALSE(d64_unmasked(1013, 0));
+  std::vector<std::int64_t> d64_taken;
   for (std::int64_t n = 1; n <= 20000; ++n) {
-    if (row_fit_shape_pays(n, 192, 256)) taken.push_back(n);
+    if (d64_unmasked(n, n)) d64_taken.push_back(n);
   }
-  ASSERT_EQ(taken.size(), 64u + 128u + 64u);
-  EXPECT_EQ(taken.front(), 193);
-  EXPECT_TRUE(row_fit_shape_pays(512, 192, 256));   // 576 padded rows against 512
-  EXPECT_TRUE(row_fit_shape_pays(1024, 192, 256));  // 1,152 against 1,024
-  EXPECT_FALSE(row_fit_shape_pays(768, 192, 256));  // 768 both
-  EXPECT_FALSE(row_fit_shape_pays(2048, 192, 256));  // 2,112 against 2,048: 1.03
-  EXPECT_EQ(taken.back(), 1024);
+  ASSERT_FALSE(d64_taken.empty());
+  EXPECT_EQ(d64_taken.front(), 385);
+  EXPECT_EQ(d64_taken.back(), 1216);
 }
 
 // Groups of whole rounds: a group's tiles (pairs x query blocks) fill whole rounds of the grid
@@ -554,23 +593,29 @@ INSTANTIATE_TEST_SUITE_P(
         // (the sector-aligned-box kernels of width 144), a window with GQA, N = 17. Then tiles of
         // two key steps, ~3 per CTA, unmasked and causal: each tile's second K load meets the
         // wait for the previous tile's O in the V ring.
-        // D = 64's row-fit shape (256 x 64 tiles, four consumers; tile_config.hpp,
-        // RowFitTileConfig) in the unmasked launches where it pays (N = 193..256, 385..512,
-        // 961..1024): whole tiles, GQA with more keys than queries and a ragged last key tile,
-        // a single partly filled tile against long keys, D not a multiple of 8 (rows padded to
-        // 16 bytes for TMA; O stored by TMA up to the last 16-byte unit, the rest from
-        // registers) and below the bucket, padded rows, no keys at all (zeros, LSE = -inf).
-        Sm90Case{"row_fit_d64_whole_tiles", DType::bfloat16, 3, 512, 512, 8, 8, 64, false,
-                 kNoWindow, 0},
-        Sm90Case{"row_fit_d64_gqa_more_keys", DType::float16, 2, 1000, 1013, 8, 2, 64, false,
-                 kNoWindow, 0},
-        Sm90Case{"row_fit_d64_one_tile_long_keys", DType::bfloat16, 4, 200, 3000, 4, 1, 64,
-                 false, kNoWindow, 0},
-        Sm90Case{"row_fit_d33", DType::float16, 2, 450, 450, 3, 3, 33, false, kNoWindow, 7},
-        Sm90Case{"row_fit_d64_padded_rows", DType::bfloat16, 1, 500, 777, 2, 1, 64, false,
-                 kNoWindow, 8},
-        Sm90Case{"row_fit_d64_no_keys", DType::float16, 2, 1013, 0, 4, 2, 64, false, kNoWindow,
+        // The fit shapes (tile_config.hpp, FitTileConfig) where they are picked. D = 64
+        // unmasked, 256 x 64 tiles with four consumers: whole tiles, GQA with more keys than
+        // queries and a ragged last key tile, a partly filled tile against long keys, D not a
+        // multiple of 8 and below the bucket (rows padded to 16 bytes for TMA; O stored by TMA
+        // up to the last 16-byte unit, the rest from registers), padded rows. D = 256 causal,
+        // 64-key tiles: N = 512, more queries than keys (fully masked rows), GQA, D = 250
+        // (tail columns) with padded rows.
+        Sm90Case{"fit_d64_whole_tiles", DType::bfloat16, 3, 512, 512, 8, 8, 64, false, kNoWindow,
                  0},
+        Sm90Case{"fit_d64_gqa_more_keys", DType::float16, 2, 1000, 1013, 8, 2, 64, false,
+                 kNoWindow, 0},
+        Sm90Case{"fit_d64_long_keys", DType::bfloat16, 4, 450, 3000, 4, 1, 64, false, kNoWindow,
+                 0},
+        Sm90Case{"fit_d33", DType::float16, 2, 450, 450, 3, 3, 33, false, kNoWindow, 7},
+        Sm90Case{"fit_d64_padded_rows", DType::bfloat16, 1, 500, 777, 2, 1, 64, false,
+                 kNoWindow, 8},
+        Sm90Case{"fit_d256_causal", DType::bfloat16, 3, 512, 512, 4, 4, 256, true, kNoWindow, 0},
+        Sm90Case{"fit_d256_causal_more_queries", DType::float16, 2, 1013, 500, 6, 2, 256, true,
+                 kNoWindow, 0},
+        Sm90Case{"fit_d256_causal_gqa", DType::bfloat16, 2, 420, 420, 8, 2, 256, true, kNoWindow,
+                 0},
+        Sm90Case{"fit_d250_causal_padded_rows", DType::float16, 1, 570, 570, 3, 3, 250, true,
+                 kNoWindow, 6},
         Sm90Case{"keys_ascending_d192_causal_rounds", DType::bfloat16, 5, 512, 512, 8, 8, 192,
                  true, kNoWindow, 0},
         Sm90Case{"keys_ascending_d192_more_queries", DType::float16, 2, 1013, 600, 12, 4, 192,

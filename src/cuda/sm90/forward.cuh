@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "api/attention_args.hpp"
@@ -103,11 +104,12 @@ inline bool sector_box_bits(const TensorView& tensor, HeadColumns* bits) {
   return true;
 }
 
-// One tile shape's launch: the bucket's, or (kRowFit) its row-fit shape, which is compiled only
-// for unmasked launches of tensors that TMA addresses throughout (launch_forward).
-template <int kHeadDim, class Element, bool kRowFit>
+// One tile shape's launch: the bucket's, or (kFitShape) its fit shape, which is compiled only at
+// the bucket's full width, for its one mask and for tensors that TMA addresses throughout
+// (launch_forward).
+template <int kHeadDim, class Element, bool kFitShape>
 Status launch_forward_shape(const AttentionArgs& args) {
-  using Traits = ForwardTraits<kHeadDim, Element, kHeadDim, kRowFit>;
+  using Traits = ForwardTraits<kHeadDim, Element, kHeadDim, kFitShape>;
   const Problem& problem = args.problem;
   if (problem.seqlen_q == 0) return Status::Ok();
 
@@ -118,7 +120,7 @@ Status launch_forward_shape(const AttentionArgs& args) {
       !(tensor_map_can_address(args.q) && tensor_map_can_address(args.k) &&
         tensor_map_can_address(args.v) &&
         (!Traits::kTmaStoreAny || tensor_map_can_address(args.out)));
-  if (heads_as_columns && (kRowFit || !heads_as_columns_compiled(kHeadDim))) {
+  if (heads_as_columns && (kFitShape || !heads_as_columns_compiled(kHeadDim))) {
     return Status::Unsupported("cuda_sm90: the " + std::to_string(kHeadDim) +
                                " bucket has no kernels for tensors that are not 16-byte aligned");
   }
@@ -210,7 +212,7 @@ Status launch_forward_shape(const AttentionArgs& args) {
                                std::to_string(kHeadDim) + " bucket's columns");
   }
   auto launch_width = [&]<int kWidth>(std::integer_sequence<int, kWidth>) -> Status {
-    using WidthTraits = ForwardTraits<kHeadDim, Element, kWidth, kRowFit>;
+    using WidthTraits = ForwardTraits<kHeadDim, Element, kWidth, kFitShape>;
     static_assert(WidthTraits::kSmemBytes == Traits::kSmemBytes &&
                       WidthTraits::kBlockM == Traits::kBlockM &&
                       WidthTraits::kBlockN == Traits::kBlockN &&
@@ -218,14 +220,17 @@ Status launch_forward_shape(const AttentionArgs& args) {
                   "a work width keeps its bucket's shared-memory layout and TMA boxes");
     const auto launch_mask = [&](auto mask) -> Status {
       using Mask = decltype(mask);
-      if constexpr (kRowFit) {
-        if constexpr (std::is_same_v<Mask, NoMask>) {
+      if constexpr (kFitShape) {
+        using FitMask =
+            std::conditional_t<FitTileConfig<kHeadDim>::kCausal, CausalMask, NoMask>;
+        if constexpr (std::is_same_v<Mask, FitMask> && kWidth == kHeadDim) {
           return launch_with_shared_memory(
               &forward_kernel<kHeadDim, kWidth, Element, Mask, false, false, false, true>,
               "sm90::forward_kernel", grid, block, Traits::kSmemBytes, args, maps.q, maps.k,
               maps.v, maps.o, mask, params);
         } else {
-          return Status::Unsupported("cuda_sm90: the row-fit tile shape has no masked kernels");
+          return Status::Unsupported("cuda_sm90: the fit tile shape has no kernel for this mask "
+                                     "or work width");
         }
       }
       if constexpr (heads_as_columns_compiled(kHeadDim) && kWidth <= kHeadsAsColumnsMaxWidth) {
@@ -274,13 +279,20 @@ Status launch_forward_shape(const AttentionArgs& args) {
 
 template <int kHeadDim, class Element>
 Status launch_forward(const AttentionArgs& args) {
-  if constexpr (RowFitTileConfig<kHeadDim>::kCompiled) {
+  if constexpr (FitTileConfig<kHeadDim>::kCompiled) {
+    using Fit = FitTileConfig<kHeadDim>;
+    constexpr TileShape kBucket = TileConfig<kHeadDim>::kShape;
+    const Problem& problem = args.problem;
     const bool tma_addresses_all =
         tensor_map_can_address(args.q) && tensor_map_can_address(args.k) &&
         tensor_map_can_address(args.v) && tensor_map_can_address(args.out);
-    if (args.mask.kind == MaskKind::none && tma_addresses_all &&
-        row_fit_shape_pays(args.problem.seqlen_q, TileConfig<kHeadDim>::kShape.block_m,
-                           RowFitTileConfig<kHeadDim>::kShape.block_m)) {
+    if (args.mask.kind == (Fit::kCausal ? MaskKind::causal : MaskKind::none) &&
+        tma_addresses_all && work_width(problem.head_dim) == kHeadDim &&
+        fit_shape_pays(problem.seqlen_q,
+                       walked_tile_area(problem.seqlen_q, problem.seqlen_k, kBucket.block_m,
+                                        kBucket.block_n, Fit::kCausal),
+                       walked_tile_area(problem.seqlen_q, problem.seqlen_k, Fit::kShape.block_m,
+                                        Fit::kShape.block_n, Fit::kCausal))) {
       return launch_forward_shape<kHeadDim, Element, true>(args);
     }
   }

@@ -128,11 +128,11 @@ static_assert(consumer_registers(2) == 240 && consumer_registers(3) == 160 &&
               "consumer budgets that the CTA's register pool covers");
 
 // kHeadDim: the bucket (shared-memory layout, TMA boxes, tile shape); kWidth: the columns the
-// GEMMs and the epilogue work on (tile_config.hpp, "Work widths"); kRowFit: the bucket's row-fit
-// shape instead of its own (tile_config.hpp, RowFitTileConfig).
-template <int kHeadDim, class Element, int kWidthColumns = kHeadDim, bool kRowFit = false>
+// GEMMs and the epilogue work on (tile_config.hpp, "Work widths"); kFitShape: the bucket's fit
+// shape instead of its own (tile_config.hpp, FitTileConfig).
+template <int kHeadDim, class Element, int kWidthColumns = kHeadDim, bool kFitShape = false>
 struct ForwardTraits {
-  static constexpr TileShape kShape = WidthTileConfig<kHeadDim, kWidthColumns, kRowFit>::kShape;
+  static constexpr TileShape kShape = WidthTileConfig<kHeadDim, kWidthColumns, kFitShape>::kShape;
   static constexpr int kWidth = kWidthColumns;
   static constexpr int kBlockM = kShape.block_m;
   static constexpr int kBlockN = kShape.block_n;
@@ -673,16 +673,16 @@ inline constexpr bool kProducerStoresOutput = std::is_same_v<Mask, NoMask> &&
 // kernels store O from registers.
 // kSectorBoxes: boxes from column -8 where a head's rows start 16 bytes into a 32-byte sector
 // (sector_shift; forward.cuh picks these kernels for D = 16·k + 8).
-// kRowFit: the bucket's row-fit tile shape (forward.cuh picks it for some unmasked launches).
+// kFitShape: the bucket's fit tile shape (forward.cuh picks it for some launches of one mask).
 template <int kHeadDim, int kWidth, class Element, class Mask, bool kRegisterStores = false,
-          bool kHeadsAsColumns = false, bool kSectorBoxes = false, bool kRowFit = false>
-__global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kRowFit>::kThreads, 1)
+          bool kHeadsAsColumns = false, bool kSectorBoxes = false, bool kFitShape = false>
+__global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitShape>::kThreads, 1)
     forward_kernel(const __grid_constant__ CUtensorMap tma_q,
                    const __grid_constant__ CUtensorMap tma_k,
                    const __grid_constant__ CUtensorMap tma_v,
                    const __grid_constant__ CUtensorMap tma_o, const Mask mask,
                    const ForwardParams params) {
-  using Traits = ForwardTraits<kHeadDim, Element, kWidth, kRowFit>;
+  using Traits = ForwardTraits<kHeadDim, Element, kWidth, kFitShape>;
   using Math = Consumer<Traits, Element>;
   constexpr int kBlockM = Traits::kBlockM;
   constexpr int kBlockN = Traits::kBlockN;

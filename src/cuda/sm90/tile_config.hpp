@@ -292,21 +292,30 @@ struct WorkWidths<256> {
   using List = std::integer_sequence<int, 208, 224, 240, 256>;
 };
 
-// A second shape for a bucket's unmasked launches, taken where the query rows fill its tiles
-// much better than the bucket's (tile_scheduler.hpp, row_fit_shape_pays). D = 64's 192-row tiles pad
-// N = 512 and 1k by 12.5 %; 256 x 64 tiles (four consumers of 112 registers, a 4-stage ring of
-// 16 KB K/V tiles) pad them by nothing but cost ~7.7 % more per padded row (a quarter more
-// issued instructions per score, partly hidden by the fourth warp per scheduler). Measured on an
-// H100 in turns (eighteenth session, docs/perf-notes.md "v33"; D = 64 non-causal, B·N = 16k,
-// H = 32): +4.2-5.8 % at N = 512 and 1k, -4 % at 2k (3 % padding); causal -7 %: masked launches
-// keep the bucket's shape.
+// A second shape per bucket, the "fit shape", for one kind of launch (unmasked, or causal) where
+// the bucket's tiles walk much more padded area than the fit shape's: forward.cuh's
+// launch_forward picks it by tile_scheduler.hpp's fit_shape_pays. Only the bucket's full work
+// width has it.
+// - D = 64, unmasked: 256 x 64 tiles (four consumers of 112 registers, a 4-stage ring of 16 KB
+//   K/V tiles). The bucket's 192-row tiles pad N = 512 and 1k by 12.5 %; these pad nothing, but
+//   each unit of tile area costs ~7.5 % more (a quarter more issued instructions per score,
+//   partly hidden by the fourth warp per scheduler). Measured on an H100 in turns (eighteenth
+//   session, docs/perf-notes.md "v33"; D = 64 non-causal, B·N = 16k, H = 32): +4.2-5.8 % at
+//   N = 512 and 1k, -4 % at 2k (3 % padding); causal -7 %, so masked launches keep 192 rows.
+// - D = 256, causal: the bucket's shape with 64-key tiles. 80-key tiles do not divide the
+//   128-row query tiles, so a causal walk at N = 512 covers 18 x 80 keys per pair against
+//   20 x 64 (12.5 % more area); each unit of area costs 5-8 % more with 64 keys (25 % more key
+//   steps). Measured on an H100 in turns (eighteenth session, docs/perf-notes.md "v34"): causal
+//   +3.9-4.2 % at N = 512 (0.96 -> 1.00x cuDNN), +0.4-2.2 % at 1k, -2.6 % at 2k; non-causal
+//   +0.5 % at 512 and -7 to -11 % at 1k-4k, so unmasked launches keep 80 keys.
 template <int kHeadDimBucket>
-struct RowFitTileConfig {
+struct FitTileConfig {
   static constexpr bool kCompiled = false;
 };
 template <>
-struct RowFitTileConfig<64> {
+struct FitTileConfig<64> {
   static constexpr bool kCompiled = true;
+  static constexpr bool kCausal = false;
   static constexpr TileShape kShape{.block_m = 256,
                                     .block_n = 64,
                                     .stages = 4,
@@ -315,16 +324,26 @@ struct RowFitTileConfig<64> {
                                     .tma_store = true,
                                     .lse_after_output = true};
 };
+constexpr TileShape with_block_n(TileShape shape, int block_n) {
+  shape.block_n = block_n;
+  return shape;
+}
+template <>
+struct FitTileConfig<256> {
+  static constexpr bool kCompiled = true;
+  static constexpr bool kCausal = true;
+  static constexpr TileShape kShape = with_block_n(TileConfig<256>::kShape, 64);
+};
 
 // The tile shape of one (bucket, work width): the bucket's, except where a narrower width frees
-// registers that a bucket kernel lacks. kRowFit: the bucket's row-fit shape (RowFitTileConfig).
-template <int kHeadDimBucket, int kWidth, bool kRowFit = false>
+// registers that a bucket kernel lacks. kFitShape: the bucket's fit shape (FitTileConfig).
+template <int kHeadDimBucket, int kWidth, bool kFitShape = false>
 struct WidthTileConfig {
   static constexpr TileShape kShape = TileConfig<kHeadDimBucket>::kShape;
 };
 template <int kHeadDimBucket, int kWidth>
 struct WidthTileConfig<kHeadDimBucket, kWidth, true> {
-  static constexpr TileShape kShape = RowFitTileConfig<kHeadDimBucket>::kShape;
+  static constexpr TileShape kShape = FitTileConfig<kHeadDimBucket>::kShape;
 };
 // Widths 208 and 224 (D = 193..224): O takes 104 / 112 registers instead of 128, and the masked
 // kernels fit ping-pong (ptxas: 0 spills at 240 registers), which the D = 256 masked kernels

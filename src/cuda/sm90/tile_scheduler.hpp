@@ -110,17 +110,42 @@ FATTN_HOST_DEVICE void TileScheduler::decode_one_pair_groups(int position,
   *head = pair - *batch * heads;
 }
 
-// Unmasked launches take the bucket's row-fit shape (tile_config.hpp, RowFitTileConfig) where
-// the bucket's tiles pad seqlen_q to at least 11/10 of the rows the row-fit tiles pad it to. A
-// padded row of D = 64's row-fit shape cost 1.071-1.078 of the bucket's at N = 512, 1k and 2k
-// (H100, perf-notes "v33"), so below that ratio the bucket's shape is faster; 11/10 leaves a
-// margin. D = 64: N = 193..256, 385..512 and 961..1024 (ratios 1.5 and 1.125).
-inline constexpr int kRowFitPaddedRowsNumerator = 11;
-inline constexpr int kRowFitPaddedRowsDenominator = 10;
-constexpr bool row_fit_shape_pays(std::int64_t seqlen_q, int block_m, int row_fit_block_m) {
-  const auto padded = [&](std::int64_t m) { return (seqlen_q + m - 1) / m * m; };
-  return padded(block_m) * kRowFitPaddedRowsDenominator >=
-         padded(row_fit_block_m) * kRowFitPaddedRowsNumerator;
+// The score area a forward launch's tiles cover per (batch, head) pair, padding included: each
+// query tile of block_m rows times the key tiles of block_n it walks. Unmasked, every query tile
+// walks all of ceil(seqlen_k / block_n) key tiles; causal (bottom-right aligned, Nk - Nq keys to
+// the left of the diagonal), query tile m walks the key tiles up to its last row's last key,
+// none where every row is masked.
+inline std::int64_t walked_tile_area(std::int64_t seqlen_q, std::int64_t seqlen_k, int block_m,
+                                     int block_n, bool causal) {
+  const auto round_up = [](std::int64_t x, std::int64_t m) { return (x + m - 1) / m * m; };
+  const std::int64_t query_tiles = (seqlen_q + block_m - 1) / block_m;
+  if (!causal) return query_tiles * block_m * round_up(seqlen_k, block_n);
+  std::int64_t area = 0;
+  for (std::int64_t m = 0; m < query_tiles; ++m) {
+    const std::int64_t last_row_end = std::min((m + 1) * block_m, seqlen_q);
+    const std::int64_t keys = std::clamp<std::int64_t>(last_row_end + seqlen_k - seqlen_q, 0,
+                                                       seqlen_k);
+    area += block_m * round_up(keys, block_n);
+  }
+  return area;
+}
+
+// A launch takes its bucket's fit shape (tile_config.hpp, FitTileConfig) where the bucket's
+// tiles cover at least 11/10 of the fit shape's area. A unit of area cost 1.071-1.078 (D = 64's
+// 256 x 64, unmasked, N = 512 / 1k / 2k) and 1.045-1.082 (D = 256's 64-key tiles, causal,
+// N = 512 / 1k / 2k) of the bucket shape's on an H100 (docs/perf-notes.md "v33", "v34"), so
+// below about 1.08 the bucket's shape is faster; 11/10 leaves a margin. The costs were measured
+// at N = 512-2048; launches of fewer than kFitMinQueries query rows (where a tile's fixed cost,
+// not its area, sets the time) and launches without keys keep the bucket's shape. With Nq = Nk
+// that leaves D = 64 unmasked at N = 385..512, 961..1024, 1153..1216 (ratios 1.10-1.29) and
+// D = 256 causal at N = 384, 401..448, 481..512, 561..576 (1.10-1.13; 1k: 1.06).
+inline constexpr int kFitAreaRatioNumerator = 11;
+inline constexpr int kFitAreaRatioDenominator = 10;
+inline constexpr std::int64_t kFitMinQueries = 384;
+inline bool fit_shape_pays(std::int64_t seqlen_q, std::int64_t bucket_area,
+                           std::int64_t fit_area) {
+  return seqlen_q >= kFitMinQueries && fit_area > 0 &&
+         bucket_area * kFitAreaRatioDenominator >= fit_area * kFitAreaRatioNumerator;
 }
 
 // Rounds of similar-cost tiles a group should span for the snake to even out uneven (masked)
