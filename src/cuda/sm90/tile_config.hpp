@@ -308,6 +308,10 @@ struct WorkWidths<256> {
 //   steps). Measured on an H100 in turns (eighteenth session, docs/perf-notes.md "v34"): causal
 //   +3.9-4.2 % at N = 512 (0.96 -> 1.00x cuDNN), +0.4-2.2 % at 1k, -2.6 % at 2k; non-causal
 //   +0.5 % at 512 and -7 to -11 % at 1k-4k, so unmasked launches keep 80 keys.
+constexpr TileShape with_block_n(TileShape shape, int block_n) {
+  shape.block_n = block_n;
+  return shape;
+}
 template <int kHeadDimBucket>
 struct FitTileConfig {
   static constexpr bool kCompiled = false;
@@ -324,10 +328,6 @@ struct FitTileConfig<64> {
                                     .tma_store = true,
                                     .lse_after_output = true};
 };
-constexpr TileShape with_block_n(TileShape shape, int block_n) {
-  shape.block_n = block_n;
-  return shape;
-}
 template <>
 struct FitTileConfig<256> {
   static constexpr bool kCompiled = true;
