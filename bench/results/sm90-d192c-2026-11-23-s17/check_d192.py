@@ -7,14 +7,12 @@ SMs, so that one-pair groups and both key walks (ascending in even rounds, desce
 ones: keys_ascending_even_rounds) run in one launch: causal Nq = Nk, Nq > Nk (fully masked
 rows) and Nq < Nk, GQA, windows, ragged N, 1-step tiles, D = 136 (sector boxes) / 160 / 176 / 192.
   python3 check_d192.py --lib NAME=path.so [--lib ...] [--small] [--json out.json]"""
-import argparse
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, "bench")
-import sm90_vs_cudnn as s  # noqa: E402
-import kernel_bench_common as common  # noqa: E402
+import sm90_check_cases  # noqa: E402
 
 CASES = [
     # dtype, B, Nq, Nk, Hq, Hkv, D, causal, left, right, layout
@@ -47,15 +45,4 @@ CASES = [
 ]
 SMALL = [CASES[i] for i in (2, 4, 5, 7, 8, 11, 21, 22, 23)]
 
-p = argparse.ArgumentParser()
-p.add_argument("--lib", action="append", required=True)
-p.add_argument("--small", action="store_true")
-p.add_argument("--json")
-a = p.parse_args()
-report, failures = {}, 0
-for spec in a.lib:
-    name, _, path = spec.rpartition("=")
-    print(f"== {name}", flush=True)
-    f, report[name] = s.check(s.Sm90(path), SMALL if a.small else CASES)
-    failures += f
-sys.exit(common.finish(report, a.json, failures))
+sm90_check_cases.run(CASES, SMALL)

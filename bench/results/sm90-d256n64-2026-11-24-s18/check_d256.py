@@ -5,14 +5,12 @@ with SHIM_BUCKET=256) against the fp32 reference of bench/sm90_vs_cudnn.py: ever
 Nq > Nk (fully masked rows) and Nq < Nk, GQA, windows, ragged N, one-step tiles, padded rows,
 and small-N launches of more tiles than an H100 has SMs (one-pair groups, both key walks).
   python3 check_d256.py --lib NAME=path.so [--lib ...] [--small] [--json out.json]"""
-import argparse
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, "bench")
-import sm90_vs_cudnn as s  # noqa: E402
-import kernel_bench_common as common  # noqa: E402
+import sm90_check_cases  # noqa: E402
 
 CASES = [
     # dtype, B, Nq, Nk, Hq, Hkv, D, causal, left, right, layout
@@ -41,15 +39,4 @@ CASES = [
 ]
 SMALL = [CASES[i] for i in (2, 4, 5, 7, 8, 14, 18)]
 
-p = argparse.ArgumentParser()
-p.add_argument("--lib", action="append", required=True)
-p.add_argument("--small", action="store_true")
-p.add_argument("--json")
-a = p.parse_args()
-report, failures = {}, 0
-for spec in a.lib:
-    name, _, path = spec.rpartition("=")
-    print(f"== {name}", flush=True)
-    f, report[name] = s.check(s.Sm90(path), SMALL if a.small else CASES)
-    failures += f
-sys.exit(common.finish(report, a.json, failures))
+sm90_check_cases.run(CASES, SMALL)

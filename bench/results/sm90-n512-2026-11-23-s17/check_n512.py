@@ -8,13 +8,11 @@ Nq < Nk, GQA, ragged N, one-step tiles, the 128 / 256 buckets' narrower widths (
 240), padded rows, BHSD strides; then a 2k causal launch (the prefetch off at run time), and
 kernels not changed: sector boxes (D = 200), a window, non-causal, D = 64.
   python3 check_n512.py --lib NAME=path.so [--lib ...] [--small] [--json out.json]"""
-import argparse
 import os
 import sys
 
 sys.path.insert(0, "bench")
-import sm90_vs_cudnn as s  # noqa: E402
-import kernel_bench_common as common  # noqa: E402
+import sm90_check_cases  # noqa: E402
 
 CASES = [
     # dtype, B, Nq, Nk, Hq, Hkv, D, causal, left, right, layout
@@ -37,15 +35,4 @@ CASES = [
 ]
 SMALL = [CASES[i] for i in (2, 4, 5)]  # memcheck: D = 256 GQA 4 (2 rounds), Nq > Nk, Nq < Nk
 
-p = argparse.ArgumentParser()
-p.add_argument("--lib", action="append", required=True)
-p.add_argument("--small", action="store_true")
-p.add_argument("--json")
-a = p.parse_args()
-report, failures = {}, 0
-for spec in a.lib:
-    name, _, path = spec.rpartition("=")
-    print(f"== {name}", flush=True)
-    f, report[name] = s.check(s.Sm90(path), SMALL if a.small else CASES)
-    failures += f
-sys.exit(common.finish(report, a.json, failures))
+sm90_check_cases.run(CASES, SMALL)
