@@ -4,7 +4,7 @@ check_d256.py, check_n512.py): each defines its CASES (bench/sm90_vs_cudnn.py's 
 and the SMALL subset for compute-sanitizer, then calls run(CASES, SMALL). For every --lib (a
 shim of bench/sm90_candidates_build.sh) it checks each case against the fp32 reference and
 exits nonzero on any failure.
-  python3 <folder>/check_<x>.py --lib NAME=path.so [--lib ...] [--small] [--json out.json]"""
+  python3 <folder>/check_<x>.py --lib NAME=path.so [--lib ...] [--small | --case I] [--json out.json]"""
 import argparse
 import os
 import sys
@@ -18,12 +18,15 @@ def run(cases, small_cases):
     parser = argparse.ArgumentParser()
     parser.add_argument("--lib", action="append", required=True, help="NAME=path.so, repeatable")
     parser.add_argument("--small", action="store_true", help="only the sanitizer subset")
+    parser.add_argument("--case", type=int, help="only cases[CASE]")
     parser.add_argument("--json")
     args = parser.parse_args()
+    chosen = ([cases[args.case]] if args.case is not None
+              else small_cases if args.small else cases)
     report, failures = {}, 0
     for spec in args.lib:
         name, _, path = spec.rpartition("=")
         print(f"== {name}", flush=True)
-        f, report[name] = s.check(s.Sm90(path), small_cases if args.small else cases)
+        f, report[name] = s.check(s.Sm90(path), chosen)
         failures += f
     sys.exit(common.finish(report, args.json, failures))

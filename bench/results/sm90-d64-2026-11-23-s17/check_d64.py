@@ -5,14 +5,12 @@ and Nq < Nk; GQA; windows; ragged N whose last tile leaves consumers without row
 1000, 1013); launches of more tiles than SMs (both walk parities of keys_ascending_even_rounds in
 m128); the sweep's own N = 512 / 1k shapes; D < 64 (the bucket's one width), bhsd and padded rows.
   python3 check_d64.py --lib NAME=path.so [--lib ...] [--small | --case I] [--json out.json]"""
-import argparse
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, "bench")
-import sm90_vs_cudnn as s  # noqa: E402
-import kernel_bench_common as common  # noqa: E402
+import sm90_check_cases  # noqa: E402
 
 CASES = [
     # dtype, B, Nq, Nk, Hq, Hkv, D, causal, left, right, layout
@@ -41,17 +39,4 @@ CASES = [
 ]
 SMALL = [CASES[i] for i in (4, 5, 6, 9, 11, 12, 13)]
 
-p = argparse.ArgumentParser()
-p.add_argument("--lib", action="append", required=True)
-p.add_argument("--small", action="store_true")
-p.add_argument("--case", type=int, help="only CASES[i]")
-p.add_argument("--json")
-a = p.parse_args()
-report, failures = {}, 0
-for spec in a.lib:
-    name, _, path = spec.rpartition("=")
-    print(f"== {name}", flush=True)
-    f, report[name] = s.check(s.Sm90(path), [CASES[a.case]] if a.case is not None
-                                     else SMALL if a.small else CASES)
-    failures += f
-sys.exit(common.finish(report, a.json, failures))
+sm90_check_cases.run(CASES, SMALL)
