@@ -6,7 +6,8 @@
 #   source bench/sm80_call_steps.sh
 #   sm80_build_tree_tests TREE.tgz "64;128;256" JOBS [BUILD_TIMEOUT_S]  # sets SM80_TESTS_PID, SM80_TESTS
 #   ... the call's own timing steps ...
-#   sm80_run_forward_tests TESTS_TIMEOUT_S SANITIZER_TIMEOUT_S 'gtest filter for the sanitizers'
+#   sm80_run_forward_tests TESTS_TIMEOUT_S SANITIZER_TIMEOUT_S 'gtest filter for the sanitizers' \
+#     ['gtest filter for the tests' (default SM80_FORWARD_TESTS; the backward calls name theirs)]
 # Writes $OUT/lib-configure.log, lib-build.log, gtest*.log (sm80_pack_logs tars them).
 
 SM80_TREE_SOURCE=/tmp/sm80-candidate-tree
@@ -30,16 +31,17 @@ sm80_build_tree_tests() {
 
 sm80_run_forward_tests() {
   local tests_timeout=$1 sanitizer_timeout=$2 sanitizer_filter=$3
-  echo "== $(date +%T) waiting for the library build"
+  local tests_filter=${4:-$SM80_FORWARD_TESTS}
+  echo "== $(date +%T) (at $SECONDS s) waiting for the library build"
   wait "$SM80_TESTS_PID"
   echo "build rc $(cat "$OUT/lib-build.rc"); kernels with spills:" \
     "$(grep -cE '[1-9][0-9]* bytes spill stores' "$OUT/lib-build.log")"
   tail -3 "$OUT/lib-build.log"
-  timeout "$tests_timeout" "$SM80_TESTS" --gtest_filter="$SM80_FORWARD_TESTS" > "$OUT/gtest.log" 2>&1
+  timeout "$tests_timeout" "$SM80_TESTS" --gtest_filter="$tests_filter" > "$OUT/gtest.log" 2>&1
   local rc=$?  # before any $(...) below: a command substitution resets $?
   echo "== $(date +%T) gtest rc $rc: $(grep -cE '^\[       OK' "$OUT/gtest.log") ok"
   grep -E "^\[  (PASSED|FAILED)|FAILED  \]|SKIPPED \]" "$OUT/gtest.log" | head -12
-  grep -E 'Failure|error' "$OUT/gtest.log" | head -20
+  grep -E 'Failure|error|differs' "$OUT/gtest.log" | head -20
   local tool
   for tool in memcheck racecheck; do
     timeout "$sanitizer_timeout" compute-sanitizer --tool "$tool" --error-exitcode 1 "$SM80_TESTS" \

@@ -10,9 +10,6 @@ C=build-h17-bwd256/carry
 source scripts/gpu-env.sh
 source bench/sm80_call_steps.sh
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD/bench
-LIMIT=${LIMIT:-230}
-left() { echo $(( LIMIT - SECONDS )); }
-SM80_FORWARD_TESTS='*cuda_sm80*_D256*:*Sm80Backward*d256*'
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader
 sm80_build_tree_tests $C/tree.tgz "256" 14 150
 SHIM=$C/shim/libsm80bwdtimeline.so
@@ -25,25 +22,8 @@ ab() {  # variant, timeout, extra flags
 }
 ab 172 75
 ab 171 60
-echo "== $(date +%T) (at $SECONDS s) waiting for the library build"
-wait "$SM80_TESTS_PID"
-echo "build rc $(cat "$OUT/lib-build.rc"); kernels with spills:" \
-  "$(grep -cE '[1-9][0-9]* bytes spill stores' "$OUT/lib-build.log")"; tail -2 "$OUT/lib-build.log"
-t=$(( $(left) - 40 )); [ "$t" -gt 60 ] && t=60
-timeout "$t" "$SM80_TESTS" --gtest_filter="$SM80_FORWARD_TESTS" > "$OUT/gtest.log" 2>&1
-rc=$?
-echo "== $(date +%T) (at $SECONDS s) gtest rc $rc (limit $t s): $(grep -cE '^\[       OK' "$OUT/gtest.log") ok"
-grep -E "^\[  (PASSED|FAILED)|FAILED  \]|SKIPPED \]" "$OUT/gtest.log" | head -12
-grep -E 'Failure|error|differs' "$OUT/gtest.log" | head -20
-SAN='*Sm80Backward*negative_scale_causal_d256*:*Sm80Backward*strided_nomask_d256*'
-for tool in racecheck memcheck; do
-  t=$(( $(left) - 4 )); [ "$t" -gt 40 ] && t=40
-  if [ "$t" -lt 15 ]; then echo "$tool skipped ($t s left)"; continue; fi
-  timeout "$t" compute-sanitizer --tool "$tool" --error-exitcode 1 "$SM80_TESTS" \
-    --gtest_filter="$SAN" > "$OUT/gtest-$tool.log" 2>&1
-  rc=$?
-  echo "== $(date +%T) $tool rc $rc (limit $t s): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' \
-    "$OUT/gtest-$tool.log" | tail -1)" "$(grep -cE '^\[       OK' "$OUT/gtest-$tool.log") ok"
-done
+sm80_run_forward_tests 60 40 \
+  '*Sm80Backward*negative_scale_causal_d256*:*Sm80Backward*strided_nomask_d256*' \
+  '*cuda_sm80*_D256*:*Sm80Backward*d256*'
 echo "== at $SECONDS s"
 sm80_pack_logs

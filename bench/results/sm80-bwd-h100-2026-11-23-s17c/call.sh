@@ -25,25 +25,8 @@ ab() {  # variant, timeout, extra flags
 ab 182 70
 t=$(( $(left) - 75 )); [ "$t" -gt 40 ] && t=40
 if [ "$t" -ge 20 ]; then ab 181 "$t" --default-only; else echo "181 skipped ($t s)"; fi
-echo "== $(date +%T) (at $SECONDS s) waiting for the library build"
-wait "$SM80_TESTS_PID"
-echo "build rc $(cat "$OUT/lib-build.rc"); kernels with spills:" \
-  "$(grep -cE '[1-9][0-9]* bytes spill stores' "$OUT/lib-build.log")"; tail -2 "$OUT/lib-build.log"
-t=$(( $(left) - 40 )); [ "$t" -gt 60 ] && t=60
-timeout "$t" "$SM80_TESTS" --gtest_filter='*cuda_sm80*_D128*:*Sm80Backward*d128*' > "$OUT/gtest.log" 2>&1
-rc=$?
-echo "== $(date +%T) (at $SECONDS s) gtest rc $rc (limit $t s): $(grep -cE '^\[       OK' "$OUT/gtest.log") ok"
-grep -E "^\[  (PASSED|FAILED)|FAILED  \]|SKIPPED \]" "$OUT/gtest.log" | head -12
-grep -E 'Failure|error|differs' "$OUT/gtest.log" | head -20
-SAN='*Sm80Backward*negative_scale_causal_d128*'
-for tool in memcheck racecheck; do
-  t=$(( $(left) - 3 )); [ "$t" -gt 40 ] && t=40
-  if [ "$t" -lt 10 ]; then echo "$tool skipped ($t s left)"; continue; fi
-  timeout "$t" compute-sanitizer --tool "$tool" --error-exitcode 1 "$SM80_TESTS" \
-    --gtest_filter="$SAN" > "$OUT/gtest-$tool.log" 2>&1
-  rc=$?
-  echo "== $(date +%T) $tool rc $rc (limit $t s): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' \
-    "$OUT/gtest-$tool.log" | tail -1)" "$(grep -cE '^\[       OK' "$OUT/gtest-$tool.log") ok"
-done
+sm80_run_forward_tests 40 40 \
+  '*Sm80Backward*negative_scale_causal_d128*' \
+  '*cuda_sm80*_D128*:*Sm80Backward*d128*'
 echo "== at $SECONDS s"
 sm80_pack_logs

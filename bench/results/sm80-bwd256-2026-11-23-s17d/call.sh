@@ -14,10 +14,7 @@ C=build-h17-bwd256b/carry
 source scripts/gpu-env.sh
 source bench/sm80_call_steps.sh
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD/bench
-LIMIT=${LIMIT:-143}
-left() { echo $(( LIMIT - SECONDS )); }
-# range_search_causal_d256 (13 s, masked kernels only: unchanged) left out for time.
-TESTS='*cuda_sm80*_D256*:*Sm80Backward*d256*-*range_search_causal_d256*'
+# range_search_causal_d256 (13 s, masked kernels only: unchanged) is left out for time.
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader
 sm80_build_tree_tests $C/tree.tgz "256" 14 110
 SHIM=$C/shim/libsm80bwdtimeline.so
@@ -31,25 +28,8 @@ ab() {  # variant, timeout, points
 }
 ab 195 50 "$PTS"
 ab 196 28 "$PTS_FULL"
-echo "== $(date +%T) (at $SECONDS s) waiting for the library build"
-wait "$SM80_TESTS_PID"
-echo "build rc $(cat "$OUT/lib-build.rc"); kernels with spills:" \
-  "$(grep -cE '[1-9][0-9]* bytes spill stores' "$OUT/lib-build.log")"; tail -2 "$OUT/lib-build.log"
-t=$(( $(left) - 24 )); [ "$t" -gt 25 ] && t=25
-timeout "$t" "$SM80_TESTS" --gtest_filter="$TESTS" > "$OUT/gtest.log" 2>&1
-rc=$?
-echo "== $(date +%T) (at $SECONDS s) gtest rc $rc (limit $t s): $(grep -cE '^\[       OK' "$OUT/gtest.log") ok"
-grep -E "^\[  (PASSED|FAILED)|FAILED  \]|SKIPPED \]" "$OUT/gtest.log" | head -12
-grep -E 'Failure|error|differs' "$OUT/gtest.log" | head -20
-SAN='*Sm80Backward*unmasked_order_gqa_d256*'
-for tool in racecheck memcheck; do
-  t=$(( $(left) - 3 )); [ "$t" -gt 25 ] && t=25
-  if [ "$t" -lt 8 ]; then echo "$tool skipped ($t s left)"; continue; fi
-  timeout "$t" compute-sanitizer --tool "$tool" --error-exitcode 1 "$SM80_TESTS" \
-    --gtest_filter="$SAN" > "$OUT/gtest-$tool.log" 2>&1
-  rc=$?
-  echo "== $(date +%T) $tool rc $rc (limit $t s): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' \
-    "$OUT/gtest-$tool.log" | tail -1)" "$(grep -cE '^\[       OK' "$OUT/gtest-$tool.log") ok"
-done
+sm80_run_forward_tests 25 25 \
+  '*Sm80Backward*unmasked_order_gqa_d256*' \
+  '*cuda_sm80*_D256*:*Sm80Backward*d256*-*range_search_causal_d256*'
 echo "== at $SECONDS s"
 sm80_pack_logs
