@@ -22,7 +22,12 @@ ATTENTION_KERNELS = "forward_kernel|fprop"
 
 
 def rows(W, run, dtype):
-    path = os.path.join(W, f"{run}-{dtype}")
+    return rows_of(os.path.join(W, f"{run}-{dtype}"))
+
+
+def rows_of(path):
+    """The bench rows of <path>.json, or of <path>.log's per-point lines where the run was cut
+    off before its JSON was written."""
     try:
         with open(path + ".json") as f:
             bench = json.load(f)["bench"]

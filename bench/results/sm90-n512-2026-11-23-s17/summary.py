@@ -5,43 +5,22 @@ contestant and cuDNN, each candidate / cur and each contestant / cuDNN in that r
 point the median of the per-run ratios and the geomeans. Reads <dir>/run<i>.json or, where a run
 was cut off, its .log lines.
   python3 summary.py <work dir> cur,pf,pfs > summary.md"""
-import json
-import math
 import os
-import re
 import statistics
 import sys
+
+sys.path.insert(0, "bench")
+import sm90_candidates_summary as shared  # noqa: E402
 
 W, names = sys.argv[1], sys.argv[2].split(",")
 RUNS = ("run1", "run2", "run3", "run4")
 
 
 def rows(run):
-    path = os.path.join(W, run)
-    try:
-        with open(path + ".json") as f:
-            bench = json.load(f)["bench"]
-            return bench["rows"] if isinstance(bench, dict) else bench
-    except (OSError, KeyError, ValueError):
-        pass
-    out = []
-    try:
-        with open(path + ".log") as f:
-            for line in f:
-                m = re.match(r"D=\s*(\d+) N=\s*(\d+) causal=(\d): (.*?)  x[\d.]+", line)
-                if m:
-                    v = m.group(4).split()
-                    r = dict(D=int(m.group(1)), N=int(m.group(2)), causal=m.group(3) == "1")
-                    r.update((a, float(b)) for a, b in zip(v[::2], v[1::2]) if a != "same")
-                    out.append(r)
-    except OSError:
-        pass
-    return out
+    return shared.rows_of(os.path.join(W, run))
 
 
-def gmean(xs):
-    xs = [x for x in xs if x and math.isfinite(x)]
-    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
+gmean = shared.gmean
 
 
 per_point = {}
