@@ -30,4 +30,5 @@ CASES = [
 ]
 SMALL = [CASES[i] for i in (2, 4, 5, 7, 8, 11)]
 
-sm90_check_cases.run(CASES, SMALL)
+if __name__ == "__main__":
+    sm90_check_cases.run(CASES, SMALL)

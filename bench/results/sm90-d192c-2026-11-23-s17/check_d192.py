@@ -14,23 +14,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.path.insert(0, "bench")
 import sm90_check_cases  # noqa: E402
 
-CASES = [
-    # dtype, B, Nq, Nk, Hq, Hkv, D, causal, left, right, layout
-    ("bf16", 2, 2048, 2048, 2, 2, 192, False, -1, -1, "bshd"),
-    ("fp16", 2, 2048, 2048, 2, 2, 192, True, -1, -1, "bshd"),
-    ("bf16", 1, 1013, 1013, 2, 2, 192, True, -1, -1, "bshd"),
-    ("fp16", 1, 1013, 1013, 4, 2, 192, False, -1, -1, "bshd"),
-    ("bf16", 1, 1, 1013, 2, 2, 192, False, -1, -1, "bshd"),
-    ("bf16", 1, 1013, 17, 4, 4, 192, True, -1, -1, "bshd"),
-    ("fp16", 2, 700, 900, 4, 2, 192, False, -1, -1, "bhsd"),
-    ("bf16", 1, 300, 500, 2, 2, 192, False, 48, 16, "bshd"),
-    ("fp16", 1, 333, 77, 2, 1, 192, True, -1, -1, "bshd"),
-    ("bf16", 1, 257, 257, 2, 2, 176, True, -1, -1, "bshd"),
-    ("fp16", 1, 1000, 1000, 2, 2, 160, False, -1, -1, "bshd"),
-    ("bf16", 1, 500, 500, 2, 2, 152, False, -1, -1, "bshd"),
-    ("fp16", 1, 640, 640, 2, 2, 136, True, -1, -1, "bshd"),
-    ("bf16", 1, 700, 700, 2, 2, 129, True, -1, -1, "pad"),
-    ("fp16", 1, 4096, 4096, 1, 1, 192, False, -1, -1, "bshd"),
+# h16-d192's 15 cases (indices 0-14), then this folder's.
+H16_CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                         "sm90-d192-2026-11-23-s16", "check_d192.py")
+CASES = sm90_check_cases.cases_of(H16_CHECK) + [
     # h17-d192c: <= 8 query tiles per pair (one-pair groups) and > 132 tiles (two or more rounds).
     ("bf16", 4, 1024, 1024, 10, 10, 192, True, -1, -1, "bshd"),    # 15: 320 tiles, 3 rounds
     ("fp16", 2, 1013, 600, 12, 4, 192, True, -1, -1, "bshd"),      # 16: Nq > Nk, GQA 3, 192 tiles
@@ -45,4 +32,5 @@ CASES = [
 ]
 SMALL = [CASES[i] for i in (2, 4, 5, 7, 8, 11, 21, 22, 23)]
 
-sm90_check_cases.run(CASES, SMALL)
+if __name__ == "__main__":
+    sm90_check_cases.run(CASES, SMALL)

@@ -39,4 +39,5 @@ CASES = [
 ]
 SMALL = [CASES[i] for i in (4, 5, 6, 9, 11, 12, 13)]
 
-sm90_check_cases.run(CASES, SMALL)
+if __name__ == "__main__":
+    sm90_check_cases.run(CASES, SMALL)

@@ -35,4 +35,5 @@ CASES = [
 ]
 SMALL = [CASES[i] for i in (2, 4, 5)]  # memcheck: D = 256 GQA 4 (2 rounds), Nq > Nk, Nq < Nk
 
-sm90_check_cases.run(CASES, SMALL)
+if __name__ == "__main__":
+    sm90_check_cases.run(CASES, SMALL)
