@@ -52,6 +52,20 @@ sm80_run_forward_tests() {
   done
 }
 
+# One variant of a backward timing shim in turns beside the table's kernels and FA2
+# (bench/sm80_bwd_det_ratio.py, or $SM80_BWD_RATIO where a call carries its own copy), into
+# $OUT/ab<variant>.json and .log, the log's lines printed:
+#   SM80_BWD_SHIM=<libsm80bwdtimeline.so> sm80_bwd_ab VARIANT 'D,N,causal;...' TIMEOUT_S [flags...]
+sm80_bwd_ab() {
+  local variant=$1 points=$2 timeout_s=$3
+  shift 3
+  timeout "$timeout_s" python3 "${SM80_BWD_RATIO:-bench/sm80_bwd_det_ratio.py}" \
+    --plain "${SM80_BWD_SHIM:?}" --points "$points" --variant "$variant" --reps 5 \
+    --json "$OUT/ab$variant.json" "$@" > "$OUT/ab$variant.log" 2>&1
+  local rc=$?
+  echo "== $(date +%T) (at $SECONDS s) variant $variant rc $rc"; cut -c1-420 "$OUT/ab$variant.log"
+}
+
 # Tars the build and test logs (and any extra files named) into $OUT/logs.tgz: fewer, smaller
 # files come back from a call.
 sm80_pack_logs() {

@@ -12,16 +12,10 @@ source bench/sm80_call_steps.sh
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD/bench
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader
 sm80_build_tree_tests $C/tree.tgz "256" 14 150
-SHIM=$C/shim/libsm80bwdtimeline.so
+SM80_BWD_SHIM=$C/shim/libsm80bwdtimeline.so SM80_BWD_RATIO=$C/sm80_bwd_det_ratio.py
 PTS="256,1024,0;256,1024,1;256,4096,0;256,4096,1;256,16384,0;256,16384,1"
-ab() {  # variant, timeout, extra flags
-  timeout "$2" python3 $C/sm80_bwd_det_ratio.py --plain $SHIM --points "$PTS" --variant "$1" \
-    --reps 5 --json "$OUT/ab$1.json" $3 > "$OUT/ab$1.log" 2>&1
-  local rc=$?
-  echo "== $(date +%T) (at $SECONDS s) variant $1 rc $rc"; cut -c1-420 "$OUT/ab$1.log"
-}
-ab 172 75
-ab 171 60
+sm80_bwd_ab 172 "$PTS" 75
+sm80_bwd_ab 171 "$PTS" 60
 sm80_run_forward_tests 60 40 \
   '*Sm80Backward*negative_scale_causal_d256*:*Sm80Backward*strided_nomask_d256*' \
   '*cuda_sm80*_D256*:*Sm80Backward*d256*'

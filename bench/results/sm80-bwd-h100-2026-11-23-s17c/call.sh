@@ -14,17 +14,11 @@ LIMIT=${LIMIT:-165}
 left() { echo $(( LIMIT - SECONDS )); }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader
 sm80_build_tree_tests $C/tree.tgz "128" 14 120
-SHIM=$C/shim/libsm80bwdtimeline.so
+SM80_BWD_SHIM=$C/shim/libsm80bwdtimeline.so
 PTS="128,1024,0;128,1024,1;128,4096,0;128,4096,1;128,16384,0;128,16384,1"
-ab() {  # variant, timeout, extra flags
-  timeout "$2" python3 bench/sm80_bwd_det_ratio.py --plain $SHIM --points "$PTS" --variant "$1" \
-    --reps 5 --json "$OUT/ab$1.json" $3 > "$OUT/ab$1.log" 2>&1
-  local rc=$?
-  echo "== $(date +%T) (at $SECONDS s) variant $1 rc $rc"; cut -c1-300 "$OUT/ab$1.log"
-}
-ab 182 70
+sm80_bwd_ab 182 "$PTS" 70
 t=$(( $(left) - 75 )); [ "$t" -gt 40 ] && t=40
-if [ "$t" -ge 20 ]; then ab 181 "$t" --default-only; else echo "181 skipped ($t s)"; fi
+if [ "$t" -ge 20 ]; then sm80_bwd_ab 181 "$PTS" "$t" --default-only; else echo "181 skipped ($t s)"; fi
 sm80_run_forward_tests 40 40 \
   '*Sm80Backward*negative_scale_causal_d128*' \
   '*cuda_sm80*_D128*:*Sm80Backward*d128*'

@@ -17,17 +17,11 @@ export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD/bench
 # range_search_causal_d256 (13 s, masked kernels only: unchanged) is left out for time.
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader
 sm80_build_tree_tests $C/tree.tgz "256" 14 110
-SHIM=$C/shim/libsm80bwdtimeline.so
+SM80_BWD_SHIM=$C/shim/libsm80bwdtimeline.so
 PTS="256,1024,0;256,1024,1;256,4096,0;256,4096,1;256,16384,0;256,16384,1"
 PTS_FULL="256,1024,0;256,4096,0;256,16384,0"
-ab() {  # variant, timeout, points
-  timeout "$2" python3 bench/sm80_bwd_det_ratio.py --plain $SHIM --points "$3" --variant "$1" \
-    --reps 5 --default-only --json "$OUT/ab$1.json" > "$OUT/ab$1.log" 2>&1
-  local rc=$?
-  echo "== $(date +%T) (at $SECONDS s) variant $1 rc $rc"; cut -c1-300 "$OUT/ab$1.log"
-}
-ab 195 50 "$PTS"
-ab 196 28 "$PTS_FULL"
+sm80_bwd_ab 195 "$PTS" 50 --default-only
+sm80_bwd_ab 196 "$PTS_FULL" 28 --default-only
 sm80_run_forward_tests 25 25 \
   '*Sm80Backward*unmasked_order_gqa_d256*' \
   '*cuda_sm80*_D256*:*Sm80Backward*d256*-*range_search_causal_d256*'

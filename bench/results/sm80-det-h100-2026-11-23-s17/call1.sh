@@ -16,19 +16,13 @@ left() { echo $(( LIMIT - SECONDS )); }
 SM80_FORWARD_TESTS='*cuda_sm80*:*Sm80Backward*'
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader
 sm80_build_tree_tests build-h17-det64/tree.tgz "64" 14 120
-SHIM=build-h17-det64/shim/plain/libsm80bwdtimeline.so
-ab() {  # variant, points, timeout, json name
-  timeout "$3" python3 bench/sm80_bwd_det_ratio.py --plain $SHIM --points "$2" --variant "$1" \
-    --reps 5 --json "$OUT/$4.json" > "$OUT/$4.log" 2>&1
-  local rc=$?
-  echo "== $(date +%T) (at $SECONDS s) variant $1 rc $rc"; cut -c1-330 "$OUT/$4.log"
-}
+SM80_BWD_SHIM=build-h17-det64/shim/plain/libsm80bwdtimeline.so
 P8="64,1024,0;64,1024,1;64,2048,0;64,2048,1;64,4096,0;64,4096,1;64,8192,0;64,8192,1"
-ab 320 "$P8" 90 ab320
+sm80_bwd_ab 320 "$P8" 90
 sm80_run_forward_tests 30 25 '*Sm80Backward*ordered_spread_nomask_d64*:*Sm80Backward*nomask_gqa_d64*'
 echo "== at $SECONDS s"
-t=$(( $(left) - 45 )); [ "$t" -ge 15 ] && ab 321 "64,8192,0;64,16384,0" "$t" ab321
-t=$(( $(left) - 22 )); [ "$t" -ge 12 ] && ab 322 "64,4096,0;64,8192,0" "$t" ab322
-t=$(( $(left) - 3 )); [ "$t" -ge 12 ] && ab 323 "64,4096,0" "$t" ab323
+t=$(( $(left) - 45 )); [ "$t" -ge 15 ] && sm80_bwd_ab 321 "64,8192,0;64,16384,0" "$t"
+t=$(( $(left) - 22 )); [ "$t" -ge 12 ] && sm80_bwd_ab 322 "64,4096,0;64,8192,0" "$t"
+t=$(( $(left) - 3 )); [ "$t" -ge 12 ] && sm80_bwd_ab 323 "64,4096,0" "$t"
 sm80_pack_logs
 echo "== done at $SECONDS s"

@@ -16,14 +16,8 @@ LIMIT=${LIMIT:-165}
 left() { echo $(( LIMIT - SECONDS )); }
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader
 sm80_build_tree_tests build-h17-detmask64/tree.tgz "64" 14 110
-SHIM=build-h17-detmask64/shim/plain/libsm80bwdtimeline.so
-ab() {  # variant, points, timeout, json name
-  timeout "$3" python3 bench/sm80_bwd_det_ratio.py --plain $SHIM --points "$2" --variant "$1" \
-    --reps 5 --json "$OUT/$4.json" > "$OUT/$4.log" 2>&1
-  local rc=$?
-  echo "== $(date +%T) (at $SECONDS s) variant $1 rc $rc"; cut -c1-330 "$OUT/$4.log"
-}
-ab 330 "64,1024,1;64,4096,1;64,16384,1;64,1024,0;64,4096,0" 75 ab330
+SM80_BWD_SHIM=build-h17-detmask64/shim/plain/libsm80bwdtimeline.so
+sm80_bwd_ab 330 "64,1024,1;64,4096,1;64,16384,1;64,1024,0;64,4096,0" 75
 # The D = 64 sm80 backward tests (the library holds D = 64 only): Sm80Backward's d64 cases first.
 SM80_FORWARD_TESTS='*Sm80Backward*d64*'
 NEW='*Sm80Backward*ordered_spread_causal_d64*:*Sm80Backward*ordered_spread_left_window_gqa_d64*'
