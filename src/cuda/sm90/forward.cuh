@@ -283,11 +283,10 @@ Status launch_forward(const AttentionArgs& args) {
     using Fit = FitTileConfig<kHeadDim>;
     constexpr TileShape kBucket = TileConfig<kHeadDim>::kShape;
     const Problem& problem = args.problem;
-    const bool tma_addresses_all =
-        tensor_map_can_address(args.q) && tensor_map_can_address(args.k) &&
-        tensor_map_can_address(args.v) && tensor_map_can_address(args.out);
     if (args.mask.kind == (Fit::kCausal ? MaskKind::causal : MaskKind::none) &&
-        tma_addresses_all && work_width(problem.head_dim) == kHeadDim &&
+        work_width(problem.head_dim) == kHeadDim && tensor_map_can_address(args.q) &&
+        tensor_map_can_address(args.k) && tensor_map_can_address(args.v) &&
+        tensor_map_can_address(args.out) &&
         fit_shape_pays(problem.seqlen_q,
                        walked_tile_area(problem.seqlen_q, problem.seqlen_k, kBucket.block_m,
                                         kBucket.block_n, Fit::kCausal),
