@@ -296,8 +296,8 @@ TEST(Sm90Scheduler, GroupSizes) {
 }
 
 // The area a launch's tiles walk, padding included, and where the fit shapes
-// (tile_config.hpp, FitTileConfig) take over: D = 64 unmasked on 256 x 64 tiles, D = 256 causal
-// on 128 x 64 tiles.
+// (tile_config.hpp, FitTileConfig) take over: D = 64 unmasked on 256 x 64 tiles, D = 192 and
+// D = 256 on 128 x 64 tiles (D = 192 unmasked and causal, D = 256 causal).
 TEST(Sm90Scheduler, WalkedTileArea) {
   using detail::sm90::walked_tile_area;
   // Unmasked: padded query rows times padded keys.
@@ -335,6 +335,18 @@ TEST(Sm90Scheduler, FitShapeWhereItWalksLess) {
   EXPECT_TRUE(d256_causal(512, 512));
   EXPECT_FALSE(d256_causal(1024, 1024));
   EXPECT_FALSE(d256_causal(2048, 2048));
+  // D = 192, both masks: 96-key tiles walk 12.5 % more area at 512 (gains 6-7 % causal, 2-3 %
+  // unmasked); 1k and beyond keep them (ratios 1.06 causal, 1.03 unmasked).
+  const auto d192 = [](std::int64_t nq, std::int64_t nk, bool causal) {
+    return fit_shape_pays(nq, walked_tile_area(nq, nk, 128, 96, causal),
+                          walked_tile_area(nq, nk, 128, 64, causal));
+  };
+  EXPECT_TRUE(d192(512, 512, true));
+  EXPECT_TRUE(d192(512, 512, false));
+  EXPECT_FALSE(d192(1024, 1024, true));
+  EXPECT_FALSE(d192(1024, 1024, false));
+  EXPECT_FALSE(d192(4096, 4096, false));
+  EXPECT_FALSE(d192(576, 576, false));  // 576 keys in both shapes
   // Short launches keep the bucket's shape: their time is the tiles' fixed cost.
   EXPECT_FALSE(d64_unmasked(200, 200));
   EXPECT_FALSE(d256_causal(128, 128));
@@ -616,6 +628,15 @@ INSTANTIATE_TEST_SUITE_P(
                  0},
         Sm90Case{"fit_d250_causal_padded_rows", DType::float16, 1, 570, 570, 3, 3, 250, true,
                  kNoWindow, 6},
+        Sm90Case{"fit_d192_causal", DType::bfloat16, 3, 512, 512, 4, 4, 192, true, kNoWindow, 0},
+        Sm90Case{"fit_d192_causal_more_queries_gqa", DType::float16, 2, 1013, 500, 6, 2, 192,
+                 true, kNoWindow, 0},
+        Sm90Case{"fit_d192_unmasked", DType::bfloat16, 2, 500, 500, 8, 8, 192, false, kNoWindow,
+                 0},
+        Sm90Case{"fit_d192_unmasked_gqa_more_keys", DType::float16, 2, 490, 505, 6, 2, 192, false,
+                 kNoWindow, 0},
+        Sm90Case{"fit_d180_causal_padded_rows", DType::bfloat16, 1, 600, 600, 3, 3, 180, true,
+                 kNoWindow, 4},
         Sm90Case{"keys_ascending_d192_causal_rounds", DType::bfloat16, 5, 512, 512, 8, 8, 192,
                  true, kNoWindow, 0},
         Sm90Case{"keys_ascending_d192_more_queries", DType::float16, 2, 1013, 600, 12, 4, 192,

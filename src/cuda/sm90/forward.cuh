@@ -105,7 +105,7 @@ inline bool sector_box_bits(const TensorView& tensor, HeadColumns* bits) {
 }
 
 // One tile shape's launch: the bucket's, or (kFitShape) its fit shape, which is compiled only at
-// the bucket's full width, for its one mask and for tensors that TMA addresses throughout
+// the bucket's full width, for the masks it names and for tensors that TMA addresses throughout
 // (launch_forward).
 template <int kHeadDim, class Element, bool kFitShape>
 Status launch_forward_shape(const AttentionArgs& args) {
@@ -221,9 +221,10 @@ Status launch_forward_shape(const AttentionArgs& args) {
     const auto launch_mask = [&](auto mask) -> Status {
       using Mask = decltype(mask);
       if constexpr (kFitShape) {
-        using FitMask =
-            std::conditional_t<FitTileConfig<kHeadDim>::kCausal, CausalMask, NoMask>;
-        if constexpr (std::is_same_v<Mask, FitMask> && kWidth == kHeadDim) {
+        using Fit = FitTileConfig<kHeadDim>;
+        constexpr bool kFitHasMask = (std::is_same_v<Mask, NoMask> && Fit::kUnmasked) ||
+                                     (std::is_same_v<Mask, CausalMask> && Fit::kCausal);
+        if constexpr (kFitHasMask && kWidth == kHeadDim) {
           return launch_with_shared_memory(
               &forward_kernel<kHeadDim, kWidth, Element, Mask, false, false, false, true>,
               "sm90::forward_kernel", grid, block, Traits::kSmemBytes, args, maps.q, maps.k,
@@ -283,15 +284,17 @@ Status launch_forward(const AttentionArgs& args) {
     using Fit = FitTileConfig<kHeadDim>;
     constexpr TileShape kBucket = TileConfig<kHeadDim>::kShape;
     const Problem& problem = args.problem;
-    if (args.mask.kind == (Fit::kCausal ? MaskKind::causal : MaskKind::none) &&
-        work_width(problem.head_dim) == kHeadDim && tensor_map_can_address(args.q) &&
+    const bool causal = args.mask.kind == MaskKind::causal;
+    const bool fit_has_mask =
+        (args.mask.kind == MaskKind::none && Fit::kUnmasked) || (causal && Fit::kCausal);
+    if (fit_has_mask && work_width(problem.head_dim) == kHeadDim && tensor_map_can_address(args.q) &&
         tensor_map_can_address(args.k) && tensor_map_can_address(args.v) &&
         tensor_map_can_address(args.out) &&
         fit_shape_pays(problem.seqlen_q,
                        walked_tile_area(problem.seqlen_q, problem.seqlen_k, kBucket.block_m,
-                                        kBucket.block_n, Fit::kCausal),
+                                        kBucket.block_n, causal),
                        walked_tile_area(problem.seqlen_q, problem.seqlen_k, Fit::kShape.block_m,
-                                        Fit::kShape.block_n, Fit::kCausal))) {
+                                        Fit::kShape.block_n, causal))) {
       return launch_forward_shape<kHeadDim, Element, true>(args);
     }
   }

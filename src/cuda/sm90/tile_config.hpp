@@ -292,8 +292,8 @@ struct WorkWidths<256> {
   using List = std::integer_sequence<int, 208, 224, 240, 256>;
 };
 
-// A second shape per bucket, the "fit shape", for one kind of launch (unmasked, or causal) where
-// the bucket's tiles walk much more padded area than the fit shape's: forward.cuh's
+// A second shape per bucket, the "fit shape", for the launches of the masks it names (kUnmasked,
+// kCausal) where the bucket's tiles walk much more padded area than the fit shape's: forward.cuh's
 // launch_forward picks it by tile_scheduler.hpp's fit_shape_pays. Only the bucket's full work
 // width has it.
 // - D = 64, unmasked: 256 x 64 tiles (four consumers of 112 registers, a 4-stage ring of 16 KB
@@ -308,6 +308,13 @@ struct WorkWidths<256> {
 //   steps). Measured on an H100 in turns (eighteenth session, docs/perf-notes.md "v34"): causal
 //   +3.9-4.2 % at N = 512 (0.96 -> 1.00x cuDNN), +0.4-2.2 % at 1k, -2.6 % at 2k; non-causal
 //   +0.5 % at 512 and -7 to -11 % at 1k-4k, so unmasked launches keep 80 keys.
+// - D = 192, unmasked and causal: the bucket's shape with 64-key tiles. 96-key tiles walk 12.5 %
+//   more area at N = 512 either way (causal 15 x 96 keys per pair against 20 x 64; unmasked 576
+//   keys against 512). Measured on an H100 in turns (nineteenth session, docs/perf-notes.md
+//   "v35"; B·N = 16k, H = 16): causal +5.8-7.4 % at N = 512 (0.95 -> 1.01x cuDNN), -0.1 to -0.3 %
+//   at 1k (area ratio 1.06, so the bucket's shape stays); unmasked +1.7-2.9 % at 512
+//   (0.98 -> 1.01x cuDNN), -4 to -8 % at 1k-4k (ratio 1.03 and less). A third 48 KB stage gave
+//   +0.7 % more unmasked at 512 but -3 to -6 % causal, so both keep two.
 constexpr TileShape with_block_n(TileShape shape, int block_n) {
   shape.block_n = block_n;
   return shape;
@@ -319,6 +326,7 @@ struct FitTileConfig {
 template <>
 struct FitTileConfig<64> {
   static constexpr bool kCompiled = true;
+  static constexpr bool kUnmasked = true;
   static constexpr bool kCausal = false;
   static constexpr TileShape kShape{.block_m = 256,
                                     .block_n = 64,
@@ -329,8 +337,16 @@ struct FitTileConfig<64> {
                                     .lse_after_output = true};
 };
 template <>
+struct FitTileConfig<192> {
+  static constexpr bool kCompiled = true;
+  static constexpr bool kUnmasked = true;
+  static constexpr bool kCausal = true;
+  static constexpr TileShape kShape = with_block_n(TileConfig<192>::kShape, 64);
+};
+template <>
 struct FitTileConfig<256> {
   static constexpr bool kCompiled = true;
+  static constexpr bool kUnmasked = false;
   static constexpr bool kCausal = true;
   static constexpr TileShape kShape = with_block_n(TileConfig<256>::kShape, 64);
 };

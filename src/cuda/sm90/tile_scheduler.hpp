@@ -134,11 +134,15 @@ inline std::int64_t walked_tile_area(std::int64_t seqlen_q, std::int64_t seqlen_
 // tiles cover at least 11/10 of the fit shape's area. A unit of area cost 1.071-1.078 (D = 64's
 // 256 x 64, unmasked, N = 512 / 1k / 2k) and 1.045-1.082 (D = 256's 64-key tiles, causal,
 // N = 512 / 1k / 2k) of the bucket shape's on an H100 (docs/perf-notes.md "v33", "v34"), so
-// below about 1.08 the bucket's shape is faster; 11/10 leaves a margin. The costs were measured
+// below about 1.08 the bucket's shape is faster; 11/10 leaves a margin. D = 192's 64-key tiles
+// (v35) cost 1.05-1.07 causal but 1.08-1.10 unmasked, which the margin barely covers: its
+// unmasked launches take them only at ratio 1.125 (N = 481..512, +2-3 %). The costs were measured
 // at N = 512-2048; launches of fewer than kFitMinQueries query rows (where a tile's fixed cost,
 // not its area, sets the time) and launches without keys keep the bucket's shape. With Nq = Nk
-// that leaves D = 64 unmasked at N = 385..512, 961..1024, 1153..1216 (ratios 1.10-1.29) and
-// D = 256 causal at N = 384, 401..448, 481..512, 561..576 (1.10-1.13; 1k: 1.06).
+// that leaves D = 64 unmasked at N = 385..512, 961..1024, 1153..1216 (ratios 1.10-1.29),
+// D = 192 unmasked at N = 481..512 and causal at 384..448, 481..512, 577..640 (1.10-1.13; 1k:
+// 1.03 / 1.06), and D = 256 causal at N = 384, 401..448, 481..512, 561..576 (1.10-1.13; 1k:
+// 1.06).
 inline constexpr int kFitAreaRatioNumerator = 11;
 inline constexpr int kFitAreaRatioDenominator = 10;
 inline constexpr std::int64_t kFitMinQueries = 384;
