@@ -302,7 +302,8 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
 // Forward v16's shifted windows (forward_kernel_shifted_windows, uses_shifted_windows in
-// src/cuda/sm80/forward_kernel.cuh): packed D = 129 or 137 whose K/V row strides are whole
+// src/cuda/sm80/forward_kernel.cuh; v19 added the 128 bucket and rows 4- or 8-byte aligned,
+// below): packed D = 129 or 137 whose K/V row strides are whole
 // 16-byte words (8 or 16 KV heads), tensors starting on a word: head h's rows start h elements
 // into their words (129 = 1 mod 8), so 8 heads run every shift 0..7. GQA with 16 query heads
 // gives Q another shift than its K head; causal with Nq > Nk, one query row and 17 keys, 1013
@@ -327,6 +328,26 @@ INSTANTIATE_TEST_SUITE_P(
         ForwardShapeCase{"d133_gqa_causal", DType::float16, 1, 700, 517, 16, 8, 133, true,
                          kNoWindow, false, 0},
         ForwardShapeCase{"d135_one_query_17_keys", DType::bfloat16, 2, 1, 17, 8, 8, 135, false,
+                         kNoWindow, false, 0},
+        // Forward v19: the 128 bucket's narrow tile (D = 65..89, windows of 72-96 columns in its
+        // 5- and 6-step classes) and rows 4- or 8-byte aligned in both buckets (D = 74, 76, 86,
+        // 130, 132: shifts 0, 2, 4, 6 or 0, 4). GQA gives Q another shift than its K head, so Q
+        // is staged, at 128 rows in two halves (load_query_at_shift).
+        ForwardShapeCase{"d73_shifts_0_to_7", DType::float16, 2, 257, 1013, 8, 8, 73, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d74_rows4_gqa_causal_fully_masked_rows", DType::bfloat16, 1, 1013, 700,
+                         16, 8, 74, true, kNoWindow, false, 0},
+        ForwardShapeCase{"d76_rows8_one_query_17_keys", DType::float16, 2, 1, 17, 8, 8, 76, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d86_rows4_gqa_window_negative_scale", DType::bfloat16, 1, 17, 1013, 16,
+                         8, 86, false, Window{300, 20}, false, 0, -0.1f},
+        ForwardShapeCase{"d89_causal", DType::float16, 1, 300, 517, 8, 8, 89, true, kNoWindow,
+                         false, 0},
+        ForwardShapeCase{"d65_gqa_causal", DType::bfloat16, 1, 700, 517, 16, 8, 65, true,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d130_rows4_shifts", DType::float16, 2, 257, 1013, 8, 8, 130, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d132_rows8_gqa_causal", DType::bfloat16, 1, 1013, 700, 16, 8, 132, true,
                          kNoWindow, false, 0}),
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
@@ -341,13 +362,15 @@ TEST(Sm80ForwardShiftedWindows, NonFiniteNeighbourHeads) {
   if (!backend_compiled(Backend::cuda_sm80)) GTEST_SKIP() << "cuda_sm80 is not compiled";
   constexpr std::int64_t kSeq = 300, kStoredHeads = 40, kHeads = 14, kEvery = 3;
   // D = 129: the window's last word ends the row; D = 135: at shifts 0 and 1 the row ends a
-  // word before the window (the copy stops there, covering_width).
+  // word before the window (the copy stops there, covering_width). The 128 bucket's narrow tile
+  // (v19): D = 74 (rows 4-byte aligned: shifts 0, 2, 4, 6) and D = 89 (its whole 6-step class).
   struct Layout {
     DType dtype;
     std::int64_t dim;
   };
   for (const Layout layout : {Layout{DType::float16, 129}, Layout{DType::bfloat16, 129},
-                              Layout{DType::float16, 135}}) {
+                              Layout{DType::float16, 135}, Layout{DType::bfloat16, 74},
+                              Layout{DType::float16, 89}}) {
     const DType dtype = layout.dtype;
     const std::int64_t dim = layout.dim;
     std::mt19937_64 rng(kSeq + static_cast<int>(dtype));

@@ -186,10 +186,13 @@ Status launch_forward_shifted_windows(const AttentionArgs& args, const ForwardPa
   });
 }
 
-// The bucket whose narrow tile runs shifted windows: D = 129..137 (uses_shifted_windows) on
-// the aligned D = 129..144 tile. The 128 bucket's odd dims (D = 65, 73) have no packed case
-// measured (not built there).
-inline constexpr int kShiftedWindowsBucket = 192;
+// The buckets whose narrow tile runs shifted windows (uses_shifted_windows): D = 129..137 on
+// the aligned D = 129..144 tile (forward v16) and D = 65..89 on the 128 bucket's 64-key narrow
+// tile (forward v19, whose 5- and 6-step classes span windows of up to 96 columns). The 64 and
+// 256 buckets have no shifted kernel (not measured there).
+constexpr bool shifted_windows_compiled(int head_dim_bucket) {
+  return head_dim_bucket == 128 || head_dim_bucket == 192;
+}
 
 // Whether the problem's device lets one block take `bytes` of shared memory (Hopper's 227 KB
 // against sm_80's 163 KB): what the large-shared-memory tiles of the forward and the backward
@@ -215,7 +218,7 @@ Status launch_forward(const AttentionArgs& args) {
   using UnmaskedHalved = HalvedUnmaskedNarrowForwardConfig<kHeadDim>;
   using LargeStaged = LargeSharedMemoryStagedForwardConfig<kHeadDim>;
   const ForwardParams params = forward_params<Element>(args);
-  if constexpr (kHeadDim == kShiftedWindowsBucket) {
+  if constexpr (shifted_windows_compiled(kHeadDim)) {
     constexpr int kWindowLimit = largest_step_class(typename Narrow::NarrowStepClassList{}) * kMmaK;
     if (uses_shifted_windows(params, kWindowLimit)) {
       return launch_forward_shifted_windows<Narrow, Element>(args, params);

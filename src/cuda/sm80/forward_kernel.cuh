@@ -65,7 +65,8 @@ __host__ __device__ inline bool uses_staged_loads(int alignment) {
   return alignment < kStagedBelowAlignment;
 }
 
-// ---- Shifted windows (forward v16): 2-byte-aligned K/V rows copied as aligned words, unrealigned
+// ---- Shifted windows (forward v16, v19): K/V rows not on 16-byte words copied as whole words,
+// never realigned
 // Where every row of K (and of V) of one (batch, KV head) starts at the same element s within its
 // 16-byte word, the kernel copies each row's covering words, [start - s, start - s + W), straight
 // into the swizzled tile with 16-byte cp.async, as the aligned kernel copies a head dim of W
@@ -74,7 +75,9 @@ __host__ __device__ inline bool uses_staged_loads(int alignment) {
 // elsewhere), the window's other K columns are zeroed in the fragments (a neighbouring head's
 // Inf or NaN times Q's zero would be NaN), and P·V's output column c + s_v is O's column c:
 // the other columns are never stored. The aligned D = 136 kernel's loop with 24 LOP per warp
-// and key tile more, instead of UnalignedTileStage's realignment of every K and V tile.
+// and key tile more, instead of UnalignedTileStage's realignment of every K and V tile (rows
+// 2-byte aligned) or of 4- and 8-byte cp.async (rows 4- or 8-byte aligned, v19: 2-4 times the
+// copy instructions and half-filled sectors).
 
 // The window of a head dim: the columns that cover a row at any shift 0..7 (D + 7, rounded up to
 // a whole word).
@@ -94,14 +97,16 @@ __host__ __device__ inline bool on_word_boundary(const void* pointer) {
   return (reinterpret_cast<std::uintptr_t>(pointer) & (kWidest - 1)) == 0;
 }
 
-// The selector of forward_kernel_shifted_windows (forward.cuh): whether a forward's rows, only
-// 2-byte aligned, can run it on a tile whose largest step class spans `window_limit` columns.
-// Elsewhere UnalignedTileStage's kernel runs them.
+// The selector of forward_kernel_shifted_windows (forward.cuh): whether a forward's rows, not
+// 16-byte aligned, can run it on a tile whose largest step class spans `window_limit` columns.
+// Elsewhere UnalignedTileStage's kernel runs 2-byte-aligned rows and the table's kernels, with
+// 4- or 8-byte cp.async, the others.
 inline bool uses_shifted_windows(const ForwardParams& params, int window_limit) {
   const int window = shifted_window_width(params.head_dim);
-  // Rows 4-byte aligned or better take cp.async of the rows themselves.
-  if (!uses_staged_loads(params.alignment)) return false;
-  // The window must fit the tile's step class (D = 129..137 in the 9-step class). Where it
+  // Rows on 16-byte words take the table's whole-chunk copies of the rows themselves.
+  if (params.alignment >= kWidest) return false;
+  // The window must fit the tile's step class (D = 129..137 in the 9-step class of the 192
+  // bucket, D = 65..89 in the 5- and 6-step classes of the 128 bucket's narrow tile). Where it
   // reaches a word past the row (D % 8 != 1 at small shifts), the copies stop at the row's last
   // word (covering_width) and zero-fill the rest.
   if (window > window_limit) return false;
@@ -143,7 +148,7 @@ __device__ __forceinline__ std::uint32_t window_pair_mask(int column, int head_d
 }
 
 // Stores O's columns `column` and `column` + 1 of a row where they lie in [0, head_dim), as
-// 16-bit stores (the rows are 2-byte aligned).
+// 16-bit stores (the rows may be only 2-byte aligned).
 template <class Element>
 __device__ __forceinline__ void store_shifted_pair(Element* row, int column, int head_dim,
                                                    float lo, float hi) {
@@ -153,23 +158,35 @@ __device__ __forceinline__ void store_shifted_pair(Element* row, int column, int
 }
 
 // Shifted windows: the Q tile with row column d at column d + key_shift (K's shift) and zeros
-// elsewhere, once per CTA: staged through `stage` (the K and V tiles' area) by
+// elsewhere, once per CTA: staged through `stage` (the K and V tiles' area, kStageBytes) by
 // UnalignedTileStage from `key_shift` elements before each row, whose leading key_shift
-// columns (the previous head's elements, or bytes before the tensor) are then zeroed. Ends with
-// a CTA barrier: the stage may be overwritten, the zeros are published by the walk's first one.
-template <int kRows, int kWidth, int kThreads, class Element>
+// columns (the previous head's elements, or bytes before the tensor) are then zeroed. Where the
+// whole tile's stage does not fit the area (the 128 bucket's 128 rows of 17 words against two
+// 64-key tiles), it is staged in two halves of rows. Ends with a CTA barrier: the stage may be
+// overwritten, the zeros are published by the walk's first one.
+template <int kRows, int kWidth, int kThreads, int kStageBytes, class Element>
 __device__ __forceinline__ void load_query_at_shift(Element* q_tile, unsigned char* stage,
                                                     const Element* rows, std::int64_t row_stride,
                                                     int valid_rows, int head_dim, int chunks,
                                                     int key_shift, const TensorExtent& extent) {
-  using QStage = UnalignedTileStage<kRows, kWidth, kThreads>;
+  constexpr int kPieces =
+      UnalignedTileStage<kRows, kWidth, kThreads>::kBytes <= kStageBytes ? 1 : 2;
+  constexpr int kPieceRows = kRows / kPieces;
+  using QStage = UnalignedTileStage<kPieceRows, kWidth, kThreads>;
+  static_assert(QStage::kBytes <= kStageBytes && kPieceRows % kSwizzleChunks == 0,
+                "the Q stage (or each half of it) fits where the K and V tiles will be");
   const Element* window = rows - key_shift;
-  QStage::load(stage, window, row_stride, valid_rows, head_dim + key_shift, chunks, extent);
-  cp_async_commit();
-  cp_async_wait<0>();
-  __syncwarp();
-  QStage::store(q_tile, stage, window, row_stride, chunks);
-  __syncthreads();  // every warp has read its Q words; every Q chunk is stored
+#pragma unroll
+  for (int piece = 0; piece < kPieces; ++piece) {
+    const Element* piece_window = window + piece * kPieceRows * row_stride;
+    QStage::load(stage, piece_window, row_stride, valid_rows - piece * kPieceRows,
+                 head_dim + key_shift, chunks, extent);
+    cp_async_commit();
+    cp_async_wait<0>();
+    __syncwarp();
+    QStage::store(q_tile + piece * kPieceRows * kWidth, stage, piece_window, row_stride, chunks);
+    __syncthreads();  // every warp has read its Q words; every Q chunk is stored
+  }
   auto* bits = reinterpret_cast<std::uint16_t*>(q_tile);
   for (int row = static_cast<int>(threadIdx.x); row < kRows; row += kThreads) {
     for (int e = 0; e < key_shift; ++e) bits[swizzled_offset<kWidth>(row, 0) + e] = 0;
@@ -628,16 +645,14 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     // realignment and barrier came before K's first copy was issued; elsewhere staged as then.
     [[maybe_unused]] bool query_windows = false;
     if constexpr (kShifted) {
-      static_assert(UnalignedTileStage<kBlockM, kWidth, Config::kThreads>::kBytes <=
-                        2 * kBlockN * kWidth * kBytesPerElement,
-                    "the Q stage fits where the K and V tiles will be");
       query_windows = query_rows_at_key_shift(params, q_global, key_shift);
       if (query_windows) {
         load_first_tile(std::integral_constant<int, kBlockM>{}, q_tile, word_start(q_global),
                         params.q_strides.row, row_end - row_begin, key_copy_width);
         cp_async_commit();
       } else {
-        load_query_at_shift<kBlockM, kWidth, Config::kThreads>(
+        load_query_at_shift<kBlockM, kWidth, Config::kThreads,
+                            2 * kBlockN * kWidth * kBytesPerElement>(
             q_tile, reinterpret_cast<unsigned char*>(k_tile), q_global, params.q_strides.row,
             row_end - row_begin, params.head_dim, chunks, key_shift,
             extent_of(params.q, params.q_end));
@@ -1272,8 +1287,8 @@ __global__ void __launch_bounds__(Config::kThreads)
   forward_cta<Config, Element, Mask, false>(params, mask);
 }
 
-// 2-byte-aligned rows of one shift per (batch, head), as uses_shifted_windows says: tiles of the
-// rows' covering words, never realigned (shifted windows).
+// Rows off 16-byte words, of one shift per (batch, head), as uses_shifted_windows says: tiles of
+// the rows' covering words, never realigned (shifted windows).
 template <class Config, class Element, class Mask>
 __global__ void __launch_bounds__(Config::kThreads)
     forward_kernel_shifted_windows(const ForwardParams params, const Mask mask) {
