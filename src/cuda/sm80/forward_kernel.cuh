@@ -79,6 +79,10 @@ __host__ __device__ inline bool uses_staged_loads(int alignment) {
 // 2-byte aligned) or of 4- and 8-byte cp.async (rows 4- or 8-byte aligned, v19: 2-4 times the
 // copy instructions and half-filled sectors).
 
+// The head-dim buckets are 64 apart (tools/codegen: 64, 128, 192, 256), so bucket B runs head
+// dims B - 63..B: what tells a shifted walk which row ends a step class can hold.
+inline constexpr int kHeadDimBucketStep = 64;
+
 // The window of a head dim: the columns that cover a row at any shift 0..7 (D + 7, rounded up to
 // a whole word).
 __host__ __device__ constexpr int shifted_window_width(int head_dim) {
@@ -804,7 +808,16 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     // identity shuffle they took the kernel from 226 / 235 to 247 / 251 registers and measured
     // 0.988x at D = 129 non-causal (H100; the loop's static stall cycles +1.2 % for 20 fewer
     // instructions): left to ptxas.
+    // A halved last step leaves the row's end in the step before it where the bucket's smallest
+    // head dims run the class: the 128 bucket's 6-step class (windows of 88 columns) holds rows
+    // of D = 74..79, which end in step 4's second half (columns 72..79) at small shifts. There
+    // the second half of that step is masked too; a whole last step (D >= 16·steps - 14) and the
+    // 192 bucket's classes (D >= 129) hold every row end in their last step.
+    constexpr int kSmallestBucketHeadDim = kWidth - kHeadDimBucketStep + 1;
+    constexpr bool kMaskSecondLast =
+        kShifted && kHalfLast && kSmallestBucketHeadDim < (kSteps - 1) * kMmaK;
     [[maybe_unused]] std::uint32_t key_keep_first = 0, key_keep_last[2] = {0, 0};
+    [[maybe_unused]] std::uint32_t key_keep_second_last = 0;
     if constexpr (kShifted) {
       const int column = 2 * quad_lane - key_shift;
       key_keep_first = window_pair_mask(column, params.head_dim);
@@ -812,6 +825,10 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       for (int half = 0; half < 2; ++half) {
         key_keep_last[half] = window_pair_mask(
             column + (kSteps - 1) * kMmaK + half * kMmaN, params.head_dim);
+      }
+      if constexpr (kMaskSecondLast) {
+        key_keep_second_last =
+            window_pair_mask(column + (kSteps - 2) * kMmaK + kMmaN, params.head_dim);
       }
     }
     for (int n_block = n_first; n_block < n_last; ++n_block) {
@@ -893,6 +910,10 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
                 b[2] &= key_keep_last[0];
                 b[1] &= key_keep_last[1];
                 b[3] &= key_keep_last[1];
+              }
+              if (kMaskSecondLast && step == kSteps - 2) {
+                b[1] &= key_keep_second_last;
+                b[3] &= key_keep_second_last;
               }
             }
             mma_column_pair<Element>(s, a, b, np);
