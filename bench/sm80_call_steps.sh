@@ -5,6 +5,7 @@
 # session's call scripts and later ones source it instead of spelling the steps out.
 #   source bench/sm80_call_steps.sh
 #   sm80_build_tree_tests TREE.tgz "64;128;256" JOBS [BUILD_TIMEOUT_S]  # sets SM80_TESTS_PID, SM80_TESTS
+#   sm80_unpack_old_new CARRY_DIR  # /tmp/old.so, /tmp/new.so for bench/sm80_fwd_turns.py --old/--new
 #   ... the call's own timing steps ...
 #   sm80_run_forward_tests TESTS_TIMEOUT_S SANITIZER_TIMEOUT_S 'gtest filter for the sanitizers' \
 #     ['gtest filter for the tests' (default SM80_FORWARD_TESTS; the backward calls name theirs)]
@@ -14,6 +15,13 @@ SM80_TREE_SOURCE=/tmp/sm80-candidate-tree
 SM80_TREE_BUILD=/tmp/sm80-candidate-build
 SM80_BUILD_TIMEOUT_S=200  # default; three head-dim buckets of both dtypes build in ~120 s on 14 jobs
 SM80_FORWARD_TESTS='*cuda_sm80*:*Sm80Forward*:*Sm80Misaligned*'
+
+# The old / new shims of a bench/sm80_fwd_turns.py --old/--new call, carried as
+# <carry>/old.so.xz and new.so.xz: unpacked to /tmp/old.so and /tmp/new.so, and the GPU's line.
+sm80_unpack_old_new() {
+  xz -dc "$1/old.so.xz" > /tmp/old.so && xz -dc "$1/new.so.xz" > /tmp/new.so || return 1
+  nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.limit --format=csv,noheader
+}
 
 sm80_build_tree_tests() {
   local tree=$1 head_dims=$2 jobs=$3 build_timeout=${4:-$SM80_BUILD_TIMEOUT_S}

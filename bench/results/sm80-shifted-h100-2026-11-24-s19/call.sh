@@ -2,9 +2,8 @@
 # h19-sw: shifted windows for the 128 bucket (D = 65..89 with rows not 16-byte aligned) and for
 # 4- / 8-byte-aligned rows in both buckets, in turns beside main (sm80 forward, packed tensors).
 source scripts/gpu-env.sh 2>/dev/null
-C=build-s19-sw/carry
-xz -dc $C/old.so.xz > /tmp/old.so && xz -dc $C/new.so.xz > /tmp/new.so
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.limit --format=csv,noheader
+source bench/sm80_call_steps.sh
+sm80_unpack_old_new build-s19-sw/carry || exit 1
 f="16,16,fp16"
 points=""
 for D in 74 76 73 78 65 86 89 88 72 130 132 134 129 136; do points+="$D,2048,0,$f;"; done
