@@ -330,7 +330,7 @@ INSTANTIATE_TEST_SUITE_P(
         ForwardShapeCase{"d135_one_query_17_keys", DType::bfloat16, 2, 1, 17, 8, 8, 135, false,
                          kNoWindow, false, 0},
         // Forward v19: the 128 bucket's narrow tile (D = 65..89, windows of 72-96 columns in its
-        // 5- and 6-step classes) and rows 4- or 8-byte aligned in both buckets (D = 74, 76, 86,
+        // 5- and 6-step classes) and rows 4- or 8-byte aligned in every bucket (D = 74, 76, 86,
         // 130, 132: shifts 0, 2, 4, 6 or 0, 4). GQA gives Q another shift than its K head, so Q
         // is staged, at 128 rows in two halves (load_query_at_shift).
         ForwardShapeCase{"d73_shifts_0_to_7", DType::float16, 2, 257, 1013, 8, 8, 73, false,
@@ -348,6 +348,16 @@ INSTANTIATE_TEST_SUITE_P(
         ForwardShapeCase{"d130_rows4_shifts", DType::float16, 2, 257, 1013, 8, 8, 130, false,
                          kNoWindow, false, 0},
         ForwardShapeCase{"d132_rows8_gqa_causal", DType::bfloat16, 1, 1013, 700, 16, 8, 132, true,
+                         kNoWindow, false, 0},
+        // The 256 bucket's 13-step narrow tile (D = 193..201; the 128-key tile on devices whose
+        // blocks take 192 KB, the 64-key one elsewhere).
+        ForwardShapeCase{"d194_rows4_shifts", DType::float16, 2, 257, 1013, 8, 8, 194, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d196_rows8_gqa_causal", DType::bfloat16, 1, 1013, 700, 16, 8, 196, true,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d201_gqa_window_negative_scale", DType::bfloat16, 1, 17, 1013, 16, 8,
+                         201, false, Window{300, 20}, false, 0, -0.1f},
+        ForwardShapeCase{"d193_one_query_17_keys", DType::float16, 2, 1, 17, 8, 8, 193, false,
                          kNoWindow, false, 0}),
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
@@ -363,14 +373,15 @@ TEST(Sm80ForwardShiftedWindows, NonFiniteNeighbourHeads) {
   constexpr std::int64_t kSeq = 300, kStoredHeads = 40, kHeads = 14, kEvery = 3;
   // D = 129: the window's last word ends the row; D = 135: at shifts 0 and 1 the row ends a
   // word before the window (the copy stops there, covering_width). The 128 bucket's narrow tile
-  // (v19): D = 74 (rows 4-byte aligned: shifts 0, 2, 4, 6) and D = 89 (its whole 6-step class).
+  // (v19): D = 74 (rows 4-byte aligned: shifts 0, 2, 4, 6) and D = 89 (its whole 6-step class);
+  // the 256 bucket's: D = 197.
   struct Layout {
     DType dtype;
     std::int64_t dim;
   };
   for (const Layout layout : {Layout{DType::float16, 129}, Layout{DType::bfloat16, 129},
                               Layout{DType::float16, 135}, Layout{DType::bfloat16, 74},
-                              Layout{DType::float16, 89}}) {
+                              Layout{DType::float16, 89}, Layout{DType::float16, 197}}) {
     const DType dtype = layout.dtype;
     const std::int64_t dim = layout.dim;
     std::mt19937_64 rng(kSeq + static_cast<int>(dtype));

@@ -187,11 +187,12 @@ Status launch_forward_shifted_windows(const AttentionArgs& args, const ForwardPa
 }
 
 // The buckets whose narrow tile runs shifted windows (uses_shifted_windows): D = 129..137 on
-// the aligned D = 129..144 tile (forward v16) and D = 65..89 on the 128 bucket's 64-key narrow
-// tile (forward v19, whose 5- and 6-step classes span windows of up to 96 columns). The 64 and
-// 256 buckets have no shifted kernel (not measured there).
+// the aligned D = 129..144 tile (forward v16), D = 65..89 on the 128 bucket's 64-key narrow
+// tile (forward v19, whose 5- and 6-step classes span windows of up to 96 columns) and
+// D = 193..201 on the 256 bucket's 13-step narrow tile (v19; the 128-key one where the device's
+// blocks take its 192 KB). The 64 bucket has no step class to run a window in.
 constexpr bool shifted_windows_compiled(int head_dim_bucket) {
-  return head_dim_bucket == 128 || head_dim_bucket == 192;
+  return head_dim_bucket == 128 || head_dim_bucket == 192 || head_dim_bucket == 256;
 }
 
 // Whether the problem's device lets one block take `bytes` of shared memory (Hopper's 227 KB
@@ -221,6 +222,11 @@ Status launch_forward(const AttentionArgs& args) {
   if constexpr (shifted_windows_compiled(kHeadDim)) {
     constexpr int kWindowLimit = largest_step_class(typename Narrow::NarrowStepClassList{}) * kMmaK;
     if (uses_shifted_windows(params, kWindowLimit)) {
+      if constexpr (LargeNarrow::kSharedBytes != Narrow::kSharedBytes) {
+        bool fits = false;
+        FATTN_RETURN_IF_ERROR(device_fits_shared_bytes(args, LargeNarrow::kSharedBytes, &fits));
+        if (fits) return launch_forward_shifted_windows<LargeNarrow, Element>(args, params);
+      }
       return launch_forward_shifted_windows<Narrow, Element>(args, params);
     }
   }

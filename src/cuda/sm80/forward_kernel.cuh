@@ -814,7 +814,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     // the second half of that step is masked too; a whole last step (D >= 16·steps - 14) and the
     // 192 bucket's classes (D >= 129) hold every row end in their last step.
     constexpr int kSmallestBucketHeadDim = kWidth - kHeadDimBucketStep + 1;
-    constexpr bool kMaskSecondLast =
+    [[maybe_unused]] constexpr bool kMaskSecondLast =
         kShifted && kHalfLast && kSmallestBucketHeadDim < (kSteps - 1) * kMmaK;
     [[maybe_unused]] std::uint32_t key_keep_first = 0, key_keep_last[2] = {0, 0};
     [[maybe_unused]] std::uint32_t key_keep_second_last = 0;
