@@ -336,20 +336,19 @@ struct FitTileConfig<64> {
                                     .tma_store = true,
                                     .lse_after_output = true};
 };
-template <>
-struct FitTileConfig<192> {
+// D = 192 and 256: the bucket's own shape on kFitKeys-key tiles, for the masks named.
+inline constexpr int kFitKeys = 64;
+template <int kHeadDimBucket, bool kUnmaskedArg, bool kCausalArg>
+struct FitKeysTileConfig {
   static constexpr bool kCompiled = true;
-  static constexpr bool kUnmasked = true;
-  static constexpr bool kCausal = true;
-  static constexpr TileShape kShape = with_block_n(TileConfig<192>::kShape, 64);
+  static constexpr bool kUnmasked = kUnmaskedArg;
+  static constexpr bool kCausal = kCausalArg;
+  static constexpr TileShape kShape = with_block_n(TileConfig<kHeadDimBucket>::kShape, kFitKeys);
 };
 template <>
-struct FitTileConfig<256> {
-  static constexpr bool kCompiled = true;
-  static constexpr bool kUnmasked = false;
-  static constexpr bool kCausal = true;
-  static constexpr TileShape kShape = with_block_n(TileConfig<256>::kShape, 64);
-};
+struct FitTileConfig<192> : FitKeysTileConfig<192, /*kUnmasked=*/true, /*kCausal=*/true> {};
+template <>
+struct FitTileConfig<256> : FitKeysTileConfig<256, /*kUnmasked=*/false, /*kCausal=*/true> {};
 
 // The tile shape of one (bucket, work width): the bucket's, except where a narrower width frees
 // registers that a bucket kernel lacks. kFitShape: the bucket's fit shape (FitTileConfig).
