@@ -6,6 +6,7 @@ Sections (each can be switched off):
   sweep     D × N × causal × {fwd, fwd+bwd}, bf16, batch·seqlen = 16384, heads·head_dim = 2048
             (TARGETS.md's conventions); fattn's CUDA backends vs SDPA flash/efficient/cudnn/math
   head-dim  the alignment trap: D 64..256 including 72, 80, 96, 129, 136, 200 at a fixed N
+            (forward; --sweep-modes fwd,fwd+bwd adds the backward)
   simt      fp32 on CUDA cores: fattn's cuda_simt and cuda_standard vs SDPA efficient/math, D 64/128,
             with cuda_simt's share of the fp32 FMA peak (SMs × max SM clock × lanes × 2, via NVML)
   cpu       fattn's CPU flash vs PyTorch's CPU SDPA, fp32, B=1, H=16, D=128, at 2 and 16 threads
@@ -496,7 +497,7 @@ def head_dim_sweep(args, timer, device) -> List[Result]:
         shape = Shape(batch=HEAD_DIM_SWEEP_SHAPE["batch"], seqlen=args.sweep_seqlen,
                       heads=HEAD_DIM_SWEEP_SHAPE["heads"], head_dim=head_dim, causal=False,
                       dtype=args.sweep_dtype)
-        problem = run_problem(shape, impls, ["fwd"], timer, device, seed=head_dim)
+        problem = run_problem(shape, impls, args.sweep_modes, timer, device, seed=head_dim)
         _progress(problem)
         results += problem
     return results
@@ -789,6 +790,8 @@ def parse_args(argv=None):
     parser.add_argument("--sweep-head-dims", type=ints, default=HEAD_DIM_SWEEP)
     parser.add_argument("--sweep-seqlen", type=int, default=HEAD_DIM_SWEEP_SHAPE["seqlen"])
     parser.add_argument("--sweep-dtype", choices=list(DTYPES), default="fp16")
+    parser.add_argument("--sweep-modes", type=names, default=["fwd"],
+                        help="modes of the head-dim sweep: fwd (default), fwd+bwd or both")
     parser.add_argument("--cpu-threads", type=ints, default=CPU_THREADS)
     parser.add_argument("--cpu-seqlens", type=ints,
                         help="CPU sequence lengths (each causal and not); default TARGETS.md's")
@@ -886,14 +889,16 @@ def main(argv=None) -> int:
     if "head-dim" in args.sections:
         sweep = head_dim_sweep(args, timer, device)
         report["head_dim_sweep"] = [asdict(r) for r in sweep]
-        emit([table(sweep, ("head_dim",),
-                    f"head-dim sweep, {args.sweep_dtype} fwd, B=16, H=16, "
+        sweep_keys = ("head_dim",) if len(args.sweep_modes) == 1 else ("head_dim", "mode")
+        sweep_modes = ", ".join(args.sweep_modes)
+        emit([table(sweep, sweep_keys,
+                    f"head-dim sweep, {args.sweep_dtype} {sweep_modes}, B=16, H=16, "
                     f"N={args.sweep_seqlen} (FLOPs counted with the real D)")]
              + round_spread_lines(sweep))
         if not args.no_plot:
             plot_bars(sweep, Path(f"{prefix}-headdim.png"),
-                      f"{description}: head-dim sweep, {args.sweep_dtype} fwd", ("head_dim",),
-                      1.0, "TFLOP/s")
+                      f"{description}: head-dim sweep, {args.sweep_dtype} {sweep_modes}",
+                      sweep_keys, 1.0, "TFLOP/s")
     if "simt" in args.sections and gpu:
         simt = simt_comparison(args, timer, device)
         peak, how = fp32_fma_peak_tflops(device)

@@ -208,5 +208,40 @@ INSTANTIATE_TEST_SUITE_P(
                  false, Window{250, kUnboundedWindow}, 0, 0}),
     [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
 
+// Backward v36's shifted windows (backward_windows.cuh, uses_backward_windows in backward.cuh):
+// packed tensors of 8 heads (row strides of whole 16-byte words) with rows off 16-byte words, no
+// GQA group. D = 129 and 201 are 1 mod 8, so head h starts h elements into its word: every shift
+// 0..7; D = 74 and 130 (rows 4-byte aligned: shifts 0, 2, 4, 6), D = 76 (8-byte: 0, 4). Every
+// bucket: 64 (D = 33), 128 (74, 89, and 121 whose window fills the bucket), 192 (129, 130,
+// 135), 256 (201, and 249 whose window fills it); partial first and last tiles (N = 17, 257,
+// 1013), one query row, causal with Nq > Nk (fully masked rows) and Nq < Nk, windows, a
+// negative scale. GQA keeps the 16-bit copies (the last case).
+INSTANTIATE_TEST_SUITE_P(
+    ShiftedWindows, Sm80Backward,
+    ::testing::Values(
+        Sm80Case{"windows_d129_shifts_0_to_7", DType::bfloat16, 2, 257, 1013, 8, 8, 129, false,
+                 kNoWindow, 0, 0},
+        Sm80Case{"windows_d74_rows4_causal_fully_masked_rows", DType::float16, 1, 1013, 700, 8,
+                 8, 74, true, kNoWindow, 0, 0},
+        Sm80Case{"windows_d89_causal_more_keys", DType::bfloat16, 1, 300, 517, 8, 8, 89, true,
+                 kNoWindow, 0, 0},
+        Sm80Case{"windows_d121_full_bucket", DType::float16, 1, 257, 300, 8, 8, 121, false,
+                 kNoWindow, 0, 0},
+        Sm80Case{"windows_d33_causal", DType::float16, 2, 300, 300, 8, 8, 33, true, kNoWindow, 0,
+                 0},
+        Sm80Case{"windows_d76_rows8_one_query_17_keys", DType::bfloat16, 2, 1, 17, 8, 8, 76,
+                 false, kNoWindow, 0, 0},
+        Sm80Case{"windows_d130_rows4_window", DType::float16, 1, 600, 700, 8, 8, 130, false,
+                 Window{200, 50}, 0, 0},
+        Sm80Case{"windows_d135_17_queries", DType::bfloat16, 1, 17, 1013, 8, 8, 135, false,
+                 kNoWindow, 0, 0},
+        Sm80Case{"windows_d201_window_negative_scale", DType::bfloat16, 1, 130, 200, 8, 8, 201,
+                 false, Window{64, 16}, 0, -0.08f},
+        Sm80Case{"windows_d249_full_bucket_causal", DType::float16, 1, 300, 300, 8, 8, 249, true,
+                 kNoWindow, 0, 0},
+        Sm80Case{"gqa_d129_packed_keeps_16_bit_copies", DType::float16, 1, 300, 300, 16, 8, 129,
+                 true, kNoWindow, 0, 0}),
+    [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
+
 }  // namespace
 }  // namespace fattn::testing

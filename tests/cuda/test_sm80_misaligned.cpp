@@ -1,4 +1,5 @@
-// cuda_sm80 forward against the float64 reference, on the shapes that take its special paths.
+// cuda_sm80 forward against the float64 reference, on the shapes that take its special paths
+// (and, at the end, the backward's shifted windows beside non-finite neighbour heads).
 // Rows that are only 2-byte aligned:
 // - odd head dims in packed 16-bit tensors (D = 129: rows 258 bytes apart, each row at a
 //   different offset within a 16-byte word), in every head-dim bucket;
@@ -332,7 +333,7 @@ INSTANTIATE_TEST_SUITE_P(
         // Forward v19: the 128 bucket's narrow tile (D = 65..89, windows of 72-96 columns in its
         // 5- and 6-step classes) and rows 4- or 8-byte aligned in every bucket (D = 74, 76, 86,
         // 130, 132: shifts 0, 2, 4, 6 or 0, 4). GQA gives Q another shift than its K head, so Q
-        // is staged, at 128 rows in two halves (load_query_at_shift).
+        // is staged, at 128 rows in two halves (load_rows_at_shift).
         ForwardShapeCase{"d73_shifts_0_to_7", DType::float16, 2, 257, 1013, 8, 8, 73, false,
                          kNoWindow, false, 0},
         ForwardShapeCase{"d74_rows4_gqa_causal_fully_masked_rows", DType::bfloat16, 1, 1013, 700,
@@ -361,47 +362,54 @@ INSTANTIATE_TEST_SUITE_P(
                          kNoWindow, false, 0}),
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
-// Shifted windows read the words around each row: the elements before a K row (its shift)
-// belong to the previous head and those after its end to the next one. Q, K and V here are 14
-// heads every third head of a 40-head packed D = 129 (or 135) tensor (rows 40·D elements apart:
-// whole words; shifts 3jD mod 8, every one of 0..7; the tensor's last byte ends a word), and
-// the heads between them hold +Inf and NaN: the output must be finite and match the reference,
-// which never reads them.
+// Shifted windows read the words around each row: the elements before a row (its shift) belong
+// to the previous head and those after its end to the next one. The tensors here are 14 heads,
+// every third head of a 40-head packed tensor (rows 40·D elements apart: whole words; shifts
+// 3jD mod 8, every one of 0..7 at odd D; the tensor's last byte ends a word), and the heads
+// between them hold +Inf and NaN: the results must be finite and match the reference, which
+// never reads them.
+constexpr std::int64_t kNeighbourSeq = 300, kStoredHeads = 40, kNeighbourHeads = 14,
+                       kEveryThirdHead = 3;
+
+HostTensor interleaved_with_non_finite_heads(DType dtype, std::int64_t dim, std::mt19937_64& rng) {
+  HostTensor t = make_tensor(dtype, {1, kNeighbourSeq, kStoredHeads, dim});
+  fill_random(t, rng);
+  for (std::int64_t row = 0; row < kNeighbourSeq; ++row)
+    for (std::int64_t head = 0; head < kStoredHeads; ++head) {
+      if (head % kEveryThirdHead == 0 && head / kEveryThirdHead < kNeighbourHeads) continue;
+      const float filler = head % kEveryThirdHead == 1 ? std::numeric_limits<float>::infinity()
+                                                      : std::numeric_limits<float>::quiet_NaN();
+      for (std::int64_t d = 0; d < dim; ++d) t.set((row * kStoredHeads + head) * dim + d, filler);
+    }
+  t.view.shape[2] = kNeighbourHeads;
+  t.view.stride[2] = kEveryThirdHead * dim;
+  return t;
+}
+
+struct NeighbourLayout {
+  DType dtype;
+  std::int64_t dim;
+};
+
+// The forward's shifted windows (K and V copied as words, Q at K's shift). D = 129: the window's
+// last word ends the row; D = 135: at shifts 0 and 1 the row ends a word before the window (the
+// copy stops there, covering_width). The 128 bucket's narrow tile (v19): D = 74 (rows 4-byte
+// aligned: shifts 0, 2, 4, 6) and D = 89 (its whole 6-step class); the 256 bucket's: D = 197.
 TEST(Sm80ForwardShiftedWindows, NonFiniteNeighbourHeads) {
   if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
   if (!backend_compiled(Backend::cuda_sm80)) GTEST_SKIP() << "cuda_sm80 is not compiled";
-  constexpr std::int64_t kSeq = 300, kStoredHeads = 40, kHeads = 14, kEvery = 3;
-  // D = 129: the window's last word ends the row; D = 135: at shifts 0 and 1 the row ends a
-  // word before the window (the copy stops there, covering_width). The 128 bucket's narrow tile
-  // (v19): D = 74 (rows 4-byte aligned: shifts 0, 2, 4, 6) and D = 89 (its whole 6-step class);
-  // the 256 bucket's: D = 197.
-  struct Layout {
-    DType dtype;
-    std::int64_t dim;
-  };
-  for (const Layout layout : {Layout{DType::float16, 129}, Layout{DType::bfloat16, 129},
-                              Layout{DType::float16, 135}, Layout{DType::bfloat16, 74},
-                              Layout{DType::float16, 89}, Layout{DType::float16, 197}}) {
+  for (const NeighbourLayout layout :
+       {NeighbourLayout{DType::float16, 129}, NeighbourLayout{DType::bfloat16, 129},
+        NeighbourLayout{DType::float16, 135}, NeighbourLayout{DType::bfloat16, 74},
+        NeighbourLayout{DType::float16, 89}, NeighbourLayout{DType::float16, 197}}) {
     const DType dtype = layout.dtype;
     const std::int64_t dim = layout.dim;
-    std::mt19937_64 rng(kSeq + static_cast<int>(dtype));
-    auto interleaved = [&] {
-      HostTensor t = make_tensor(dtype, {1, kSeq, kStoredHeads, dim});
-      fill_random(t, rng);
-      for (std::int64_t row = 0; row < kSeq; ++row)
-        for (std::int64_t head = 0; head < kStoredHeads; ++head) {
-          if (head % kEvery == 0 && head / kEvery < kHeads) continue;
-          const float filler = head % kEvery == 1 ? std::numeric_limits<float>::infinity()
-                                                  : std::numeric_limits<float>::quiet_NaN();
-          for (std::int64_t d = 0; d < dim; ++d) t.set((row * kStoredHeads + head) * dim + d, filler);
-        }
-      t.view.shape[2] = kHeads;
-      t.view.stride[2] = kEvery * dim;
-      return t;
-    };
-    const HostTensor q = interleaved(), k = interleaved(), v = interleaved();
-    HostTensor out = make_tensor(dtype, {1, kSeq, kHeads, dim});
-    HostTensor lse = make_tensor(DType::float32, {1, kHeads, kSeq});
+    std::mt19937_64 rng(kNeighbourSeq + static_cast<int>(dtype));
+    const HostTensor q = interleaved_with_non_finite_heads(dtype, dim, rng);
+    const HostTensor k = interleaved_with_non_finite_heads(dtype, dim, rng);
+    const HostTensor v = interleaved_with_non_finite_heads(dtype, dim, rng);
+    HostTensor out = make_tensor(dtype, {1, kNeighbourSeq, kNeighbourHeads, dim});
+    HostTensor lse = make_tensor(DType::float32, {1, kNeighbourHeads, kNeighbourSeq});
     poison(out);
     poison(lse);
     Options options;
@@ -421,6 +429,62 @@ TEST(Sm80ForwardShiftedWindows, NonFiniteNeighbourHeads) {
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     EXPECT_LE(relative_error(d_out.to_host(out), ref_out), tolerance_for(dtype)) << "out";
     EXPECT_LE(relative_error(d_lse.to_host(lse), ref_lse), kLseTolerance) << "lse";
+  }
+}
+
+// The backward's shifted windows (backward v36: Q and dO copied as words per query tile, K and V
+// staged at their shifts once per CTA), with Q, K, V and dO interleaved between non-finite heads
+// and O, dQ, dK, dV dense; default and deterministic mode. Every bucket but 64 (D = 74, 129,
+// 135, 201); D = 89 fills its 6 k-steps, 135 ends a word before its window at shifts 0 and 1.
+TEST(Sm80BackwardShiftedWindows, NonFiniteNeighbourHeads) {
+  if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  if (!backend_compiled(Backend::cuda_sm80)) GTEST_SKIP() << "cuda_sm80 is not compiled";
+  constexpr double kGradientToleranceFactor = 3.0;  // as in test_cuda_backends.cpp
+  for (const NeighbourLayout layout :
+       {NeighbourLayout{DType::bfloat16, 129}, NeighbourLayout{DType::float16, 135},
+        NeighbourLayout{DType::float16, 74}, NeighbourLayout{DType::bfloat16, 89},
+        NeighbourLayout{DType::bfloat16, 201}}) {
+    const DType dtype = layout.dtype;
+    const std::int64_t dim = layout.dim;
+    std::mt19937_64 rng(kNeighbourSeq + dim + static_cast<int>(dtype));
+    const HostTensor q = interleaved_with_non_finite_heads(dtype, dim, rng);
+    const HostTensor k = interleaved_with_non_finite_heads(dtype, dim, rng);
+    const HostTensor v = interleaved_with_non_finite_heads(dtype, dim, rng);
+    const HostTensor dout = interleaved_with_non_finite_heads(dtype, dim, rng);
+    HostTensor out = make_tensor(dtype, {1, kNeighbourSeq, kNeighbourHeads, dim});
+    HostTensor lse = make_tensor(DType::float32, {1, kNeighbourHeads, kNeighbourSeq});
+    HostTensor dq = clone(out), dk = clone(out), dv = clone(out);
+    Options options;
+    options.causal = true;
+    options.backend = Backend::cpu_reference;
+    ASSERT_TRUE(forward(q.view, k.view, v.view, out.view, lse.view, options).ok());
+    HostTensor ref_dq = clone(dq), ref_dk = clone(dk), ref_dv = clone(dv);
+    ASSERT_TRUE(backward(q.view, k.view, v.view, out.view, dout.view, lse.view, ref_dq.view,
+                         ref_dk.view, ref_dv.view, options)
+                    .ok());
+    ExactDeviceCopy d_q(q, 0), d_k(k, 0), d_v(v, 0), d_dout(dout, 0);
+    DeviceBuffer d_out(out), d_lse(lse), d_dq(dq), d_dk(dk), d_dv(dv);
+    options.backend = Backend::cuda_sm80;
+    if (auto pruned = pruned_from_build(Backend::cuda_sm80, Problem::describe(d_q.view, d_k.view,
+                                                                              options,
+                                                                              Direction::backward))) {
+      GTEST_SKIP() << *pruned;
+    }
+    for (const bool deterministic : {false, true}) {
+      options.deterministic = deterministic;
+      d_dq.poison();
+      d_dk.poison();
+      d_dv.poison();
+      const Status s = backward(d_q.view, d_k.view, d_v.view, d_out.view, d_dout.view,
+                                d_lse.view, d_dq.view, d_dk.view, d_dv.view, options);
+      ASSERT_TRUE(s.ok()) << s.message();
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      const double tolerance = kGradientToleranceFactor * tolerance_for(dtype);
+      const char* mode = deterministic ? " (deterministic)" : "";
+      EXPECT_LE(relative_error(d_dq.to_host(dq), ref_dq), tolerance) << "dq D=" << dim << mode;
+      EXPECT_LE(relative_error(d_dk.to_host(dk), ref_dk), tolerance) << "dk D=" << dim << mode;
+      EXPECT_LE(relative_error(d_dv.to_host(dv), ref_dv), tolerance) << "dv D=" << dim << mode;
+    }
   }
 }
 

@@ -61,7 +61,14 @@ Status start_backward(const AttentionArgs& args, int block_m, Workspace& workspa
   params.dk_strides = strides_of(args.dk);
   params.dv_strides = strides_of(args.dv);
   params.scale = args.scale;
-  params.dq_accum_stride = (params.head_dim + kMmaK - 1) / kMmaK * kMmaK;
+  params.q_end = end_of<Element>(args.q);
+  params.k_end = end_of<Element>(args.k);
+  params.v_end = end_of<Element>(args.v);
+  params.dout_end = end_of<Element>(args.dout);
+  const int accum_columns = params.dq_accum_shifted
+                                ? widest_window(params.head_dim, params.alignment)
+                                : params.head_dim;
+  params.dq_accum_stride = (accum_columns + kMmaK - 1) / kMmaK * kMmaK;
 
   const std::int64_t batch = problem.batch;
   const std::int64_t heads_q = problem.heads_q;
@@ -119,13 +126,16 @@ Status finish_backward(const AttentionArgs& args, const BackwardParams& params) 
 // choices against them.
 // kUnmaskedOnly: a NoMask launch's configuration (DeterministicUnmaskedBackward); the masked
 // kernels are not compiled for it. kMaskedOnly: a masked launch's (DeterministicMaskedBackward);
-// the NoMask kernels are not compiled for it.
-template <class Config, class Element, bool kUnmaskedOnly = false, bool kMaskedOnly = false>
+// the NoMask kernels are not compiled for it. kShifted: Config's general kernel with shifted
+// windows (backward_windows.cuh), for the problems uses_backward_windows takes.
+template <class Config, class Element, bool kUnmaskedOnly = false, bool kMaskedOnly = false,
+          bool kShifted = false>
 Status launch_backward_with(const AttentionArgs& args) {
   const Problem& problem = args.problem;
   ScopedDevice device(problem.device.index);
 
   BackwardParams params;
+  params.dq_accum_shifted = kShifted;
   Workspace workspace(args);
   FATTN_RETURN_IF_ERROR(start_backward<Element>(args, Config::kBlockM, workspace, params));
 
@@ -141,8 +151,9 @@ Status launch_backward_with(const AttentionArgs& args) {
       } else if constexpr (kMaskedOnly && std::is_same_v<Mask, NoMask>) {
         return Status::Unsupported("sm80 backward: a masked-only configuration got no mask");
       } else {
-        auto* kernel = &backward_kernel<general_kernel_config<Config>, Element, Mask, false>;
-        if constexpr (Config::kFullWidthKernel) {
+        auto* kernel =
+            &backward_kernel<general_kernel_config<Config>, Element, Mask, false, kShifted>;
+        if constexpr (Config::kFullWidthKernel && !kShifted) {
           if (full_width) kernel = &backward_kernel<Config, Element, Mask, true>;
         }
         return launch_with_shared_memory(kernel, "sm80::backward_kernel", grid, Config::kThreads,
@@ -164,15 +175,46 @@ Status fits_shared_memory(const AttentionArgs& args, bool* fits) {
   return Status::Ok();
 }
 
+// Whether a backward runs shifted windows (backward_windows.cuh) in a bucket kWidth wide: rows
+// not on 16-byte words, no GQA group (one Q and one dO shift per CTA), the window inside the
+// bucket, Q and dO rows whole words apart (every row of a head at the same shift) and both
+// tensors starting and ending on a word (every copied word lies inside them: memcheck counts a
+// cp.async as 16 bytes read, whatever its source size). K and V are staged, any rows.
+// Elsewhere load_tile's 4- or 8-byte cp.async or 16-bit loads copy such rows.
+template <class Element>
+bool uses_backward_windows(const AttentionArgs& args, int width) {
+  const Problem& problem = args.problem;
+  const int alignment = static_cast<int>(problem.alignment_bytes);
+  if (alignment >= kWidest || args.group_size() != 1) return false;
+  const int window = widest_window(static_cast<int>(problem.head_dim), alignment);
+  if ((window + kMmaK - 1) / kMmaK * kMmaK > width) return false;
+  if (strides_of(args.q).row % kChunkElements != 0 ||
+      strides_of(args.dout).row % kChunkElements != 0) {
+    return false;
+  }
+  return on_word_boundary(args.q.data) && on_word_boundary(end_of<Element>(args.q)) &&
+         on_word_boundary(args.dout.data) && on_word_boundary(end_of<Element>(args.dout));
+}
+
 // The one place that picks the backward's tile configuration (backward_tile_config.hpp): the
 // table's, the large-shared-memory table's where the device's blocks may take its shared memory,
 // and on those devices the deterministic mode's own where it differs; deterministic NoMask
 // launches of few keys take DeterministicUnmaskedBackward's (key tiles slowest in head groups,
 // perf-notes "Backward v24"), deterministic masked launches DeterministicMaskedBackward's where
-// it has one (v34).
+// it has one (v34). Shifted windows run the table's general kernel (the large table's where the
+// device fits it) in both modes: the deterministic mode is a run-time flag of that kernel.
 template <int kHeadDim, class Element>
 Status launch_backward(const AttentionArgs& args) {
   using Large = LargeSharedMemoryBackwardConfig<kHeadDim>;
+  if (uses_backward_windows<Element>(args, kHeadDim)) {
+    constexpr bool kShifted = true;
+    if constexpr (Large::kSharedBytes != BackwardConfig<kHeadDim>::kSharedBytes) {
+      bool fits = false;
+      FATTN_RETURN_IF_ERROR((fits_shared_memory<Large, kHeadDim>(args, &fits)));
+      if (fits) return launch_backward_with<Large, Element, false, false, kShifted>(args);
+    }
+    return launch_backward_with<BackwardConfig<kHeadDim>, Element, false, false, kShifted>(args);
+  }
   using DeterministicLarge = typename LargeSharedMemoryDeterministicBackward<kHeadDim>::type;
   using Unmasked = DeterministicUnmaskedBackward<kHeadDim>;
   if constexpr (!std::is_void_v<typename Unmasked::type>) {

@@ -32,6 +32,7 @@
 #include "cuda/sm80/backward_score_statistics.cuh"
 #include "cuda/sm80/backward_tile_config.hpp"
 #include "cuda/sm80/backward_timeline.cuh"
+#include "cuda/sm80/backward_windows.cuh"
 #include "cuda/sm80/forward_kernel.cuh"
 #include "cuda/sm80/tile_io.cuh"
 
@@ -441,7 +442,8 @@ __device__ __forceinline__ void store_dk_dv_staged(
 // fragment loads and mma's with the neighbouring steps'; with the tests as run-time branches
 // (one kernel for every head dim) a branch held only 2-4 independent mma's there, and ncu
 // showed 42 % of the issue cycles stalled on fixed-latency dependencies.
-template <class Config, class Element, class Mask, bool kFullWidth>
+// kShifted: shifted windows (backward_windows.cuh), in the general kernel.
+template <class Config, class Element, class Mask, bool kFullWidth, bool kShifted = false>
 __global__ void __launch_bounds__(Config::kThreads)
     backward_kernel(const BackwardParams params, const Mask mask) {
   using Traits = ElementTraits<Element>;
@@ -546,6 +548,7 @@ __global__ void __launch_bounds__(Config::kThreads)
                 "an XOR address adds its step to a chunk base that is a multiple of the step "
                 "count: carry-free only for power-of-two counts");
   constexpr int kStatChunks = kBlockM * 4 / 16;  // 16-byte chunks of one LSE / D_i row tile
+  static_assert(!(kShifted && kFullWidth), "shifted windows run the general kernel");
 
   extern __shared__ __align__(128) unsigned char shared_bytes[];
   Element* k_tile = reinterpret_cast<Element*>(shared_bytes);
@@ -600,7 +603,13 @@ __global__ void __launch_bounds__(Config::kThreads)
   }
   const int key0 = n_block * kBlockN;
   FATTN_SM80_BWD_TIMELINE_START();
-  const int head_dim = params.head_dim;
+  // Shifted windows: the loop runs on the CTA's windows, the words that cover its rows at the
+  // larger of its two shifts (D = 74 at shifts 0..6: 80 columns, 5 k-steps like D = 80; the
+  // bound D + 7 would take 6), copied with 16-byte cp.async.
+  [[maybe_unused]] WindowShifts shifts;
+  if constexpr (kShifted) shifts = window_shifts<Element>(params, batch, kv_head);
+  const int head_dim = kShifted ? covering_width(max(shifts.query, shifts.dout), params.head_dim)
+                                : params.head_dim;
   const int steps = kFullWidth ? kMaxSteps : ceil_div(head_dim, kMmaK);
   const int chunks = steps * (kMmaK / kChunkElements);
   // Phase B keeps its run-time column tests in both kernels (see there).
@@ -609,7 +618,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   // them ptxas hoists the ldmatrix of many k-steps ahead of their mma's (16 fragments in flight)
   // and spills next to the single pass's registers.
   const int steps_a = kPackedP ? head_dim_steps : steps;
-  const int alignment = params.alignment;
+  const int alignment = kShifted ? kWidest : params.alignment;
 
   // Query tiles whose visible keys meet this key tile: a contiguous range for every mask.
   const int m_blocks = ceil_div(params.seqlen_q, kBlockM);
@@ -647,12 +656,19 @@ __global__ void __launch_bounds__(Config::kThreads)
                          key0 * params.k_strides.row + kv_head * params.k_strides.head;
   const auto* v_global = static_cast<const Element*>(params.v) + batch * params.v_strides.batch +
                          key0 * params.v_strides.row + kv_head * params.v_strides.head;
-  load_tile<kBlockN, kWidth, Config::kThreads>(k_tile, k_global, params.k_strides.row,
-                                               params.seqlen_k - key0, head_dim, chunks,
-                                               alignment);
-  load_tile<kBlockN, kWidth, Config::kThreads>(v_tile, v_global, params.v_strides.row,
-                                               params.seqlen_k - key0, head_dim, chunks,
-                                               alignment);
+  if constexpr (kShifted) {
+    constexpr int kQueryStageBytes = 2 * kStages * kBlockM * kWidth * kBytesPerElement;
+    load_key_value_at_shifts<kBlockN, kWidth, Config::kThreads, kQueryStageBytes>(
+        k_tile, v_tile, reinterpret_cast<unsigned char*>(q_tiles), params, k_global, v_global,
+        params.seqlen_k - key0, chunks, shifts);
+  } else {
+    load_tile<kBlockN, kWidth, Config::kThreads>(k_tile, k_global, params.k_strides.row,
+                                                 params.seqlen_k - key0, head_dim, chunks,
+                                                 alignment);
+    load_tile<kBlockN, kWidth, Config::kThreads>(v_tile, v_global, params.v_strides.row,
+                                                 params.seqlen_k - key0, head_dim, chunks,
+                                                 alignment);
+  }
   cp_async_commit();
   FATTN_SM80_BWD_TIMELINE_HEADER_CLOCK(kKeyTileIssued);
 
@@ -736,7 +752,14 @@ __global__ void __launch_bounds__(Config::kThreads)
     const auto* d_o = static_cast<const Element*>(params.dout) +
                       batch * params.dout_strides.batch + row0 * params.dout_strides.row +
                       head * params.dout_strides.head;
-    if (kLean && row0 + kBlockM <= params.seqlen_q && alignment >= kWidest) {
+    if constexpr (kShifted) {
+      load_window_tile<kBlockM, kWidth, Config::kThreads>(
+          q_tiles + stage * kBlockM * kWidth, q, params.q_strides.row, params.seqlen_q - row0,
+          shifts.query, params.head_dim, chunks);
+      load_window_tile<kBlockM, kWidth, Config::kThreads>(
+          do_tiles + stage * kBlockM * kWidth, d_o, params.dout_strides.row,
+          params.seqlen_q - row0, shifts.dout, params.head_dim, chunks);
+    } else if (kLean && row0 + kBlockM <= params.seqlen_q && alignment >= kWidest) {
       // A whole tile: no per-row "past the sequence end" tests (tile_io.cuh).
       load_whole_tile<kBlockM, kWidth, Config::kThreads>(q_tiles + stage * kBlockM * kWidth, q,
                                                          params.q_strides.row, head_dim, chunks);
@@ -828,6 +851,13 @@ __global__ void __launch_bounds__(Config::kThreads)
       cp_async_commit();
     }
     cp_async_wait<0>();
+    if constexpr (kShifted) {
+      // This thread's copies of the item have landed; the barrier below publishes the zeros.
+      zero_outside_window_rows<kBlockM, kWidth, Config::kThreads>(
+          q_tiles + stage * kBlockM * kWidth, shifts.query, params.head_dim);
+      zero_outside_window_rows<kBlockM, kWidth, Config::kThreads>(
+          do_tiles + stage * kBlockM * kWidth, shifts.dout, params.head_dim);
+    }
     FATTN_SM80_BWD_TIMELINE_MARK(item, kCopiesWaited);
     __syncthreads();
     FATTN_SM80_BWD_TIMELINE_MARK(item, kTopBarrier);
@@ -1423,7 +1453,14 @@ __global__ void __launch_bounds__(Config::kThreads)
 #pragma unroll
         for (int dt = 0; dt < kDimTilesB; ++dt) {
           const int column = dim_step_b * kMmaK + dt * kMmaN + 2 * epilogue_quad_lane;
-          if (column < head_dim) {
+          if constexpr (kShifted) {
+            // Window column c: dK's column c - s_q, dV's c - s_do (16-bit stores).
+            store_shifted_pair(dk_row, column - shifts.query, params.head_dim,
+                               dk_acc[kt][dt][2 * half] * params.scale,
+                               dk_acc[kt][dt][2 * half + 1] * params.scale);
+            store_shifted_pair(dv_row, column - shifts.dout, params.head_dim,
+                               dv_acc[kt][dt][2 * half], dv_acc[kt][dt][2 * half + 1]);
+          } else if (column < head_dim) {
             store_pair(dk_row, column, head_dim, dk_acc[kt][dt][2 * half] * params.scale,
                        dk_acc[kt][dt][2 * half + 1] * params.scale, alignment);
             store_pair(dv_row, column, head_dim, dv_acc[kt][dt][2 * half],

@@ -32,7 +32,10 @@ struct BackwardParams {
   float* dq_accum = nullptr;  // (batch, heads_q, seqlen_q, dq_accum_stride), fp32
   // round_up(head_dim, 16): every column a k-step of the dQ product touches exists, so the
   // atomics need no column tests, and each row starts 64-byte aligned (vector reductions).
+  // With shifted windows (backward_windows.cuh) the window's width instead, and dQ's column c is
+  // the accumulator's column c + s, s the Q row's element offset within its 16-byte word.
   int dq_accum_stride = 0;
+  bool dq_accum_shifted = false;
   float* lse_log2 = nullptr;  // (batch, heads_q, rows_rounded): LSE·log2(e), +inf if masked
   float* delta = nullptr;     // (batch, heads_q, rows_rounded): rowsum(dO∘O)
   int* semaphores = nullptr;  // (batch, heads_q, query tiles); deterministic mode only
@@ -42,6 +45,11 @@ struct BackwardParams {
   std::uint32_t sign_flip = 0;
   float scale = 0.0f;         // signed softmax scale, applied to dK and dQ
   int alignment = 16;
+  // One past the last byte of q, k, v and dout: shifted windows copy only words inside them.
+  const void* q_end = nullptr;
+  const void* k_end = nullptr;
+  const void* v_end = nullptr;
+  const void* dout_end = nullptr;
   FATTN_SM80_BWD_TIMELINE_FIELD  // bench builds only (backward_timeline.cuh)
 };
 
@@ -175,9 +183,15 @@ __global__ void __launch_bounds__(kRowPassThreads)
                                              high.x, high.y, high.z, high.w};
     store_scaled_chunk(dq + column0, values, params.scale);
   } else {
+    const float* columns = accumulator;
+    if (params.dq_accum_shifted) {
+      columns += element_shift(static_cast<const Element*>(params.q) +
+                               batch * params.q_strides.batch + row * params.q_strides.row +
+                               head * params.q_strides.head);
+    }
     const int column_end = min(column0 + kRowChunkElements, params.head_dim);
     for (int d = column0; d < column_end; ++d) {
-      dq[d] = Traits::from_float(accumulator[d] * params.scale);
+      dq[d] = Traits::from_float(columns[d] * params.scale);
     }
   }
 }

@@ -161,39 +161,40 @@ __device__ __forceinline__ void store_shifted_pair(Element* row, int column, int
   if (column + 1 >= 0 && column + 1 < head_dim) row[column + 1] = Traits::from_float(hi);
 }
 
-// Shifted windows: the Q tile with row column d at column d + key_shift (K's shift) and zeros
-// elsewhere, once per CTA: staged through `stage` (the K and V tiles' area, kStageBytes) by
-// UnalignedTileStage from `key_shift` elements before each row, whose leading key_shift
-// columns (the previous head's elements, or bytes before the tensor) are then zeroed. Where the
-// whole tile's stage does not fit the area (the 128 bucket's 128 rows of 17 words against two
+// Shifted windows: a tile with row column d at column d + shift and zeros elsewhere, once
+// per CTA (the forward's Q tile at K's shift; the backward's K and V tiles at Q's and dO's
+// shifts): staged through `stage` (kStageBytes of shared memory not yet in use) by
+// UnalignedTileStage from `shift` elements before each row, whose leading `shift` columns (the
+// previous head's elements, or bytes before the tensor) are then zeroed. Where the whole tile's
+// stage does not fit the area (the 128 bucket's 128 rows of 17 words against two
 // 64-key tiles), it is staged in two halves of rows. Ends with a CTA barrier: the stage may be
-// overwritten, the zeros are published by the walk's first one.
+// overwritten, the zeros are published by the caller's next one.
 template <int kRows, int kWidth, int kThreads, int kStageBytes, class Element>
-__device__ __forceinline__ void load_query_at_shift(Element* q_tile, unsigned char* stage,
-                                                    const Element* rows, std::int64_t row_stride,
-                                                    int valid_rows, int head_dim, int chunks,
-                                                    int key_shift, const TensorExtent& extent) {
+__device__ __forceinline__ void load_rows_at_shift(Element* tile, unsigned char* stage,
+                                                   const Element* rows, std::int64_t row_stride,
+                                                   int valid_rows, int head_dim, int chunks,
+                                                   int shift, const TensorExtent& extent) {
   constexpr int kPieces =
       UnalignedTileStage<kRows, kWidth, kThreads>::kBytes <= kStageBytes ? 1 : 2;
   constexpr int kPieceRows = kRows / kPieces;
-  using QStage = UnalignedTileStage<kPieceRows, kWidth, kThreads>;
-  static_assert(QStage::kBytes <= kStageBytes && kPieceRows % kSwizzleChunks == 0,
-                "the Q stage (or each half of it) fits where the K and V tiles will be");
-  const Element* window = rows - key_shift;
+  using RowStage = UnalignedTileStage<kPieceRows, kWidth, kThreads>;
+  static_assert(RowStage::kBytes <= kStageBytes && kPieceRows % kSwizzleChunks == 0,
+                "the stage (or each half of it) fits the area");
+  const Element* window = rows - shift;
 #pragma unroll
   for (int piece = 0; piece < kPieces; ++piece) {
     const Element* piece_window = window + piece * kPieceRows * row_stride;
-    QStage::load(stage, piece_window, row_stride, valid_rows - piece * kPieceRows,
-                 head_dim + key_shift, chunks, extent);
+    RowStage::load(stage, piece_window, row_stride, valid_rows - piece * kPieceRows,
+                   head_dim + shift, chunks, extent);
     cp_async_commit();
     cp_async_wait<0>();
     __syncwarp();
-    QStage::store(q_tile + piece * kPieceRows * kWidth, stage, piece_window, row_stride, chunks);
-    __syncthreads();  // every warp has read its Q words; every Q chunk is stored
+    RowStage::store(tile + piece * kPieceRows * kWidth, stage, piece_window, row_stride, chunks);
+    __syncthreads();  // every warp has read its words; every chunk is stored
   }
-  auto* bits = reinterpret_cast<std::uint16_t*>(q_tile);
+  auto* bits = reinterpret_cast<std::uint16_t*>(tile);
   for (int row = static_cast<int>(threadIdx.x); row < kRows; row += kThreads) {
-    for (int e = 0; e < key_shift; ++e) bits[swizzled_offset<kWidth>(row, 0) + e] = 0;
+    for (int e = 0; e < shift; ++e) bits[swizzled_offset<kWidth>(row, 0) + e] = 0;
   }
 }
 
@@ -201,7 +202,7 @@ __device__ __forceinline__ void load_query_at_shift(Element* q_tile, unsigned ch
 // windows' words unrealigned: every row starts at K's shift (row strides of whole words) and
 // every window word lies inside Q (Q starts and ends on a word, as uses_shifted_windows asks of
 // K and V). Packed Q, K and V without GQA (the benchmark's shapes) are; elsewhere Q is staged
-// (load_query_at_shift).
+// (load_rows_at_shift).
 template <class Element>
 __device__ __forceinline__ bool query_rows_at_key_shift(const ForwardParams& params,
                                                         const Element* rows, int key_shift) {
@@ -655,8 +656,8 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
                         params.q_strides.row, row_end - row_begin, key_copy_width);
         cp_async_commit();
       } else {
-        load_query_at_shift<kBlockM, kWidth, Config::kThreads,
-                            2 * kBlockN * kWidth * kBytesPerElement>(
+        load_rows_at_shift<kBlockM, kWidth, Config::kThreads,
+                           2 * kBlockN * kWidth * kBytesPerElement>(
             q_tile, reinterpret_cast<unsigned char*>(k_tile), q_global, params.q_strides.row,
             row_end - row_begin, params.head_dim, chunks, key_shift,
             extent_of(params.q, params.q_end));

@@ -1,0 +1,84 @@
+// Shifted windows in the sm80 backward (backward v36): rows not on 16-byte words (odd head dims
+// in packed tensors) copied as whole words, as the forward's shifted windows (forward_kernel.cuh,
+// forward v16 / v19) copy K and V, instead of load_tile's 4- or 8-byte cp.async and its eight
+// synchronous 16-bit loads per chunk for 2-byte rows (packed D = 129: 58.7 TFLOP/s against
+// 123-197 at D = 136, nineteenth session).
+//
+// Without a GQA group a CTA's query head is its KV head, so every Q row it reads starts at one
+// element offset s_q within its 16-byte word and every dO row at one s_do (row strides of whole
+// words). Per item, the Q and dO tiles take their rows' covering words by 16-byte cp.async
+// (window column c + s is the row's column c), and each thread zeroes the window columns outside
+// the rows in its own chunks once its copies have landed (a neighbouring head's Inf or NaN times
+// a zero would be NaN). Once per CTA, K is placed at Q's shift and V at dO's (load_rows_at_shift,
+// staged through the Q/dO tiles' area before their first copy), so that
+//   Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ contract over matching window columns,
+//   dV = Pᵀ·dO has dO's frame (its window column c + s_do is dV's column c),
+//   dK = dSᵀ·Q and dQ = dS·K have Q's (c + s_q): the fp32 dQ accumulator holds the window
+//   (BackwardParams::dq_accum_shifted) and the postprocess reads its column c + s_q.
+// The kernel runs its general loop (the run-time head dim's k-steps) on a head dim of the CTA's
+// window width, round_up(D + max(s_q, s_do), 8) (covering_width): the work of an aligned head
+// dim up to 7 columns wider, often none more (D = 74's shifts are 0..6: 80 columns, 5 k-steps as
+// at D = 72 or 80). The accumulator's rows are the widest window's (widest_window), rounded up
+// to a k-step. The selector is uses_backward_windows (backward.cuh).
+#pragma once
+
+#include <cstdint>
+
+#include "cuda/sm80/backward_row_passes.cuh"
+#include "cuda/sm80/forward_kernel.cuh"
+#include "cuda/sm80/tile_io.cuh"
+
+namespace fattn::detail::sm80 {
+
+// The widest window of a backward whose rows are `alignment` bytes aligned: rows start at
+// multiples of alignment / 2 elements, so at shifts up to 8 - alignment / 2.
+__host__ __device__ constexpr int widest_window(int head_dim, int alignment) {
+  return covering_width(kChunkElements - alignment / kBytesPerElement, head_dim);
+}
+
+// The element offsets within their 16-byte words of the Q and dO rows of one (batch, head).
+struct WindowShifts {
+  int query = 0;
+  int dout = 0;
+};
+
+template <class Element>
+__device__ __forceinline__ WindowShifts window_shifts(const BackwardParams& params, int batch,
+                                                      int head) {
+  const auto* q = static_cast<const Element*>(params.q) + batch * params.q_strides.batch +
+                  head * params.q_strides.head;
+  const auto* d_o = static_cast<const Element*>(params.dout) +
+                    batch * params.dout_strides.batch + head * params.dout_strides.head;
+  return {element_shift(q), element_shift(d_o)};
+}
+
+// Starts the copy of a Q or dO tile's windows, rows from `rows` (each `shift` elements into its
+// word): the words that cover the rows, by 16-byte cp.async; rows past `valid_rows` and the
+// window's chunks past the rows' last words are zero-filled. The caller zeroes the columns
+// outside the rows (zero_outside_window_rows) once this thread's copies have landed.
+template <int kRows, int kWidth, int kThreads, class Element>
+__device__ __forceinline__ void load_window_tile(Element* tile, const Element* rows,
+                                                 std::int64_t row_stride, int valid_rows,
+                                                 int shift, int head_dim, int chunks) {
+  load_tile<kRows, kWidth, kThreads>(tile, word_start(rows), row_stride, valid_rows,
+                                     covering_width(shift, head_dim), chunks, kWidest);
+}
+
+// K at Q's shift and V at dO's, once per CTA, staged through `stage` (kStageBytes: the Q/dO
+// tiles, not yet in use). Ends with a CTA barrier (load_rows_at_shift).
+template <int kRows, int kWidth, int kThreads, int kStageBytes, class Element>
+__device__ __forceinline__ void load_key_value_at_shifts(Element* k_tile, Element* v_tile,
+                                                         unsigned char* stage,
+                                                         const BackwardParams& params,
+                                                         const Element* k_rows,
+                                                         const Element* v_rows, int valid_rows,
+                                                         int chunks, const WindowShifts& shifts) {
+  load_rows_at_shift<kRows, kWidth, kThreads, kStageBytes>(
+      k_tile, stage, k_rows, params.k_strides.row, valid_rows, params.head_dim, chunks,
+      shifts.query, extent_of(params.k, params.k_end));
+  load_rows_at_shift<kRows, kWidth, kThreads, kStageBytes>(
+      v_tile, stage, v_rows, params.v_strides.row, valid_rows, params.head_dim, chunks,
+      shifts.dout, extent_of(params.v, params.v_end));
+}
+
+}  // namespace fattn::detail::sm80
