@@ -548,7 +548,8 @@ __global__ void __launch_bounds__(Config::kThreads)
                 "an XOR address adds its step to a chunk base that is a multiple of the step "
                 "count: carry-free only for power-of-two counts");
   constexpr int kStatChunks = kBlockM * 4 / 16;  // 16-byte chunks of one LSE / D_i row tile
-  static_assert(!(kShifted && kFullWidth), "shifted windows run the general kernel");
+  static_assert(!(kShifted && (kFullWidth || kPipelinedB)),
+                "shifted windows run the general kernel, its fragments loaded per step");
 
   extern __shared__ __align__(128) unsigned char shared_bytes[];
   Element* k_tile = reinterpret_cast<Element*>(shared_bytes);
@@ -851,13 +852,6 @@ __global__ void __launch_bounds__(Config::kThreads)
       cp_async_commit();
     }
     cp_async_wait<0>();
-    if constexpr (kShifted) {
-      // This thread's copies of the item have landed; the barrier below publishes the zeros.
-      zero_outside_window_rows<kBlockM, kWidth, Config::kThreads>(
-          q_tiles + stage * kBlockM * kWidth, shifts.query, params.head_dim);
-      zero_outside_window_rows<kBlockM, kWidth, Config::kThreads>(
-          do_tiles + stage * kBlockM * kWidth, shifts.dout, params.head_dim);
-    }
     FATTN_SM80_BWD_TIMELINE_MARK(item, kCopiesWaited);
     __syncthreads();
     FATTN_SM80_BWD_TIMELINE_MARK(item, kTopBarrier);
@@ -907,8 +901,10 @@ __global__ void __launch_bounds__(Config::kThreads)
           ldmatrix_x4(b[np], q_as_b.at(step, np * 16) + b_offset);
         }
       };
+      // window_shift: Q's or dO's shift (shifted windows; see mask_window_fragment).
       auto product_a = [&](float (&acc)[kKeyTilesA][kQueryTilesA][4], std::uint32_t a_offset,
-                           std::uint32_t b_offset, bool negate) {
+                           std::uint32_t b_offset, bool negate,
+                           [[maybe_unused]] int window_shift) {
         // Pipelined (pipelined_query_fragments): b holds this step's Q/dO fragments, loaded
         // during the previous step. The next step's are loaded whenever the tile has one (a
         // compile-time test: at a head dim short of the bucket the last step reads one unused
@@ -946,6 +942,11 @@ __global__ void __launch_bounds__(Config::kThreads)
               for (int np = 0; np < kQueryTilesA / 2; ++np) {
                 std::uint32_t b_step[4];
                 ldmatrix_x4(b_step, q_as_b.at(step, np * 16) + b_offset);
+                if constexpr (kShifted) {
+                  if (step == 0 || step == (window_shift + params.head_dim - 1) / kMmaK) {
+                    mask_window_fragment(b_step, step, quad_lane, window_shift, params.head_dim);
+                  }
+                }
                 if (first) {
                   mma_column_pair_from_zero<Element>(acc, a, b_step, np);
                 } else {
@@ -956,7 +957,7 @@ __global__ void __launch_bounds__(Config::kThreads)
           }
         }
       };
-      product_a(s, 0, 0, !kLean);
+      product_a(s, 0, 0, !kLean, shifts.query);
       FATTN_SM80_BWD_TIMELINE_MARK(item, kScoresIssued);
       // Pᵀ = 2^(Sᵀ·c - LSE) (masked scores -> 0), as the (key, query) pair of `half` of tile
       // (kt, nt) holds it; stored 16-bit for phase B.
@@ -1063,7 +1064,7 @@ __global__ void __launch_bounds__(Config::kThreads)
       // latency under the mma's), after the exponent pass's stores.
       StatisticsRing<kDeltaAhead, kQueryTilesA> delta_ahead;
       delta_ahead.fill(delta_pair);
-      product_a(dp, kVFromK, kDoFromQ, false);
+      product_a(dp, kVFromK, kDoFromQ, false, shifts.dout);
       FATTN_SM80_BWD_TIMELINE_MARK(item, kDpIssued);
 
       // dSᵀ = Pᵀ∘(dPᵀ - D), stored 16-bit (in either pass order).
