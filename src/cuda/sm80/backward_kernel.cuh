@@ -943,8 +943,8 @@ __global__ void __launch_bounds__(Config::kThreads)
                 std::uint32_t b_step[4];
                 ldmatrix_x4(b_step, q_as_b.at(step, np * 16) + b_offset);
                 if constexpr (kShifted) {
-                  if (step == 0 || step == (window_shift + params.head_dim - 1) / kMmaK) {
-                    mask_window_fragment(b_step, step, quad_lane, window_shift, params.head_dim);
+                  if (step == 0) {  // an unrolled step: a compile-time test
+                    mask_window_fragment(b_step, quad_lane, window_shift, params.head_dim);
                   }
                 }
                 if (first) {

@@ -7,20 +7,24 @@
 // Without a GQA group a CTA's query head is its KV head, so every Q row it reads starts at one
 // element offset s_q within its 16-byte word and every dO row at one s_do (row strides of whole
 // words). Per item, the Q and dO tiles take their rows' covering words by 16-byte cp.async
-// (window column c + s is the row's column c). Once per CTA, K is placed at Q's shift and V at
-// dO's, zeros elsewhere (load_rows_at_shift, staged through the Q/dO tiles' area before their
-// first copy), so that
+// (window column c + s is the row's column c), the last word read only up to the row's end (the
+// copy's source size zero-fills the rest). Once per CTA, K is placed at Q's shift and V at dO's,
+// zeros elsewhere (load_rows_at_shift, staged through the Q/dO tiles' area before their first
+// copy), so that
 //   Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ contract over matching window columns: the Q and dO fragments
-//   of the two k-steps that hold columns outside the rows are masked (mask_window_fragment; a
-//   neighbouring head's Inf or NaN times K's zero would be NaN),
+//   of the first k-step are masked where they hold the previous head's elements (the window
+//   columns before s; mask_window_fragment), since a neighbouring head's Inf or NaN times K's
+//   zero would be NaN,
 //   dV = Pᵀ·dO has dO's frame (its window column c + s_do is dV's column c),
 //   dK = dSᵀ·Q and dQ = dS·K have Q's (c + s_q): the fp32 dQ accumulator holds the window
 //   (BackwardParams::dq_accum_shifted) and the postprocess reads its column c + s_q.
-// dV and dK take the tiles unmasked: their columns are independent products, so whatever the
-// words outside the rows hold reaches only columns that are never stored. (v36's first build
-// zeroed those words in shared memory instead, as the forward's Q tile is: a load-AND-store chain
-// per row pass right before the item's first barrier, ~860 clocks per item at D = 129, 8 % of
-// the main kernel.)
+// dV and dK take the tiles unmasked: their columns are independent products, so the elements
+// before the rows reach only columns that are never stored.
+// Measured alternatives (twentieth session, H100, D = 129 main kernel 11.8 ms with the first):
+// zeroing the columns outside the rows in shared memory, as the forward's Q tile is, costs a
+// load-AND-store chain per row pass before the item's first barrier (~860 clocks per item at
+// D = 129, 8 % of the main kernel); masking the fragments of both end k-steps, the last one
+// found by a run-time compare in the unrolled k-loop, cost more (12.65 ms).
 // The kernel runs its general loop (the run-time head dim's k-steps) on a head dim of the CTA's
 // window width, round_up(D + max(s_q, s_do), 8) (covering_width): the work of an aligned head
 // dim up to 7 columns wider, often none more (D = 74's shifts are 0..6: 80 columns, 5 k-steps as
@@ -59,31 +63,27 @@ __device__ __forceinline__ WindowShifts window_shifts(const BackwardParams& para
 }
 
 // Starts the copy of a Q or dO tile's windows, rows from `rows` (each `shift` elements into its
-// word): the words that cover the rows, by 16-byte cp.async; rows past `valid_rows` and the
-// window's chunks past the rows' last words are zero-filled. The words' elements outside the
-// rows stay as they are (see mask_window_fragment).
+// word): the words that cover the rows, by 16-byte cp.async, up to each row's end; rows past
+// `valid_rows` and the window's columns past the rows' ends are zero-filled. The first word's
+// elements before the row (the previous head's) are copied as they are (see
+// mask_window_fragment).
 template <int kRows, int kWidth, int kThreads, class Element>
 __device__ __forceinline__ void load_window_tile(Element* tile, const Element* rows,
                                                  std::int64_t row_stride, int valid_rows,
                                                  int shift, int head_dim, int chunks) {
   load_tile<kRows, kWidth, kThreads>(tile, word_start(rows), row_stride, valid_rows,
-                                     covering_width(shift, head_dim), chunks, kWidest);
+                                     shift + head_dim, chunks, kWidest);
 }
 
-// Shifted windows, phase A: a Q or dO fragment of k-step `step` (ldmatrix_x4 of two query row
-// groups by the step's two chunks: registers 0 and 2 hold chunk 2·step, 1 and 3 chunk 2·step + 1,
-// a thread's pair at column 2·quad_lane of its chunk) with the elements outside the row
-// [shift, shift + head_dim) zeroed. Only step 0 (the row's start) and the step of its last
-// column hold such elements: the copies zero-fill the words past the row's last one.
-__device__ __forceinline__ void mask_window_fragment(std::uint32_t (&fragment)[4], int step,
-                                                     int quad_lane, int shift, int head_dim) {
-  const int column = step * kMmaK + 2 * quad_lane - shift;  // the row column of register 0's pair
-  const std::uint32_t first_chunk = window_pair_mask(column, head_dim);
-  const std::uint32_t second_chunk = window_pair_mask(column + kChunkElements, head_dim);
-  fragment[0] &= first_chunk;
-  fragment[1] &= second_chunk;
-  fragment[2] &= first_chunk;
-  fragment[3] &= second_chunk;
+// Shifted windows, phase A: the Q or dO fragment of the first k-step (ldmatrix_x4 of two query
+// row groups by the step's two chunks: registers 0 and 2 hold the window's first chunk, a
+// thread's pair at its column 2·quad_lane) with the window columns before the row (< shift)
+// zeroed. No other fragment holds elements outside the row (load_window_tile).
+__device__ __forceinline__ void mask_window_fragment(std::uint32_t (&fragment)[4], int quad_lane,
+                                                     int shift, int head_dim) {
+  const std::uint32_t row_pairs = window_pair_mask(2 * quad_lane - shift, head_dim);
+  fragment[0] &= row_pairs;
+  fragment[2] &= row_pairs;
 }
 
 // K at Q's shift and V at dO's, once per CTA, staged through `stage` (kStageBytes: the Q/dO
