@@ -324,7 +324,17 @@ INSTANTIATE_TEST_SUITE_P(
         // and 233 (above) -> 240 (256 bucket).
         UnalignedCase{"d97_bf16_packed", kBf16, 1, 160, 160, 8, 8, 97, Layout::packed},
         UnalignedCase{"d211_fp16_packed_causal", kF16, 1, 160, 160, 8, 8, 211, Layout::packed,
-                      true}),
+                      true},
+        // Rows 4- or 8-byte aligned: phases up to 6 or 4 columns, not 7 (max_head_phase). Packed
+        // D = 74 (4-byte: phases 0, 2, 4, 6) and 76 (8-byte: 0, 4) fit width 80 instead of 96,
+        // D = 90 (4-byte) width 96 instead of 112, and D = 236 (8-byte) width 240, which at
+        // D + 7 = 243 left it to cuda_sm80.
+        UnalignedCase{"d74_fp16_packed_rows4", kF16, 2, 257, 257, 8, 8, 74, Layout::packed},
+        UnalignedCase{"d76_bf16_packed_rows8_causal", kBf16, 1, 300, 300, 8, 8, 76,
+                      Layout::packed, true},
+        UnalignedCase{"d90_fp16_packed_rows4_window", kF16, 1, 400, 400, 8, 8, 90, Layout::packed,
+                      false, Window{50, 10}},
+        UnalignedCase{"d236_bf16_packed_rows8", kBf16, 1, 160, 160, 8, 8, 236, Layout::packed}),
     [](const ::testing::TestParamInfo<UnalignedCase>& info) { return std::string(info.param.name); });
 
 // The next head's columns reach head h's tiles (Q's and K's columns D..W-1, V's too); large
@@ -351,7 +361,8 @@ TEST_F(Sm90Unaligned, NonFiniteNeighbourQAndVDoNotLeak) {
       detail::KernelFamily::sm90, Direction::forward, kD, DType::float16);
   if (instance == nullptr) GTEST_SKIP() << "no cuda_sm90 float16 forward for head_dim 129 here";
   const std::int64_t work_width = detail::sm90::listed_work_width(
-      instance->head_dim_bucket, detail::sm90::heads_as_columns_width(kD));
+      instance->head_dim_bucket,
+      detail::sm90::heads_as_columns_width(kD, detail::sm90::kElementBytes));
   Neighbour nonfinite;
   nonfinite.nonfinite = true;
   nonfinite.first_nonfinite_k_column = work_width - kD;
@@ -389,6 +400,15 @@ TEST(Sm90UnalignedSelector, ForwardTakesRowAlignedTensors) {
   }
   const Selection taken = detail::select_backend(forward_problem, simulated_hopper());
   EXPECT_TRUE(taken.ok()) << taken.reason;
+  // D = 236 fits width 240 at the phases of 8-byte-aligned tensors (at most 4), not at 2-byte
+  // ones (7: 243 columns).
+  Problem d236 = unaligned_problem(236, kTmaAlignment, Direction::forward);
+  if (!detail::why_no_compiled_instance(Backend::cuda_sm90, d236)) {
+    d236.alignment_bytes = 8;
+    EXPECT_TRUE(detail::select_backend(d236, simulated_hopper()).ok());
+    d236.alignment_bytes = 2;
+    EXPECT_FALSE(detail::select_backend(d236, simulated_hopper()).ok());
+  }
 
   // Rows not 16-byte aligned, the backward, the 64 bucket, and head dims whose columns at a
   // phase need width 256 or more than the bucket (D = 242..256) keep the 16-byte rule.

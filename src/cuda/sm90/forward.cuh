@@ -203,12 +203,13 @@ Status launch_forward_shape(const AttentionArgs& args) {
   const dim3 block(Traits::kThreads);
 
   // The narrowest compiled work width that covers D (the bucket's list ends with the bucket).
-  // Heads as columns: D columns at any phase within their first 16-byte word.
-  const int needed_width = heads_as_columns ? heads_as_columns_width(problem.head_dim)
-                                            : work_width(problem.head_dim);
+  // Heads as columns: D columns at any phase their alignment allows within their first word.
+  const int needed_width = heads_as_columns
+                               ? heads_as_columns_width(problem.head_dim, problem.alignment_bytes)
+                               : work_width(problem.head_dim);
   if (needed_width > (heads_as_columns ? std::min(kHeadDim, kHeadsAsColumnsMaxWidth) : kHeadDim)) {
     return Status::Unsupported("cuda_sm90: head_dim " + std::to_string(problem.head_dim) +
-                               " at a 2-byte phase needs more than the " +
+                               " at its tensors' phases needs more than the " +
                                std::to_string(kHeadDim) + " bucket's columns");
   }
   auto launch_width = [&]<int kWidth>(std::integer_sequence<int, kWidth>) -> Status {

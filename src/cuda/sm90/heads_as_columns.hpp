@@ -12,7 +12,9 @@
 // p = (lead + h · head_stride) mod 8 columns (16-bit elements), between the previous head's last
 // columns and the next head's first ones. What that costs the kernel (forward_kernel.cuh,
 // kHeadsAsColumns):
-// - a work width covering D + 7 columns (D = 129: 136, inside width 144 as before);
+// - a work width covering D + the largest phase the tensors' alignment allows (7 columns for
+//   2-byte rows, 6 for 4-byte, 4 for 8-byte: D = 129 at 136, inside width 144 as before; D = 74,
+//   rows 4-byte aligned, at 80 instead of D + 7 = 81, which took width 96);
 // - Q·Kᵀ needs a query head and its key head at the same phase (Problem::row_alignment_bytes
 //   says so: packed layouts without GQA, fused qkv slices and [..., k:] views have it); the
 //   consumers zero the columns [0, p) and [p + D, W) of their Q rows in shared memory once per
@@ -38,8 +40,17 @@
 namespace fattn::detail::sm90 {
 
 inline constexpr std::size_t kTmaStrideAlignmentBytes = 16;  // TMA: base address and strides
-// The largest phase of a 16-bit head within its 16-byte word, in columns.
+// The largest phase of a 16-bit head within its 16-byte word, in columns (2-byte rows).
 inline constexpr int kMaxHeadPhase = static_cast<int>(kTmaStrideAlignmentBytes / 2) - 1;
+inline constexpr std::size_t kElementBytes = 2;
+
+// The largest phase of tensors whose pointers and strides are `alignment_bytes` aligned
+// (Problem::alignment_bytes): heads start on multiples of alignment / 2 columns.
+constexpr int max_head_phase(std::size_t alignment_bytes) {
+  const std::size_t step = std::clamp<std::size_t>(alignment_bytes, kElementBytes,
+                                                   kTmaStrideAlignmentBytes) / kElementBytes;
+  return static_cast<int>(kTmaStrideAlignmentBytes / kElementBytes - step);
+}
 
 // Buckets compiled with the heads-as-columns kernels: every bucket whose head dims can be odd in
 // the odd-head-dim target (D = 65..255); bucket 64 (D <= 64) keeps its one kernel per mask and
@@ -51,22 +62,23 @@ constexpr bool heads_as_columns_compiled(int bucket) { return bucket >= kHeadsAs
 // D = 242..249 at a phase stay with cuda_sm80 (D = 250..256 cannot fit the 256 bucket at all).
 inline constexpr int kHeadsAsColumnsMaxWidth = 240;
 
-// The work width a heads-as-columns launch needs: D columns at any phase.
-constexpr int heads_as_columns_width(long long head_dim) {
-  return work_width(head_dim + kMaxHeadPhase);
+// The work width a heads-as-columns launch needs: D columns at any phase its alignment allows.
+constexpr int heads_as_columns_width(long long head_dim, std::size_t alignment_bytes) {
+  return work_width(head_dim + max_head_phase(alignment_bytes));
 }
 
 // Whether cuda_sm90 runs `problem` by reading heads as columns, where its tensors are not
 // 16-byte aligned throughout: a forward, whose sequence and batch strides are 16-byte multiples
 // with every row's heads side by side and query and key heads at the same phase, in a bucket
-// compiled with those kernels that holds D columns at any phase (D <= bucket - 7, and a width
-// up to kHeadsAsColumnsMaxWidth). The backward keeps the 16-byte rule.
+// compiled with those kernels that holds D columns at any phase (D <= bucket - 7 for 2-byte rows,
+// and a width up to kHeadsAsColumnsMaxWidth). The backward keeps the 16-byte rule.
 inline bool forward_reads_heads_as_columns(const Problem& problem) {
   const int bucket = head_dim_bucket(problem.head_dim);
   return problem.direction == Direction::forward &&
          problem.row_alignment_bytes >= kTmaStrideAlignmentBytes &&
          heads_as_columns_compiled(bucket) &&
-         heads_as_columns_width(problem.head_dim) <= std::min(bucket, kHeadsAsColumnsMaxWidth);
+         heads_as_columns_width(problem.head_dim, problem.alignment_bytes) <=
+             std::min(bucket, kHeadsAsColumnsMaxWidth);
 }
 
 }  // namespace fattn::detail::sm90
