@@ -359,6 +359,21 @@ INSTANTIATE_TEST_SUITE_P(
         ForwardShapeCase{"d201_gqa_window_negative_scale", DType::bfloat16, 1, 17, 1013, 16, 8,
                          201, false, Window{300, 20}, false, 0, -0.1f},
         ForwardShapeCase{"d193_one_query_17_keys", DType::float16, 2, 1, 17, 8, 8, 193, false,
+                         kNoWindow, false, 0},
+        // Twentieth session: the window by alignment (widest_window: D + 6 at 4-byte rows, D + 4
+        // at 8-byte) fits D = 90 / 92, 138 / 140 and 202 / 204 in their step classes (6, 9 and
+        // 13 steps, whole), and D = 74 / 76 in the 5-step class instead of the halved 6-step one.
+        ForwardShapeCase{"d90_rows4_shifts", DType::float16, 2, 257, 1013, 8, 8, 90, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d92_rows8_gqa_causal", DType::bfloat16, 1, 1013, 700, 16, 8, 92, true,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d138_rows4_gqa_window_negative_scale", DType::bfloat16, 1, 17, 1013,
+                         16, 8, 138, false, Window{300, 20}, false, 0, -0.1f},
+        ForwardShapeCase{"d140_rows8_causal", DType::float16, 1, 300, 517, 8, 8, 140, true,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d202_rows4_one_query_17_keys", DType::float16, 2, 1, 17, 8, 8, 202,
+                         false, kNoWindow, false, 0},
+        ForwardShapeCase{"d204_rows8_gqa_causal", DType::bfloat16, 1, 700, 517, 16, 8, 204, true,
                          kNoWindow, false, 0}),
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
@@ -395,13 +410,15 @@ struct NeighbourLayout {
 // last word ends the row; D = 135: at shifts 0 and 1 the row ends a word before the window (the
 // copy stops there, covering_width). The 128 bucket's narrow tile (v19): D = 74 (rows 4-byte
 // aligned: shifts 0, 2, 4, 6) and D = 89 (its whole 6-step class); the 256 bucket's: D = 197.
+// D = 90 and 202 (4-byte rows) fill their 6- and 13-step classes at shift 6.
 TEST(Sm80ForwardShiftedWindows, NonFiniteNeighbourHeads) {
   if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
   if (!backend_compiled(Backend::cuda_sm80)) GTEST_SKIP() << "cuda_sm80 is not compiled";
   for (const NeighbourLayout layout :
        {NeighbourLayout{DType::float16, 129}, NeighbourLayout{DType::bfloat16, 129},
         NeighbourLayout{DType::float16, 135}, NeighbourLayout{DType::bfloat16, 74},
-        NeighbourLayout{DType::float16, 89}, NeighbourLayout{DType::float16, 197}}) {
+        NeighbourLayout{DType::float16, 89}, NeighbourLayout{DType::float16, 197},
+        NeighbourLayout{DType::bfloat16, 90}, NeighbourLayout{DType::float16, 202}}) {
     const DType dtype = layout.dtype;
     const std::int64_t dim = layout.dim;
     std::mt19937_64 rng(kNeighbourSeq + static_cast<int>(dtype));

@@ -40,12 +40,6 @@
 
 namespace fattn::detail::sm80 {
 
-// The widest window of a backward whose rows are `alignment` bytes aligned: rows start at
-// multiples of alignment / 2 elements, so at shifts up to 8 - alignment / 2.
-__host__ __device__ constexpr int widest_window(int head_dim, int alignment) {
-  return covering_width(kChunkElements - alignment / kBytesPerElement, head_dim);
-}
-
 // The element offsets within their 16-byte words of the Q and dO rows of one (batch, head).
 struct WindowShifts {
   int query = 0;

@@ -70,7 +70,7 @@ __host__ __device__ inline bool uses_staged_loads(int alignment) {
 // Where every row of K (and of V) of one (batch, KV head) starts at the same element s within its
 // 16-byte word, the kernel copies each row's covering words, [start - s, start - s + W), straight
 // into the swizzled tile with 16-byte cp.async, as the aligned kernel copies a head dim of W
-// (shifted_window_width), and never realigns them: Q·Kᵀ contracts over the window's columns
+// (widest_window), and never realigns them: Q·Kᵀ contracts over the window's columns
 // against a Q tile placed once per CTA at K's shift (Q column d at window column d + s_k, zeros
 // elsewhere), the window's other K columns are zeroed in the fragments (a neighbouring head's
 // Inf or NaN times Q's zero would be NaN), and P·V's output column c + s_v is O's column c:
@@ -83,18 +83,21 @@ __host__ __device__ inline bool uses_staged_loads(int alignment) {
 // dims B - 63..B: what tells a shifted walk which row ends a step class can hold.
 inline constexpr int kHeadDimBucketStep = 64;
 
-// The window of a head dim: the columns that cover a row at any shift 0..7 (D + 7, rounded up to
-// a whole word).
-__host__ __device__ constexpr int shifted_window_width(int head_dim) {
-  return (head_dim + 2 * (kChunkElements - 1)) / kChunkElements * kChunkElements;
-}
-
 // The columns of a window that hold a row of `head_dim` elements starting `shift` into its first
 // word: its whole words, round_up(shift + head_dim, 8). A copy of these reads no word past the
 // row's last one; the window's words past them (at D % 8 != 1 and small shifts the row ends a
 // word before the window does) are zero-filled.
 __host__ __device__ constexpr int covering_width(int shift, int head_dim) {
   return (shift + head_dim + kChunkElements - 1) / kChunkElements * kChunkElements;
+}
+
+// The window of a head dim whose tensors are `alignment` bytes aligned (every pointer and stride):
+// the columns that cover a row at any shift it can have, multiples of alignment / 2 elements up
+// to 8 - alignment / 2 (2-byte rows: D + 7 rounded up to a word; 4-byte: D + 6; 8-byte: D + 4).
+// Twentieth session: D + 7 everywhere left D = 90 (4-byte rows, window 96 now) and 202 (208)
+// out of their buckets' step classes, on 4-byte cp.async at 132 TFLOP/s (D = 90, H100).
+__host__ __device__ constexpr int widest_window(int head_dim, int alignment) {
+  return covering_width(kChunkElements - alignment / kBytesPerElement, head_dim);
 }
 
 __host__ __device__ inline bool on_word_boundary(const void* pointer) {
@@ -106,13 +109,14 @@ __host__ __device__ inline bool on_word_boundary(const void* pointer) {
 // Elsewhere UnalignedTileStage's kernel runs 2-byte-aligned rows and the table's kernels, with
 // 4- or 8-byte cp.async, the others.
 inline bool uses_shifted_windows(const ForwardParams& params, int window_limit) {
-  const int window = shifted_window_width(params.head_dim);
+  const int window = widest_window(params.head_dim, params.alignment);
   // Rows on 16-byte words take the table's whole-chunk copies of the rows themselves.
   if (params.alignment >= kWidest) return false;
   // The window must fit the tile's step class (D = 129..137 in the 9-step class of the 192
-  // bucket, D = 65..89 in the 5- and 6-step classes of the 128 bucket's narrow tile). Where it
-  // reaches a word past the row (D % 8 != 1 at small shifts), the copies stop at the row's last
-  // word (covering_width) and zero-fill the rest.
+  // bucket, D = 65..89 in the 5- and 6-step classes of the 128 bucket's narrow tile, 193..201 in
+  // the 256 bucket's 13-step class; rows 4- or 8-byte aligned reach D = 90 / 92, 138 / 140 and
+  // 202 / 204). Where it reaches a word past the row (D % 8 != 1 at small shifts), the copies
+  // stop at the row's last word (covering_width) and zero-fill the rest.
   if (window > window_limit) return false;
   // One shift for all rows of a (batch, KV head): row strides of whole words (packed tensors
   // with H % 8 == 0). Batch and head strides may be anything: the shift is taken per CTA.
@@ -528,7 +532,8 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
 
   static_assert(!(kStaged && kShifted), "one loader");
   // Shifted windows: the walk and the copies see rows of the window's width.
-  const int head_dim = kShifted ? shifted_window_width(params.head_dim) : params.head_dim;
+  const int head_dim = kShifted ? widest_window(params.head_dim, params.alignment)
+                                : params.head_dim;
   const int steps = ceil_div(head_dim, kMmaK);   // k-steps (and 16-wide O column pairs) in use
   using Classes = typename Config::StepClassList;
   const int step_class = step_class_for(steps, Classes{});
