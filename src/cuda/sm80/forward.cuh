@@ -64,6 +64,7 @@ ForwardParams forward_params(const AttentionArgs& args) {
   fill_shared_params(params, args);
   params.lse = static_cast<float*>(args.lse.data);
   params.q_end = end_of<Element>(args.q);
+  params.window = widest_window(params.head_dim, params.alignment);
   params.k_end = end_of<Element>(args.k);
   params.v_end = end_of<Element>(args.v);
   return params;

@@ -55,6 +55,9 @@ struct ForwardParams {
   const void* q_end = nullptr;
   const void* k_end = nullptr;
   const void* v_end = nullptr;
+  // Shifted windows: widest_window(head_dim, alignment), computed once on the host (kernel
+  // arithmetic on `alignment` there measured ~1 % slower at D = 89 and 129).
+  int window = 0;
 };
 
 // Rows narrower than 4-byte aligned go through UnalignedTileStage (a shared-memory stage of
@@ -109,7 +112,7 @@ __host__ __device__ inline bool on_word_boundary(const void* pointer) {
 // Elsewhere UnalignedTileStage's kernel runs 2-byte-aligned rows and the table's kernels, with
 // 4- or 8-byte cp.async, the others.
 inline bool uses_shifted_windows(const ForwardParams& params, int window_limit) {
-  const int window = widest_window(params.head_dim, params.alignment);
+  const int window = params.window;
   // Rows on 16-byte words take the table's whole-chunk copies of the rows themselves.
   if (params.alignment >= kWidest) return false;
   // The window must fit the tile's step class (D = 129..137 in the 9-step class of the 192
@@ -532,8 +535,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
 
   static_assert(!(kStaged && kShifted), "one loader");
   // Shifted windows: the walk and the copies see rows of the window's width.
-  const int head_dim = kShifted ? widest_window(params.head_dim, params.alignment)
-                                : params.head_dim;
+  const int head_dim = kShifted ? params.window : params.head_dim;
   const int steps = ceil_div(head_dim, kMmaK);   // k-steps (and 16-wide O column pairs) in use
   using Classes = typename Config::StepClassList;
   const int step_class = step_class_for(steps, Classes{});
