@@ -5,7 +5,7 @@
 # session's call scripts and later ones source it instead of spelling the steps out.
 #   source bench/sm80_call_steps.sh
 #   sm80_build_tree_tests TREE.tgz "64;128;256" JOBS [BUILD_TIMEOUT_S]  # sets SM80_TESTS_PID, SM80_TESTS
-#   sm80_unpack_old_new CARRY_DIR  # /tmp/old.so, /tmp/new.so for bench/sm80_fwd_turns.py --old/--new
+#   sm80_unpack_old_new CARRY_DIR  # /tmp/old.so, /tmp/new.so for bench/sm80_{fwd,bwd}_turns.py
 #   ... the call's own timing steps ...
 #   sm80_run_forward_tests TESTS_TIMEOUT_S SANITIZER_TIMEOUT_S 'gtest filter for the sanitizers' \
 #     ['gtest filter for the tests' (default SM80_FORWARD_TESTS; the backward calls name theirs)]
@@ -72,6 +72,31 @@ sm80_bwd_ab() {
     --json "$OUT/ab$variant.json" "$@" > "$OUT/ab$variant.log" 2>&1
   local rc=$?
   echo "== $(date +%T) (at $SECONDS s) variant $variant rc $rc"; cut -c1-420 "$OUT/ab$variant.log"
+}
+
+# The library's scripts/gpu-check for a call's checks, built in the background (niced) while the
+# call times kernels, then its tests and sanitizers on the finished build, bundled under $OUT/gc
+# (the twentieth session's calls):
+#   sm80_gpu_check_start CHECK_ARGS...       # sets SM80_GPU_CHECK_PID
+#   ... the call's timing steps ...
+#   sm80_gpu_check_wait                      # the build's summary lines
+#   sm80_gpu_check_run DEADLINE_S CHECK_ARGS...  # tests and sanitizers until DEADLINE_S
+sm80_gpu_check_start() {
+  mkdir -p "$OUT/gc"
+  ( OUT=$OUT/gc nice -n 19 scripts/gpu-check "$@" --no-tests --no-sanitizers --jobs 14 \
+      > "$OUT/gc-build.txt" 2>&1 ) &
+  SM80_GPU_CHECK_PID=$!
+}
+
+sm80_gpu_check_wait() {
+  wait "$SM80_GPU_CHECK_PID"
+  tail -3 "$OUT/gc-build.txt"
+}
+
+sm80_gpu_check_run() {
+  local deadline=$1
+  shift
+  OUT=$OUT/gc timeout $((deadline - SECONDS)) scripts/gpu-check "$@" --bundle 2>&1 | tail -14
 }
 
 # Tars the build and test logs (and any extra files named) into $OUT/logs.tgz: fewer, smaller

@@ -1,21 +1,17 @@
 #!/bin/bash
-# h20-fwd-align: the sm80 forward's shifted windows sized by the tensors' alignment, in turns
-# beside main (1682e3f) and PyTorch's flash (packed tensors), then the sm80 GPU tests and both
-# sanitizers. The library builds in the background (niced) while the turns run.
+# h20-fwd-align, call 1: the sm80 forward's shifted windows sized by the tensors' alignment, in
+# turns beside main (1682e3f) and PyTorch's flash (packed tensors), then the sm80 GPU tests and
+# both sanitizers (built in the background while the turns run).
 source scripts/gpu-env.sh 2>/dev/null
 source bench/sm80_call_steps.sh
 sm80_unpack_old_new build-s20/fwdcarry || exit 1
-mkdir -p "$OUT/gc"
 checks=(--families sm80 --dtypes "fp16;bf16" --no-bench)
-( OUT=$OUT/gc nice -n 19 scripts/gpu-check "${checks[@]}" --no-tests --no-sanitizers --jobs 14 \
-    > "$OUT/gc-build.txt" 2>&1 ) &
-build_pid=$!
+sm80_gpu_check_start "${checks[@]}"
 f="16,16,fp16"
 points=""
 for D in 90 92 138 140 202 204 74 76 78 89 129 72 136; do points+="$D,2048,0,$f;"; done
 points+="90,2048,1,$f;202,2048,0,16,16,bf16"
 timeout 200 python3 bench/sm80_fwd_turns.py --old /tmp/old.so --new /tmp/new.so --runs 3 \
   --json "$OUT/turns.json" --points "$points" 2>&1 | grep -v Warning | tee "$OUT/turns.txt"
-wait "$build_pid"
-tail -3 "$OUT/gc-build.txt"
-OUT=$OUT/gc timeout $((575 - SECONDS)) scripts/gpu-check "${checks[@]}" --bundle 2>&1 | tail -14
+sm80_gpu_check_wait
+sm80_gpu_check_run 575 "${checks[@]}"

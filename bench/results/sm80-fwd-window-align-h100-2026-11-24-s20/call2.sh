@@ -6,17 +6,13 @@
 source scripts/gpu-env.sh 2>/dev/null
 source bench/sm80_call_steps.sh
 sm80_unpack_old_new build-s20/fwdcarry2 || exit 1
-mkdir -p "$OUT/gc"
 checks=(--families sm80 --dtypes "fp16;bf16" --no-bench --no-sanitizers)
-( OUT=$OUT/gc nice -n 19 scripts/gpu-check "${checks[@]}" --no-tests --jobs 14 \
-    > "$OUT/gc-build.txt" 2>&1 ) &
-build_pid=$!
+sm80_gpu_check_start "${checks[@]}"
 f="16,16,fp16"
 points=""
 for D in 89 129 73 78 135 90 138 74 72 136; do points+="$D,2048,0,$f;"; done
 points+="129,2048,0,16,16,bf16"
 timeout 200 python3 bench/sm80_fwd_turns.py --old /tmp/old.so --new /tmp/new.so --runs 5 \
   --json "$OUT/turns.json" --points "$points" 2>&1 | grep -v Warning | tee "$OUT/turns.txt"
-wait "$build_pid"
-OUT=$OUT/gc timeout $((575 - SECONDS)) scripts/gpu-check "${checks[@]}" \
-  --filter '*Sm80Forward*:*Sm80Misaligned*:*cuda_sm80*' --bundle 2>&1 | tail -6
+sm80_gpu_check_wait
+sm80_gpu_check_run 575 "${checks[@]}" --filter '*Sm80Forward*:*Sm80Misaligned*:*cuda_sm80*'
