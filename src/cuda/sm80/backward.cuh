@@ -175,7 +175,7 @@ Status fits_shared_memory(const AttentionArgs& args, bool* fits) {
   return Status::Ok();
 }
 
-// Whether a backward runs shifted windows (backward_windows.cuh) in a bucket kWidth wide: rows
+// Whether a backward runs shifted windows (backward_windows.cuh) in a bucket `width` wide: rows
 // not on 16-byte words, no GQA group (one Q and one dO shift per CTA), the window inside the
 // bucket, Q and dO rows whole words apart (every row of a head at the same shift) and both
 // tensors starting and ending on a word (every copied word lies inside them: memcheck counts a
