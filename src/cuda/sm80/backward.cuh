@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <type_traits>
@@ -65,9 +66,10 @@ Status start_backward(const AttentionArgs& args, int block_m, Workspace& workspa
   params.k_end = end_of<Element>(args.k);
   params.v_end = end_of<Element>(args.v);
   params.dout_end = end_of<Element>(args.dout);
-  const int accum_columns = params.dq_accum_shifted
-                                ? widest_window(params.head_dim, params.alignment)
-                                : params.head_dim;
+  const int accum_columns = std::max(params.dq_accum_shifted
+                                         ? widest_window(params.head_dim, params.alignment)
+                                         : params.head_dim,
+                                     params.dq_accum_min_width);
   params.dq_accum_stride = (accum_columns + kMmaK - 1) / kMmaK * kMmaK;
 
   const std::int64_t batch = problem.batch;
@@ -134,8 +136,17 @@ Status launch_backward_with(const AttentionArgs& args) {
   const Problem& problem = args.problem;
   ScopedDevice device(problem.device.index);
 
+  // The full-width kernel where D fills the bucket, and for 16-byte rows of any head dim over
+  // zero-filled columns where full_width_for_every_head_dim says so (backward_tile_config.hpp).
+  // Narrower rows that shifted windows do not take keep the general kernel.
+  const bool full_width =
+      !kShifted && Config::kFullWidthKernel &&
+      ((problem.head_dim + kMmaK - 1) / kMmaK * kMmaK == Config::kWidth ||
+       (full_width_for_every_head_dim(Config::kWidth) &&
+        static_cast<int>(problem.alignment_bytes) >= kWidest));
   BackwardParams params;
   params.dq_accum_shifted = kShifted;
+  if (full_width) params.dq_accum_min_width = Config::kWidth;
   Workspace workspace(args);
   FATTN_RETURN_IF_ERROR(start_backward<Element>(args, Config::kBlockM, workspace, params));
 
@@ -143,7 +154,6 @@ Status launch_backward_with(const AttentionArgs& args) {
   if (n_blocks > 0) {
     const dim3 grid(static_cast<unsigned>(n_blocks), static_cast<unsigned>(problem.heads_kv),
                     static_cast<unsigned>(problem.batch));
-    const bool full_width = (params.head_dim + kMmaK - 1) / kMmaK * kMmaK == Config::kWidth;
     FATTN_RETURN_IF_ERROR(with_kernel_mask(args, [&](auto mask) -> Status {
       using Mask = decltype(mask);
       if constexpr (kUnmaskedOnly && !std::is_same_v<Mask, NoMask>) {

@@ -36,6 +36,7 @@ struct BackwardParams {
   // the accumulator's column c + s, s the Q row's element offset within its 16-byte word.
   int dq_accum_stride = 0;
   bool dq_accum_shifted = false;
+  int dq_accum_min_width = 0;  // the launcher's: a full-width kernel's rows are kWidth floats
   float* lse_log2 = nullptr;  // (batch, heads_q, rows_rounded): LSE·log2(e), +inf if masked
   float* delta = nullptr;     // (batch, heads_q, rows_rounded): rowsum(dO∘O)
   int* semaphores = nullptr;  // (batch, heads_q, query tiles); deterministic mode only

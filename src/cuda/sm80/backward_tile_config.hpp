@@ -635,6 +635,19 @@ constexpr bool masked_fresh_stat_source() {
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
+// v37 (twentieth session, h20-bwd-fwz; bench/results/sm80-bwd-fullwidth-zeros-h100-2026-11-24-
+// s20/): the buckets whose full-width kernel runs every head dim with 16-byte rows, over
+// zero-filled columns (the forward's v4 does the same at 64 and 193..256), instead of the general
+// kernel with its run-time k-step and column tests. Rows narrower than 16 bytes that shifted
+// windows do not take (GQA) keep the general kernel: measured on 16-byte rows only, and without
+// any launch of the general kernel left at 256, ptxas compiled the TU's out-of-line narrow copy
+// differently and the deterministic unmasked full-width kernel spilled 80 bytes (sm_90a). The lean loop's 8 (16) k-steps cost less than the general kernel's 5
+// to 7 (13 to 15): H100, fp16, B = 16, H = 16, N = 2048, bwd in turns beside the general kernel
+// and FA2: D = 72 / 80 / 96 / 104 / 112 ×1.18 / 1.19 / 1.21 / 1.21 / 1.23, D = 200 / 216 / 232 /
+// 240 ×1.21 / 1.20 / 1.23 / 1.25, causal 96 / 200 ×1.33 / 1.23 (0.68-0.91 -> 0.82-1.10× FA2).
+// Not measured at 64 and 192 (whose full-width tile has no lean loop).
+constexpr bool full_width_for_every_head_dim(int width) { return width == 128 || width == 256; }
+
 // 128 keys per CTA at 64 and 128 (as FA2): per query tile a CTA reads Q and dO and sends the dQ
 // atomics once for 128 keys, half the L2 traffic per FLOP of 64-key CTAs (64 keys at 128
 // measured L2-bound: L2 77 %, tensor pipe 21 %). Phase A as 4 key groups x 2 query groups,
