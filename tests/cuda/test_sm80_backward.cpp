@@ -208,6 +208,22 @@ INSTANTIATE_TEST_SUITE_P(
                  false, Window{250, kUnboundedWindow}, 0, 0}),
     [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
 
+// Backward v37: 16-byte rows of a head dim short of the 128 or 256 bucket run the bucket's
+// full-width kernel over zero-filled columns, in both modes (the deterministic tables' kernels
+// too): D = 72 causal with GQA (Nq > Nk: fully masked rows), D = 104 unmasked with a partial last
+// query tile, D = 200 with a window and a negative scale, D = 232 causal bf16.
+INSTANTIATE_TEST_SUITE_P(
+    FullWidthOverZeros, Sm80Backward,
+    ::testing::Values(
+        Sm80Case{"d72_causal_gqa", DType::float16, 1, 600, 450, 4, 2, 72, true, kNoWindow, 0, 0},
+        Sm80Case{"d104_nomask_partial_tile", DType::bfloat16, 2, 1013, 700, 2, 2, 104, false,
+                 kNoWindow, 0, 0},
+        Sm80Case{"d200_window_negative_scale", DType::float16, 1, 333, 500, 2, 2, 200, false,
+                 Window{64, 16}, 0, -0.08f},
+        Sm80Case{"d232_causal", DType::bfloat16, 1, 300, 300, 2, 2, 232, true, kNoWindow, 0,
+                 0}),
+    [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
+
 // Backward v36's shifted windows (backward_windows.cuh, uses_backward_windows in backward.cuh):
 // packed tensors of 8 heads (row strides of whole 16-byte words) with rows off 16-byte words, no
 // GQA group. D = 129 and 201 are 1 mod 8, so head h starts h elements into its word: every shift
