@@ -325,7 +325,7 @@ INSTANTIATE_TEST_SUITE_P(
         UnalignedCase{"d97_bf16_packed", kBf16, 1, 160, 160, 8, 8, 97, Layout::packed},
         UnalignedCase{"d211_fp16_packed_causal", kF16, 1, 160, 160, 8, 8, 211, Layout::packed,
                       true},
-        // Rows 4- or 8-byte aligned: phases up to 6 or 4 columns, not 7 (max_head_phase). Packed
+        // Rows 4- or 8-byte aligned: phases up to 6 or 4 columns, not 7 (largest_word_offset). Packed
         // D = 74 (4-byte: phases 0, 2, 4, 6) and 76 (8-byte: 0, 4) fit width 80 instead of 96,
         // D = 90 (4-byte) width 96 instead of 112, and D = 236 (8-byte) width 240, which at
         // D + 7 = 243 left it to cuda_sm80.
@@ -357,12 +357,13 @@ TEST_F(Sm90Unaligned, LoudNeighbourHeadDoesNotLeak) {
 // them it is never read.
 TEST_F(Sm90Unaligned, NonFiniteNeighbourQAndVDoNotLeak) {
   constexpr std::int64_t kD = 129;
+  constexpr std::size_t kPackedD129AlignmentBytes = 2;  // rows 258 bytes apart
   const detail::KernelInstance* instance = detail::find_instance(
       detail::KernelFamily::sm90, Direction::forward, kD, DType::float16);
   if (instance == nullptr) GTEST_SKIP() << "no cuda_sm90 float16 forward for head_dim 129 here";
   const std::int64_t work_width = detail::sm90::listed_work_width(
       instance->head_dim_bucket,
-      detail::sm90::heads_as_columns_width(kD, detail::sm90::kElementBytes));
+      detail::sm90::heads_as_columns_width(kD, kPackedD129AlignmentBytes));
   Neighbour nonfinite;
   nonfinite.nonfinite = true;
   nonfinite.first_nonfinite_k_column = work_width - kD;

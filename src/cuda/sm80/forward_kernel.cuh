@@ -24,6 +24,7 @@
 #include <type_traits>
 
 #include "common/mask.hpp"
+#include "common/word_offset.hpp"
 #include "cuda/common/ptx_sm80.cuh"
 #include "cuda/sm80/tile_config.hpp"
 #include "cuda/sm80/tile_io.cuh"
@@ -100,7 +101,7 @@ __host__ __device__ constexpr int covering_width(int shift, int head_dim) {
 // Twentieth session: D + 7 everywhere left D = 90 (4-byte rows, window 96 now) and 202 (208)
 // out of their buckets' step classes, on 4-byte cp.async at 132 TFLOP/s (D = 90, H100).
 __host__ __device__ constexpr int widest_window(int head_dim, int alignment) {
-  return covering_width(kChunkElements - alignment / kBytesPerElement, head_dim);
+  return covering_width(largest_word_offset(alignment), head_dim);
 }
 
 __host__ __device__ inline bool on_word_boundary(const void* pointer) {

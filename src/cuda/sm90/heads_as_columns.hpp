@@ -34,6 +34,7 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "common/word_offset.hpp"
 #include "cuda/sm90/tile_config.hpp"
 #include "fattn/fattn.hpp"
 
@@ -42,15 +43,6 @@ namespace fattn::detail::sm90 {
 inline constexpr std::size_t kTmaStrideAlignmentBytes = 16;  // TMA: base address and strides
 // The largest phase of a 16-bit head within its 16-byte word, in columns (2-byte rows).
 inline constexpr int kMaxHeadPhase = static_cast<int>(kTmaStrideAlignmentBytes / 2) - 1;
-inline constexpr std::size_t kElementBytes = 2;
-
-// The largest phase of tensors whose pointers and strides are `alignment_bytes` aligned
-// (Problem::alignment_bytes): heads start on multiples of alignment / 2 columns.
-constexpr int max_head_phase(std::size_t alignment_bytes) {
-  const std::size_t step = std::clamp<std::size_t>(alignment_bytes, kElementBytes,
-                                                   kTmaStrideAlignmentBytes) / kElementBytes;
-  return static_cast<int>(kTmaStrideAlignmentBytes / kElementBytes - step);
-}
 
 // Buckets compiled with the heads-as-columns kernels: every bucket whose head dims can be odd in
 // the odd-head-dim target (D = 65..255); bucket 64 (D <= 64) keeps its one kernel per mask and
@@ -62,9 +54,10 @@ constexpr bool heads_as_columns_compiled(int bucket) { return bucket >= kHeadsAs
 // D = 242..249 at a phase stay with cuda_sm80 (D = 250..256 cannot fit the 256 bucket at all).
 inline constexpr int kHeadsAsColumnsMaxWidth = 240;
 
-// The work width a heads-as-columns launch needs: D columns at any phase its alignment allows.
+// The work width a heads-as-columns launch needs: D columns at any phase its alignment allows
+// (largest_word_offset).
 constexpr int heads_as_columns_width(long long head_dim, std::size_t alignment_bytes) {
-  return work_width(head_dim + max_head_phase(alignment_bytes));
+  return work_width(head_dim + largest_word_offset(static_cast<long long>(alignment_bytes)));
 }
 
 // Whether cuda_sm90 runs `problem` by reading heads as columns, where its tensors are not
