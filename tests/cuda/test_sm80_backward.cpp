@@ -231,7 +231,11 @@ INSTANTIATE_TEST_SUITE_P(
 // bucket: 64 (D = 33), 128 (74, 89, and 121 whose window fills the bucket), 192 (129, 130,
 // 135), 256 (201, and 249 whose window fills it); partial first and last tiles (N = 17, 257,
 // 1013), one query row, causal with Nq > Nk (fully masked rows) and Nq < Nk, windows, a
-// negative scale. GQA keeps the 16-bit copies (the last case).
+// negative scale. GQA keeps the 16-bit copies (the last case). Backward v38 runs the windows of
+// the 128 and 256 buckets in their full-width (lean) kernels; the cases after the GQA one aim at
+// that kernel's own paths: the NoMask kernels (strided copies and the staged epilogue off for
+// windows) with partial last query tiles, the lean loop's signed exponent with a masked diagonal,
+// the two-stage tile at 256, a window; and D = 45 / 161 in the 64 and 192 buckets.
 INSTANTIATE_TEST_SUITE_P(
     ShiftedWindows, Sm80Backward,
     ::testing::Values(
@@ -256,7 +260,19 @@ INSTANTIATE_TEST_SUITE_P(
         Sm80Case{"windows_d249_full_bucket_causal", DType::float16, 1, 300, 300, 8, 8, 249, true,
                  kNoWindow, 0, 0},
         Sm80Case{"gqa_d129_packed_keeps_16_bit_copies", DType::float16, 1, 300, 300, 16, 8, 129,
-                 true, kNoWindow, 0, 0}),
+                 true, kNoWindow, 0, 0},
+        Sm80Case{"windows_d90_rows4_nomask_partial_tiles", DType::bfloat16, 2, 1013, 700, 8, 8,
+                 90, false, kNoWindow, 0, 0},
+        Sm80Case{"windows_d75_negative_scale_causal", DType::float16, 1, 300, 200, 8, 8, 75, true,
+                 kNoWindow, 0, -0.07f},
+        Sm80Case{"windows_d236_rows8_nomask", DType::float16, 1, 900, 520, 8, 8, 236, false,
+                 kNoWindow, 0, 0},
+        Sm80Case{"windows_d217_window", DType::bfloat16, 1, 600, 520, 8, 8, 217, false,
+                 Window{100, 30}, 0, 0},
+        Sm80Case{"windows_d45_nomask_partial_tiles", DType::float16, 1, 1013, 300, 8, 8, 45,
+                 false, kNoWindow, 0, 0},
+        Sm80Case{"windows_d161_causal", DType::bfloat16, 1, 700, 700, 8, 8, 161, true, kNoWindow,
+                 0, 0}),
     [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -128,22 +128,27 @@ Status finish_backward(const AttentionArgs& args, const BackwardParams& params) 
 // choices against them.
 // kUnmaskedOnly: a NoMask launch's configuration (DeterministicUnmaskedBackward); the masked
 // kernels are not compiled for it. kMaskedOnly: a masked launch's (DeterministicMaskedBackward);
-// the NoMask kernels are not compiled for it. kShifted: Config's general kernel with shifted
-// windows (backward_windows.cuh), for the problems uses_backward_windows takes.
+// the NoMask kernels are not compiled for it. kShifted: shifted windows (backward_windows.cuh),
+// for the problems uses_backward_windows takes, in Config's full-width kernel where
+// full_width_for_every_head_dim says so, else in its general kernel.
 template <class Config, class Element, bool kUnmaskedOnly = false, bool kMaskedOnly = false,
           bool kShifted = false>
 Status launch_backward_with(const AttentionArgs& args) {
   const Problem& problem = args.problem;
   ScopedDevice device(problem.device.index);
 
-  // The full-width kernel where D fills the bucket, and for 16-byte rows of any head dim over
-  // zero-filled columns where full_width_for_every_head_dim says so (backward_tile_config.hpp).
-  // Narrower rows that shifted windows do not take keep the general kernel.
+  // The full-width kernel where D fills the bucket, and over zero-filled columns for 16-byte
+  // rows of any head dim and for shifted windows where full_width_for_every_head_dim says so
+  // (backward_tile_config.hpp). Narrower rows that shifted windows do not take (GQA) keep the
+  // general kernel.
+  constexpr bool kOverZeros =
+      Config::kFullWidthKernel && full_width_for_every_head_dim(Config::kWidth);
+  constexpr bool kShiftedFullWidth = kShifted && kOverZeros;
   const bool full_width =
-      !kShifted && Config::kFullWidthKernel &&
-      ((problem.head_dim + kMmaK - 1) / kMmaK * kMmaK == Config::kWidth ||
-       (full_width_for_every_head_dim(Config::kWidth) &&
-        static_cast<int>(problem.alignment_bytes) >= kWidest));
+      kShifted ? kShiftedFullWidth
+               : Config::kFullWidthKernel &&
+                     ((problem.head_dim + kMmaK - 1) / kMmaK * kMmaK == Config::kWidth ||
+                      (kOverZeros && static_cast<int>(problem.alignment_bytes) >= kWidest));
   BackwardParams params;
   params.dq_accum_shifted = kShifted;
   if (full_width) params.dq_accum_min_width = Config::kWidth;
@@ -161,13 +166,21 @@ Status launch_backward_with(const AttentionArgs& args) {
       } else if constexpr (kMaskedOnly && std::is_same_v<Mask, NoMask>) {
         return Status::Unsupported("sm80 backward: a masked-only configuration got no mask");
       } else {
-        auto* kernel =
-            &backward_kernel<general_kernel_config<Config>, Element, Mask, false, kShifted>;
-        if constexpr (Config::kFullWidthKernel && !kShifted) {
-          if (full_width) kernel = &backward_kernel<Config, Element, Mask, true>;
+        if constexpr (kShiftedFullWidth) {
+          // Every shifted window fits the bucket (uses_backward_windows): no general kernel.
+          return launch_with_shared_memory(&backward_kernel<Config, Element, Mask, true, true>,
+                                           "sm80::backward_kernel", grid, Config::kThreads,
+                                           Config::kSharedBytes, args, params, mask);
+        } else {
+          auto* kernel =
+              &backward_kernel<general_kernel_config<Config>, Element, Mask, false, kShifted>;
+          if constexpr (Config::kFullWidthKernel && !kShifted) {
+            if (full_width) kernel = &backward_kernel<Config, Element, Mask, true>;
+          }
+          return launch_with_shared_memory(kernel, "sm80::backward_kernel", grid,
+                                           Config::kThreads, Config::kSharedBytes, args, params,
+                                           mask);
         }
-        return launch_with_shared_memory(kernel, "sm80::backward_kernel", grid, Config::kThreads,
-                                         Config::kSharedBytes, args, params, mask);
       }
     }));
   }
@@ -211,8 +224,9 @@ bool uses_backward_windows(const AttentionArgs& args, int width) {
 // and on those devices the deterministic mode's own where it differs; deterministic NoMask
 // launches of few keys take DeterministicUnmaskedBackward's (key tiles slowest in head groups,
 // perf-notes "Backward v24"), deterministic masked launches DeterministicMaskedBackward's where
-// it has one (v34). Shifted windows run the table's general kernel (the large table's where the
-// device fits it) in both modes: the deterministic mode is a run-time flag of that kernel.
+// it has one (v34). Shifted windows run the table's kernels (the large table's where the device
+// fits it; full-width or general, launch_backward_with) in both modes: the deterministic mode is
+// a run-time flag of those kernels.
 template <int kHeadDim, class Element>
 Status launch_backward(const AttentionArgs& args) {
   using Large = LargeSharedMemoryBackwardConfig<kHeadDim>;

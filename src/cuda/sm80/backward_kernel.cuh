@@ -442,7 +442,8 @@ __device__ __forceinline__ void store_dk_dv_staged(
 // fragment loads and mma's with the neighbouring steps'; with the tests as run-time branches
 // (one kernel for every head dim) a branch held only 2-4 independent mma's there, and ncu
 // showed 42 % of the issue cycles stalled on fixed-latency dependencies.
-// kShifted: shifted windows (backward_windows.cuh), in the general kernel.
+// kShifted: shifted windows (backward_windows.cuh), in either kernel (backward v38: the
+// full-width one where full_width_for_every_head_dim says so).
 template <class Config, class Element, class Mask, bool kFullWidth, bool kShifted = false>
 __global__ void __launch_bounds__(Config::kThreads)
     backward_kernel(const BackwardParams params, const Mask mask) {
@@ -475,10 +476,11 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr bool kFreshQSource =
       masked_strided_item_loads<Config>() && !std::is_same_v<Mask, NoMask>;
   constexpr bool kFreshStatSource = kFreshQSource && masked_fresh_stat_source<Config>();
+  // Not with shifted windows, whose rows are copied from their words (load_window_tile).
   constexpr bool kStridedLoads =
       (strided_item_loads<Config>() ||
        (unmasked_strided_item_loads<Config>() && std::is_same_v<Mask, NoMask>) || kFreshQSource) &&
-      kLean && !dq_rounds_in_dk_steps<Config>();
+      kLean && !dq_rounds_in_dk_steps<Config>() && !kShifted;
   constexpr bool kLightRelease = light_dq_release<Config>();
   // v6: each product's first k-step writes its accumulators (C = 0) instead of zeroing moves.
   // The lean full-width kernel only, where step 0 of every product exists (head_dim >= 1).
@@ -502,13 +504,15 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr bool kLineReductions = dq_reductions_by_line<Config>() && kLean;
   // v21 (backward_tile_config.hpp): dK and dV out through shared memory in 16-byte chunks
   // (UnmaskedStagedEpilogue: in the NoMask kernels only).
+  // Not with shifted windows: dK and dV leave from their shifted columns (store_shifted_pair).
   constexpr bool kStagedEpilogue =
       (staged_epilogue<Config>() ||
        (unmasked_staged_epilogue<Config>() && std::is_same_v<Mask, NoMask>)) &&
-      kLean;
+      kLean && !kShifted;
   // MaskedPerItemPhaseBAddresses (backward_tile_config.hpp): phase B's Q / dO address per item.
   constexpr bool kPerItemBAddresses =
-      masked_per_item_phase_b_addresses<Config>() && !std::is_same_v<Mask, NoMask>;
+      (masked_per_item_phase_b_addresses<Config>() && !std::is_same_v<Mask, NoMask>) ||
+      (kShifted && kFullWidth);
   // v19 (backward_tile_config.hpp): the line staging's offsets with the swizzle split.
   constexpr bool kSplitSwizzle = line_staging_swizzle_split<Config>() && kLineReductions;
   // DqStagingPairSwizzle (backward_tile_config.hpp): the staging rows' conflict-free swizzle.
@@ -548,8 +552,8 @@ __global__ void __launch_bounds__(Config::kThreads)
                 "an XOR address adds its step to a chunk base that is a multiple of the step "
                 "count: carry-free only for power-of-two counts");
   constexpr int kStatChunks = kBlockM * 4 / 16;  // 16-byte chunks of one LSE / D_i row tile
-  static_assert(!(kShifted && (kFullWidth || kPipelinedB)),
-                "shifted windows run the general kernel, its fragments loaded per step");
+  static_assert(!(kShifted && kPipelinedB),
+                "shifted windows mask the first k-step's fragments, loaded per step");
 
   extern __shared__ __align__(128) unsigned char shared_bytes[];
   Element* k_tile = reinterpret_cast<Element*>(shared_bytes);
@@ -607,8 +611,14 @@ __global__ void __launch_bounds__(Config::kThreads)
   // Shifted windows: the loop runs on the CTA's windows, the words that cover its rows at the
   // larger of its two shifts (D = 74 at shifts 0..6: 80 columns, 5 k-steps like D = 80; the
   // bound D + 7 would take 6), copied with 16-byte cp.async.
+  // The full-width kernel reads them from window_shifts_slot where it uses them.
+  constexpr bool kShiftsInSlot = kShifted && kFullWidth;
   [[maybe_unused]] WindowShifts shifts;
   if constexpr (kShifted) shifts = window_shifts<Element>(params, batch, kv_head);
+  if constexpr (kShiftsInSlot) {
+    if (threadIdx.x == 0) window_shifts_slot() = shifts;  // seen after the K / V staging barrier
+  }
+  auto current_shifts = [&] { return kShiftsInSlot ? window_shifts_slot() : shifts; };
   const int head_dim = kShifted ? covering_width(max(shifts.query, shifts.dout), params.head_dim)
                                 : params.head_dim;
   const int steps = kFullWidth ? kMaxSteps : ceil_div(head_dim, kMmaK);
@@ -753,28 +763,33 @@ __global__ void __launch_bounds__(Config::kThreads)
     const auto* d_o = static_cast<const Element*>(params.dout) +
                       batch * params.dout_strides.batch + row0 * params.dout_strides.row +
                       head * params.dout_strides.head;
-    if constexpr (kShifted) {
-      load_window_tile<kBlockM, kWidth, Config::kThreads>(
-          q_tiles + stage * kBlockM * kWidth, q, params.q_strides.row, params.seqlen_q - row0,
-          shifts.query, params.head_dim, chunks);
-      load_window_tile<kBlockM, kWidth, Config::kThreads>(
-          do_tiles + stage * kBlockM * kWidth, d_o, params.dout_strides.row,
-          params.seqlen_q - row0, shifts.dout, params.head_dim, chunks);
-    } else if (kLean && row0 + kBlockM <= params.seqlen_q && alignment >= kWidest) {
+    // Shifted windows: the words that cover the rows, each row up to its end (load_window_tile).
+    [[maybe_unused]] WindowShifts item_shifts;
+    if constexpr (kShifted) item_shifts = current_shifts();
+    const Element* q_rows = kShifted ? word_start(q) : q;
+    const Element* dout_rows = kShifted ? word_start(d_o) : d_o;
+    const int q_columns = kShifted ? item_shifts.query + params.head_dim : head_dim;
+    const int dout_columns = kShifted ? item_shifts.dout + params.head_dim : head_dim;
+    // The full-width kernel's shifted windows rebuild the copy's lane terms per item from a
+    // fresh read of the thread index (as MaskedStridedItemLoads does): held across the loop,
+    // they spilled 4-28 bytes in its kernels at 256.
+    const int copy_thread = kShiftsInSlot ? opaque_thread_id() : static_cast<int>(threadIdx.x);
+    if (kLean && row0 + kBlockM <= params.seqlen_q && alignment >= kWidest) {
       // A whole tile: no per-row "past the sequence end" tests (tile_io.cuh).
-      load_whole_tile<kBlockM, kWidth, Config::kThreads>(q_tiles + stage * kBlockM * kWidth, q,
-                                                         params.q_strides.row, head_dim, chunks);
-      load_whole_tile<kBlockM, kWidth, Config::kThreads>(do_tiles + stage * kBlockM * kWidth, d_o,
-                                                         params.dout_strides.row, head_dim,
-                                                         chunks);
+      load_whole_tile<kBlockM, kWidth, Config::kThreads>(q_tiles + stage * kBlockM * kWidth,
+                                                         q_rows, params.q_strides.row, q_columns,
+                                                         chunks, copy_thread);
+      load_whole_tile<kBlockM, kWidth, Config::kThreads>(do_tiles + stage * kBlockM * kWidth,
+                                                         dout_rows, params.dout_strides.row,
+                                                         dout_columns, chunks, copy_thread);
     } else {
-      load_tile<kBlockM, kWidth, Config::kThreads>(q_tiles + stage * kBlockM * kWidth, q,
+      load_tile<kBlockM, kWidth, Config::kThreads>(q_tiles + stage * kBlockM * kWidth, q_rows,
                                                    params.q_strides.row, params.seqlen_q - row0,
-                                                   head_dim, chunks, alignment);
-      load_tile<kBlockM, kWidth, Config::kThreads>(do_tiles + stage * kBlockM * kWidth, d_o,
-                                                   params.dout_strides.row,
-                                                   params.seqlen_q - row0, head_dim, chunks,
-                                                   alignment);
+                                                   q_columns, chunks, alignment, copy_thread);
+      load_tile<kBlockM, kWidth, Config::kThreads>(do_tiles + stage * kBlockM * kWidth,
+                                                   dout_rows, params.dout_strides.row,
+                                                   params.seqlen_q - row0, dout_columns, chunks,
+                                                   alignment, copy_thread);
     }
     const std::int64_t stats =
         (static_cast<std::int64_t>(batch) * params.heads_q + head) * params.rows_rounded + row0;
@@ -884,8 +899,11 @@ __global__ void __launch_bounds__(Config::kThreads)
 #pragma unroll 1
     for (int split = 0; split < Config::kQuerySplitsA; ++split) {
       const int query_col = query_col_a + split * kQueryTilesA * kMmaN;
+      // The shifted windows' full-width kernels rebuild the lane terms per item (held across
+      // the loop, they spilled 4 bytes in the masked kernel at 256 on sm_90a).
+      const int a_lane = kShiftsInSlot ? opaque_lane_id() : lane;
       const auto q_as_b = fragment_address<kXorAddresses, kWidth>(
-          q_tile, query_col + lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
+          q_tile, query_col + a_lane % 8 + 8 * (a_lane / 16), (a_lane / 8) % 2);
       float s[kKeyTilesA][kQueryTilesA][4];
       float dp[kKeyTilesA][kQueryTilesA][4];
       if constexpr (!kZeroStart) zero_fill(s);
@@ -911,11 +929,12 @@ __global__ void __launch_bounds__(Config::kThreads)
         // step of the tile, inside its row).
         [[maybe_unused]] std::uint32_t b[kQueryTilesA / 2][4];
         if constexpr (kPipelinedB) load_b(b, 0, b_offset);
+        [[maybe_unused]] const int window_steps = kShiftsInSlot ? current_shifts().steps : 0;
 #pragma unroll
         for (int step = 0; step < kMaxSteps; ++step) {
           // ZeroStart: step 0 always runs (steps_a >= 1) and writes the accumulators.
           const bool first = kZeroStart && step == 0;
-          if (first || step < steps_a) {
+          if (first || step < (kShiftsInSlot ? window_steps : steps_a)) {
             std::uint32_t a[kKeyTilesA][4];
 #pragma unroll
             for (int kt = 0; kt < kKeyTilesA; ++kt) {
@@ -957,7 +976,7 @@ __global__ void __launch_bounds__(Config::kThreads)
           }
         }
       };
-      product_a(s, 0, 0, !kLean, shifts.query);
+      product_a(s, 0, 0, !kLean, current_shifts().query);
       FATTN_SM80_BWD_TIMELINE_MARK(item, kScoresIssued);
       // Pᵀ = 2^(Sᵀ·c - LSE) (masked scores -> 0), as the (key, query) pair of `half` of tile
       // (kt, nt) holds it; stored 16-bit for phase B.
@@ -1064,7 +1083,7 @@ __global__ void __launch_bounds__(Config::kThreads)
       // latency under the mma's), after the exponent pass's stores.
       StatisticsRing<kDeltaAhead, kQueryTilesA> delta_ahead;
       delta_ahead.fill(delta_pair);
-      product_a(dp, kVFromK, kDoFromQ, false, shifts.dout);
+      product_a(dp, kVFromK, kDoFromQ, false, current_shifts().dout);
       FATTN_SM80_BWD_TIMELINE_MARK(item, kDpIssued);
 
       // dSᵀ = Pᵀ∘(dPᵀ - D), stored 16-bit (in either pass order).
@@ -1420,10 +1439,12 @@ __global__ void __launch_bounds__(Config::kThreads)
   // On sm_80 the lean loop reads the lane again here (an opaque read the compiler cannot merge
   // with the first): held across the loop only for this epilogue, it was what spilled at 256
   // there (4 bytes). Not on sm_90, where the same read moved a spill into the loop instead.
+// The shifted windows' full-width kernels read it again on sm_90 too (held, the lane's
+// epilogue terms spilled 8 bytes there at 256: one STL pair at the start, LDL at the end).
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   const int epilogue_lane = kLean ? opaque_lane_id() : lane;
 #else
-  const int epilogue_lane = lane;
+  const int epilogue_lane = kLean && kShifted ? opaque_lane_id() : lane;
 #endif
   const int epilogue_group = epilogue_lane / 4;
   const int epilogue_quad_lane = epilogue_lane % 4;
@@ -1443,6 +1464,7 @@ __global__ void __launch_bounds__(Config::kThreads)
       return;
     }
   }
+  [[maybe_unused]] const WindowShifts epilogue_shifts = current_shifts();
 #pragma unroll
   for (int kt = 0; kt < kKeyTilesB; ++kt)
 #pragma unroll
@@ -1456,10 +1478,10 @@ __global__ void __launch_bounds__(Config::kThreads)
           const int column = dim_step_b * kMmaK + dt * kMmaN + 2 * epilogue_quad_lane;
           if constexpr (kShifted) {
             // Window column c: dK's column c - s_q, dV's c - s_do (16-bit stores).
-            store_shifted_pair(dk_row, column - shifts.query, params.head_dim,
+            store_shifted_pair(dk_row, column - epilogue_shifts.query, params.head_dim,
                                dk_acc[kt][dt][2 * half] * params.scale,
                                dk_acc[kt][dt][2 * half + 1] * params.scale);
-            store_shifted_pair(dv_row, column - shifts.dout, params.head_dim,
+            store_shifted_pair(dv_row, column - epilogue_shifts.dout, params.head_dim,
                                dv_acc[kt][dt][2 * half], dv_acc[kt][dt][2 * half + 1]);
           } else if (column < head_dim) {
             store_pair(dk_row, column, head_dim, dk_acc[kt][dt][2 * half] * params.scale,

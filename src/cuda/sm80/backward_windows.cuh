@@ -25,11 +25,14 @@
 // load-AND-store chain per row pass before the item's first barrier (~860 clocks per item at
 // D = 129, 8 % of the main kernel); masking the fragments of both end k-steps, the last one
 // found by a run-time compare in the unrolled k-loop, cost more (12.65 ms).
-// The kernel runs its general loop (the run-time head dim's k-steps) on a head dim of the CTA's
+// The general kernel runs its loop (the run-time head dim's k-steps) on a head dim of the CTA's
 // window width, round_up(D + max(s_q, s_do), 8) (covering_width): the work of an aligned head
 // dim up to 7 columns wider, often none more (D = 74's shifts are 0..6: 80 columns, 5 k-steps as
 // at D = 72 or 80). The accumulator's rows are the widest window's (widest_window), rounded up
-// to a k-step. The selector is uses_backward_windows (backward.cuh).
+// to a k-step. Backward v38: at 128 and 256 the full-width (lean) kernel runs the windows over
+// the bucket's width instead, the columns past each window zero-filled (as v37 runs 16-byte rows
+// of any head dim), its accumulator rows the bucket's. The selector is uses_backward_windows
+// (backward.cuh); the kernel is chosen by launch_backward_with.
 #pragma once
 
 #include <cstdint>
@@ -40,11 +43,22 @@
 
 namespace fattn::detail::sm80 {
 
-// The element offsets within their 16-byte words of the Q and dO rows of one (batch, head).
+// The element offsets within their 16-byte words of the Q and dO rows of one (batch, head), and
+// the k-steps of the CTA's window (ceil(covering_width / 16)).
 struct WindowShifts {
   int query = 0;
   int dout = 0;
+  int steps = 0;
 };
+
+// The full-width kernel's copy of its CTA's WindowShifts (backward v38), one slot per CTA: that
+// kernel reads them here where it uses them, after a barrier, instead of holding three registers
+// across the item loop. Held, they spilled 4-20 bytes in its kernels at 256 (255 registers,
+// sm_80 and sm_90a) and 4 at 128 (bf16, sm_80); read from the slot, none.
+__device__ __forceinline__ WindowShifts& window_shifts_slot() {
+  __shared__ WindowShifts slot;
+  return slot;
+}
 
 template <class Element>
 __device__ __forceinline__ WindowShifts window_shifts(const BackwardParams& params, int batch,
@@ -53,7 +67,10 @@ __device__ __forceinline__ WindowShifts window_shifts(const BackwardParams& para
                   head * params.q_strides.head;
   const auto* d_o = static_cast<const Element*>(params.dout) +
                     batch * params.dout_strides.batch + head * params.dout_strides.head;
-  return {element_shift(q), element_shift(d_o)};
+  const int query = element_shift(q);
+  const int dout = element_shift(d_o);
+  const int window = covering_width(query > dout ? query : dout, params.head_dim);
+  return {query, dout, (window + kMmaK - 1) / kMmaK};
 }
 
 // Starts the copy of a Q or dO tile's windows, rows from `rows` (each `shift` elements into its

@@ -87,11 +87,13 @@ struct TileCopyLanes {
   static constexpr int kLanesPerRow = next_power_of_two(kWidth / kChunkElements);
   static constexpr int kRowsPerPass = kThreads / kLanesPerRow;
   static constexpr bool kFixedPhase = kRowsPerPass % kSwizzleChunks == 0;
-  static __device__ __forceinline__ int chunk() {
-    return static_cast<int>(threadIdx.x) % kLanesPerRow;
+  // `thread`: the block's thread index (a caller may pass a fresh read of it: see
+  // load_whole_tile).
+  static __device__ __forceinline__ int chunk(int thread = static_cast<int>(threadIdx.x)) {
+    return thread % kLanesPerRow;
   }
-  static __device__ __forceinline__ int first_row() {
-    return static_cast<int>(threadIdx.x) / kLanesPerRow;
+  static __device__ __forceinline__ int first_row(int thread = static_cast<int>(threadIdx.x)) {
+    return thread / kLanesPerRow;
   }
 };
 
@@ -103,12 +105,13 @@ struct TileCopyLanes {
 template <int kRows, int kWidth, int kThreads, bool kFullWidth, class Element>
 __device__ __forceinline__ void load_tile_rows(Element* tile, const Element* global,
                                                std::int64_t row_stride, int valid_rows,
-                                               int head_dim, int chunks, int alignment) {
+                                               int head_dim, int chunks, int alignment,
+                                               int thread = static_cast<int>(threadIdx.x)) {
   using Lanes = TileCopyLanes<kWidth, kThreads>;
   constexpr int kRowsPerPass = Lanes::kRowsPerPass;
   constexpr bool kFixedPhase = Lanes::kFixedPhase;
-  const int chunk = Lanes::chunk();
-  const int first_row = Lanes::first_row();
+  const int chunk = Lanes::chunk(thread);
+  const int first_row = Lanes::first_row(thread);
   if (chunk >= chunks) return;
   const int column = chunk * kChunkElements;
   const int valid_columns = clamp_count(head_dim - column, kChunkElements);
@@ -155,13 +158,16 @@ __device__ __forceinline__ void for_each_whole_tile_pass(Element* tile, int firs
 // it, so the chunk's source size and the address steps are the same for every pass and are
 // computed once per tile. In SASS this took the D = 64 tile copy (4 LDGSTS per thread) from ~70
 // instructions to ~20; the copies are a sixth of the loop's instructions at D = 64 otherwise.
+// `thread`: as TileCopyLanes; a kernel short of registers passes a fresh (opaque) read of the
+// thread index, so that the copy's lane terms are rebuilt per tile, not held across its loop.
 template <int kRows, int kWidth, int kThreads, class Element>
 __device__ __forceinline__ void load_whole_tile(Element* tile, const Element* global,
                                                 std::int64_t row_stride, int head_dim,
-                                                int chunks) {
+                                                int chunks,
+                                                int thread = static_cast<int>(threadIdx.x)) {
   using Lanes = TileCopyLanes<kWidth, kThreads>;
-  const int chunk = Lanes::chunk();
-  const int first_row = Lanes::first_row();
+  const int chunk = Lanes::chunk(thread);
+  const int first_row = Lanes::first_row(thread);
   if (chunk >= chunks) return;
   const int column = chunk * kChunkElements;
   const int source_bytes = clamp_count(head_dim - column, kChunkElements) * kBytesPerElement;
@@ -220,10 +226,11 @@ __device__ __noinline__ void load_tile_narrow(Element* tile, const Element* glob
 template <int kRows, int kWidth, int kThreads, class Element>
 __device__ __forceinline__ void load_tile(Element* tile, const Element* global,
                                           std::int64_t row_stride, int valid_rows, int head_dim,
-                                          int chunks, int alignment) {
+                                          int chunks, int alignment,
+                                          int thread = static_cast<int>(threadIdx.x)) {
   if (alignment >= kWidest) {
     load_tile_rows<kRows, kWidth, kThreads, true>(tile, global, row_stride, valid_rows, head_dim,
-                                                  chunks, alignment);
+                                                  chunks, alignment, thread);
   } else {
     load_tile_narrow<kRows, kWidth, kThreads>(tile, global, row_stride, valid_rows, head_dim,
                                               chunks, alignment);
