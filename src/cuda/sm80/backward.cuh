@@ -129,8 +129,8 @@ Status finish_backward(const AttentionArgs& args, const BackwardParams& params) 
 // kUnmaskedOnly: a NoMask launch's configuration (DeterministicUnmaskedBackward); the masked
 // kernels are not compiled for it. kMaskedOnly: a masked launch's (DeterministicMaskedBackward);
 // the NoMask kernels are not compiled for it. kShifted: shifted windows (backward_windows.cuh),
-// for the problems uses_backward_windows takes, in Config's full-width kernel where
-// full_width_for_every_head_dim says so, else in its general kernel.
+// for the problems uses_backward_windows takes, in Config's full-width kernel from
+// min_head_dim_over_zeros on, else in its general kernel.
 template <class Config, class Element, bool kUnmaskedOnly = false, bool kMaskedOnly = false,
           bool kShifted = false>
 Status launch_backward_with(const AttentionArgs& args) {
@@ -138,17 +138,18 @@ Status launch_backward_with(const AttentionArgs& args) {
   ScopedDevice device(problem.device.index);
 
   // The full-width kernel where D fills the bucket, and over zero-filled columns for 16-byte
-  // rows of any head dim and for shifted windows where full_width_for_every_head_dim says so
-  // (backward_tile_config.hpp). Narrower rows that shifted windows do not take (GQA) keep the
-  // general kernel.
-  constexpr bool kOverZeros =
-      Config::kFullWidthKernel && full_width_for_every_head_dim(Config::kWidth);
-  constexpr bool kShiftedFullWidth = kShifted && kOverZeros;
+  // rows and for shifted windows from min_head_dim_over_zeros on (backward_tile_config.hpp).
+  // Narrower rows that shifted windows do not take (GQA) keep the general kernel.
+  constexpr int kMinOverZeros = min_head_dim_over_zeros(Config::kWidth);
+  constexpr bool kOverZeros = Config::kFullWidthKernel && kMinOverZeros <= Config::kWidth;
+  // Every head dim of the bucket: no general kernel with shifted windows is compiled.
+  constexpr bool kShiftedAlwaysFullWidth = kShifted && kOverZeros && kMinOverZeros <= 1;
+  const bool over_zeros = kOverZeros && problem.head_dim >= kMinOverZeros;
   const bool full_width =
-      kShifted ? kShiftedFullWidth
+      kShifted ? over_zeros
                : Config::kFullWidthKernel &&
                      ((problem.head_dim + kMmaK - 1) / kMmaK * kMmaK == Config::kWidth ||
-                      (kOverZeros && static_cast<int>(problem.alignment_bytes) >= kWidest));
+                      (over_zeros && static_cast<int>(problem.alignment_bytes) >= kWidest));
   BackwardParams params;
   params.dq_accum_shifted = kShifted;
   if (full_width) params.dq_accum_min_width = Config::kWidth;
@@ -166,16 +167,15 @@ Status launch_backward_with(const AttentionArgs& args) {
       } else if constexpr (kMaskedOnly && std::is_same_v<Mask, NoMask>) {
         return Status::Unsupported("sm80 backward: a masked-only configuration got no mask");
       } else {
-        if constexpr (kShiftedFullWidth) {
-          // Every shifted window fits the bucket (uses_backward_windows): no general kernel.
+        if constexpr (kShiftedAlwaysFullWidth) {
           return launch_with_shared_memory(&backward_kernel<Config, Element, Mask, true, true>,
                                            "sm80::backward_kernel", grid, Config::kThreads,
                                            Config::kSharedBytes, args, params, mask);
         } else {
           auto* kernel =
               &backward_kernel<general_kernel_config<Config>, Element, Mask, false, kShifted>;
-          if constexpr (Config::kFullWidthKernel && !kShifted) {
-            if (full_width) kernel = &backward_kernel<Config, Element, Mask, true>;
+          if constexpr (Config::kFullWidthKernel && (!kShifted || kOverZeros)) {
+            if (full_width) kernel = &backward_kernel<Config, Element, Mask, true, kShifted>;
           }
           return launch_with_shared_memory(kernel, "sm80::backward_kernel", grid,
                                            Config::kThreads, Config::kSharedBytes, args, params,

@@ -443,7 +443,7 @@ __device__ __forceinline__ void store_dk_dv_staged(
 // (one kernel for every head dim) a branch held only 2-4 independent mma's there, and ncu
 // showed 42 % of the issue cycles stalled on fixed-latency dependencies.
 // kShifted: shifted windows (backward_windows.cuh), in either kernel (backward v38: the
-// full-width one where full_width_for_every_head_dim says so).
+// full-width one from min_head_dim_over_zeros on).
 template <class Config, class Element, class Mask, bool kFullWidth, bool kShifted = false>
 __global__ void __launch_bounds__(Config::kThreads)
     backward_kernel(const BackwardParams params, const Mask mask) {

@@ -636,17 +636,33 @@ template <int kHeadDimBucket>
 struct BackwardConfig;
 
 // v37 (twentieth session, h20-bwd-fwz; bench/results/sm80-bwd-fullwidth-zeros-h100-2026-11-24-
-// s20/): the buckets whose full-width kernel runs every head dim with 16-byte rows, over
-// zero-filled columns (the forward's v4 does the same at 64 and 193..256), instead of the general
-// kernel with its run-time k-step and column tests. Rows narrower than 16 bytes that shifted
-// windows do not take (GQA) keep the general kernel: measured on 16-byte rows only, and without
-// any launch of the general kernel left at 256, ptxas compiled the TU's out-of-line narrow copy
-// differently and the deterministic unmasked full-width kernel spilled 80 bytes (sm_90a). The lean loop's 8 (16) k-steps cost less than the general kernel's 5
-// to 7 (13 to 15): H100, fp16, B = 16, H = 16, N = 2048, bwd in turns beside the general kernel
-// and FA2: D = 72 / 80 / 96 / 104 / 112 ×1.18 / 1.19 / 1.21 / 1.21 / 1.23, D = 200 / 216 / 232 /
-// 240 ×1.21 / 1.20 / 1.23 / 1.25, causal 96 / 200 ×1.33 / 1.23 (0.68-0.91 -> 0.82-1.10× FA2).
-// Not measured at 64 and 192 (whose full-width tile has no lean loop).
-constexpr bool full_width_for_every_head_dim(int width) { return width == 128 || width == 256; }
+// s20/): the head dims whose 16-byte rows run the bucket's full-width kernel over zero-filled
+// columns (the forward's v4 does the same at 64 and 193..256), instead of the general kernel with
+// its run-time k-step and column tests: every head dim at 128 and 256. Rows narrower than 16
+// bytes that shifted windows do not take (GQA) keep the general kernel: measured on 16-byte rows
+// only, and without any launch of the general kernel left at 256, ptxas compiled the TU's
+// out-of-line narrow copy differently and the deterministic unmasked full-width kernel spilled
+// 80 bytes (sm_90a). The lean loop's 8 (16) k-steps cost less than the general kernel's 5 to 7
+// (13 to 15): H100, fp16, B = 16, H = 16, N = 2048, bwd in turns beside the general kernel and
+// FA2: D = 72 / 80 / 96 / 104 / 112 ×1.18 / 1.19 / 1.21 / 1.21 / 1.23, D = 200 / 216 / 232 / 240
+// ×1.21 / 1.20 / 1.23 / 1.25, causal 96 / 200 ×1.33 / 1.23 (0.68-0.91 -> 0.82-1.10× FA2).
+// v38 (twenty-first session; bench/results/sm80-bwd-lean-windows-h100-2026-11-24-s21/): the
+// shifted windows of packed odd head dims (backward_windows.cuh) run in the same kernels, and 64
+// joins from D = 33 (3 of its 4 k-steps; D <= 32 was not measured). Same setup, in turns beside
+// v37 and FA2: windows at 128 / 256 D = 74 / 76 / 89 / 90 / 121 ×1.09 / 1.10 / 1.12 / 1.12 /
+// 1.21, D = 196 / 201 / 217 / 236 ×1.12-1.16, causal 74 / 201 ×1.17 / 1.14; at 64 16-byte rows
+// D = 40 / 48 ×1.20 / 1.21 (causal 48 ×1.34), windows D = 33 / 41 / 49 ×1.10 / 1.11 / 1.19. 192
+// stays on the general kernel: its full-width tile has no lean loop, and over zeros it measured
+// D = 136 / 144 / 160 / 176 ×0.955 / 0.945 / 0.99 / 1.035, windows D = 129 / 130 / 145 / 161
+// ×0.90 / 0.90 / 0.925 / 0.95.
+// The smallest head dim that runs bucket `width`'s full-width kernel over zero-filled columns
+// (none at 192: past the bucket). A build that prunes buckets runs smaller head dims in the 128
+// and 256 kernels (instances.hpp, find_instance): over zeros too, correct and slower.
+inline constexpr int kNarrowestOverZerosAt64 = 33;
+constexpr int min_head_dim_over_zeros(int width) {
+  if (width == 64) return kNarrowestOverZerosAt64;
+  return width == 192 ? width + 1 : 1;
+}
 
 // 128 keys per CTA at 64 and 128 (as FA2): per query tile a CTA reads Q and dO and sends the dQ
 // atomics once for 128 keys, half the L2 traffic per FLOP of 64-key CTAs (64 keys at 128
