@@ -7,8 +7,11 @@
 // The neighbour tests check that the neighbouring heads' columns, which TMA loads into a tile's
 // padding, never reach a result: large values in the next head, NaN in its Q and Inf in its V,
 // and NaN in its K between the columns other heads' boxes load (the documented limit: inside
-// them a non-finite K gives NaN scores). Output bytes outside the view (the sliced column, the
-// other tensors' rows) must stay untouched.
+// them a non-finite K gives NaN scores), at work widths whose last box is a tail box (16, 32 or
+// 48 columns: forward_kernel.cuh, TailBoxMaps) and at others. The stale-shared-memory test runs
+// the tail-box kernels on a shared memory filled with NaN: the columns from the work width to
+// the end of the last 64-column block are never loaded and must never be read. Output bytes
+// outside the view (the sliced column, the other tensors' rows) must stay untouched.
 // Selector rules (no GPU): which layouts row_alignment_bytes admits, and that the backward, the
 // 64 bucket and D = 242..256 keep the 16-byte rule.
 #include <cuda_runtime.h>
@@ -26,6 +29,7 @@
 #include "cuda/common/instances.hpp"
 #include "cuda/sm90/heads_as_columns.hpp"
 #include "device_buffer.hpp"
+#include "shared_memory_poison.hpp"
 #include "support/pruning.hpp"
 #include "support/simulated_device.hpp"
 #include "support/test_tensors.hpp"
@@ -196,8 +200,10 @@ void rewrite_head(HostTensor& t, std::int64_t head, std::int64_t first_column, V
 
 // Runs the case on Backend::automatic (which must pick cuda_sm90) into poisoned outputs and
 // compares with the fp64 reference: every head, or all but head 1 where it holds non-finite
-// inputs. Output bytes outside the view must keep their poison.
-void expect_sm90_matches_reference(const UnalignedCase& c, const Neighbour& neighbour) {
+// inputs. Output bytes outside the view must keep their poison. `before_launch`, if given, runs
+// just before the forward; where it returns false the case is skipped.
+void expect_sm90_matches_reference(const UnalignedCase& c, const Neighbour& neighbour,
+                                   bool (*before_launch)() = nullptr) {
   std::mt19937_64 rng(std::hash<std::string>{}(c.name));
   StridedTensor q = layout_tensor(c.layout, 0, c.dtype, c.batch, c.seqlen_q, c.heads_q, c.head_dim, rng);
   StridedTensor k = layout_tensor(c.layout, 1, c.dtype, c.batch, c.seqlen_k, c.heads_kv, c.head_dim, rng);
@@ -242,6 +248,9 @@ void expect_sm90_matches_reference(const UnalignedCase& c, const Neighbour& neig
   RunStats stats;
   ExecutionContext context;
   context.stats = &stats;
+  if (before_launch != nullptr && !before_launch()) {
+    GTEST_SKIP() << "the launch's preparation had nothing to offer on this device";
+  }
   const Status s = forward(d_q.view, d_k.view, d_v.view, d_out.view, d_lse.view, options, context);
   ASSERT_TRUE(s.ok()) << s.message();
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -334,7 +343,16 @@ INSTANTIATE_TEST_SUITE_P(
                       Layout::packed, true},
         UnalignedCase{"d90_fp16_packed_rows4_window", kF16, 1, 400, 400, 8, 8, 90, Layout::packed,
                       false, Window{50, 10}},
-        UnalignedCase{"d236_bf16_packed_rows8", kBf16, 1, 160, 160, 8, 8, 236, Layout::packed}),
+        UnalignedCase{"d236_bf16_packed_rows8", kBf16, 1, 160, 160, 8, 8, 236, Layout::packed},
+        // Tail boxes (forward_kernel.cuh, TailBoxMaps) at the widths the cases above leave out:
+        // 160 (tail 32: D = 150, 4-byte rows), 176 (tail 48), 208 packed (tail 16), and width 80
+        // windowed.
+        UnalignedCase{"d150_fp16_packed_rows4", kF16, 1, 200, 200, 8, 8, 150, Layout::packed},
+        UnalignedCase{"d165_bf16_packed_causal", kBf16, 2, 150, 150, 8, 8, 165, Layout::packed,
+                      true},
+        UnalignedCase{"d201_fp16_packed", kF16, 1, 150, 150, 8, 8, 201, Layout::packed},
+        UnalignedCase{"d74_bf16_packed_rows4_window", kBf16, 1, 300, 300, 8, 8, 74,
+                      Layout::packed, false, Window{40, 7}}),
     [](const ::testing::TestParamInfo<UnalignedCase>& info) { return std::string(info.param.name); });
 
 // The next head's columns reach head h's tiles (Q's and K's columns D..W-1, V's too); large
@@ -354,24 +372,67 @@ TEST_F(Sm90Unaligned, LoudNeighbourHeadDoesNotLeak) {
 // NaN in the columns a neighbour's boxes load (head 0 loads head 1's first W - D: 15 at the 192
 // bucket's width 144, 79 at the 256 bucket's 208 where a pruned build has no 192; head 2 at
 // phase 2 its last 2; up to 7 for other phases) would (heads_as_columns.hpp, "Limit"); between
-// them it is never read.
-TEST_F(Sm90Unaligned, NonFiniteNeighbourQAndVDoNotLeak) {
-  constexpr std::int64_t kD = 129;
-  constexpr std::size_t kPackedD129AlignmentBytes = 2;  // rows 258 bytes apart
-  const detail::KernelInstance* instance = detail::find_instance(
-      detail::KernelFamily::sm90, Direction::forward, kD, DType::float16);
-  if (instance == nullptr) GTEST_SKIP() << "no cuda_sm90 float16 forward for head_dim 129 here";
+// them it is never read. `alignment_bytes`: the packed rows' alignment (2 for odd D, 4 for
+// D = 2 mod 4 with 8 heads), which sets the work width.
+void expect_nonfinite_neighbour_does_not_leak(const char* name, DType dtype, std::int64_t head_dim,
+                                              std::size_t alignment_bytes) {
+  const detail::KernelInstance* instance =
+      detail::find_instance(detail::KernelFamily::sm90, Direction::forward, head_dim, dtype);
+  if (instance == nullptr) {
+    GTEST_SKIP() << "no cuda_sm90 " << to_string(dtype) << " forward for head_dim " << head_dim;
+  }
   const std::int64_t work_width = detail::sm90::listed_work_width(
-      instance->head_dim_bucket,
-      detail::sm90::heads_as_columns_width(kD, kPackedD129AlignmentBytes));
+      instance->head_dim_bucket, detail::sm90::heads_as_columns_width(head_dim, alignment_bytes));
   Neighbour nonfinite;
   nonfinite.nonfinite = true;
-  nonfinite.first_nonfinite_k_column = work_width - kD;
-  nonfinite.end_nonfinite_k_column = kD - detail::sm90::kMaxHeadPhase;
+  nonfinite.first_nonfinite_k_column = work_width - head_dim;
+  nonfinite.end_nonfinite_k_column = head_dim - detail::sm90::kMaxHeadPhase;
   ASSERT_LT(nonfinite.first_nonfinite_k_column, nonfinite.end_nonfinite_k_column)
       << "width " << work_width << " leaves no column of head 1 unread";
-  expect_sm90_matches_reference({"d129_fp16_nan", kF16, 1, 130, 130, 8, 8, kD, Layout::packed},
+  expect_sm90_matches_reference({name, dtype, 1, 130, 130, 8, 8, head_dim, Layout::packed},
                                 nonfinite);
+}
+
+TEST_F(Sm90Unaligned, NonFiniteNeighbourQAndVDoNotLeak) {
+  constexpr std::size_t kOddDAlignmentBytes = 2;  // D = 129: rows 258 bytes apart
+  expect_nonfinite_neighbour_does_not_leak("d129_fp16_nan", kF16, 129, kOddDAlignmentBytes);
+}
+
+// The same at tail-box widths: 80 (D = 74, tail 16), 96 (D = 90, tail 32), 176 (D = 165,
+// tail 48). Before tail boxes head 0's last box also loaded head 1's columns from W to the
+// block's end (48, 32 and 16 of them); now nothing past W is loaded at all.
+TEST_F(Sm90Unaligned, NonFiniteNeighbourPastTailBoxesDoesNotLeak) {
+  constexpr std::size_t kHalfOddDAlignmentBytes = 4;  // D = 74, 90: heads 148, 180 bytes apart
+  constexpr std::size_t kOddDAlignmentBytes = 2;
+  expect_nonfinite_neighbour_does_not_leak("d74_fp16_nan", kF16, 74, kHalfOddDAlignmentBytes);
+  expect_nonfinite_neighbour_does_not_leak("d90_bf16_nan", kBf16, 90, kHalfOddDAlignmentBytes);
+  expect_nonfinite_neighbour_does_not_leak("d165_fp16_nan", kF16, 165, kOddDAlignmentBytes);
+}
+
+// Tail boxes leave the columns from the work width W to the end of the last 64-column block as
+// shared memory held them (forward_kernel.cuh, TailBoxMaps): no wgmma may read them. Every
+// shared-memory byte NaN before the launch (poison_shared_memory) must not reach a result, at
+// each tail (16, 32, 48 columns) of each bucket and with each mask. Skipped where the device does
+// not keep shared memory between launches.
+TEST_F(Sm90Unaligned, StaleSharedMemoryPastTheWidthIsNeverRead) {
+  for (const UnalignedCase& c : {
+           UnalignedCase{"stale_d74_fp16_w80", kF16, 1, 200, 200, 8, 8, 74, Layout::packed},
+           UnalignedCase{"stale_d90_bf16_w96_window", kBf16, 1, 200, 200, 8, 8, 90,
+                         Layout::packed, false, Window{30, 5}},
+           UnalignedCase{"stale_d97_fp16_w112_causal", kF16, 1, 200, 200, 8, 8, 97,
+                         Layout::packed, true},
+           UnalignedCase{"stale_d129_bf16_w144", kBf16, 1, 200, 200, 8, 8, 129, Layout::packed},
+           UnalignedCase{"stale_d150_fp16_w160_causal", kF16, 1, 200, 200, 8, 8, 150,
+                         Layout::packed, true},
+           UnalignedCase{"stale_d165_bf16_w176", kBf16, 1, 200, 200, 8, 8, 165, Layout::packed},
+           UnalignedCase{"stale_d201_fp16_w208", kF16, 1, 150, 150, 8, 8, 201, Layout::packed},
+           UnalignedCase{"stale_d211_bf16_w224_window", kBf16, 1, 150, 150, 8, 8, 211,
+                         Layout::packed, false, Window{30, 5}},
+           UnalignedCase{"stale_d233_fp16_w240_causal", kF16, 1, 150, 150, 8, 8, 233,
+                         Layout::sliced, true}}) {
+    SCOPED_TRACE(c.name);
+    expect_sm90_matches_reference(c, {}, &poison_shared_memory);
+  }
 }
 
 // ---- selector rules (no GPU) --------------------------------------------------------------

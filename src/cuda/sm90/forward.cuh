@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -27,6 +28,9 @@
 namespace fattn::detail::sm90 {
 
 inline constexpr float kLog2e = 1.4426950408889634f;
+// The kernel parameter space of every CUDA version (12.1 raised it to 32,764 bytes, which fattn
+// does not rely on).
+inline constexpr std::size_t kKernelParameterLimitBytes = 4096;
 
 // The four tensor maps of one launch. Maps the kernel never reads get any valid map.
 struct ForwardMaps {
@@ -62,13 +66,13 @@ Status make_aligned_maps(const AttentionArgs& args, long long out_tma_columns, F
   return Status::Ok();
 }
 
-// Maps for the heads-as-columns kernels (heads_as_columns.hpp), and where each tensor's heads
-// start in their rows. O leaves by register stores: no output map.
+// Maps for the heads-as-columns kernels (heads_as_columns.hpp), boxes of `box_columns`, and
+// where each tensor's heads start in their rows. O leaves by register stores: no output map.
 template <class Traits>
-Status make_heads_as_columns_maps(const AttentionArgs& args, ForwardMaps* maps,
+Status make_heads_as_columns_maps(const AttentionArgs& args, int box_columns, ForwardMaps* maps,
                                   ForwardParams* params) {
   if (Status s = make_heads_as_columns_tensor_map(&maps->q, &params->q_columns, args.q,
-                                                  Traits::kBlockM);
+                                                  Traits::kBlockM, box_columns);
       !s.ok()) {
     return s;
   }
@@ -79,11 +83,30 @@ Status make_heads_as_columns_maps(const AttentionArgs& args, ForwardMaps* maps,
     return Status::Ok();
   }
   if (Status s = make_heads_as_columns_tensor_map(&maps->k, &params->k_columns, args.k,
-                                                  Traits::kBlockN);
+                                                  Traits::kBlockN, box_columns);
       !s.ok()) {
     return s;
   }
-  return make_heads_as_columns_tensor_map(&maps->v, &params->v_columns, args.v, Traits::kBlockN);
+  return make_heads_as_columns_tensor_map(&maps->v, &params->v_columns, args.v, Traits::kBlockN,
+                                          box_columns);
+}
+
+// The tail maps of a heads-as-columns kernel of width kWidth (forward_kernel.cuh, TailBoxMaps):
+// boxes of the kWidth % 64 columns its last column block holds; empty where there are none.
+template <class Traits, int kWidth>
+Status make_tail_box_maps(const AttentionArgs& args, TailBoxMapsOf<true, kWidth>* tails) {
+  if constexpr (tail_boxes<true, kWidth>) {
+    ForwardMaps maps;
+    ForwardParams params;
+    if (Status s = make_heads_as_columns_maps<Traits>(args, kWidth % kTmaColumns, &maps, &params);
+        !s.ok()) {
+      return s;
+    }
+    tails->q = maps.q;
+    tails->k = maps.k;
+    tails->v = maps.v;
+  }
+  return Status::Ok();
 }
 
 // Sector-aligned boxes (forward_kernel.cuh, kSectorBoxes): `bits->step` = kSectorShiftColumns
@@ -131,8 +154,9 @@ Status launch_forward_shape(const AttentionArgs& args) {
       Traits::kTmaStoreAny && !heads_as_columns
           ? problem.head_dim / kTmaStoreUnitElements * kTmaStoreUnitElements
           : 0;
-  if (Status s = heads_as_columns ? make_heads_as_columns_maps<Traits>(args, &maps, &params)
-                                  : make_aligned_maps<Traits>(args, out_tma_columns, &maps);
+  if (Status s = heads_as_columns
+                     ? make_heads_as_columns_maps<Traits>(args, kTmaColumns, &maps, &params)
+                     : make_aligned_maps<Traits>(args, out_tma_columns, &maps);
       !s.ok()) {
     return s;
   }
@@ -221,6 +245,13 @@ Status launch_forward_shape(const AttentionArgs& args) {
                   "a work width keeps its bucket's shared-memory layout and TMA boxes");
     const auto launch_mask = [&](auto mask) -> Status {
       using Mask = decltype(mask);
+      // Every kernel parameter, with the padding in front of each aligned one, inside the 4 KB
+      // that a launch passes in constant memory on every CUDA version.
+      constexpr std::size_t kParameterBytes =
+          4 * sizeof(CUtensorMap) + sizeof(Mask) + alignof(ForwardParams) +
+          sizeof(ForwardParams) + alignof(TailBoxMaps) + sizeof(TailBoxMaps);
+      static_assert(kParameterBytes <= kKernelParameterLimitBytes,
+                    "the kernel's parameters fit a launch's parameter space");
       if constexpr (kFitShape) {
         using Fit = FitTileConfig<kHeadDim>;
         constexpr bool kFitHasMask = (std::is_same_v<Mask, NoMask> && Fit::kUnmasked) ||
@@ -229,7 +260,7 @@ Status launch_forward_shape(const AttentionArgs& args) {
           return launch_with_shared_memory(
               &forward_kernel<kHeadDim, kWidth, Element, Mask, false, false, false, true>,
               "sm90::forward_kernel", grid, block, Traits::kSmemBytes, args, maps.q, maps.k,
-              maps.v, maps.o, mask, params);
+              maps.v, maps.o, mask, params, NoTailBoxMaps{});
         } else {
           return Status::Unsupported("cuda_sm90: the fit tile shape has no kernel for this mask "
                                      "or work width");
@@ -237,10 +268,12 @@ Status launch_forward_shape(const AttentionArgs& args) {
       }
       if constexpr (heads_as_columns_compiled(kHeadDim) && kWidth <= kHeadsAsColumnsMaxWidth) {
         if (heads_as_columns) {
+          TailBoxMapsOf<true, kWidth> tails;
+          if (Status s = make_tail_box_maps<Traits, kWidth>(args, &tails); !s.ok()) return s;
           return launch_with_shared_memory(
               &forward_kernel<kHeadDim, kWidth, Element, Mask, true, true>,
               "sm90::forward_kernel", grid, block, Traits::kSmemBytes, args, maps.q, maps.k, maps.v,
-              maps.o, mask, params);
+              maps.o, mask, params, tails);
         }
       }
       if constexpr (sector_boxes_compiled(kHeadDim, kWidth, std::is_same_v<Mask, WindowMask>) &&
@@ -250,7 +283,7 @@ Status launch_forward_shape(const AttentionArgs& args) {
           return launch_with_shared_memory(
               &forward_kernel<kHeadDim, kWidth, Element, Mask, false, false, true>,
               "sm90::forward_kernel", grid, block, Traits::kSmemBytes, args, maps.q, maps.k,
-              maps.v, maps.o, mask, params);
+              maps.v, maps.o, mask, params, NoTailBoxMaps{});
         }
       }
       // A producer-store kernel (tile_config.hpp, producer_stores) has no path for the columns
@@ -259,12 +292,14 @@ Status launch_forward_shape(const AttentionArgs& args) {
         if (out_tma_columns < problem.head_dim) {
           return launch_with_shared_memory(
               &forward_kernel<kHeadDim, kWidth, Element, Mask, true>, "sm90::forward_kernel",
-              grid, block, Traits::kSmemBytes, args, maps.q, maps.k, maps.v, maps.o, mask, params);
+              grid, block, Traits::kSmemBytes, args, maps.q, maps.k, maps.v, maps.o, mask, params,
+              NoTailBoxMaps{});
         }
       }
       return launch_with_shared_memory(&forward_kernel<kHeadDim, kWidth, Element, Mask>,
                                        "sm90::forward_kernel", grid, block, Traits::kSmemBytes,
-                                       args, maps.q, maps.k, maps.v, maps.o, mask, params);
+                                       args, maps.q, maps.k, maps.v, maps.o, mask, params,
+                                       NoTailBoxMaps{});
     };
     return with_mask(args, launch_mask);
   };

@@ -81,9 +81,35 @@ struct ForwardParams {
   FATTN_TIMELINE_PARAMS_FIELD
 };
 
+// Tail boxes: a heads-as-columns kernel whose work width ends inside its last column block
+// (W % 64 = 16, 32 or 48) loads that block through maps of its own whose boxes are the tail's
+// columns wide, instead of a whole 64-column box of which W % 64 columns are the head and the
+// rest the next head's, all in bounds and all fetched. The aligned kernels' last box reads past
+// the head dim, which TMA zero-fills without fetching; packed D = 74 in the width-80 kernel read
+// 128 columns a row for 80, 1.6x the aligned D = 80 kernel's L2 bytes, and ran L2-bound (ncu:
+// 79 % of L2 throughput against 58 %, 305 against 481 TFLOP/s; docs/perf-notes.md, twentieth
+// session). A narrow box lands as the first columns of a whole box's swizzled rows
+// (make_heads_as_columns_tensor_map), so the shared-memory layout and the GEMMs do not change;
+// the columns from W to the block's end keep an older tile's data, which no wgmma reads (Q·Kᵀ
+// runs W / 16 k-steps, P·V's n is W, only Q's padding inside W is zeroed and read).
+// The maps ride as the kernel's last parameter, so every other kernel keeps its parameter
+// offsets and its SASS; those get NoTailBoxMaps, 8-byte aligned: as a 1-byte-aligned last
+// parameter it made the front end read ForwardParams::out byte by byte at the kernel's start.
+struct TailBoxMaps {
+  CUtensorMap q;
+  CUtensorMap k;
+  CUtensorMap v;
+};
+struct alignas(8) NoTailBoxMaps {};
+template <bool kHeadsAsColumns, int kWidth>
+inline constexpr bool tail_boxes = kHeadsAsColumns && kWidth % kSwizzleSpanColumns != 0;
+template <bool kHeadsAsColumns, int kWidth>
+using TailBoxMapsOf =
+    std::conditional_t<tail_boxes<kHeadsAsColumns, kWidth>, TailBoxMaps, NoTailBoxMaps>;
+
 constexpr int kWarpgroupThreads = 128;
 constexpr int kWarpSize = 32;
-constexpr int kTmaColumns = 64;  // one 128-byte swizzle row of 16-bit elements
+constexpr int kTmaColumns = kSwizzleSpanColumns;  // one 128-byte swizzle row of 16-bit elements
 constexpr int kWgmmaK = 16;      // k extent of one 16-bit wgmma
 constexpr int kWgmmaM = 64;      // rows of one warpgroup's wgmma
 // Named barriers of the ping-pong schedule: consumer c waits on kSchedulerBarrier + c (id 0 is
@@ -670,7 +696,8 @@ inline constexpr bool kProducerStoresOutput = std::is_same_v<Mask, NoMask> &&
 // tile's last P·V and epilogue. kRegisterStores: the register-store epilogue whatever the tile
 // shape says (forward.cuh picks it where the producer-store epilogue cannot write the output).
 // kHeadsAsColumns: q, k and v come as heads-as-columns tensor maps (heads_as_columns.hpp); such
-// kernels store O from registers.
+// kernels store O from registers, and those whose width ends inside a column block load its
+// last block through `tail_maps` (TailBoxMaps; every other kernel gets the empty NoTailBoxMaps).
 // kSectorBoxes: boxes from column -8 where a head's rows start 16 bytes into a 32-byte sector
 // (sector_shift; forward.cuh picks these kernels for D = 16·k + 8).
 // kFitShape: the bucket's fit tile shape (forward.cuh picks it for some launches of one mask).
@@ -681,7 +708,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
                    const __grid_constant__ CUtensorMap tma_k,
                    const __grid_constant__ CUtensorMap tma_v,
                    const __grid_constant__ CUtensorMap tma_o, const Mask mask,
-                   const ForwardParams params) {
+                   const ForwardParams params,
+                   const __grid_constant__ TailBoxMapsOf<kHeadsAsColumns, kWidth> tail_maps) {
   using Traits = ForwardTraits<kHeadDim, Element, kWidth, kFitShape>;
   using Math = Consumer<Traits, Element>;
   constexpr int kBlockM = Traits::kBlockM;
@@ -699,7 +727,12 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
                               std::is_same_v<Mask, NoMask> && kWidth == kHeadDim;
   constexpr bool kRaggedTestFirstTileOnly = ragged_test_first_tile_only<kHeadDim, Mask>;
   constexpr bool kLseAfterOutput = Traits::kShape.lse_after_output;
-  constexpr bool kDividedDecode = Traits::kShape.divided_tile_decode;
+  // Tail boxes (TailBoxMaps): the last column block of Q, K and V comes through the tail maps.
+  constexpr bool kTailBoxes = tail_boxes<kHeadsAsColumns, kWidth>;
+  // Tail-box kernels decode by divisions too: with TileDivisors' values live, a second map for
+  // the last box made ptxas spill them (12-20 bytes in the masked 128-bucket producers, 20-88
+  // in the masked 192 ones); these rare layouts pay a few divisions per tile instead.
+  constexpr bool kDividedDecode = Traits::kShape.divided_tile_decode || kTailBoxes;
   // TileShape::first_tile_coverage, in masked kernels: the first key tile is seen in two parts,
   // kPrefixKeys (a whole number of P's 16-key chunks, half the tile rounded up) and the rest;
   // the softmax works on the parts a warpgroup's rows can see, the mask is tested on the second
@@ -753,6 +786,25 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
     }
   };
   auto head_coordinate = [](int head) { return kHeadsAsColumns ? 0 : head; };
+  // With tail boxes each row of a tile brings kWidth columns instead of the bucket's: the
+  // transaction bytes its full barrier expects.
+  constexpr int kLoadedColumns = kTailBoxes ? kWidth : kHeadDim;
+  constexpr int kQLoadBytes = kBlockM * kLoadedColumns * static_cast<int>(sizeof(Element));
+  constexpr int kKvLoadBytes = kBlockN * kLoadedColumns * static_cast<int>(sizeof(Element));
+  static_assert(kTailBoxes ||
+                    (kQLoadBytes == Traits::kQBytes && kKvLoadBytes == Traits::kKvTileBytes),
+                "whole boxes fill the tiles");
+  const CUtensorMap* last_q = &tma_q;
+  const CUtensorMap* last_k = &tma_k;
+  const CUtensorMap* last_v = &tma_v;
+  if constexpr (kTailBoxes) {
+    last_q = &tail_maps.q;
+    last_k = &tail_maps.k;
+    last_v = &tail_maps.v;
+  }
+  auto box_map = [](const CUtensorMap* whole, const CUtensorMap* last, int block) {
+    return kTailBoxes && block == Traits::kColumnBlocks - 1 ? last : whole;
+  };
 
   extern __shared__ std::uint8_t smem_unaligned[];
   std::uint8_t* smem = reinterpret_cast<std::uint8_t*>(
@@ -796,6 +848,11 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
     prefetch_tensor_map(&tma_q);
     prefetch_tensor_map(&tma_k);
     prefetch_tensor_map(&tma_v);
+    if constexpr (kTailBoxes) {
+      prefetch_tensor_map(last_q);
+      prefetch_tensor_map(last_k);
+      prefetch_tensor_map(last_v);
+    }
     int kv_iteration = 0;
     int q_round = 0;
     // Producer stores: the coordinates of the last tile whose V loads were issued, i.e. of the
@@ -870,10 +927,11 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
       mbarrier_wait(&bars->q_empty, (q_round & 1) ^ 1);
       FATTN_TIMELINE_MARK(kQEmptyWaited, 0);
       ++q_round;
-      mbarrier_arrive_expect_tx(&bars->q_full, Traits::kQBytes);
+      mbarrier_arrive_expect_tx(&bars->q_full, kQLoadBytes);
 #pragma unroll
       for (int b = 0; b < Traits::kColumnBlocks; ++b) {
-        tma_load_4d(&tma_q, &bars->q_full, smem + Traits::kQOffset + b * Traits::kQColumnBlockBytes,
+        tma_load_4d(box_map(&tma_q, last_q, b), &bars->q_full,
+                    smem + Traits::kQOffset + b * Traits::kQColumnBlockBytes,
                     column(params.q_columns, head, b) - k_shift, row_begin,
                     head_coordinate(head), batch);
       }
@@ -888,10 +946,11 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
         if (!kKeyAhead || n != last_tile - 2) {
           mbarrier_wait(&bars->k_empty[slot.stage], slot.phase ^ 1);
           FATTN_TIMELINE_MARK(kKEmptyWaited, last_tile - 1 - n);
-          mbarrier_arrive_expect_tx(&bars->k_full[slot.stage], Traits::kKvTileBytes);
+          mbarrier_arrive_expect_tx(&bars->k_full[slot.stage], kKvLoadBytes);
 #pragma unroll
           for (int b = 0; b < Traits::kColumnBlocks; ++b) {
-            tma_load_4d(&tma_k, &bars->k_full[slot.stage], k_dst + b * Traits::kKvColumnBlockBytes,
+            tma_load_4d(box_map(&tma_k, last_k, b), &bars->k_full[slot.stage],
+                        k_dst + b * Traits::kKvColumnBlockBytes,
                         column(params.k_columns, kv_head, b) - k_shift, key_tile * kBlockN,
                         head_coordinate(kv_head), batch);
           }
@@ -914,10 +973,10 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
                   smem + Traits::kKOffset + ahead.stage * Traits::kKvTileBytes;
               mbarrier_wait(&bars->k_empty[ahead.stage], ahead.phase ^ 1);
               FATTN_TIMELINE_MARK(kKEmptyWaited, 1);
-              mbarrier_arrive_expect_tx(&bars->k_full[ahead.stage], Traits::kKvTileBytes);
+              mbarrier_arrive_expect_tx(&bars->k_full[ahead.stage], kKvLoadBytes);
 #pragma unroll
               for (int b = 0; b < Traits::kColumnBlocks; ++b) {
-                tma_load_4d(&tma_k, &bars->k_full[ahead.stage],
+                tma_load_4d(box_map(&tma_k, last_k, b), &bars->k_full[ahead.stage],
                             ahead_dst + b * Traits::kKvColumnBlockBytes,
                             column(params.k_columns, kv_head, b) - k_shift,
                             ahead_tile * kBlockN,
@@ -945,10 +1004,11 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
         if (kProducerStores && n == last_tile - 2) bulk_wait_group_read<0>();
         mbarrier_wait(&bars->v_empty[slot.stage], slot.phase ^ 1);
         FATTN_TIMELINE_MARK(kVEmptyWaited, last_tile - 1 - n);
-        mbarrier_arrive_expect_tx(&bars->v_full[slot.stage], Traits::kKvTileBytes);
+        mbarrier_arrive_expect_tx(&bars->v_full[slot.stage], kKvLoadBytes);
 #pragma unroll
         for (int b = 0; b < Traits::kColumnBlocks; ++b) {
-          tma_load_4d(&tma_v, &bars->v_full[slot.stage], v_dst + b * Traits::kKvColumnBlockBytes,
+          tma_load_4d(box_map(&tma_v, last_v, b), &bars->v_full[slot.stage],
+                      v_dst + b * Traits::kKvColumnBlockBytes,
                       column(params.v_columns, kv_head, b) - v_shift, key_tile * kBlockN,
                       head_coordinate(kv_head), batch);
         }

@@ -10,8 +10,10 @@
 // 2 bytes into a word, stopped an H100 with an illegal instruction), so head h's boxes start at
 // the word holding its first column: the head lands in shared memory shifted by its phase
 // p = (lead + h · head_stride) mod 8 columns (16-bit elements), between the previous head's last
-// columns and the next head's first ones. What that costs the kernel (forward_kernel.cuh,
-// kHeadsAsColumns):
+// columns and the next head's first ones. Boxes are 64 columns wide up to the work width W; where
+// W ends inside a 64-column block, that block's box is W mod 64 columns wide (forward_kernel.cuh,
+// TailBoxMaps), so a row brings W columns, not the next head's columns up to the block's end.
+// What that costs the kernel (forward_kernel.cuh, kHeadsAsColumns):
 // - a work width covering D + the largest phase the tensors' alignment allows (7 columns for
 //   2-byte rows, 6 for 4-byte, 4 for 8-byte: D = 129 at 136, inside width 144 as before; D = 74,
 //   rows 4-byte aligned, at 80 instead of D + 7 = 81, which took width 96);

@@ -10,7 +10,6 @@ namespace fattn::detail::sm90 {
 namespace {
 
 constexpr int kRank = 4;
-constexpr cuuint32_t kBoxColumns = 64;     // 128 bytes of 16-bit elements: the swizzle width
 constexpr std::uint64_t kStrideAlignment = 16;  // TMA's rule for every global stride
 // The driver ABI version whose cuTensorMapEncodeTiled signature we call (CUDA 12.0's).
 constexpr unsigned kEncodeTiledAbiVersion = 12000;
@@ -78,7 +77,7 @@ Status make_attention_tensor_map(CUtensorMap* map, const TensorView& tensor, int
     const bool usable = dims[i] > 1 && stride_bytes[i] % kStrideAlignment == 0;
     strides[i - 1] = usable ? stride_bytes[i] : unused_stride;
   }
-  const cuuint32_t box[kRank] = {kBoxColumns, static_cast<cuuint32_t>(box_rows), 1, 1};
+  const cuuint32_t box[kRank] = {kSwizzleSpanColumns, static_cast<cuuint32_t>(box_rows), 1, 1};
   const CUtensorMapDataType type = tensor.dtype == DType::bfloat16
                                        ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                        : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
@@ -87,7 +86,7 @@ Status make_attention_tensor_map(CUtensorMap* map, const TensorView& tensor, int
 }
 
 Status make_heads_as_columns_tensor_map(CUtensorMap* map, HeadColumns* columns,
-                                        const TensorView& tensor, int box_rows) {
+                                        const TensorView& tensor, int box_rows, int box_columns) {
   constexpr int kBatchDim = 0, kSeqDim = 1, kHeadDim = 2, kColumnDim = 3;
   const std::uint64_t element_bytes = size_of(tensor.dtype);
   const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(tensor.data);
@@ -115,7 +114,8 @@ Status make_heads_as_columns_tensor_map(CUtensorMap* map, HeadColumns* columns,
   }
   const cuuint64_t strides[kRank - 1] = {dims[1] > 1 ? seq_bytes : unused_stride, unused_stride,
                                          dims[3] > 1 ? batch_bytes : unused_stride};
-  const cuuint32_t box[kRank] = {kBoxColumns, static_cast<cuuint32_t>(box_rows), 1, 1};
+  const cuuint32_t box[kRank] = {static_cast<cuuint32_t>(box_columns),
+                                 static_cast<cuuint32_t>(box_rows), 1, 1};
   const CUtensorMapDataType type = tensor.dtype == DType::bfloat16
                                        ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                        : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;

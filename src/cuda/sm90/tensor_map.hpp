@@ -25,13 +25,20 @@ struct HeadColumns {
   int step = 0;
 };
 
+// Columns of a whole box: one 128-byte swizzle span of 16-bit elements.
+inline constexpr int kSwizzleSpanColumns = 64;
+
 // Fills `map` for `tensor` with its heads as columns (heads_as_columns.hpp): dimensions
 // (row columns, seqlen, 1, batch) innermost first, the base rounded down to its 16-byte word,
-// boxes as make_attention_tensor_map's; `columns` receives where each head's first column lies.
-// Needs the sequence and batch strides 16-byte multiples (row_alignment_bytes >= 16: the
-// selector guarantees it).
+// boxes of `box_columns` (a multiple of 8, at most kSwizzleSpanColumns) by `box_rows`;
+// `columns` receives where each head's first column lies. A box narrower than the swizzle span
+// lands in shared memory as the first `box_columns` columns of a whole box's swizzled 128-byte
+// rows (bench/results/sm90-odd-h100-2026-11-23-s16/tma_probe.cu, case 3), the rest of each row
+// left as it was. Needs the sequence and batch strides 16-byte multiples
+// (row_alignment_bytes >= 16: the selector guarantees it).
 Status make_heads_as_columns_tensor_map(CUtensorMap* map, HeadColumns* columns,
-                                        const TensorView& tensor, int box_rows);
+                                        const TensorView& tensor, int box_rows,
+                                        int box_columns = kSwizzleSpanColumns);
 
 // Whether a tensor map can describe `tensor` as it lies: TMA needs a 16-byte-aligned base and
 // 16-byte-multiple strides for every dimension it steps over (extent > 1). The selector
