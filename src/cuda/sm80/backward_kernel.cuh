@@ -27,6 +27,7 @@
 
 #include "common/mask.hpp"
 #include "cuda/common/ptx_sm80.cuh"
+#include "cuda/sm80/backward_cta_order.cuh"
 #include "cuda/sm80/backward_dq_lines.cuh"
 #include "cuda/sm80/backward_row_passes.cuh"
 #include "cuda/sm80/backward_score_statistics.cuh"
@@ -37,39 +38,6 @@
 #include "cuda/sm80/tile_io.cuh"
 
 namespace fattn::detail::sm80 {
-
-__device__ __forceinline__ int load_acquire(const int* address) {
-  int value;
-  asm volatile("ld.acquire.gpu.global.s32 %0, [%1];\n" : "=r"(value) : "l"(address) : "memory");
-  return value;
-}
-
-// Orders this thread's dQ reductions before the block barrier and thread 0's release store that
-// hands the query tile to the next key tile. A release (acq_rel) fence is what that needs;
-// __threadfence() is fence.sc (SASS MEMBAR.SC.GPU), which also orders later loads after earlier
-// stores and costs more on every hop of the ordered chain of a deterministic backward.
-__device__ __forceinline__ void fence_acq_rel_gpu() {
-  asm volatile("fence.acq_rel.gpu;\n" ::: "memory");
-}
-
-__device__ __forceinline__ void store_release(int* address, int value) {
-  asm volatile("st.release.gpu.global.s32 [%0], %1;\n" ::"l"(address), "r"(value) : "memory");
-}
-
-// Deterministic mode: the position of key tile `n_block` among the key tiles that add into the
-// dQ of query rows [row0, row_end). CTAs walk their query tiles in ascending order, so the order
-// that costs the least waiting is the one in which the CTAs reach a query tile: under a causal
-// (right-bounded) mask a query tile is the first tile of the diagonal key tile's CTA and a later
-// tile of every CTA to its left, so the key tiles add in descending order (ascending would make
-// every CTA wait for all the tiles to its left: a wavefront); otherwise every CTA starts at the
-// same query tile and ascending order is as good as any. With QueryTilesDescending
-// (backward_tile_config.hpp) the CTAs walk down from their last query tile instead, and
-// ascending order is the one for every mask.
-__device__ __forceinline__ bool mask_is_right_bounded(const NoMask&) { return false; }
-__device__ __forceinline__ bool mask_is_right_bounded(const CausalMask&) { return true; }
-__device__ __forceinline__ bool mask_is_right_bounded(const WindowMask& mask) {
-  return mask.right >= 0;
-}
 
 // ldmatrix addresses of a fragment: the five-register FragmentAddress, or with kXor the
 // one-register XorFragmentAddress. `chunk_base` counts chunks to the right of the tile's first.
@@ -322,60 +290,6 @@ __device__ __forceinline__ void phase_b_with_dq_atomics(
   }(std::make_integer_sequence<int, kQuerySteps>{});
 }
 
-// This CTA's (key tile, KV head, batch) with KeyTilesSlowestInHeadGroups: the grid's linear
-// index walks groups of `group_pairs` (KV head, batch) pairs, the key tile slowest inside a group
-// (the last group may hold fewer pairs).
-struct CtaTile {
-  int n_block;
-  int kv_head;
-  int batch;
-};
-__device__ __forceinline__ CtaTile key_tile_slowest_in_group(int group_pairs) {
-  const int n_blocks = static_cast<int>(gridDim.x);
-  const int kv_heads = static_cast<int>(gridDim.y);
-  const int pairs = kv_heads * static_cast<int>(gridDim.z);
-  const int linear =
-      static_cast<int>(blockIdx.x) +
-      n_blocks * (static_cast<int>(blockIdx.y) + kv_heads * static_cast<int>(blockIdx.z));
-  const int group = linear / (group_pairs * n_blocks);
-  const int first_pair = group * group_pairs;
-  const int pairs_here = min(group_pairs, pairs - first_pair);
-  const int in_group = linear - first_pair * n_blocks;
-  const int pair = first_pair + in_group % pairs_here;
-  return {in_group / pairs_here, pair % kv_heads, pair / kv_heads};
-}
-
-// The query tiles [first, end) of the first run of `touches` over [0, m_blocks), as the serial
-// walk finds them, with each lane testing one tile of 32 per ballot (WarpSearchedQueryRange).
-// Warp-uniform: every lane of the warp must call it.
-template <class Touches>
-__device__ __forceinline__ int2 warp_searched_query_range(int m_blocks, int lane,
-                                                          const Touches& touches) {
-  constexpr unsigned kAllLanes = 0xffffffffu;
-  int first = m_blocks;
-  for (int base = 0; base < m_blocks; base += kWarpSize) {
-    const int m = base + lane;
-    // A lane past the last tile reads as a miss: the run then ends at m_blocks, as in the walk.
-    const unsigned hits = __ballot_sync(kAllLanes, m < m_blocks && touches(m));
-    unsigned misses = ~hits;
-    if (first == m_blocks) {
-      if (hits == 0) continue;
-      first = base + __ffs(hits) - 1;
-      misses &= kAllLanes << (first - base);
-    }
-    if (misses != 0) return make_int2(first, base + __ffs(misses) - 1);
-  }
-  return make_int2(first, m_blocks);
-}
-
-template <int kBlockN, class Mask>
-__device__ __forceinline__ int dq_turn_for(const Mask& mask, int row0, int row_end, int n_block,
-                                           bool descending) {
-  const int first = mask.key_begin(row0) / kBlockN;
-  const int last = (mask.key_end(row_end) + kBlockN - 1) / kBlockN - 1;
-  return descending ? last - n_block : n_block - first;
-}
-
 // The thread index read with a volatile move, as opaque_lane_id (MaskedPerItemPhaseBAddresses).
 __device__ __forceinline__ int opaque_thread_id() {
   int thread;
@@ -476,7 +390,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr bool kFreshQSource =
       masked_strided_item_loads<Config>() && !std::is_same_v<Mask, NoMask>;
   constexpr bool kFreshStatSource = kFreshQSource && masked_fresh_stat_source<Config>();
-  // Not with shifted windows, whose rows are copied from their words (load_window_tile).
+  // Not with shifted windows, whose rows are copied from their words (load_item).
   constexpr bool kStridedLoads =
       (strided_item_loads<Config>() ||
        (unmasked_strided_item_loads<Config>() && std::is_same_v<Mask, NoMask>) || kFreshQSource) &&
@@ -512,7 +426,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   // MaskedPerItemPhaseBAddresses (backward_tile_config.hpp): phase B's Q / dO address per item.
   constexpr bool kPerItemBAddresses =
       (masked_per_item_phase_b_addresses<Config>() && !std::is_same_v<Mask, NoMask>) ||
-      (kShifted && kFullWidth);
+      (kShifted && kFullWidth);  // the shifted windows' full-width kernels: see kShiftsInSlot
   // v19 (backward_tile_config.hpp): the line staging's offsets with the swizzle split.
   constexpr bool kSplitSwizzle = line_staging_swizzle_split<Config>() && kLineReductions;
   // DqStagingPairSwizzle (backward_tile_config.hpp): the staging rows' conflict-free swizzle.
@@ -611,7 +525,10 @@ __global__ void __launch_bounds__(Config::kThreads)
   // Shifted windows: the loop runs on the CTA's windows, the words that cover its rows at the
   // larger of its two shifts (D = 74 at shifts 0..6: 80 columns, 5 k-steps like D = 80; the
   // bound D + 7 would take 6), copied with 16-byte cp.async.
-  // The full-width kernel reads them from window_shifts_slot where it uses them.
+  // The full-width kernel reads them from window_shifts_slot where it uses them. That kernel
+  // also rebuilds its lane terms per item (the copies' thread, phase A's fragment lane, phase
+  // B's addresses, the epilogue's lane): its first build spilled 4-20 bytes at 256 (sm_80 and
+  // sm_90a) with them held across the item loop.
   constexpr bool kShiftsInSlot = kShifted && kFullWidth;
   [[maybe_unused]] WindowShifts shifts;
   if constexpr (kShifted) shifts = window_shifts<Element>(params, batch, kv_head);
@@ -763,7 +680,10 @@ __global__ void __launch_bounds__(Config::kThreads)
     const auto* d_o = static_cast<const Element*>(params.dout) +
                       batch * params.dout_strides.batch + row0 * params.dout_strides.row +
                       head * params.dout_strides.head;
-    // Shifted windows: the words that cover the rows, each row up to its end (load_window_tile).
+    // Shifted windows: the words that cover the rows (each `shift` elements into its word), by
+    // 16-byte cp.async up to each row's end; the window's columns past the row's end are
+    // zero-filled, the first word's elements before the row (the previous head's) copied as they
+    // are (mask_window_fragment).
     [[maybe_unused]] WindowShifts item_shifts;
     if constexpr (kShifted) item_shifts = current_shifts();
     const Element* q_rows = kShifted ? word_start(q) : q;
@@ -1439,8 +1359,8 @@ __global__ void __launch_bounds__(Config::kThreads)
   // On sm_80 the lean loop reads the lane again here (an opaque read the compiler cannot merge
   // with the first): held across the loop only for this epilogue, it was what spilled at 256
   // there (4 bytes). Not on sm_90, where the same read moved a spill into the loop instead.
-// The shifted windows' full-width kernels read it again on sm_90 too (held, the lane's
-// epilogue terms spilled 8 bytes there at 256: one STL pair at the start, LDL at the end).
+  // The shifted windows' full-width kernels read it again on sm_90 too (held, the lane's
+  // epilogue terms spilled 8 bytes there at 256: one STL pair at the start, LDL at the end).
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   const int epilogue_lane = kLean ? opaque_lane_id() : lane;
 #else

@@ -73,23 +73,11 @@ __device__ __forceinline__ WindowShifts window_shifts(const BackwardParams& para
   return {query, dout, (window + kMmaK - 1) / kMmaK};
 }
 
-// Starts the copy of a Q or dO tile's windows, rows from `rows` (each `shift` elements into its
-// word): the words that cover the rows, by 16-byte cp.async, up to each row's end; rows past
-// `valid_rows` and the window's columns past the rows' ends are zero-filled. The first word's
-// elements before the row (the previous head's) are copied as they are (see
-// mask_window_fragment).
-template <int kRows, int kWidth, int kThreads, class Element>
-__device__ __forceinline__ void load_window_tile(Element* tile, const Element* rows,
-                                                 std::int64_t row_stride, int valid_rows,
-                                                 int shift, int head_dim, int chunks) {
-  load_tile<kRows, kWidth, kThreads>(tile, word_start(rows), row_stride, valid_rows,
-                                     shift + head_dim, chunks, kWidest);
-}
-
 // Shifted windows, phase A: the Q or dO fragment of the first k-step (ldmatrix_x4 of two query
 // row groups by the step's two chunks: registers 0 and 2 hold the window's first chunk, a
 // thread's pair at its column 2·quad_lane) with the window columns before the row (< shift)
-// zeroed. No other fragment holds elements outside the row (load_window_tile).
+// zeroed. No other fragment holds elements outside the row (the copy zero-fills past the row's
+// end: backward_kernel's load_item).
 __device__ __forceinline__ void mask_window_fragment(std::uint32_t (&fragment)[4], int quad_lane,
                                                      int shift, int head_dim) {
   const std::uint32_t row_pairs = window_pair_mask(2 * quad_lane - shift, head_dim);

@@ -1,0 +1,98 @@
+// The sm80 backward's walk order (backward_kernel.cuh): which key tile a CTA takes, which query
+// tiles it walks, and the deterministic mode's ordered dQ chain (each query tile's partials added
+// in a fixed key-tile order, handed from CTA to CTA by an acquire / release counter).
+#pragma once
+
+#include "common/mask.hpp"
+#include "cuda/sm80/tile_config.hpp"
+
+namespace fattn::detail::sm80 {
+
+__device__ __forceinline__ int load_acquire(const int* address) {
+  int value;
+  asm volatile("ld.acquire.gpu.global.s32 %0, [%1];\n" : "=r"(value) : "l"(address) : "memory");
+  return value;
+}
+
+// Orders this thread's dQ reductions before the block barrier and thread 0's release store that
+// hands the query tile to the next key tile. A release (acq_rel) fence is what that needs;
+// __threadfence() is fence.sc (SASS MEMBAR.SC.GPU), which also orders later loads after earlier
+// stores and costs more on every hop of the ordered chain of a deterministic backward.
+__device__ __forceinline__ void fence_acq_rel_gpu() {
+  asm volatile("fence.acq_rel.gpu;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void store_release(int* address, int value) {
+  asm volatile("st.release.gpu.global.s32 [%0], %1;\n" ::"l"(address), "r"(value) : "memory");
+}
+
+// Deterministic mode: the position of key tile `n_block` among the key tiles that add into the
+// dQ of query rows [row0, row_end). CTAs walk their query tiles in ascending order, so the order
+// that costs the least waiting is the one in which the CTAs reach a query tile: under a causal
+// (right-bounded) mask a query tile is the first tile of the diagonal key tile's CTA and a later
+// tile of every CTA to its left, so the key tiles add in descending order (ascending would make
+// every CTA wait for all the tiles to its left: a wavefront); otherwise every CTA starts at the
+// same query tile and ascending order is as good as any. With QueryTilesDescending
+// (backward_tile_config.hpp) the CTAs walk down from their last query tile instead, and
+// ascending order is the one for every mask.
+__device__ __forceinline__ bool mask_is_right_bounded(const NoMask&) { return false; }
+__device__ __forceinline__ bool mask_is_right_bounded(const CausalMask&) { return true; }
+__device__ __forceinline__ bool mask_is_right_bounded(const WindowMask& mask) {
+  return mask.right >= 0;
+}
+
+// This CTA's (key tile, KV head, batch) with KeyTilesSlowestInHeadGroups: the grid's linear
+// index walks groups of `group_pairs` (KV head, batch) pairs, the key tile slowest inside a group
+// (the last group may hold fewer pairs).
+struct CtaTile {
+  int n_block;
+  int kv_head;
+  int batch;
+};
+__device__ __forceinline__ CtaTile key_tile_slowest_in_group(int group_pairs) {
+  const int n_blocks = static_cast<int>(gridDim.x);
+  const int kv_heads = static_cast<int>(gridDim.y);
+  const int pairs = kv_heads * static_cast<int>(gridDim.z);
+  const int linear =
+      static_cast<int>(blockIdx.x) +
+      n_blocks * (static_cast<int>(blockIdx.y) + kv_heads * static_cast<int>(blockIdx.z));
+  const int group = linear / (group_pairs * n_blocks);
+  const int first_pair = group * group_pairs;
+  const int pairs_here = min(group_pairs, pairs - first_pair);
+  const int in_group = linear - first_pair * n_blocks;
+  const int pair = first_pair + in_group % pairs_here;
+  return {in_group / pairs_here, pair % kv_heads, pair / kv_heads};
+}
+
+// The query tiles [first, end) of the first run of `touches` over [0, m_blocks), as the serial
+// walk finds them, with each lane testing one tile of 32 per ballot (WarpSearchedQueryRange).
+// Warp-uniform: every lane of the warp must call it.
+template <class Touches>
+__device__ __forceinline__ int2 warp_searched_query_range(int m_blocks, int lane,
+                                                          const Touches& touches) {
+  constexpr unsigned kAllLanes = 0xffffffffu;
+  int first = m_blocks;
+  for (int base = 0; base < m_blocks; base += kWarpSize) {
+    const int m = base + lane;
+    // A lane past the last tile reads as a miss: the run then ends at m_blocks, as in the walk.
+    const unsigned hits = __ballot_sync(kAllLanes, m < m_blocks && touches(m));
+    unsigned misses = ~hits;
+    if (first == m_blocks) {
+      if (hits == 0) continue;
+      first = base + __ffs(hits) - 1;
+      misses &= kAllLanes << (first - base);
+    }
+    if (misses != 0) return make_int2(first, base + __ffs(misses) - 1);
+  }
+  return make_int2(first, m_blocks);
+}
+
+template <int kBlockN, class Mask>
+__device__ __forceinline__ int dq_turn_for(const Mask& mask, int row0, int row_end, int n_block,
+                                           bool descending) {
+  const int first = mask.key_begin(row0) / kBlockN;
+  const int last = (mask.key_end(row_end) + kBlockN - 1) / kBlockN - 1;
+  return descending ? last - n_block : n_block - first;
+}
+
+}  // namespace fattn::detail::sm80
