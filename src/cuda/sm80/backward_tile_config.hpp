@@ -735,9 +735,24 @@ struct BackwardConfig<128>
     : DqAtomicsFromOneAddress<StridedItemLoads<LightDqRelease<LeanTileLoop<RolledProductB<
           PackedProbabilities<BackwardTile<128, 64, 128, 8, 2, 2, 2, 1, true, 2>>>>>>> {};
 // 192: two Q/dO buffers take 161 KB, just inside sm_80's 163 KB per block. dK + dV = 96
-// registers per thread with the head dim split over 2 warps.
+// registers per thread with the head dim split over 2 warps. FA2's hdim-192 tile (64 x 64, 8
+// warps, two stages).
+// v39 (twenty-first session, bwd192; bench/results/sm80-bwd192-2026-11-24-s21/NOTES.md): the
+// full-width kernel with 128's lean options (packed Pᵀ, LeanTileLoop, RolledProductB,
+// StridedItemLoads, DqAtomicsFromOneAddress, LightDqRelease) and ZeroStartAccumulators. Its 6
+// k-steps per warp in phase B and the dQ product are not a power of two, so K in the dQ product
+// and Q / dO in phase B keep the five-register fragment address (backward_kernel.cuh,
+// kXorKQ / kXorQB); the others take the XOR form. The general kernel (head dims 129..176, and
+// shifted windows) stays the bare tile's (GeneralKernelConfig), the code measured before.
+// ptxas: 0 spills on sm_80 and sm_90a, bf16 and fp16 (full-width 250-255 registers).
+using BareBackwardTile192 = BackwardTile<192, 64, 64, 8, 2, 2, 2>;
+struct LeanBackwardTile192
+    : ZeroStartAccumulators<DqAtomicsFromOneAddress<StridedItemLoads<LightDqRelease<
+          LeanTileLoop<RolledProductB<PackedProbabilities<BareBackwardTile192>>>>>>> {
+  using GeneralKernelConfig = BareBackwardTile192;
+};
 template <>
-struct BackwardConfig<192> : BackwardTile<192, 64, 64, 8, 2, 2, 2> {};
+struct BackwardConfig<192> : LeanBackwardTile192 {};
 // 256: one Q/dO buffer (145 KB), so the next load waits for the step before it (the price of
 // fitting sm_80). Phase B as 2 key x 4 head-dim warps (32 x 64 per warp instead of 16 x 128:
 // 192 instead of 288 KB of ldmatrix per query tile) and 32 x 64 dQ warp tiles; dK + dV = 128
