@@ -630,6 +630,12 @@ __global__ void __launch_bounds__(Config::kThreads)
   // them ptxas hoists the ldmatrix of many k-steps ahead of their mma's (16 fragments in flight)
   // and spills next to the single pass's registers.
   const int steps_a = kPackedP ? head_dim_steps : steps;
+  // UntestedPackedPhaseA (backward_tile_config.hpp): the k-steps that every head dim of the
+  // full-width kernel has run without the test.
+  constexpr int kUntestedStepsA =
+      untested_packed_phase_a<Config>() && kFullWidth
+          ? (min_full_width_head_dim(kWidth) + kMmaK - 1) / kMmaK
+          : 0;
   const int alignment = kShifted ? kWidest : params.alignment;
 
   // Query tiles whose visible keys meet this key tile: a contiguous range for every mask.
@@ -935,7 +941,8 @@ __global__ void __launch_bounds__(Config::kThreads)
         for (int step = 0; step < kMaxSteps; ++step) {
           // ZeroStart: step 0 always runs (steps_a >= 1) and writes the accumulators.
           const bool first = kZeroStart && step == 0;
-          if (first || step < (kShiftsInSlot ? window_steps : steps_a)) {
+          if (first || step < kUntestedStepsA ||
+              step < (kShiftsInSlot ? window_steps : steps_a)) {
             std::uint32_t a[kKeyTilesA][4];
 #pragma unroll
             for (int kt = 0; kt < kKeyTilesA; ++kt) {

@@ -632,6 +632,26 @@ constexpr bool masked_fresh_stat_source() {
   }
 }
 
+// UntestedPackedPhaseA (twenty-first session, bwd192; packed full-width kernel): phase A's
+// k-steps that every head dim of the kernel has (min_full_width_head_dim) without their run-time
+// tests against the head dim, as the unpacked tiles' full-width kernels run them; only the steps
+// past those keep a test (none where the kernel runs only head dims that fill the bucket). The
+// packed tiles keep the tests because at 128 ptxas otherwise hoisted the ldmatrix of many k-steps
+// ahead of their mma's and spilled; each test is a branch that leaves a step's mma's waiting on
+// their own loads (v3: 40 % of issue cycles on fixed-latency dependencies). At 192 dK + dV hold
+// 96 registers, not 128. sm_90a SASS of the NoMask kernel (fp16) from the first mma of Sᵀ to the
+// Pᵀ / dSᵀ barrier: 418 -> 322 instructions, 1,966 -> 1,055 cycles of static stall counts (the
+// bare unpacked kernel: 328, 787).
+struct UntestedPackedPhaseAOption {};
+template <class Tile>
+struct UntestedPackedPhaseA : Tile, UntestedPackedPhaseAOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool untested_packed_phase_a() {
+  return has_option<Config, UntestedPackedPhaseAOption>;
+}
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
@@ -662,6 +682,13 @@ inline constexpr int kNarrowestOverZerosAt64 = 33;
 constexpr int min_head_dim_over_zeros(int width) {
   if (width == 64) return kNarrowestOverZerosAt64;
   return width == 192 ? width + 1 : 1;
+}
+// The narrowest head dim that bucket `width`'s full-width kernel runs (launch_backward_with):
+// over zero-filled columns from min_head_dim_over_zeros, else the first that fills the bucket.
+constexpr int min_full_width_head_dim(int width) {
+  const int filling = width - kMmaK + 1;
+  const int over_zeros = min_head_dim_over_zeros(width);
+  return over_zeros < filling ? over_zeros : filling;
 }
 
 // 128 keys per CTA at 64 and 128 (as FA2): per query tile a CTA reads Q and dO and sends the dQ
@@ -745,6 +772,8 @@ struct BackwardConfig<128>
 // kXorKQ / kXorQB); the others take the XOR form. The general kernel (head dims 129..176, and
 // shifted windows) stays the bare tile's (GeneralKernelConfig), the code measured before.
 // ptxas: 0 spills on sm_80 and sm_90a, bf16 and fp16 (full-width 250-255 registers).
+// v39 with UntestedPackedPhaseA (same session): phase A's k-steps without run-time tests where
+// every head dim of the full-width kernel has them; 0 spills (242-255 registers).
 using BareBackwardTile192 = BackwardTile<192, 64, 64, 8, 2, 2, 2>;
 struct LeanBackwardTile192
     : ZeroStartAccumulators<DqAtomicsFromOneAddress<StridedItemLoads<LightDqRelease<
@@ -752,7 +781,7 @@ struct LeanBackwardTile192
   using GeneralKernelConfig = BareBackwardTile192;
 };
 template <>
-struct BackwardConfig<192> : LeanBackwardTile192 {};
+struct BackwardConfig<192> : UntestedPackedPhaseA<LeanBackwardTile192> {};
 // 256: one Q/dO buffer (145 KB), so the next load waits for the step before it (the price of
 // fitting sm_80). Phase B as 2 key x 4 head-dim warps (32 x 64 per warp instead of 16 x 128:
 // 192 instead of 288 KB of ldmatrix per query tile) and 32 x 64 dQ warp tiles; dK + dV = 128
