@@ -675,13 +675,22 @@ struct BackwardConfig;
 // stays on the general kernel: its full-width tile has no lean loop, and over zeros it measured
 // D = 136 / 144 / 160 / 176 ×0.955 / 0.945 / 0.99 / 1.035, windows D = 129 / 130 / 145 / 161
 // ×0.90 / 0.90 / 0.925 / 0.95.
-// The smallest head dim that runs bucket `width`'s full-width kernel over zero-filled columns
-// (none at 192: past the bucket). A build that prunes buckets runs smaller head dims in the 128
-// and 256 kernels (instances.hpp, find_instance): over zeros too, correct and slower.
+// v39b (twenty-first session, bwd192; bench/results/sm80-bwd192-2026-11-24-s21/NOTES.md): 192's
+// lean full-width kernel (BackwardConfig<192>) over zeros for the bucket's own head dims,
+// 129..176 with 16-byte rows and the shifted windows of packed odd ones. Its phase A tests the
+// k-steps past D = 129's 9 (UntestedPackedPhaseA), so only phase B and the dQ product run the
+// zero columns (12 k-steps for 9 at D = 136), against the bare kernel's v38 measurement above,
+// which ran them in phase A as well. 0 spills on sm_80 and sm_90a, fp16 and bf16 (the shifted
+// full-width kernels 236-240 registers).
+// The smallest head dim that runs bucket `width`'s full-width kernel over zero-filled columns. A
+// build that prunes buckets runs smaller head dims in the 128, 192 and 256 kernels (instances.hpp,
+// find_instance): over zeros too at 128 and 256, correct and slower; at 192 the general kernel
+// (not measured there).
 inline constexpr int kNarrowestOverZerosAt64 = 33;
+inline constexpr int kNarrowestOverZerosAt192 = 129;
 constexpr int min_head_dim_over_zeros(int width) {
   if (width == 64) return kNarrowestOverZerosAt64;
-  return width == 192 ? width + 1 : 1;
+  return width == 192 ? kNarrowestOverZerosAt192 : 1;
 }
 // The narrowest head dim that bucket `width`'s full-width kernel runs (launch_backward_with):
 // over zero-filled columns from min_head_dim_over_zeros, else the first that fills the bucket.
@@ -769,8 +778,9 @@ struct BackwardConfig<128>
 // StridedItemLoads, DqAtomicsFromOneAddress, LightDqRelease) and ZeroStartAccumulators. Its 6
 // k-steps per warp in phase B and the dQ product are not a power of two, so K in the dQ product
 // and Q / dO in phase B keep the five-register fragment address (backward_kernel.cuh,
-// kXorKQ / kXorQB); the others take the XOR form. The general kernel (head dims 129..176, and
-// shifted windows) stays the bare tile's (GeneralKernelConfig), the code measured before.
+// kXorKQ / kXorQB); the others take the XOR form. The general kernel stays the bare tile's
+// (GeneralKernelConfig), the code measured before; v39b (min_head_dim_over_zeros) leaves it the
+// rows narrower than 16 bytes that shifted windows do not take (GQA).
 // ptxas: 0 spills on sm_80 and sm_90a, bf16 and fp16 (full-width 250-255 registers).
 // v39 with UntestedPackedPhaseA (same session): phase A's k-steps without run-time tests where
 // every head dim of the full-width kernel has them; 0 spills (242-255 registers).
