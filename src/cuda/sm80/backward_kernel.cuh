@@ -541,11 +541,9 @@ __global__ void __launch_bounds__(Config::kThreads)
                      !dq_product_before_phase_b<Config>()),
                 "the spread reductions run phase B's rolled steps from the one-address form");
   // The packed tiles also take one register per fragment address (XorFragmentAddress) instead
-  // of five: the registers that fit phase A's single pass without spills (ptxas -v). Where it
-  // is carry-free (fragment_address): always for K and Q / dO in phase A and for Pᵀ / dSᵀ in
-  // phase B (chunk base 0); for dSᵀ in the dQ product, K in the dQ product and Q / dO in phase B
-  // (chunk bases a warp's step count apart) only where that count is a power of two. At 192 the
-  // last two span 6 k-steps per warp and keep the five-register form.
+  // of five (ptxas -v: what fits phase A's single pass), where it is carry-free
+  // (fragment_address): chunk base 0 (phase A, Pᵀ / dSᵀ in phase B) or a power-of-two step count
+  // per warp (dSᵀ and K in the dQ product, Q / dO in phase B; 192's K and Q / dO span 6 steps).
   constexpr bool kXorAddresses = kPackedP;
   constexpr bool kXorDsQ = kPackedP && is_power_of_two(kRowTilesQ);
   constexpr bool kXorKQ = kPackedP && is_power_of_two(Config::kDimPerWarpQ / kMmaK);
@@ -630,12 +628,10 @@ __global__ void __launch_bounds__(Config::kThreads)
   // them ptxas hoists the ldmatrix of many k-steps ahead of their mma's (16 fragments in flight)
   // and spills next to the single pass's registers.
   const int steps_a = kPackedP ? head_dim_steps : steps;
-  // UntestedPackedPhaseA (backward_tile_config.hpp): the k-steps that every head dim of the
-  // full-width kernel has run without the test.
-  constexpr int kUntestedStepsA =
-      untested_packed_phase_a<Config>() && kFullWidth
-          ? (min_full_width_head_dim(kWidth) + kMmaK - 1) / kMmaK
-          : 0;
+  // UntestedPackedPhaseA (backward_tile_config.hpp): no test on the k-steps every head dim has.
+  constexpr int kUntestedStepsA = untested_packed_phase_a<Config>() && kFullWidth
+                                      ? (min_full_width_head_dim(kWidth) + kMmaK - 1) / kMmaK
+                                      : 0;
   const int alignment = kShifted ? kWidest : params.alignment;
 
   // Query tiles whose visible keys meet this key tile: a contiguous range for every mask.
