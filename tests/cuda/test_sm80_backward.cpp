@@ -224,6 +224,35 @@ INSTANTIATE_TEST_SUITE_P(
                  0}),
     [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
 
+// Backward v39: the 192 bucket's lean full-width kernel (packed Pᵀ, lean loop, rolled phase B
+// with the five-register Q / dO address, strided copies, one-address dQ atomics) where the head
+// dim fills the bucket, in both modes: D = 192 unmasked with a partial last query and key tile,
+// causal with GQA (no strided copies, Nq > Nk: fully masked rows), D = 184 (its last chunk
+// zero-filled) under a window with a negative scale, D = 177 in rows padded to 16 bytes (not
+// whole chunks: no strided copies) causal with Nq < Nk, D = 176 causal over many query tiles.
+// D = 160 / 144 / 136 run the general kernel (or, where min_head_dim_over_zeros takes them,
+// the full-width one over zero-filled columns): a window with GQA, unmasked partial tiles,
+// causal.
+INSTANTIATE_TEST_SUITE_P(
+    Bucket192, Sm80Backward,
+    ::testing::Values(
+        Sm80Case{"d192_nomask_partial_tiles", DType::bfloat16, 2, 1013, 700, 2, 2, 192, false,
+                 kNoWindow, 0, 0},
+        Sm80Case{"d192_causal_gqa_fully_masked_rows", DType::float16, 1, 600, 450, 4, 2, 192,
+                 true, kNoWindow, 0, 0},
+        Sm80Case{"d184_window_negative_scale", DType::float16, 1, 333, 500, 2, 2, 184, false,
+                 Window{64, 16}, 0, -0.08f},
+        Sm80Case{"d177_rows16_causal_more_keys", DType::bfloat16, 1, 300, 517, 2, 2, 177, true,
+                 kNoWindow, 7, 0},
+        Sm80Case{"d176_causal", DType::float16, 1, 1100, 1100, 2, 2, 176, true, kNoWindow, 0, 0},
+        Sm80Case{"d160_window_gqa", DType::bfloat16, 2, 700, 900, 4, 2, 160, false,
+                 Window{300, 200}, 0, 0},
+        Sm80Case{"d144_nomask_partial_tiles", DType::float16, 2, 1013, 520, 2, 2, 144, false,
+                 kNoWindow, 0, 0},
+        Sm80Case{"d136_causal", DType::bfloat16, 1, 1013, 900, 2, 2, 136, true, kNoWindow, 0,
+                 0}),
+    [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
+
 // Backward v36's shifted windows (backward_windows.cuh, uses_backward_windows in backward.cuh):
 // packed tensors of 8 heads (row strides of whole 16-byte words) with rows off 16-byte words, no
 // GQA group. D = 129 and 201 are 1 mod 8, so head h starts h elements into its word: every shift

@@ -42,8 +42,8 @@ namespace fattn::detail::sm80 {
 // ldmatrix addresses of a fragment: the five-register FragmentAddress, or with kXor the
 // one-register XorFragmentAddress. `chunk_base` counts chunks to the right of the tile's first.
 // The XOR form adds step s to chunk_base / 2 without carry only if chunk_base / 2 is a multiple
-// of a power of two above every s later passed to at(); the kernel asserts the tile shapes that
-// guarantee it (power-of-two step counts per warp).
+// of a power of two above every s later passed to at(); the kernel takes it only where the tile
+// shape guarantees that (a base of 0, or power-of-two step counts per warp).
 template <bool kXor, int kTileWidth, class Element>
 __device__ __forceinline__ auto fragment_address(const Element* tile, int row, int chunk_in_step,
                                                  int chunk_base = 0) {
@@ -455,16 +455,15 @@ __global__ void __launch_bounds__(Config::kThreads)
                      !dq_product_before_phase_b<Config>()),
                 "the spread reductions run phase B's rolled steps from the one-address form");
   // The packed tiles also take one register per fragment address (XorFragmentAddress) instead
-  // of five: the registers that fit phase A's single pass without spills (ptxas -v).
+  // of five (ptxas -v: what fits phase A's single pass), where it is carry-free
+  // (fragment_address): chunk base 0 (phase A, Pᵀ / dSᵀ in phase B) or a power-of-two step count
+  // per warp (dSᵀ and K in the dQ product, Q / dO in phase B; 192's K and Q / dO span 6 steps).
   constexpr bool kXorAddresses = kPackedP;
-  static_assert(!rolled_product_b<Config>() ||
-                    (kXorAddresses && is_power_of_two(kMaxSteps) && !kPipelinedB),
-                "the rolled loop addresses its steps at run time: XOR addresses only");
-  static_assert(!kXorAddresses || (is_power_of_two(kRowTilesQ) &&
-                                   is_power_of_two(Config::kDimPerWarpQ / kMmaK) &&
-                                   is_power_of_two(Config::kDimPerWarpB / kMmaK)),
-                "an XOR address adds its step to a chunk base that is a multiple of the step "
-                "count: carry-free only for power-of-two counts");
+  constexpr bool kXorDsQ = kPackedP && is_power_of_two(kRowTilesQ);
+  constexpr bool kXorKQ = kPackedP && is_power_of_two(Config::kDimPerWarpQ / kMmaK);
+  constexpr bool kXorQB = kPackedP && is_power_of_two(Config::kDimPerWarpB / kMmaK);
+  static_assert(!rolled_product_b<Config>() || (kXorAddresses && !kPipelinedB),
+                "the rolled loop addresses Pᵀ's steps at run time: an XOR address");
   constexpr int kStatChunks = kBlockM * 4 / 16;  // 16-byte chunks of one LSE / D_i row tile
   static_assert(!(kShifted && kPipelinedB),
                 "shifted windows mask the first k-step's fragments, loaded per step");
@@ -546,6 +545,10 @@ __global__ void __launch_bounds__(Config::kThreads)
   // them ptxas hoists the ldmatrix of many k-steps ahead of their mma's (16 fragments in flight)
   // and spills next to the single pass's registers.
   const int steps_a = kPackedP ? head_dim_steps : steps;
+  // UntestedPackedPhaseA (backward_tile_config.hpp): no test on the k-steps every head dim has.
+  constexpr int kUntestedStepsA = untested_packed_phase_a<Config>() && kFullWidth
+                                      ? (min_full_width_head_dim(kWidth) + kMmaK - 1) / kMmaK
+                                      : 0;
   const int alignment = kShifted ? kWidest : params.alignment;
 
   // Query tiles whose visible keys meet this key tile: a contiguous range for every mask.
@@ -742,10 +745,10 @@ __global__ void __launch_bounds__(Config::kThreads)
                                                                lane / 16);
   const auto p_as_a = fragment_address<kXorAddresses, kBlockM>(p_tile, key_row_b + lane % 16,
                                                                 lane / 16);
-  const auto ds_as_a_transposed = fragment_address<kXorAddresses, kBlockM>(
+  const auto ds_as_a_transposed = fragment_address<kXorDsQ, kBlockM>(
       ds_tile, lane % 8 + 8 * (lane / 16), (lane / 8) % 2, query_row_q / kChunkElements);
   const auto k_as_b =
-      fragment_address<kXorAddresses, kWidth>(k_tile, lane % 16, lane / 16, 2 * dim_step_q);
+      fragment_address<kXorKQ, kWidth>(k_tile, lane % 16, lane / 16, 2 * dim_step_q);
 
   float dk_acc[kKeyTilesB][kDimTilesB][4];
   float dv_acc[kKeyTilesB][kDimTilesB][4];
@@ -854,7 +857,8 @@ __global__ void __launch_bounds__(Config::kThreads)
         for (int step = 0; step < kMaxSteps; ++step) {
           // ZeroStart: step 0 always runs (steps_a >= 1) and writes the accumulators.
           const bool first = kZeroStart && step == 0;
-          if (first || step < (kShiftsInSlot ? window_steps : steps_a)) {
+          if (first || step < kUntestedStepsA ||
+              step < (kShiftsInSlot ? window_steps : steps_a)) {
             std::uint32_t a[kKeyTilesA][4];
 #pragma unroll
             for (int kt = 0; kt < kKeyTilesA; ++kt) {
@@ -1077,7 +1081,7 @@ __global__ void __launch_bounds__(Config::kThreads)
       // DqRoundsInDkSteps: dV here, dK after the dQ product (below).
       rolled_single_product<Element, kBlockM, kWidth, 0, kDoFromQ>(
           dv_acc, p_as_a,
-          fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b));
+          fragment_address<kXorQB, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b));
     } else if constexpr (kRolledB) {
       // RolledProductB: one query step per iteration, every head-dim block of it untested. The
       // same loop as rolled_phase_b, written out here: through the function, ptxas allocated
@@ -1090,7 +1094,7 @@ __global__ void __launch_bounds__(Config::kThreads)
           kPerItemBAddresses ? (b_warp % Config::kWarpsDimB) * (Config::kDimPerWarpB / kMmaK)
                              : dim_step_b;
       const auto q_as_b =
-          fragment_address<kXorAddresses, kWidth>(q_tile, b_lane % 16, b_lane / 16, 2 * b_dim_step);
+          fragment_address<kXorQB, kWidth>(q_tile, b_lane % 16, b_lane / 16, 2 * b_dim_step);
 #pragma unroll 1
       for (unsigned qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
         std::uint32_t pa[kKeyTilesB][4];
@@ -1114,7 +1118,7 @@ __global__ void __launch_bounds__(Config::kThreads)
       }
     } else {
       const auto q_as_b =
-          fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
+          fragment_address<kXorQB, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
 #pragma unroll
       for (int qstep = 0; qstep < kBlockM / kMmaK; ++qstep) {
         std::uint32_t pa[kKeyTilesB][4];
@@ -1184,7 +1188,7 @@ __global__ void __launch_bounds__(Config::kThreads)
              first_row) * kWidth +
             dim_step_q * kMmaK + 2 * quad_lane;
         const auto q_as_b =
-            fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
+            fragment_address<kXorQB, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
         phase_b_with_dq_atomics<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(
             dv_acc, dk_acc, p_as_a, q_as_b, dq, first, params.seqlen_q - first_row);
         FATTN_SM80_BWD_TIMELINE_MARK(item, kReductionsIssued);
@@ -1206,7 +1210,7 @@ __global__ void __launch_bounds__(Config::kThreads)
         float* const stage = delta_rows + kStages * kBlockM +
                              warp * Config::kDqStageRows * Config::kDimPerWarpQ;
         const auto q_as_b =
-            fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
+            fragment_address<kXorQB, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
         using Rounds = DqLineRounds<Config::kDqStageRows, kWidth, true, kSplitSwizzle,
                                     kRowTilesQ, kDimTilesQ, kPairSwizzle>;
         dk_product_with_dq_rounds<Element, kBlockM, kWidth, kDsFromP, Rounds,
@@ -1333,12 +1337,12 @@ __global__ void __launch_bounds__(Config::kThreads)
       // the reductions (in the deterministic mode, after this tile's turn in the dQ chain).
       rolled_single_product<Element, kBlockM, kWidth, kDsFromP, 0>(
           dk_acc, p_as_a,
-          fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b));
+          fragment_address<kXorQB, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b));
     }
     if constexpr (kDqFirst || kDqInB) {
       rolled_phase_b<Element, kBlockM, kWidth, kDsFromP, kDoFromQ>(
           dv_acc, dk_acc, p_as_a,
-          fragment_address<kXorAddresses, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b));
+          fragment_address<kXorQB, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b));
     }
   }
   cp_async_wait<0>();

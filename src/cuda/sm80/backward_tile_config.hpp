@@ -632,6 +632,26 @@ constexpr bool masked_fresh_stat_source() {
   }
 }
 
+// UntestedPackedPhaseA (twenty-first session, bwd192; packed full-width kernel): phase A's
+// k-steps that every head dim of the kernel has (min_full_width_head_dim) without their run-time
+// tests against the head dim, as the unpacked tiles' full-width kernels run them; only the steps
+// past those keep a test (none where the kernel runs only head dims that fill the bucket). The
+// packed tiles keep the tests because at 128 ptxas otherwise hoisted the ldmatrix of many k-steps
+// ahead of their mma's and spilled; each test is a branch that leaves a step's mma's waiting on
+// their own loads (v3: 40 % of issue cycles on fixed-latency dependencies). At 192 dK + dV hold
+// 96 registers, not 128. sm_90a SASS of the NoMask kernel (fp16) from the first mma of Sᵀ to the
+// Pᵀ / dSᵀ barrier: 418 -> 322 instructions, 1,966 -> 1,055 cycles of static stall counts (the
+// bare unpacked kernel: 328, 787).
+struct UntestedPackedPhaseAOption {};
+template <class Tile>
+struct UntestedPackedPhaseA : Tile, UntestedPackedPhaseAOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool untested_packed_phase_a() {
+  return has_option<Config, UntestedPackedPhaseAOption>;
+}
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
@@ -655,13 +675,29 @@ struct BackwardConfig;
 // stays on the general kernel: its full-width tile has no lean loop, and over zeros it measured
 // D = 136 / 144 / 160 / 176 ×0.955 / 0.945 / 0.99 / 1.035, windows D = 129 / 130 / 145 / 161
 // ×0.90 / 0.90 / 0.925 / 0.95.
-// The smallest head dim that runs bucket `width`'s full-width kernel over zero-filled columns
-// (none at 192: past the bucket). A build that prunes buckets runs smaller head dims in the 128
-// and 256 kernels (instances.hpp, find_instance): over zeros too, correct and slower.
+// v39b (twenty-first session, bwd192; bench/results/sm80-bwd192-2026-11-24-s21/NOTES.md): 192's
+// lean full-width kernel (BackwardConfig<192>) over zeros for the bucket's own head dims,
+// 129..176 with 16-byte rows and the shifted windows of packed odd ones. Its phase A tests the
+// k-steps past D = 129's 9 (UntestedPackedPhaseA), so only phase B and the dQ product run the
+// zero columns (12 k-steps for 9 at D = 136), against the bare kernel's v38 measurement above,
+// which ran them in phase A as well. 0 spills on sm_80 and sm_90a, fp16 and bf16 (the shifted
+// full-width kernels 236-240 registers).
+// The smallest head dim that runs bucket `width`'s full-width kernel over zero-filled columns. A
+// build that prunes buckets runs smaller head dims in the 128, 192 and 256 kernels (instances.hpp,
+// find_instance): over zeros too at 128 and 256, correct and slower; at 192 the general kernel
+// (not measured there).
 inline constexpr int kNarrowestOverZerosAt64 = 33;
+inline constexpr int kNarrowestOverZerosAt192 = 129;
 constexpr int min_head_dim_over_zeros(int width) {
   if (width == 64) return kNarrowestOverZerosAt64;
-  return width == 192 ? width + 1 : 1;
+  return width == 192 ? kNarrowestOverZerosAt192 : 1;
+}
+// The narrowest head dim that bucket `width`'s full-width kernel runs (launch_backward_with):
+// over zero-filled columns from min_head_dim_over_zeros, else the first that fills the bucket.
+constexpr int min_full_width_head_dim(int width) {
+  const int filling = width - kMmaK + 1;
+  const int over_zeros = min_head_dim_over_zeros(width);
+  return over_zeros < filling ? over_zeros : filling;
 }
 
 // 128 keys per CTA at 64 and 128 (as FA2): per query tile a CTA reads Q and dO and sends the dQ
@@ -735,9 +771,27 @@ struct BackwardConfig<128>
     : DqAtomicsFromOneAddress<StridedItemLoads<LightDqRelease<LeanTileLoop<RolledProductB<
           PackedProbabilities<BackwardTile<128, 64, 128, 8, 2, 2, 2, 1, true, 2>>>>>>> {};
 // 192: two Q/dO buffers take 161 KB, just inside sm_80's 163 KB per block. dK + dV = 96
-// registers per thread with the head dim split over 2 warps.
+// registers per thread with the head dim split over 2 warps. FA2's hdim-192 tile (64 x 64, 8
+// warps, two stages).
+// v39 (twenty-first session, bwd192; bench/results/sm80-bwd192-2026-11-24-s21/NOTES.md): the
+// full-width kernel with 128's lean options (packed Pᵀ, LeanTileLoop, RolledProductB,
+// StridedItemLoads, DqAtomicsFromOneAddress, LightDqRelease) and ZeroStartAccumulators. Its 6
+// k-steps per warp in phase B and the dQ product are not a power of two, so K in the dQ product
+// and Q / dO in phase B keep the five-register fragment address (backward_kernel.cuh,
+// kXorKQ / kXorQB); the others take the XOR form. The general kernel stays the bare tile's
+// (GeneralKernelConfig), the code measured before; v39b (min_head_dim_over_zeros) leaves it the
+// rows narrower than 16 bytes that shifted windows do not take (GQA).
+// ptxas: 0 spills on sm_80 and sm_90a, bf16 and fp16 (full-width 250-255 registers).
+// v39 with UntestedPackedPhaseA (same session): phase A's k-steps without run-time tests where
+// every head dim of the full-width kernel has them; 0 spills (242-255 registers).
+using BareBackwardTile192 = BackwardTile<192, 64, 64, 8, 2, 2, 2>;
+struct LeanBackwardTile192
+    : ZeroStartAccumulators<DqAtomicsFromOneAddress<StridedItemLoads<LightDqRelease<
+          LeanTileLoop<RolledProductB<PackedProbabilities<BareBackwardTile192>>>>>>> {
+  using GeneralKernelConfig = BareBackwardTile192;
+};
 template <>
-struct BackwardConfig<192> : BackwardTile<192, 64, 64, 8, 2, 2, 2> {};
+struct BackwardConfig<192> : UntestedPackedPhaseA<LeanBackwardTile192> {};
 // 256: one Q/dO buffer (145 KB), so the next load waits for the step before it (the price of
 // fitting sm_80). Phase B as 2 key x 4 head-dim warps (32 x 64 per warp instead of 16 x 128:
 // 192 instead of 288 KB of ldmatrix per query tile) and 32 x 64 dQ warp tiles; dK + dV = 128
