@@ -130,18 +130,20 @@ Status finish_backward(const AttentionArgs& args, const BackwardParams& params) 
 // kernels are not compiled for it. kMaskedOnly: a masked launch's (DeterministicMaskedBackward);
 // the NoMask kernels are not compiled for it. kShifted: shifted windows (backward_windows.cuh),
 // for the problems uses_backward_windows takes, in Config's full-width kernel from
-// min_head_dim_over_zeros on, else in its general kernel.
+// min_head_dim_over_zeros on where shifted_windows_over_zeros says so, else in its general one.
 template <class Config, class Element, bool kUnmaskedOnly = false, bool kMaskedOnly = false,
           bool kShifted = false>
 Status launch_backward_with(const AttentionArgs& args) {
   const Problem& problem = args.problem;
   ScopedDevice device(problem.device.index);
 
-  // The full-width kernel where D fills the bucket, and over zero-filled columns for 16-byte
-  // rows and for shifted windows from min_head_dim_over_zeros on (backward_tile_config.hpp).
-  // Narrower rows that shifted windows do not take (GQA) keep the general kernel.
+  // The full-width kernel where D fills the bucket, and over zero-filled columns from
+  // min_head_dim_over_zeros on for 16-byte rows and, where shifted_windows_over_zeros says so, for
+  // shifted windows (backward_tile_config.hpp). Narrower rows that shifted windows do not take
+  // (GQA) keep the general kernel.
   constexpr int kMinOverZeros = min_head_dim_over_zeros(Config::kWidth);
-  constexpr bool kOverZeros = Config::kFullWidthKernel && kMinOverZeros <= Config::kWidth;
+  constexpr bool kOverZeros = Config::kFullWidthKernel && kMinOverZeros <= Config::kWidth &&
+                              (!kShifted || shifted_windows_over_zeros(Config::kWidth));
   // Every head dim of the bucket: no general kernel with shifted windows is compiled.
   constexpr bool kShiftedAlwaysFullWidth = kShifted && kOverZeros && kMinOverZeros <= 1;
   const bool over_zeros = kOverZeros && problem.head_dim >= kMinOverZeros;

@@ -680,8 +680,13 @@ struct BackwardConfig;
 // 129..176 with 16-byte rows and the shifted windows of packed odd ones. Its phase A tests the
 // k-steps past D = 129's 9 (UntestedPackedPhaseA), so only phase B and the dQ product run the
 // zero columns (12 k-steps for 9 at D = 136), against the bare kernel's v38 measurement above,
-// which ran them in phase A as well. 0 spills on sm_80 and sm_90a, fp16 and bf16 (the shifted
-// full-width kernels 236-240 registers).
+// which ran them in phase A as well. 0 spills on sm_80 and sm_90a, fp16 and bf16. Measured (H100,
+// same setup, in turns beside v38 and FA2; call3/turns.txt): 16-byte rows D = 136 / 144 / 160 /
+// 176 ×1.04 / 1.05 / 1.08 / 1.11 (causal 144 ×1.09, 136 at N = 8k ×1.05), filling D = 184 / 192
+// ×1.05 / 1.09 (causal 192 ×1.11, bf16 ×1.09), 0.72-0.81 -> 0.72-0.85× FA2; the windows D = 129 /
+// 130 / 145 / 161 ×0.945 / 0.948 / 0.972 / 1.006 (causal 129 ×0.976): they lose what the 16-byte
+// rows gain most from, the strided item copies (backward_kernel.cuh: not for windows), and stay
+// on the general kernel at 192 (shifted_windows_over_zeros).
 // The smallest head dim that runs bucket `width`'s full-width kernel over zero-filled columns. A
 // build that prunes buckets runs smaller head dims in the 128, 192 and 256 kernels (instances.hpp,
 // find_instance): over zeros too at 128 and 256, correct and slower; at 192 the general kernel
@@ -692,6 +697,9 @@ constexpr int min_head_dim_over_zeros(int width) {
   if (width == 64) return kNarrowestOverZerosAt64;
   return width == 192 ? kNarrowestOverZerosAt192 : 1;
 }
+// Whether bucket `width`'s shifted windows run its full-width kernel (from
+// min_head_dim_over_zeros on) or its general one: v38 / v39b above.
+constexpr bool shifted_windows_over_zeros(int width) { return width != 192; }
 // The narrowest head dim that bucket `width`'s full-width kernel runs (launch_backward_with):
 // over zero-filled columns from min_head_dim_over_zeros, else the first that fills the bucket.
 constexpr int min_full_width_head_dim(int width) {
