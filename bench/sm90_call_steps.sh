@@ -38,3 +38,19 @@ sm90_run_tests() {
     cat "/tmp/$tool.log" >> "$OUT/sanitizers.log"
   done
 }
+
+# The old / new forward shims of a bench/sm90_vs_cudnn.py --lib old=... --lib new=... call
+# (twenty-first session): old from a carried `git archive <commit> src include | gzip` tarball,
+# new from this tree, built side by side (bench/sm90_build.sh, 8 jobs each) into
+# /tmp/sh-old and /tmp/sh-new; prints the builds' last lines and the new shim's kernels with
+# spills, and sets SM90_OLD_NEW_LIBS to the two --lib arguments.
+#   sm90_old_new_shims OLD_TREE.tar.gz
+sm90_old_new_shims() {
+  mkdir -p /tmp/oldtree && tar xzf "$1" -C /tmp/oldtree || return 1
+  ( SM90_SOURCE_ROOT=/tmp/oldtree bench/sm90_build.sh /tmp/sh-old 8 > "$OUT/shim-old.log" 2>&1 ) &
+  ( bench/sm90_build.sh /tmp/sh-new 8 > "$OUT/shim-new.log" 2>&1 ) &
+  wait
+  tail -n 2 "$OUT/shim-old.log" "$OUT/shim-new.log"
+  grep -h 'bytes spill' /tmp/sh-new/ptxas.log | grep -vc ' 0 bytes spill stores, 0 bytes spill loads'
+  SM90_OLD_NEW_LIBS=(--lib new=/tmp/sh-new/libsm90shim.so --lib old=/tmp/sh-old/libsm90shim.so)
+}

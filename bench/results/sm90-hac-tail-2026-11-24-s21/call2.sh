@@ -5,16 +5,12 @@
 # then the library's sm90 GPU tests and both sanitizers (the tail cases included).
 source scripts/gpu-env.sh 2>/dev/null
 source bench/sm80_call_steps.sh
+source bench/sm90_call_steps.sh
 checks=(--families sm90 --dtypes "fp16;bf16" --no-bench)
-mkdir -p /tmp/oldtree && tar xzf build-s21/c2/old-tree.tar.gz -C /tmp/oldtree
-( SM90_SOURCE_ROOT=/tmp/oldtree bench/sm90_build.sh /tmp/sh-old 8 > "$OUT/shim-old.log" 2>&1 ) &
-( bench/sm90_build.sh /tmp/sh-new 8 > "$OUT/shim-new.log" 2>&1 ) &
-wait
-tail -n 2 "$OUT/shim-old.log" "$OUT/shim-new.log"
-grep -h 'bytes spill' /tmp/sh-new/ptxas.log | grep -vc ' 0 bytes spill stores, 0 bytes spill loads'
+sm90_old_new_shims build-s21/c2/old-tree.tar.gz
 sm80_gpu_check_start "${checks[@]}"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.limit --format=csv,noheader
-libs=(--lib new=/tmp/sh-new/libsm90shim.so --lib old=/tmp/sh-old/libsm90shim.so)
+libs=("${SM90_OLD_NEW_LIBS[@]}")
 dims=74,76,80,90,92,96,97,112,129,136,144,150,160,165,176,201,208,211,224,234,240
 timeout 200 python3 bench/sm90_vs_cudnn.py "${libs[@]}" --bench --dims $dims --seqlens 2048 \
   --dtype fp16 --shape 16,16 --causal 0,1 --rounds 8 --same-outputs --json "$OUT/fp16.json" \
