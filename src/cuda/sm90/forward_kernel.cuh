@@ -1372,13 +1372,17 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
         // rare layouts, not the benchmarked TMA-store kernels).
         const float inv_sum = sum > 0.0f ? 1.0f / sum : 0.0f;
         Element* out_row = out + row * params.out_stride_seq;
-        // Heads as columns: where V's phase is even and the output row 4-byte aligned, a
-        // thread's pair of columns lands on one 4-byte word: one store instead of two 2-byte
-        // ones. The 2-byte stores were what kept L2 busy at packed D = 74 (ncu: 3.9x the write
-        // sectors of aligned D = 80; perf-notes, twenty-first session).
+        // Heads as columns: a thread's pair of columns (col, col + 1: col even) lands at output
+        // columns col - v_phase and the next, one 4-byte word wherever the output row's element
+        // offset and V's phase have the same parity (any phase for 4-byte-aligned rows with an
+        // even phase; packed 2-byte rows too, where the out and V heads share their offsets):
+        // one store instead of two 2-byte ones. The 2-byte stores were what kept L2 busy at
+        // packed D = 74 (ncu: 3.9x the write sectors of aligned D = 80; perf-notes, twenty-first
+        // session).
+        const auto out_element_offset =
+            reinterpret_cast<std::uintptr_t>(out_row) / sizeof(Element);
         const bool word_pairs =
-            kHeadsAsColumns && v_phase % 2 == 0 &&
-            reinterpret_cast<std::uintptr_t>(out_row) % sizeof(std::uint32_t) == 0;
+            kHeadsAsColumns && (out_element_offset + static_cast<unsigned>(v_phase)) % 2 == 0;
 #pragma unroll
         for (int j = 0; j < Math::kOutRegs / 4; ++j) {
           const int col = 8 * j + 2 * (lane % 4);
@@ -1386,9 +1390,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
           const float v1 = o[4 * j + 2 * h + 1] * inv_sum;
           if constexpr (kHeadsAsColumns) {
             const int out_col = col - v_phase;
-            if (word_pairs && static_cast<unsigned>(out_col + 1) <
-                                  static_cast<unsigned>(params.head_dim)) {
-              // out_col >= 0 here (out_col + 1 >= 1 with an even out_col).
+            // Both columns inside the row.
+            if (word_pairs && out_col >= 0 && out_col + 1 < params.head_dim) {
               *reinterpret_cast<std::uint32_t*>(out_row + out_col) =
                   pack_pair(v0, v1, static_cast<Element*>(nullptr));
               continue;
