@@ -1374,9 +1374,9 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
         Element* out_row = out + row * params.out_stride_seq;
         // Heads as columns: a thread's pair of columns (col, col + 1: col even) lands at output
         // columns col - v_phase and the next, one 4-byte word wherever the output row's element
-        // offset and V's phase have the same parity (any phase for 4-byte-aligned rows with an
-        // even phase; packed 2-byte rows too, where the out and V heads share their offsets):
-        // one store instead of two 2-byte ones. The 2-byte stores were what kept L2 busy at
+        // offset and V's phase have the same parity (4-byte-aligned rows at even phases; packed
+        // 2-byte rows at every phase, where the out and V heads share their offsets): one store
+        // instead of two 2-byte ones. The 2-byte stores were what kept L2 busy at
         // packed D = 74 (ncu: 3.9x the write sectors of aligned D = 80; perf-notes, twenty-first
         // session).
         const auto out_element_offset =
