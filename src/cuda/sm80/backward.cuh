@@ -169,20 +169,16 @@ Status launch_backward_with(const AttentionArgs& args) {
       } else if constexpr (kMaskedOnly && std::is_same_v<Mask, NoMask>) {
         return Status::Unsupported("sm80 backward: a masked-only configuration got no mask");
       } else {
-        if constexpr (kShiftedAlwaysFullWidth) {
-          return launch_with_shared_memory(&backward_kernel<Config, Element, Mask, true, true>,
-                                           "sm80::backward_kernel", grid, Config::kThreads,
-                                           Config::kSharedBytes, args, params, mask);
-        } else {
-          auto* kernel =
-              &backward_kernel<general_kernel_config<Config>, Element, Mask, false, kShifted>;
-          if constexpr (Config::kFullWidthKernel && (!kShifted || kOverZeros)) {
-            if (full_width) kernel = &backward_kernel<Config, Element, Mask, true, kShifted>;
-          }
-          return launch_with_shared_memory(kernel, "sm80::backward_kernel", grid,
-                                           Config::kThreads, Config::kSharedBytes, args, params,
-                                           mask);
+        // Only the kernels this configuration can launch are instantiated.
+        void (*kernel)(BackwardParams, Mask) = nullptr;
+        if constexpr (!kShiftedAlwaysFullWidth) {
+          kernel = &backward_kernel<general_kernel_config<Config>, Element, Mask, false, kShifted>;
         }
+        if constexpr (Config::kFullWidthKernel && (!kShifted || kOverZeros)) {
+          if (full_width) kernel = &backward_kernel<Config, Element, Mask, true, kShifted>;
+        }
+        return launch_with_shared_memory(kernel, "sm80::backward_kernel", grid, Config::kThreads,
+                                         Config::kSharedBytes, args, params, mask);
       }
     }));
   }

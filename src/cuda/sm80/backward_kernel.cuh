@@ -423,10 +423,15 @@ __global__ void __launch_bounds__(Config::kThreads)
       (staged_epilogue<Config>() ||
        (unmasked_staged_epilogue<Config>() && std::is_same_v<Mask, NoMask>)) &&
       kLean && !kShifted;
+  // Shifted windows in the full-width kernel (v38): the CTA's shifts are read from
+  // window_shifts_slot where they are used, and the lane terms are rebuilt per item (the
+  // copies' thread, phase A's fragment lane, phase B's addresses, the epilogue's lane): its first
+  // build spilled 4-20 bytes at 256 (sm_80 and sm_90a) with them held across the item loop.
+  constexpr bool kShiftedFullWidth = kShifted && kFullWidth;
   // MaskedPerItemPhaseBAddresses (backward_tile_config.hpp): phase B's Q / dO address per item.
   constexpr bool kPerItemBAddresses =
       (masked_per_item_phase_b_addresses<Config>() && !std::is_same_v<Mask, NoMask>) ||
-      (kShifted && kFullWidth);  // the shifted windows' full-width kernels: see kShiftsInSlot
+      kShiftedFullWidth;
   // v19 (backward_tile_config.hpp): the line staging's offsets with the swizzle split.
   constexpr bool kSplitSwizzle = line_staging_swizzle_split<Config>() && kLineReductions;
   // DqStagingPairSwizzle (backward_tile_config.hpp): the staging rows' conflict-free swizzle.
@@ -524,19 +529,14 @@ __global__ void __launch_bounds__(Config::kThreads)
   // Shifted windows: the loop runs on the CTA's windows, the words that cover its rows at the
   // larger of its two shifts (D = 74 at shifts 0..6: 80 columns, 5 k-steps like D = 80; the
   // bound D + 7 would take 6), copied with 16-byte cp.async.
-  // The full-width kernel reads them from window_shifts_slot where it uses them. That kernel
-  // also rebuilds its lane terms per item (the copies' thread, phase A's fragment lane, phase
-  // B's addresses, the epilogue's lane): its first build spilled 4-20 bytes at 256 (sm_80 and
-  // sm_90a) with them held across the item loop.
-  constexpr bool kShiftsInSlot = kShifted && kFullWidth;
+  // The full-width kernel reads them from window_shifts_slot (kShiftedFullWidth).
   [[maybe_unused]] WindowShifts shifts;
   if constexpr (kShifted) shifts = window_shifts<Element>(params, batch, kv_head);
-  if constexpr (kShiftsInSlot) {
+  if constexpr (kShiftedFullWidth) {
     if (threadIdx.x == 0) window_shifts_slot() = shifts;  // seen after the K / V staging barrier
   }
-  auto current_shifts = [&] { return kShiftsInSlot ? window_shifts_slot() : shifts; };
-  const int head_dim = kShifted ? covering_width(max(shifts.query, shifts.dout), params.head_dim)
-                                : params.head_dim;
+  auto current_shifts = [&] { return kShiftedFullWidth ? window_shifts_slot() : shifts; };
+  const int head_dim = kShifted ? shifts.width : params.head_dim;
   const int steps = kFullWidth ? kMaxSteps : ceil_div(head_dim, kMmaK);
   const int chunks = steps * (kMmaK / kChunkElements);
   // Phase B keeps its run-time column tests in both kernels (see there).
@@ -696,7 +696,8 @@ __global__ void __launch_bounds__(Config::kThreads)
     // The full-width kernel's shifted windows rebuild the copy's lane terms per item from a
     // fresh read of the thread index (as MaskedStridedItemLoads does): held across the loop,
     // they spilled 4-28 bytes in its kernels at 256.
-    const int copy_thread = kShiftsInSlot ? opaque_thread_id() : static_cast<int>(threadIdx.x);
+    const int copy_thread =
+        kShiftedFullWidth ? opaque_thread_id() : static_cast<int>(threadIdx.x);
     if (kLean && row0 + kBlockM <= params.seqlen_q && alignment >= kWidest) {
       // A whole tile: no per-row "past the sequence end" tests (tile_io.cuh).
       load_whole_tile<kBlockM, kWidth, Config::kThreads>(q_tiles + stage * kBlockM * kWidth,
@@ -824,7 +825,7 @@ __global__ void __launch_bounds__(Config::kThreads)
       const int query_col = query_col_a + split * kQueryTilesA * kMmaN;
       // The shifted windows' full-width kernels rebuild the lane terms per item (held across
       // the loop, they spilled 4 bytes in the masked kernel at 256 on sm_90a).
-      const int a_lane = kShiftsInSlot ? opaque_lane_id() : lane;
+      const int a_lane = kShiftedFullWidth ? opaque_lane_id() : lane;
       const auto q_as_b = fragment_address<kXorAddresses, kWidth>(
           q_tile, query_col + a_lane % 8 + 8 * (a_lane / 16), (a_lane / 8) % 2);
       float s[kKeyTilesA][kQueryTilesA][4];
@@ -852,13 +853,13 @@ __global__ void __launch_bounds__(Config::kThreads)
         // step of the tile, inside its row).
         [[maybe_unused]] std::uint32_t b[kQueryTilesA / 2][4];
         if constexpr (kPipelinedB) load_b(b, 0, b_offset);
-        [[maybe_unused]] const int window_steps = kShiftsInSlot ? current_shifts().steps : 0;
+        [[maybe_unused]] const int window_steps = kShiftedFullWidth ? current_shifts().steps : 0;
 #pragma unroll
         for (int step = 0; step < kMaxSteps; ++step) {
           // ZeroStart: step 0 always runs (steps_a >= 1) and writes the accumulators.
           const bool first = kZeroStart && step == 0;
           if (first || step < kUntestedStepsA ||
-              step < (kShiftsInSlot ? window_steps : steps_a)) {
+              step < (kShiftedFullWidth ? window_steps : steps_a)) {
             std::uint32_t a[kKeyTilesA][4];
 #pragma unroll
             for (int kt = 0; kt < kKeyTilesA; ++kt) {
@@ -1368,7 +1369,7 @@ __global__ void __launch_bounds__(Config::kThreads)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   const int epilogue_lane = kLean ? opaque_lane_id() : lane;
 #else
-  const int epilogue_lane = kLean && kShifted ? opaque_lane_id() : lane;
+  const int epilogue_lane = kShiftedFullWidth ? opaque_lane_id() : lane;
 #endif
   const int epilogue_group = epilogue_lane / 4;
   const int epilogue_quad_lane = epilogue_lane % 4;

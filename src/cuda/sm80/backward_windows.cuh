@@ -43,11 +43,12 @@
 
 namespace fattn::detail::sm80 {
 
-// The element offsets within their 16-byte words of the Q and dO rows of one (batch, head), and
-// the k-steps of the CTA's window (ceil(covering_width / 16)).
+// The element offsets within their 16-byte words of the Q and dO rows of one (batch, head), the
+// CTA's window width (covering_width at the larger shift) and its k-steps.
 struct WindowShifts {
   int query = 0;
   int dout = 0;
+  int width = 0;
   int steps = 0;
 };
 
@@ -69,8 +70,8 @@ __device__ __forceinline__ WindowShifts window_shifts(const BackwardParams& para
                     batch * params.dout_strides.batch + head * params.dout_strides.head;
   const int query = element_shift(q);
   const int dout = element_shift(d_o);
-  const int window = covering_width(query > dout ? query : dout, params.head_dim);
-  return {query, dout, (window + kMmaK - 1) / kMmaK};
+  const int width = covering_width(query > dout ? query : dout, params.head_dim);
+  return {query, dout, width, (width + kMmaK - 1) / kMmaK};
 }
 
 // Shifted windows, phase A: the Q or dO fragment of the first k-step (ldmatrix_x4 of two query
