@@ -104,3 +104,15 @@ sm80_gpu_check_run() {
 sm80_pack_logs() {
   (cd "$OUT" && tar czf logs.tgz lib-*.log gtest*.log "$@" && rm -f lib-*.log gtest*.log lib-build.rc "$@")
 }
+
+# The usual start of an old / new sm80 call (twentieth and twenty-first sessions): the shims of
+# CARRY_DIR unpacked (sm80_unpack_old_new) and the sm80 library's GPU-test build started in the
+# background with SM80_CHECKS, the checks sm80_gpu_check_run takes at the end:
+#   sm80_old_new_call_start CARRY_DIR || exit 1
+#   ... timing steps ...
+#   sm80_gpu_check_wait; sm80_gpu_check_run DEADLINE_S "${SM80_CHECKS[@]}"
+SM80_CHECKS=(--families sm80 --dtypes "fp16;bf16" --no-bench)
+sm80_old_new_call_start() {
+  sm80_unpack_old_new "$1" || return 1
+  sm80_gpu_check_start "${SM80_CHECKS[@]}"
+}

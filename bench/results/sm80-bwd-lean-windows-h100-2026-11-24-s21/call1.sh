@@ -5,9 +5,7 @@
 # FullWidthOverZeros cases included) and both sanitizers on the candidate tree.
 source scripts/gpu-env.sh 2>/dev/null
 source bench/sm80_call_steps.sh
-sm80_unpack_old_new build-s21/c1/carry || exit 1
-checks=(--families sm80 --dtypes "fp16;bf16" --no-bench)
-sm80_gpu_check_start "${checks[@]}"
+sm80_old_new_call_start build-s21/c1/carry || exit 1
 f="16,16,fp16"
 points=""
 # 128 / 256 buckets, packed (shifted windows: general -> full-width kernel)
@@ -20,4 +18,4 @@ points+="90,2048,0,16,16,bf16;72,2048,0,$f;64,2048,0,$f"
 timeout 400 python3 bench/sm80_bwd_turns.py --old /tmp/old.so --new /tmp/new.so --runs 3 \
   --json "$OUT/turns.json" --points "$points" 2>&1 | grep -v Warning | tee "$OUT/turns.txt"
 sm80_gpu_check_wait
-sm80_gpu_check_run 590 "${checks[@]}"
+sm80_gpu_check_run 590 "${SM80_CHECKS[@]}"

@@ -5,9 +5,7 @@
 # `fattn trace`, then the library's sm80 GPU tests and both sanitizers.
 source scripts/gpu-env.sh 2>/dev/null
 source bench/sm80_call_steps.sh
-sm80_unpack_old_new build-s20/carry || exit 1
-checks=(--families sm80 --dtypes "fp16;bf16" --no-bench)
-sm80_gpu_check_start "${checks[@]}"
+sm80_old_new_call_start build-s20/carry || exit 1
 f="16,16,fp16"
 points=""
 for D in 129 130 132 74 76 73 65 89 196 201 193 121 33 72 136; do points+="$D,2048,0,$f;"; done
@@ -20,4 +18,4 @@ for D in 129 136 74 80; do
     --seqlen 2048 --head-dim $D --direction bwd --backend cuda_sm80 --output /tmp/trace.json \
     --json 2>&1 | grep -o '"by_name".*' | sed "s/^/D=$D /"
 done
-sm80_gpu_check_run 575 "${checks[@]}"
+sm80_gpu_check_run 575 "${SM80_CHECKS[@]}"

@@ -4,9 +4,7 @@
 # backward, then the library's sm80 GPU tests and both sanitizers (Bucket192 cases included).
 source scripts/gpu-env.sh 2>/dev/null
 source bench/sm80_call_steps.sh
-sm80_unpack_old_new build-s21/c3/carry || exit 1
-checks=(--families sm80 --dtypes "fp16;bf16" --no-bench)
-sm80_gpu_check_start "${checks[@]}"
+sm80_old_new_call_start build-s21/c3/carry || exit 1
 f="16,16,fp16"
 points=""
 # fills (D = 177..192), over zeros (129..176, aligned), packed windows, controls
@@ -15,4 +13,4 @@ points+="192,2048,1,$f;144,2048,1,$f;129,2048,1,$f;192,2048,0,16,16,bf16;136,819
 timeout 330 python3 bench/sm80_bwd_turns.py --old /tmp/old.so --new /tmp/new.so --runs 3 \
   --json "$OUT/turns.json" --points "$points" 2>&1 | grep -v Warning | tee "$OUT/turns.txt"
 sm80_gpu_check_wait
-sm80_gpu_check_run 590 "${checks[@]}"
+sm80_gpu_check_run 590 "${SM80_CHECKS[@]}"

@@ -4,9 +4,7 @@
 # both sanitizers (built in the background while the turns run).
 source scripts/gpu-env.sh 2>/dev/null
 source bench/sm80_call_steps.sh
-sm80_unpack_old_new build-s20/fwdcarry || exit 1
-checks=(--families sm80 --dtypes "fp16;bf16" --no-bench)
-sm80_gpu_check_start "${checks[@]}"
+sm80_old_new_call_start build-s20/fwdcarry || exit 1
 f="16,16,fp16"
 points=""
 for D in 90 92 138 140 202 204 74 76 78 89 129 72 136; do points+="$D,2048,0,$f;"; done
@@ -14,4 +12,4 @@ points+="90,2048,1,$f;202,2048,0,16,16,bf16"
 timeout 200 python3 bench/sm80_fwd_turns.py --old /tmp/old.so --new /tmp/new.so --runs 3 \
   --json "$OUT/turns.json" --points "$points" 2>&1 | grep -v Warning | tee "$OUT/turns.txt"
 sm80_gpu_check_wait
-sm80_gpu_check_run 575 "${checks[@]}"
+sm80_gpu_check_run 575 "${SM80_CHECKS[@]}"
