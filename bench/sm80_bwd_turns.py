@@ -40,7 +40,7 @@ def log_sum_exp(q, k, scale, causal):
     return torch.stack(rows)
 
 
-def contestants_for(libs, D, N, causal, B, H, dtype, seed):
+def contestants_for(libs, D, N, causal, B, H, dtype, seed, deterministic=False):
     gen = torch.Generator(device="cuda")
     gen.manual_seed(seed)
     q, k, v, dout = (make(dtype, B, N, H, D, "bshd", gen) for _ in range(4))
@@ -61,7 +61,8 @@ def contestants_for(libs, D, N, causal, B, H, dtype, seed):
         grads = [torch.full_like(x, float("nan")) for x in (q, k, v)]
 
         def call(lib=lib, grads=grads):
-            lib.backward(q, k, v, out, dout, lse, *grads, dtype, scale, causal)
+            lib.backward(q, k, v, out, dout, lse, *grads, dtype, scale, causal,
+                         deterministic=deterministic)
         call()
         torch.cuda.synchronize()
         errors[name] = max(rel_err(g.float(), r) for g, r in zip(grads, reference))
@@ -79,13 +80,17 @@ def main():
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--reps", type=int, default=8)
     p.add_argument("--json")
+    p.add_argument("--deterministic", action="store_true",
+                   help="old and new in the deterministic mode (flash as always)")
     a = p.parse_args()
     libs = {"old": Sm80(a.old), "new": Sm80(a.new)}
     rows = []
     for i, point in enumerate(a.points.split(";")):
         D, N, causal, B, H, dtype, _ = parse_point(point)
-        tag = f"D={D} N={N} {'causal' if causal else 'nomask'} B={B} H={H} {dtype}"
-        contestants, errors, flops = contestants_for(libs, D, N, causal, B, H, dtype, 1000 + i)
+        tag = (f"D={D} N={N} {'causal' if causal else 'nomask'} B={B} H={H} {dtype}" +
+               (" deterministic" if a.deterministic else ""))
+        contestants, errors, flops = contestants_for(libs, D, N, causal, B, H, dtype, 1000 + i,
+                                                   a.deterministic)
         tf, per_run = common.tflops_in_turns(contestants, flops, a.runs, a.reps,
                                              prefill_cycles=PREFILL_CYCLES)
         ratios = " ".join(f"{r['new'] / r['old']:.3f}" for r in per_run)

@@ -779,7 +779,7 @@ struct BackwardConfig<128>
     : DqAtomicsFromOneAddress<StridedItemLoads<LightDqRelease<LeanTileLoop<RolledProductB<
           PackedProbabilities<BackwardTile<128, 64, 128, 8, 2, 2, 2, 1, true, 2>>>>>>> {};
 // 192: two Q/dO buffers take 161 KB, just inside sm_80's 163 KB per block. dK + dV = 96
-// registers per thread with the head dim split over 2 warps. FA2's hdim-192 tile (64 x 64, 8
+// registers per thread. FA2's hdim-192 tile (64 x 64, 8
 // warps, two stages).
 // v39 (twenty-first session, bwd192; bench/results/sm80-bwd192-2026-11-24-s21/NOTES.md): the
 // full-width kernel with 128's lean options (packed Pᵀ, LeanTileLoop, RolledProductB,
@@ -792,7 +792,15 @@ struct BackwardConfig<128>
 // ptxas: 0 spills on sm_80 and sm_90a, bf16 and fp16 (full-width 250-255 registers).
 // v39 with UntestedPackedPhaseA (same session): phase A's k-steps without run-time tests where
 // every head dim of the full-width kernel has them; 0 spills (242-255 registers).
-using BareBackwardTile192 = BackwardTile<192, 64, 64, 8, 2, 2, 2>;
+// v40 (twenty-second session; bench/results/sm80-bwd192-tile-h100-2026-11-24-s22/): FA2's warp
+// layouts for phase B (2 key x 4 head-dim warps: 32 x 48 warp tiles) and the dQ product (2
+// query x 4 head-dim warps, kWarpsQueriesQ = 2: 32 x 48) instead of 16 x 96 in both. A warp
+// tile of m x n reads m + n fragment rows per k-step: 80 instead of 112 for the same 1,536
+// outputs, so a query tile reads 541 instead of 639 KB of ldmatrix (phase A unchanged). Same
+// 96 registers of dK + dV; 0 spills (full-width 244-255). Measured (H100, fp16, B = 16, H = 16,
+// N = 2048, bwd in turns): D = 136..192 x1.057-1.065, packed 129 / 161 x1.026 / 1.062; phase B
+// alone x1.045-1.051, the dQ tile alone x1.006-1.016.
+using BareBackwardTile192 = BackwardTile<192, 64, 64, 8, 2, 4, 2, 1, true, 2>;
 struct LeanBackwardTile192
     : ZeroStartAccumulators<DqAtomicsFromOneAddress<StridedItemLoads<LightDqRelease<
           LeanTileLoop<RolledProductB<PackedProbabilities<BareBackwardTile192>>>>>>> {
