@@ -12,6 +12,11 @@
 // the tail-box kernels on a shared memory filled with NaN: the columns from the work width to
 // the end of the last 64-column block are never loaded and must never be read. Output bytes
 // outside the view (the sliced column, the other tensors' rows) must stay untouched.
+// The staged-output cases (StagedOutput/...) write O into outputs whose heads have poisoned
+// columns right beside them: gaps of more than a 16-byte word on both sides of every head, or
+// the heads of a packed tensor with one more head on either side. O leaves those kernels as whole
+// 16-byte words through shared memory (src/cuda/sm90/output_staging.cuh), with narrower pieces
+// for each row's ragged first and last word: any byte written outside [0, D) of a head shows.
 // Selector rules (no GPU): which layouts row_alignment_bytes admits, and that the backward, the
 // 64 bucket and D = 242..256 keep the 16-byte rule.
 #include <cuda_runtime.h>
@@ -21,6 +26,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +52,12 @@ enum class Layout {
   rows_padded,  // heads packed, each sequence row padded to a 16-byte multiple (GQA, few heads)
   sliced,       // [..., 1:] of a (B, S, H, D + 1) tensor, out too
   fused_qkv,    // q, k, v = [:, :, i] of one (B, S, 3, H, D) tensor
+  // Every head at the same phase, that of packed rows' alignment (D = 74: 2 columns into its
+  // word, heads 80 apart): query and key heads agree under GQA at the packed rows' alignment.
+  word_heads,
+  // Outputs only (UnalignedCase::out_layout):
+  gapped,       // each head between poisoned gaps wider than a word, packed rows' alignment kept
+  inner_heads,  // heads 1..H of a packed (B, S, H + 2, D) tensor: heads 0 and H + 1 poisoned
 };
 
 // A strided view over its own host storage; `bytes`: the storage's bytes from its start to one
@@ -77,8 +89,16 @@ StridedTensor strided_tensor(DType dtype, std::int64_t batch, std::int64_t seqle
   return t;
 }
 
+// The alignment of packed rows of `head_dim` columns: the widest power of two (up to 16 bytes)
+// dividing a head's bytes.
+std::int64_t packed_alignment(DType dtype, std::int64_t head_dim) {
+  auto alignment = static_cast<std::int64_t>(kTmaAlignment);
+  while ((head_dim * static_cast<std::int64_t>(size_of(dtype))) % alignment != 0) alignment /= 2;
+  return alignment;
+}
+
 // Tensor `slot` (0 = q, 1 = k, 2 = v) of a case's layout; `out` for the output (packed unless
-// the case is sliced).
+// the case is sliced or names its own out_layout).
 StridedTensor layout_tensor(Layout layout, int slot, DType dtype, std::int64_t batch,
                             std::int64_t seqlen, std::int64_t heads, std::int64_t head_dim,
                             std::mt19937_64& rng) {
@@ -96,6 +116,25 @@ StridedTensor layout_tensor(Layout layout, int slot, DType dtype, std::int64_t b
       // past q's last head are k's first head, as in the real thing.
       return strided_tensor(dtype, batch, seqlen, heads, head_dim, head_dim,
                             kFusedSlots * heads * head_dim, slot * heads * head_dim, rng);
+    case Layout::word_heads: {
+      const std::int64_t lead = packed_alignment(dtype, head_dim) / size_of(dtype);
+      const std::int64_t head_stride = round_up(head_dim + lead, row_unit);
+      return strided_tensor(dtype, batch, seqlen, heads, head_dim, head_stride,
+                            heads * head_stride, lead, rng);
+    }
+    case Layout::gapped: {
+      // A word plus the packed rows' alignment: the gap's bytes (16 + alignment) and the head
+      // stride keep that alignment, so the work width is the packed tensors' own.
+      const std::int64_t gap = row_unit + packed_alignment(dtype, head_dim) / size_of(dtype);
+      const std::int64_t head_stride = head_dim + 2 * gap;
+      return strided_tensor(dtype, batch, seqlen, heads, head_dim, head_stride,
+                            round_up(heads * head_stride, row_unit), gap, rng);
+    }
+    case Layout::inner_heads:
+      // Rows of H + 2 packed heads (a 16-byte multiple where (H + 2) * D * 2 is: the cases pick
+      // H so), the view from the second head's first column.
+      return strided_tensor(dtype, batch, seqlen, heads, head_dim, head_dim,
+                            (heads + 2) * head_dim, head_dim, rng);
     case Layout::packed:
     default:
       return strided_tensor(dtype, batch, seqlen, heads, head_dim, head_dim, heads * head_dim, 0,
@@ -169,6 +208,8 @@ struct UnalignedCase {
   Layout layout;
   bool causal = false;
   Window window{};
+  // The output's layout where not the inputs' rule (packed, or sliced for sliced inputs).
+  std::optional<Layout> out_layout{};
 };
 
 // What a test does to the next head (head 1) of the inputs before running.
@@ -208,7 +249,8 @@ void expect_sm90_matches_reference(const UnalignedCase& c, const Neighbour& neig
   StridedTensor q = layout_tensor(c.layout, 0, c.dtype, c.batch, c.seqlen_q, c.heads_q, c.head_dim, rng);
   StridedTensor k = layout_tensor(c.layout, 1, c.dtype, c.batch, c.seqlen_k, c.heads_kv, c.head_dim, rng);
   StridedTensor v = layout_tensor(c.layout, 2, c.dtype, c.batch, c.seqlen_k, c.heads_kv, c.head_dim, rng);
-  const Layout out_layout = c.layout == Layout::sliced ? Layout::sliced : Layout::packed;
+  const Layout out_layout =
+      c.out_layout.value_or(c.layout == Layout::sliced ? Layout::sliced : Layout::packed);
   StridedTensor out = layout_tensor(out_layout, 0, c.dtype, c.batch, c.seqlen_q, c.heads_q, c.head_dim, rng);
   HostTensor lse = make_tensor(DType::float32, {c.batch, c.heads_q, c.seqlen_q});
   if (neighbour.loud_scale != 1.0f) {
@@ -353,6 +395,52 @@ INSTANTIATE_TEST_SUITE_P(
         UnalignedCase{"d201_fp16_packed", kF16, 1, 150, 150, 8, 8, 201, Layout::packed},
         UnalignedCase{"d74_bf16_packed_rows4_window", kBf16, 1, 300, 300, 8, 8, 74,
                       Layout::packed, false, Window{40, 7}}),
+    [](const ::testing::TestParamInfo<UnalignedCase>& info) { return std::string(info.param.name); });
+
+// The staged O stores (src/cuda/sm90/output_staging.cuh) into outputs whose heads have
+// poisoned neighbours: `gapped` (a gap wider than a 16-byte word on either side of every head,
+// at the packed rows' alignment) and `inner_heads` (a packed tensor's heads 1..H, heads 0 and
+// H + 1 beside them; inputs rows_padded, as six packed heads of D = 74 make rows off the
+// 16-byte grid). Every byte outside the heads' D columns must keep its poison. Rows 2-, 4-
+// and 8-byte aligned (D = 129 / 201, 74 / 90 / 234, 76), the O tile in its own buffer (128 bucket)
+// and in the V ring (192, 256), causal and not, partial query tiles (N = 17, 1013), fully
+// masked tiles (bottom-right causal, more queries than keys: their zeros bypass the V ring), a
+// window, and GQA (word_heads: query and key heads at one phase).
+INSTANTIATE_TEST_SUITE_P(
+    StagedOutput, Sm90Unaligned,
+    ::testing::Values(
+        UnalignedCase{"d74_fp16_rows4_gapped", kF16, 1, 1013, 1013, 8, 8, 74, Layout::packed,
+                      false, Window{}, Layout::gapped},
+        UnalignedCase{"d74_bf16_rows4_inner_causal_n17", kBf16, 3, 17, 17, 6, 6, 74,
+                      Layout::rows_padded, true, Window{}, Layout::inner_heads},
+        UnalignedCase{"d76_fp16_rows8_gapped_causal", kF16, 1, 1013, 1013, 8, 8, 76,
+                      Layout::packed, true, Window{}, Layout::gapped},
+        UnalignedCase{"d76_bf16_rows8_inner", kBf16, 2, 17, 300, 6, 6, 76, Layout::rows_padded,
+                      false, Window{}, Layout::inner_heads},
+        UnalignedCase{"d90_fp16_rows4_gapped_window", kF16, 1, 300, 300, 8, 8, 90,
+                      Layout::packed, false, Window{40, 7}, Layout::gapped},
+        UnalignedCase{"d129_bf16_rows2_gapped_causal", kBf16, 1, 1013, 1013, 8, 8, 129,
+                      Layout::packed, true, Window{}, Layout::gapped},
+        UnalignedCase{"d129_fp16_rows2_inner_n17", kF16, 2, 17, 17, 6, 6, 129,
+                      Layout::rows_padded, false, Window{}, Layout::inner_heads},
+        UnalignedCase{"d129_fp16_rows2_gapped_causal_nq_gt_nk", kF16, 1, 300, 17, 8, 8, 129,
+                      Layout::packed, true, Window{}, Layout::gapped},
+        UnalignedCase{"d74_fp16_rows4_gapped_causal_nq_gt_nk", kF16, 1, 300, 17, 8, 8, 74,
+                      Layout::packed, true, Window{}, Layout::gapped},
+        UnalignedCase{"d201_fp16_rows2_gapped", kF16, 1, 1013, 1013, 8, 8, 201, Layout::packed,
+                      false, Window{}, Layout::gapped},
+        UnalignedCase{"d201_bf16_rows2_inner_causal_n17", kBf16, 2, 17, 17, 6, 6, 201,
+                      Layout::rows_padded, true, Window{}, Layout::inner_heads},
+        UnalignedCase{"d234_fp16_rows4_gapped_causal", kF16, 1, 300, 300, 8, 8, 234,
+                      Layout::packed, true, Window{}, Layout::gapped},
+        UnalignedCase{"d234_bf16_rows4_inner_n17", kBf16, 2, 17, 160, 6, 6, 234,
+                      Layout::rows_padded, false, Window{}, Layout::inner_heads},
+        UnalignedCase{"d74_fp16_rows4_gqa_8_2_gapped_causal", kF16, 1, 1013, 1013, 8, 2, 74,
+                      Layout::word_heads, true, Window{}, Layout::gapped},
+        UnalignedCase{"d201_bf16_rows2_gqa_8_2_gapped", kBf16, 1, 17, 333, 8, 2, 201,
+                      Layout::word_heads, false, Window{}, Layout::gapped},
+        UnalignedCase{"d129_fp16_rows2_gqa_6_3_inner_causal", kF16, 1, 300, 300, 6, 3, 129,
+                      Layout::word_heads, true, Window{}, Layout::inner_heads}),
     [](const ::testing::TestParamInfo<UnalignedCase>& info) { return std::string(info.param.name); });
 
 // The next head's columns reach head h's tiles (Q's and K's columns D..W-1, V's too); large

@@ -67,7 +67,8 @@ Status make_aligned_maps(const AttentionArgs& args, long long out_tma_columns, F
 }
 
 // Maps for the heads-as-columns kernels (heads_as_columns.hpp), boxes of `box_columns`, and
-// where each tensor's heads start in their rows. O leaves by register stores: no output map.
+// where each tensor's heads start in their rows. O leaves by the kernel's own stores
+// (output_staging.cuh): no output map.
 template <class Traits>
 Status make_heads_as_columns_maps(const AttentionArgs& args, int box_columns, ForwardMaps* maps,
                                   ForwardParams* params) {
@@ -138,7 +139,8 @@ Status launch_forward_shape(const AttentionArgs& args) {
 
   // Tensors that are 16-byte aligned throughout run the kernels they always ran (the output
   // needs it only for TMA stores); the others (the selector checked their sequence and batch
-  // strides: forward_reads_heads_as_columns) read heads as columns and store O from registers.
+  // strides: forward_reads_heads_as_columns) read heads as columns and store O by their own
+  // stores (output_staging.cuh).
   const bool heads_as_columns =
       !(tensor_map_can_address(args.q) && tensor_map_can_address(args.k) &&
         tensor_map_can_address(args.v) &&

@@ -25,8 +25,10 @@
 // columns, the LSE with plain stores. The O tile has its own buffer after the K/V ring where
 // shared memory has room (D <= 128); otherwise it reuses the start of the V ring: the consumers
 // first wait for each other (nobody still reads V), and the producer loads the next tile's first
-// V only after every consumer's store has read the ring (the o_stored mbarrier). Kernels without
-// it store O from the accumulator registers.
+// V only after every consumer's store has read the ring (the o_stored mbarrier). The
+// heads-as-columns kernels stage O in the same buffer and store each row's 16-byte words
+// themselves (output_staging.cuh); the other kernels without it store O from the accumulator
+// registers.
 #pragma once
 
 #include <cmath>
@@ -35,6 +37,7 @@
 
 #include "common/mask.hpp"
 #include "cuda/common/ptx_sm90.cuh"
+#include "cuda/sm90/output_staging.cuh"
 #include "cuda/sm90/tensor_map.hpp"
 #include "cuda/sm90/tile_config.hpp"
 #include "cuda/sm90/tile_scheduler.hpp"
@@ -245,15 +248,6 @@ struct RingSlot {
 template <int kStages>
 FATTN_DEVICE RingSlot ring_slot(int iteration) {
   return {iteration % kStages, static_cast<std::uint32_t>((iteration / kStages) & 1)};
-}
-
-FATTN_DEVICE std::uint32_t pack_pair(float lo, float hi, __nv_bfloat16*) {
-  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-  return *reinterpret_cast<std::uint32_t*>(&v);
-}
-FATTN_DEVICE std::uint32_t pack_pair(float lo, float hi, __half*) {
-  __half2 v = __floats2half2_rn(lo, hi);
-  return *reinterpret_cast<std::uint32_t*>(&v);
 }
 
 // The key tile that step `step` of a walk over [first_tile, last_tile) visits: from the last
@@ -683,6 +677,13 @@ inline constexpr bool lazy_rescale =
     (ragged_test_first_tile_only<kHeadDim, Mask> ||
      !(kWidth == 256 && std::is_same_v<Mask, NoMask>));
 
+// Whether a heads-as-columns kernel stores O through shared memory (output_staging.cuh), not
+// from its registers: where the layout sets an O tile aside (ForwardTraits::kOOffset), as buckets
+// with the TMA-store epilogue do (128, 192, 256). A bucket without it keeps the register stores:
+// it reserves no O tile, and its V ring need not hold one.
+template <class Traits>
+inline constexpr bool kStagesHeadsAsColumnsOutput = Traits::kOutOwnBuffer || Traits::kOutAliasesV;
+
 // Whether a kernel's producer issues the O stores (TileShape::producer_stores): only unmasked
 // kernels whose O reuses the V ring.
 template <class Traits, class Mask>
@@ -696,8 +697,10 @@ inline constexpr bool kProducerStoresOutput = std::is_same_v<Mask, NoMask> &&
 // tile's last P·V and epilogue. kRegisterStores: the register-store epilogue whatever the tile
 // shape says (forward.cuh picks it where the producer-store epilogue cannot write the output).
 // kHeadsAsColumns: q, k and v come as heads-as-columns tensor maps (heads_as_columns.hpp); such
-// kernels store O from registers, and those whose width ends inside a column block load its
-// last block through `tail_maps` (TailBoxMaps; every other kernel gets the empty NoTailBoxMaps).
+// kernels store O through shared memory by their own stores (kStagedOutput; a TMA store box
+// would write into the neighbouring heads), and those whose width ends inside a column block
+// load its last block through `tail_maps` (TailBoxMaps; every other kernel gets the empty
+// NoTailBoxMaps).
 // kSectorBoxes: boxes from column -8 where a head's rows start 16 bytes into a 32-byte sector
 // (sector_shift; forward.cuh picks these kernels for D = 16·k + 8).
 // kFitShape: the bucket's fit tile shape (forward.cuh picks it for some launches of one mask).
@@ -722,6 +725,12 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
                                                       : Traits::kShape.tma_store_masked);
   // Where O reuses the V ring in this kernel (the bucket's layout leaves room for it either way).
   constexpr bool kOutInV = kTmaStore && Traits::kOutAliasesV;
+  // Heads as columns: O staged in the O tile (output_staging.cuh). Where that is the V ring, the
+  // consumers wait for each other before staging and each warp arrives on o_stored once it has
+  // read its rows back; the producer loads a tile's first V after that, as for the TMA stores.
+  constexpr bool kStagedOutput = kHeadsAsColumns && kStagesHeadsAsColumnsOutput<Traits>;
+  constexpr bool kStagedInV = kStagedOutput && Traits::kOutAliasesV;
+  constexpr bool kRingHoldsOutput = kOutInV || kStagedInV;
   constexpr bool kLazyRescale = lazy_rescale<kHeadDim, kWidth, Mask>;
   constexpr bool kPinPvWait = Traits::kShape.pin_pv_wait_unmasked &&
                               std::is_same_v<Mask, NoMask> && kWidth == kHeadDim;
@@ -731,8 +740,10 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
   constexpr bool kTailBoxes = tail_boxes<kHeadsAsColumns, kWidth>;
   // Tail-box kernels decode by divisions too: with TileDivisors' values live, a second map for
   // the last box made ptxas spill them (12-20 bytes in the masked 128-bucket producers, 20-88
-  // in the masked 192 ones); these rare layouts pay a few divisions per tile instead.
-  constexpr bool kDividedDecode = Traits::kShape.divided_tile_decode || kTailBoxes;
+  // in the masked 192 ones); these rare layouts pay a few divisions per tile instead. So do the
+  // kernels that stage O in the V ring: the o_stored wait made the windowed width-192 producer
+  // spill 16 bytes.
+  constexpr bool kDividedDecode = Traits::kShape.divided_tile_decode || kTailBoxes || kStagedInV;
   // TileShape::first_tile_coverage, in masked kernels: the first key tile is seen in two parts,
   // kPrefixKeys (a whole number of P's 16-key chunks, half the tile rounded up) and the rest;
   // the softmax works on the parts a warpgroup's rows can see, the mask is tested on the second
@@ -831,10 +842,10 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
       mbarrier_init(&bars->v_empty[s], Traits::kConsumerWarps);
     }
     // One arrival per store thread, or per warp where the producer stores (each warp's
-    // staging is done).
-    if constexpr (kOutInV) {
-      mbarrier_init(&bars->o_stored,
-                    kProducerStores ? Traits::kConsumerWarps : Traits::kConsumerWarpgroups);
+    // staging is done) or where the consumers stage O themselves (each warp's rows are read).
+    if constexpr (kRingHoldsOutput) {
+      mbarrier_init(&bars->o_stored, kProducerStores || kStagedInV ? Traits::kConsumerWarps
+                                                                   : Traits::kConsumerWarpgroups);
     }
     fence_barrier_init();
   }
@@ -912,7 +923,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
       const bool ascending = keys_ascending(round);
       FATTN_TIMELINE_MARK(kProducerTileStart, tile);
       // q_round counts the tiles with loads. Where O reuses the V ring, the first V of the j-th
-      // such tile waits until the consumers' TMA stores of tile j - 1 have read it (phase j - 1
+      // such tile waits until the consumers' stores of tile j - 1 have read it (phase j - 1
       // of o_stored, the same parity as the q_empty wait; fully masked tiles store their zeros
       // without the ring and take no phase).
       const std::uint32_t output_phase = (q_round & 1) ^ 1;
@@ -987,7 +998,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
           }
         };
         if constexpr (!kProducerStores) key_ahead();
-        if (kOutInV && n == last_tile - 1) {
+        if (kRingHoldsOutput && n == last_tile - 1) {
           if constexpr (kProducerStores) {
             key_ahead();
             // The previous tile's O, staged where this V goes (q_round counts this tile).
@@ -1061,7 +1072,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
   // consumers (where O reuses the V ring, nobody may still be reading V).
   constexpr int kOutputBarrier = kSchedulerBarrier + kConsumers;
   constexpr int kAllConsumersBarrier = kOutputBarrier + kConsumers;
-  static_assert(!kTmaStore || kAllConsumersBarrier < kNamedBarrierIds,
+  static_assert(!(kTmaStore || kStagedInV) || kAllConsumersBarrier < kNamedBarrierIds,
                 "named barrier ids run from 1 to 15");
   // Computed where used, not kept across the tile loop: the D = 256 ping-pong consumers have
   // no register to spare (ptxas spilled with these two held).
@@ -1136,7 +1147,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
       if constexpr (kHeadsAsColumns) {
         // The neighbours' columns out of this warpgroup's Q rows, made visible to wgmma (async
         // proxy) before any of its warps issues Q·Kᵀ. The output barrier is free: these
-        // kernels store O from registers.
+        // kernels order their O staging by warp (output_staging.cuh) and the all-consumers
+        // barrier.
         zero_q_padding<Element, kWidth>(params.head_dim, head_phase(params.q_columns, head),
                                         q_base, Traits::kQColumnBlockBytes);
         fence_view_async_shared();
@@ -1351,6 +1363,62 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
             store_lse(params, batch, head, row, lse_late[h]);
           }
         }
+      }
+    } else if constexpr (kStagedOutput) {
+      // Heads as columns through shared memory (output_staging.cuh): the LSE, then each warp
+      // stages its 16 rows of O / l in the O tile and stores them a 16-byte word at a time.
+      using output_staging::kRowsPerWarp;
+      float inv_sum[2];
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        float sum = row_sum[h];
+        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+        // The IEEE division, as in the register stores below: the same outputs, bit for bit.
+        inv_sum[h] = sum > 0.0f ? 1.0f / sum : 0.0f;
+        const int row = row0 + 8 * h;
+        if (row_in_output(row) && lane % 4 == 0) {
+          store_lse(params, batch, head, row, row_lse(sum, row_max[h], params.scale));
+        }
+      }
+      if (kStagedInV && num_tiles == 0) {
+        // Fully masked: the V ring may be filling for the next tile (o_stored counts only
+        // tiles with loads), so the zeros go straight to global memory.
+        store_zero_rows<Element>(params, head, batch, group_rows_begin, group_rows_end);
+      } else {
+        if constexpr (kStagedInV) {
+          // Every consumer's last P·V has read the V ring that O is about to overwrite.
+          named_barrier_sync(kAllConsumersBarrier, kConsumers * kWarpgroupThreads);
+        } else {
+          __syncwarp();  // this warp's stores of the previous tile have read its rows
+        }
+        const int warp_first_row = group_rows_begin + warp_in_group * kRowsPerWarp;
+        auto* out_rows = reinterpret_cast<std::uint8_t*>(
+            static_cast<Element*>(params.out) + batch * params.out_stride_batch +
+            head * params.out_stride_head + warp_first_row * params.out_stride_seq);
+        const std::int64_t row_bytes =
+            params.out_stride_seq * static_cast<std::int64_t>(sizeof(Element));
+        // Opaque: addressed here, not held through the key loop from the kernel's start (which
+        // spilled the tile count in the windowed width-192 consumers).
+        std::uint32_t o_tile = smem_address(smem + Traits::kOOffset);
+        asm volatile("" : "+r"(o_tile));
+        const std::uint32_t warp_rows =
+            o_tile + (consumer * kWgmmaM + warp_in_group * kRowsPerWarp) * kSwizzleRowBytes;
+        output_staging::stage_rows<Element, kWidth>(
+            o, inv_sum, warp_rows, Traits::kQColumnBlockBytes,
+            head_phase(params.v_columns, head / params.group_size), params.head_dim, out_rows,
+            row_bytes);
+        __syncwarp();
+        const int rows = row_in_output(warp_first_row)
+                             ? min(kRowsPerWarp, params.seqlen_q - warp_first_row)
+                             : 0;
+        output_staging::store_rows<kWidth>(warp_rows, Traits::kQColumnBlockBytes, out_rows,
+                                           row_bytes, rows, params.head_dim);
+        // This warp's rows are read: with every warp's arrival the producer may load V there.
+        // No proxy fence: no async-proxy access reads the staged bytes, and the arrival's release
+        // orders the reads before the TMA loads over them (as store_tail_columns' reads); a fence
+        // would also wait for this warp's O stores to global memory.
+        if constexpr (kStagedInV) release(&bars->o_stored);
       }
     } else {
       auto* out = static_cast<Element*>(params.out) + batch * params.out_stride_batch +

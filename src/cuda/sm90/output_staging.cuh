@@ -1,0 +1,250 @@
+// O of the Hopper forward's heads-as-columns kernels through shared memory (forward_kernel.cuh,
+// kStagedOutput): each output row leaves as whole 16-byte words, and no byte outside the head's
+// D columns is written.
+//
+// Why. A packed odd head's output row is D columns at any 2-byte offset, with the neighbouring
+// heads' columns (other CTAs' outputs) on either side in the same row, so no TMA store box can
+// write it (a box covers whole 16-byte units: it would write into the neighbours). The register
+// stores wrote each thread's accumulator pairs where they lay: per instruction, four lanes' 16
+// contiguous bytes in each of eight rows, so each 32-byte L2 sector of a row took two partial
+// writes, and 2-byte stores where the pairs were not 4-byte aligned. ncu (docs/perf-notes.md,
+// twenty-first session): packed D = 74 made 3.9x the L2 write sectors of aligned D = 80 with
+// 2-byte stores; 4-byte pairs gained x1.05-1.15 and left about 2x.
+//
+// How. Each warp stages its own 16 rows of the accumulator (a m64 wgmma gives warp w rows
+// 16w .. 16w + 15 of its warpgroup's 64), each row shifted so that its output words line up
+// with the staged 16-byte chunks: output column c of a row whose first element lies `lead`
+// columns into its 16-byte word goes to staged column c + lead, so staged chunk k of the row is
+// word k of the output row (counted from the word holding column 0). Then the warp stores
+// its rows' whole words, consecutive lanes on consecutive words of a row (then of the next
+// row), one 16-byte store each; then each row's first and last word, which it shares with the
+// neighbours, a lane each: only the row's own bytes, by the widest pieces (8, 4, 2 bytes) their
+// addresses allow. A row's lead is computed from its address, row by row.
+// Only the warp itself reads its staged rows, so __syncwarp orders the staging and the reading;
+// who else may touch the buffer is the caller's concern (forward_kernel.cuh: the O tile's own
+// buffer, or the V ring behind the o_stored barrier).
+//
+// Staged layout: the O tile's (ForwardTraits::kOOffset), as the TMA-store epilogue stages it:
+// column blocks of 64 columns `block_bytes` apart, rows of kSwizzleRowBytes, 16-byte chunk c of
+// row r at chunk c ^ (r % 8) (the 128-byte swizzle), so that the eight rows a warp's staging
+// store touches lie in eight different groups of four banks.
+//
+// Needs lead + D <= kWidth for every row: the work width covers D plus the largest lead of any
+// tensor of the call (heads_as_columns_width with Problem::alignment_bytes, which the API
+// narrows by the output's alignment too: api.cpp narrow_alignment; the bench shims'
+// alignment_of likewise).
+#pragma once
+
+#include <cstdint>
+
+#include "cuda/common/ptx_sm90.cuh"
+#include "cuda/sm90/tensor_map.hpp"
+
+namespace fattn::detail::sm90 {
+
+// Two floats as one 32-bit word of 16-bit elements (round to nearest), the first in the low half:
+// P's A fragments (forward_kernel.cuh) and O's staged pairs here.
+FATTN_DEVICE std::uint32_t pack_pair(float lo, float hi, __nv_bfloat16*) {
+  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<std::uint32_t*>(&v);
+}
+FATTN_DEVICE std::uint32_t pack_pair(float lo, float hi, __half*) {
+  __half2 v = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<std::uint32_t*>(&v);
+}
+
+namespace output_staging {
+
+inline constexpr int kLanes = 32;                // threads of a warp
+inline constexpr int kRowsPerWarp = 16;          // a warp's rows of a m64 wgmma accumulator
+inline constexpr int kLanesPerRow = 4;           // the accumulator's quad of lanes per row
+inline constexpr int kWordBytes = 16;            // the widest store: one 16-byte word
+inline constexpr int kElementBytes = 2;          // 16-bit outputs (fp16, bf16)
+inline constexpr int kWordColumns = kWordBytes / kElementBytes;
+// 16-byte chunks of a column block's 128-byte row; the swizzle XORs them with the row % 8.
+inline constexpr int kChunksPerRow = static_cast<int>(kSwizzleRowBytes) / kWordBytes;
+static_assert(kChunksPerRow * kWordColumns == kSwizzleSpanColumns,
+              "a column block's row is one 128-byte swizzle row");
+inline constexpr std::uint32_t kLowHalf = 0xffffu;
+inline constexpr int kHalfBits = 16;
+
+// Shared address of staged chunk `chunk` of row `row` (`rows`: the warp's row 0 in column block
+// 0). The XOR with row % 8 puts the eight rows of one staging store in eight bank groups.
+FATTN_DEVICE std::uint32_t staged_chunk(std::uint32_t rows, std::uint32_t block_bytes, int row,
+                                        int chunk) {
+  return rows + (chunk / kChunksPerRow) * block_bytes + row * kSwizzleRowBytes +
+         ((chunk % kChunksPerRow) ^ (row % kChunksPerRow)) * kWordBytes;
+}
+FATTN_DEVICE std::uint32_t staged_column(std::uint32_t rows, std::uint32_t block_bytes, int row,
+                                         int column) {
+  return staged_chunk(rows, block_bytes, row, column / kWordColumns) +
+         (column % kWordColumns) * kElementBytes;
+}
+
+// The lane, as a value of its own at each call: the rows, words and addresses derived from it
+// are computed in the epilogue, not hoisted out of the tile loop by the compiler (ptxas spilled
+// 4-96 bytes in the 192 and 256 buckets' consumers, which have no register to spare across the
+// key loop, with a slot's row and word per lane kept live from the kernel's start).
+FATTN_DEVICE int opaque_lane() {
+  int lane = static_cast<int>(threadIdx.x) % kLanes;
+  asm volatile("" : "+r"(lane));
+  return lane;
+}
+
+// Where a row's first element lies in its 16-byte word, in bytes (even: 16-bit elements).
+FATTN_DEVICE int lead_bytes(const void* row) {
+  return static_cast<int>(reinterpret_cast<std::uintptr_t>(row) % kWordBytes);
+}
+
+// Stages this thread's accumulator columns of its two rows (lane / 4 and lane / 4 + 8 of the
+// warp's rows; `warp_rows`: the warp's row 0 in column block 0), as 16-bit O / l. Accumulator
+// column col holds output column col - v_phase (V's phase), which goes to staged column
+// col - v_phase + lead, the lead (in columns) taken from the output row's address (`out_rows`:
+// the warp's row 0 at column 0, rows `row_bytes` apart). Columns outside [0, D) are not staged
+// (they hold the neighbours' V columns). Where lead - v_phase is even (the register stores'
+// "word pairs"), a thread's two columns are one 4-byte store; else two 2-byte ones.
+template <class Element, int kWidth>
+FATTN_DEVICE void stage_rows(const float (&o)[kWidth / 2], const float (&inv_sum)[2],
+                             std::uint32_t warp_rows, std::uint32_t block_bytes, int v_phase,
+                             int head_dim, const std::uint8_t* out_rows, std::int64_t row_bytes) {
+  static_assert(sizeof(Element) == kElementBytes, "16-bit outputs");
+  const int lane = opaque_lane();
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int row = lane / kLanesPerRow + h * (kRowsPerWarp / 2);
+    const int lead = lead_bytes(out_rows + row * row_bytes) / kElementBytes;
+    const bool word_pairs = (lead - v_phase) % 2 == 0;
+#pragma unroll
+    for (int j = 0; j < kWidth / kWordColumns; ++j) {
+      const int out_col = j * kWordColumns + 2 * (lane % kLanesPerRow) - v_phase;
+      const bool first_in = static_cast<unsigned>(out_col) < static_cast<unsigned>(head_dim);
+      const bool second_in = static_cast<unsigned>(out_col + 1) < static_cast<unsigned>(head_dim);
+      // Accumulator registers 4j + 2h and + 1: columns 8j + 2q and + 1 of row h (q = lane % 4).
+      const std::uint32_t pair = pack_pair(o[4 * j + 2 * h] * inv_sum[h],
+                                           o[4 * j + 2 * h + 1] * inv_sum[h],
+                                           static_cast<Element*>(nullptr));
+      const int staged = out_col + lead;
+      if (word_pairs && first_in && second_in) {
+        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(
+                         staged_column(warp_rows, block_bytes, row, staged)),
+                     "r"(pair));
+        continue;
+      }
+      if (first_in) {
+        asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(
+                         staged_column(warp_rows, block_bytes, row, staged)),
+                     "h"(static_cast<std::uint16_t>(pair & kLowHalf)));
+      }
+      if (second_in) {
+        asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(
+                         staged_column(warp_rows, block_bytes, row, staged + 1)),
+                     "h"(static_cast<std::uint16_t>(pair >> kHalfBits)));
+      }
+    }
+  }
+}
+
+// One piece of a partial word: `bytes` (2, 4 or 8) at byte `at` of the staged chunk to the
+// same byte of the output word.
+template <int kBytes>
+FATTN_DEVICE void copy_piece(std::uint8_t* word, std::uint32_t chunk, int at) {
+  if constexpr (kBytes == 2) {
+    std::uint16_t v;
+    asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(v) : "r"(chunk + at));
+    *reinterpret_cast<std::uint16_t*>(word + at) = v;
+  } else if constexpr (kBytes == 4) {
+    std::uint32_t v;
+    asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(chunk + at));
+    *reinterpret_cast<std::uint32_t*>(word + at) = v;
+  } else {
+    static_assert(kBytes == 8, "pieces of 2, 4 or 8 bytes");
+    uint2 v;
+    asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];\n" : "=r"(v.x), "=r"(v.y) : "r"(chunk + at));
+    *reinterpret_cast<uint2*>(word + at) = v;
+  }
+}
+
+// A piece of `kBytes` at `*at` where `*at` is not yet kBytes-aligned and the piece ends by
+// `end` (rising sizes), or wherever `kBytes` are left (falling sizes); `*at` moves past it.
+template <int kBytes>
+FATTN_DEVICE void piece_to_alignment(std::uint8_t* word, std::uint32_t chunk, int* at, int end) {
+  if ((*at & kBytes) != 0 && *at + kBytes <= end) {
+    copy_piece<kBytes>(word, chunk, *at);
+    *at += kBytes;
+  }
+}
+template <int kBytes>
+FATTN_DEVICE void piece_if_left(std::uint8_t* word, std::uint32_t chunk, int* at, int end) {
+  if (end - *at >= kBytes) {
+    copy_piece<kBytes>(word, chunk, *at);
+    *at += kBytes;
+  }
+}
+
+// Bytes [begin, end) of an output word (both even, 0 <= begin < end <= 16) from its staged
+// chunk, by the widest aligned pieces: rising sizes while `begin`'s low bits are set (2 bytes to
+// reach 4-byte alignment, then 4 to reach 8, then 8), then falling sizes for the rest; a size
+// that does not fit leaves only smaller ones, to which the position is aligned. At most four
+// pieces ([2, 14): 2 + 4 + 4 + 2).
+FATTN_DEVICE void store_word_part(std::uint8_t* word, std::uint32_t chunk, int begin, int end) {
+  int at = begin;
+  piece_to_alignment<2>(word, chunk, &at, end);
+  piece_to_alignment<4>(word, chunk, &at, end);
+  piece_to_alignment<8>(word, chunk, &at, end);
+  piece_if_left<8>(word, chunk, &at, end);
+  piece_if_left<4>(word, chunk, &at, end);
+  piece_if_left<2>(word, chunk, &at, end);
+}
+
+// Stores the warp's first `rows` staged rows (0..16; `warp_rows` as in stage_rows) to the output
+// rows from `out_rows` (the first row's column 0), `row_bytes` apart, each row's D columns
+// exactly. The whole words first: lane l takes words l, l + 32, ... of the warp's rows laid end
+// to end, kWidth / 8 words a row (lead + D <= kWidth), so consecutive lanes store consecutive
+// words of a row. Then the ragged ones, one a lane: a row's first word where the row does not
+// start on a word, its last where it does not end on one (D > 8 columns: two different words),
+// lane 2r + e taking end e of row r (16 rows, 32 lanes), so the pieces' code is there once.
+template <int kWidth>
+FATTN_DEVICE void store_rows(std::uint32_t warp_rows, std::uint32_t block_bytes,
+                             std::uint8_t* out_rows, std::int64_t row_bytes, int rows,
+                             int head_dim) {
+  constexpr int kWordsPerRow = kWidth / kWordColumns;
+  constexpr int kSlots = kRowsPerWarp * kWordsPerRow;
+  static_assert(kSlots % kLanes == 0, "every lane takes the same number of words");
+  static_assert(2 * kRowsPerWarp == kLanes, "a lane for each end of each row");
+  const int lane = opaque_lane();
+  const int row_end_bytes = head_dim * kElementBytes;
+#pragma unroll
+  for (int pass = 0; pass < kSlots / kLanes; ++pass) {
+    const int slot = pass * kLanes + lane;
+    const int row = slot / kWordsPerRow;
+    const int k = slot % kWordsPerRow;
+    if (row >= rows) continue;
+    std::uint8_t* out_row = out_rows + row * row_bytes;
+    const int first_byte = lead_bytes(out_row);
+    // Whole words: from the row's first byte on, and ending by its last.
+    if ((k == 0 && first_byte != 0) || first_byte + row_end_bytes < (k + 1) * kWordBytes) {
+      continue;
+    }
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(staged_chunk(warp_rows, block_bytes, row, k)));
+    *reinterpret_cast<uint4*>(out_row - first_byte + k * kWordBytes) = v;
+  }
+  const int row = lane / 2;
+  if (row >= rows) return;
+  std::uint8_t* out_row = out_rows + row * row_bytes;
+  const int first_byte = lead_bytes(out_row);
+  const int last_end = first_byte + row_end_bytes;  // from the first word's start
+  const bool last_end_of_row = lane % 2 != 0;
+  const int k = last_end_of_row ? (last_end - 1) / kWordBytes : 0;
+  // This word's bytes of the row, counted from the word's start.
+  const int begin = last_end_of_row ? 0 : first_byte;
+  const int end = last_end_of_row ? last_end - k * kWordBytes : kWordBytes;
+  if (begin == 0 && end == kWordBytes) return;  // a whole word, stored above
+  store_word_part(out_row - first_byte + k * kWordBytes,
+                  staged_chunk(warp_rows, block_bytes, row, k), begin, end);
+}
+
+}  // namespace output_staging
+}  // namespace fattn::detail::sm90
