@@ -233,6 +233,13 @@ INSTANTIATE_TEST_SUITE_P(
 // D = 160 / 144 / 136 run the general kernel (or, where min_head_dim_over_zeros takes them,
 // the full-width one over zero-filled columns): a window with GQA, unmasked partial tiles,
 // causal.
+// Backward v41: on a device with Hopper's shared memory the full-width kernel is
+// LargeSharedMemoryBackwardConfig<192>'s, whose dQ leaves by DqPeriodicLineRounds (8-row rounds,
+// REDG.128 over 32 consecutive chunks of 2-3 rows): the last query tile's rows per query warp
+// (32 rows each) end inside a round's first load (645 = 10·64 + 5: warp 0 keeps 5 rows, warp 1
+// none; a window with GQA, bf16), at a round's end (1000: 40 rows, warp 1 one round, GQA 3 over
+// zero-filled columns at D = 152, a partial key tile), mid-round (1013: 53, 1100: 12) and at a
+// round's end of warp 0 (600: 24), in both modes.
 INSTANTIATE_TEST_SUITE_P(
     Bucket192, Sm80Backward,
     ::testing::Values(
@@ -250,7 +257,11 @@ INSTANTIATE_TEST_SUITE_P(
         Sm80Case{"d144_nomask_partial_tiles", DType::float16, 2, 1013, 520, 2, 2, 144, false,
                  kNoWindow, 0, 0},
         Sm80Case{"d136_causal", DType::bfloat16, 1, 1013, 900, 2, 2, 136, true, kNoWindow, 0,
-                 0}),
+                 0},
+        Sm80Case{"d192_lines_window_gqa_5_rows_left", DType::bfloat16, 1, 645, 700, 4, 2, 192,
+                 false, Window{150, 40}, 0, 0},
+        Sm80Case{"d152_lines_nomask_gqa_round_end", DType::float16, 1, 1000, 333, 6, 2, 152,
+                 false, kNoWindow, 0, 0}),
     [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
 
 // Backward v36's shifted windows (backward_windows.cuh, uses_backward_windows in backward.cuh):

@@ -1,10 +1,13 @@
 // The sm80 backward's dQ reductions by whole accumulator lines (DqReductionsByLine,
 // backward_tile_config.hpp): the per-warp staging rounds, issued back to back
 // (reduce_dq_by_lines) or one at a time between other work (DqLineRounds; DqRoundsInDkSteps in
-// backward_kernel.cuh). Split out of backward_kernel.cuh to keep that file readable.
+// backward_kernel.cuh); DqPeriodicLineRounds for warp rows of 12 chunks (192). Split out of
+// backward_kernel.cuh to keep that file readable.
 #pragma once
 
 #include <cuda_runtime.h>
+
+#include <type_traits>
 
 #include "cuda/common/ptx_sm80.cuh"
 #include "cuda/sm80/tile_config.hpp"
@@ -199,13 +202,153 @@ struct DqLineRounds {
   }
 };
 
+constexpr int greatest_common_divisor(int a, int b) {
+  return b == 0 ? a : greatest_common_divisor(b, a % b);
+}
+
+// DqLineRounds for warp rows whose 16-byte chunks do not divide the warp: 192's 32 x 48 dQ warp
+// tiles (BackwardConfig<192>, kWarpsQueriesQ = 2) hold 12 chunks per row, and a REDG.128 of whole
+// rows would leave 8 of the 32 lanes idle. Here the staged chunks are numbered row-major, and
+// load j of a round takes chunk 32·j + lane: every LDS.128 / REDG.128 moves 32 consecutive
+// chunks, which span 2-3 accumulator rows of the warp's slice (whole 32-byte sectors: a slice row
+// is kChunks·16 bytes of a kWidth-float row and starts on a 64-byte boundary). Since 32 mod 12 =
+// 8, the lane's (row, chunk) pattern repeats every kPeriodLoads = lcm(32, kChunks) / 32 loads,
+// i.e. every kPeriodRows = lcm(32, kChunks) / kChunks rows (3 loads, 8 rows at 192): the lane
+// holds kPeriodLoads shared and global bases, and every other load is a compile-time offset of
+// whole periods (rows of the round, rounds of the slice) from one of them.
+// Staging layout: rows of exactly kChunks chunks (no padding, kRowsPerRound·kChunks·16 bytes per
+// warp), chunk c of row r at chunk kChunks·r + (c ^ (r & kSwizzleMask)). Banks (a wavefront
+// serves 128 bytes: 8 chunks of 16 bytes, chunk position mod 8 = its bank quad):
+// - LDS.128: a quarter-warp reads 8 consecutive linear chunks from a multiple of 8. Rows start on
+//   multiples of 4 chunks (kChunks % 4 == 0) and the XOR (< 4) permutes each aligned block of 4
+//   inside itself, so the 8 chunks sit at 8 consecutive positions: conflict-free.
+// - STS.64 of dim tile dt: a half-warp writes rows g = 0..3 (lane / 4, of its 8-row block) x
+//   chunks 2·dt, 2·dt + 1 (lane pairs of a quad fill one chunk). Position mod 8 of (g, 2·dt + b):
+//   bit 2 is (g·kChunks / 4 + dt / 2) % 2 = (g + dt / 2) % 2 as kChunks / 4 is odd (kChunks % 8
+//   == 4), so rows g and g ^ 1 differ there; bits 0-1 are (2·(dt % 2) + b) ^ (g & 2), so rows g
+//   and g + 2 (same bit 2) differ in bit 1: 8 distinct quads, conflict-free. Without the XOR rows
+//   g and g + 2 (2·kChunks chunks apart, 0 mod 8 at 12 chunks: 96 floats, 0 mod 32 banks) meet:
+//   2-way.
+// The XOR touches bit 1 of the chunk, i.e. flips bit 0 of dt: dim tile dt of row g lands at float
+// 4·kChunks·g + 2·quad_lane + 8·(dt ^ h), h = (g / 2) % 2, which is sts_even + 8·dt for even dt
+// and sts_odd + 8·dt for odd dt (the ± 8·h folded into two lane bases): two bases, the rest
+// immediates. kWholeTile, warp_first, rows_left, issue(): as DqLineRounds. The staging swizzle is
+// this struct's own; LineStagingSwizzleSplit and DqStagingPairSwizzle are 8- and 16-chunk
+// layouts.
+template <int kRowsPerRound, int kWidth, bool kWholeTile, bool kSplitSwizzle, int kRowTilesQ,
+          int kDimTilesQ, bool kPairSwizzle = false>
+struct DqPeriodicLineRounds {
+  static constexpr int kRowsPerPair = 8;                     // the rows of one (row tile, half)
+  static constexpr int kChunkFloats = 4;                     // 16 bytes
+  static constexpr int kChunks = kDimTilesQ * kMmaN / kChunkFloats;  // 16-byte chunks per row
+  static constexpr int kPeriodChunks =
+      kWarpSize / greatest_common_divisor(kWarpSize, kChunks) * kChunks;  // lcm(32, kChunks)
+  static constexpr int kPeriodLoads = kPeriodChunks / kWarpSize;
+  static constexpr int kPeriodRows = kPeriodChunks / kChunks;
+  static constexpr int kPeriodFloats = kPeriodChunks * kChunkFloats;
+  static constexpr int kRowFloats = kChunks * kChunkFloats;  // a staging row, unpadded
+  static constexpr int kPairsPerRound = kRowsPerRound / kRowsPerPair;
+  static constexpr int kRounds = kRowTilesQ * 2 / kPairsPerRound;
+  static constexpr int kPeriodsPerRound = kRowsPerRound / kPeriodRows;
+  static constexpr int kLoadsPerRound = kPeriodsPerRound * kPeriodLoads;
+  static constexpr unsigned kSwizzleMask = 2;  // chunk XOR (row & 2): bit 1 of the chunk
+  static constexpr unsigned kSwizzleFloats = 2 * kChunkFloats;  // that bit, in floats
+  static_assert(!kSplitSwizzle && !kPairSwizzle,
+                "the periodic rounds' staging swizzle is their own (split, conflict-free)");
+  static_assert(kChunks % 8 == 4 && kMmaN == 2 * kChunkFloats,
+                "the bank argument above: rows 4 chunks apart mod 8, two chunks per dim tile");
+  static_assert(kRowsPerRound % kRowsPerPair == 0 && (kRowTilesQ * 2) % kPairsPerRound == 0 &&
+                    kRowsPerRound % kPeriodRows == 0 && kPeriodRows % 4 == 0 &&
+                    kRowsPerPair % 4 == 0,
+                "whole (row tile, half) pairs and whole periods per round; row offsets of whole "
+                "periods and pairs leave the swizzle (row & 2) unchanged");
+
+  unsigned sts_even;  // the lane's STS base for even dim tiles (floats into the staging tile)
+  unsigned sts_odd;   // and for odd ones
+  unsigned lds_lane[kPeriodLoads];  // load j's LDS base (chunk 32·j + lane of the period)
+  float* lane_first[kPeriodLoads];  // and its accumulator element
+  int load_row[kPeriodLoads];       // and its row in the period (the rows_left test)
+
+  // The lane read here (a volatile move), as in DqLineRounds.
+  __device__ __forceinline__ explicit DqPeriodicLineRounds(float* warp_first) {
+    const unsigned lane = static_cast<unsigned>(opaque_lane_id());
+    const unsigned group = lane / 4;
+    const unsigned quad_lane = lane % 4;
+    const unsigned swizzle_half = (group & kSwizzleMask) / 2;
+    sts_even = group * kRowFloats + 2 * quad_lane + kSwizzleFloats * swizzle_half;
+    sts_odd = sts_even - 2 * kSwizzleFloats * swizzle_half;
+#pragma unroll
+    for (int j = 0; j < kPeriodLoads; ++j) {
+      const unsigned chunk = j * kWarpSize + lane;
+      const unsigned row = chunk / kChunks;
+      const unsigned column = chunk % kChunks;
+      lds_lane[j] = (row * kChunks + (column ^ (row & kSwizzleMask))) * kChunkFloats;
+      lane_first[j] = warp_first + row * kWidth + column * kChunkFloats;
+      load_row[j] = static_cast<int>(row);
+    }
+  }
+
+  // Round `round` (a compile-time constant once the caller's loop unrolls), as DqLineRounds.
+  __device__ __forceinline__ void issue(const float (&dq)[kRowTilesQ][kDimTilesQ][4],
+                                        float* stage, int round, int rows_left) const {
+#pragma unroll
+    for (int p = 0; p < kPairsPerRound; ++p) {
+      const int pair = round * kPairsPerRound + p;
+      const int rt = pair / 2;
+      const int half = pair % 2;
+      const unsigned pair_floats = p * kRowsPerPair * kRowFloats;
+#pragma unroll
+      for (int dt = 0; dt < kDimTilesQ; ++dt) {
+        const unsigned base = dt % 2 == 0 ? sts_even : sts_odd;
+        *reinterpret_cast<float2*>(stage + (base + (dt * kMmaN + pair_floats))) =
+            make_float2(dq[rt][dt][2 * half], dq[rt][dt][2 * half + 1]);
+      }
+    }
+    __syncwarp();
+    float4 values[kLoadsPerRound];
+#pragma unroll
+    for (int period = 0; period < kPeriodsPerRound; ++period) {
+#pragma unroll
+      for (int j = 0; j < kPeriodLoads; ++j) {
+        values[period * kPeriodLoads + j] = *reinterpret_cast<const float4*>(
+            stage + (lds_lane[j] + period * kPeriodFloats));
+      }
+    }
+#pragma unroll
+    for (int period = 0; period < kPeriodsPerRound; ++period) {
+      const int row = round * kRowsPerRound + period * kPeriodRows;
+#pragma unroll
+      for (int j = 0; j < kPeriodLoads; ++j) {
+        if (kWholeTile || row < rows_left - load_row[j]) {
+          reduce_add_quad(lane_first[j] + row * kWidth, values[period * kPeriodLoads + j]);
+        }
+      }
+    }
+  }
+};
+
+// The rounds for the warp's rows: DqLineRounds where a load covers whole rows (the 128 and 256
+// tables: 8 or 16 chunks of 16 bytes per warp row), else DqPeriodicLineRounds (192: 12).
+inline constexpr int kLineChunkBytes = 16;
+template <int kDimTilesQ>
+inline constexpr bool kWholeRowsPerLoad =
+    kWarpSize % (kDimTilesQ * kMmaN * static_cast<int>(sizeof(float)) / kLineChunkBytes) == 0;
+template <int kRowsPerRound, int kWidth, bool kWholeTile, bool kSplitSwizzle, int kRowTilesQ,
+          int kDimTilesQ, bool kPairSwizzle>
+using DqLineRoundsFor = std::conditional_t<
+    kWholeRowsPerLoad<kDimTilesQ>,
+    DqLineRounds<kRowsPerRound, kWidth, kWholeTile, kSplitSwizzle, kRowTilesQ, kDimTilesQ,
+                 kPairSwizzle>,
+    DqPeriodicLineRounds<kRowsPerRound, kWidth, kWholeTile, kSplitSwizzle, kRowTilesQ,
+                         kDimTilesQ, kPairSwizzle>>;
+
 template <int kRowsPerRound, int kWidth, bool kWholeTile, bool kSplitSwizzle = false,
           bool kPairSwizzle = false, int kRowTilesQ, int kDimTilesQ>
 __device__ __forceinline__ void reduce_dq_by_lines(const float (&dq)[kRowTilesQ][kDimTilesQ][4],
                                                    float* stage, float* warp_first,
                                                    int rows_left) {
-  using Rounds = DqLineRounds<kRowsPerRound, kWidth, kWholeTile, kSplitSwizzle, kRowTilesQ,
-                              kDimTilesQ, kPairSwizzle>;
+  using Rounds = DqLineRoundsFor<kRowsPerRound, kWidth, kWholeTile, kSplitSwizzle, kRowTilesQ,
+                                 kDimTilesQ, kPairSwizzle>;
   const Rounds rounds(warp_first);
 #pragma unroll
   for (int round = 0; round < Rounds::kRounds; ++round) {

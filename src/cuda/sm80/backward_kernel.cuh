@@ -169,7 +169,7 @@ __device__ __forceinline__ void rolled_single_product(float (&acc)[kKeyTilesB][k
   }
 }
 
-// dK += dSᵀ·Q with the dQ partial's line-reduction rounds (DqLineRounds) between its query
+// dK += dSᵀ·Q with the dQ partial's line-reduction rounds (DqLineRoundsFor) between its query
 // steps (DqRoundsInDkSteps, the default mode, whole query tiles): kRoundsAhead rounds first, then
 // round qstep + kRoundsAhead at the top of query step qstep, before the step's dSᵀ fragments, Q
 // fragments and mma's, so that each REDG.128 round has independent mma's behind it instead of
@@ -1212,8 +1212,8 @@ __global__ void __launch_bounds__(Config::kThreads)
                              warp * Config::kDqStageRows * Config::kDimPerWarpQ;
         const auto q_as_b =
             fragment_address<kXorQB, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
-        using Rounds = DqLineRounds<Config::kDqStageRows, kWidth, true, kSplitSwizzle,
-                                    kRowTilesQ, kDimTilesQ, kPairSwizzle>;
+        using Rounds = DqLineRoundsFor<Config::kDqStageRows, kWidth, true, kSplitSwizzle,
+                                       kRowTilesQ, kDimTilesQ, kPairSwizzle>;
         dk_product_with_dq_rounds<Element, kBlockM, kWidth, kDsFromP, Rounds,
                                   Config::kDqRoundsAhead>(dk_acc, p_as_a, q_as_b, dq, stage,
                                                           warp_first);

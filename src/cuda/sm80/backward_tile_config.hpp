@@ -265,7 +265,8 @@ constexpr bool dq_atomics_in_phase_b() {
 }
 
 // DqReductionsByLine (eighth session; lean full-width kernel; in LargeSharedMemoryBackwardConfig
-// at 128 and 256): the dQ partial's reductions by whole 128-byte accumulator lines. The per-phase
+// at 128 and 256, and since v41 at 192 with REDG.128 over whole sectors instead of whole lines,
+// DqPeriodicLineRounds): the dQ partial's reductions by whole 128-byte accumulator lines. The per-phase
 // timeline of the table's kernels (bench/sm80_bwd_timeline.py; docs/perf-notes.md "Backward v13")
 // put the reductions' window — the first warp's dQ product done to the last warp's REDG accepted
 // — at ~2,000 clocks per query tile at 128 and ~4,100 at 256 (~16 bytes per clock and SM), on
@@ -892,6 +893,24 @@ template <>
 struct LargeSharedMemoryBackwardConfig<128>
     : ScoreStatisticsAhead<ZeroStartAccumulators<StagedEpilogue<ScorePassesTile128>>,
                            kStatisticsAheadAt128> {};
+// v41 (twenty-second session, bwd192-lines): DqReductionsByLine at 192, 8 staging rows per round
+// (one (row tile, half) pair: 4 rounds per query tile, 3 LDS.128 and 3 REDG.128 each), 12 KB of
+// staging on 192's 161 KB: 173 KB, Hopper only. v40's ncu (bench/results/sm80-bwd192-tile-h100-
+// 2026-11-24-s22/call1) put the gap to FA2 on the REDG.64 burst of DqAtomicsFromOneAddress (24 per
+// thread and query tile, 249 k of 1.16 M stall samples, mostly lg_throttle, against FA2's 82 k;
+// ~70 k on the address rewrite behind it). The 32 x 48 dQ warp tile's rows are 12 chunks of 16
+// bytes, which do not divide the warp: DqPeriodicLineRounds (backward_dq_lines.cuh) runs its
+// REDG.128 over 32 consecutive chunks of the row-major slice, 12 per thread and query tile where
+// the burst had 24 REDG.64, each over 16 whole sectors instead of 8 rows x 32 bytes. More rows per
+// round (16: 185 KB, 32: 209 KB) hold 24 / 48 loaded registers instead of 12 next to dK + dV and
+// the partial; 128 measured the whole slice at once 0.98-1.03 against 8 rows' 1.01-1.07. ptxas: 0
+// spills on sm_80 and sm_90a, bf16 and fp16 (full-width 242-254 registers, v40's 244-255). Not
+// measured at this commit. The deterministic mode runs the same kernels (the rounds between the
+// chain's poll and its barrier-then-release, as at 128 and 256).
+inline constexpr int kDqStageRowsAt192 = 8;
+template <>
+struct LargeSharedMemoryBackwardConfig<192>
+    : DqReductionsByLine<BackwardConfig<192>, kDqStageRowsAt192> {};
 // v22 (h11-bwd80b): StagedEpilogue at 256 (two 64 x 264 tiles, 66 KB of the 224 KB) in the
 // default mode; the deterministic table takes it in its NoMask kernels only (its sm_90a
 // WindowMask kernel spilled 4 bytes with it, bf16 and fp16; UnmaskedStagedEpilogue). Measured
