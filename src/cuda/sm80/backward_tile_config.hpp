@@ -807,8 +807,12 @@ struct LeanBackwardTile192
           LeanTileLoop<RolledProductB<PackedProbabilities<BareBackwardTile192>>>>>>> {
   using GeneralKernelConfig = BareBackwardTile192;
 };
+// v42 (same session, call 4): StagedEpilogue (dK and dV leave as 16-byte row chunks through
+// shared memory, as at 64 / 128 / 256). On v40 alone x1.002-1.068 (512 causal 1.068, call 2);
+// with v41's line reductions x1.083-1.134 over v40 where v41 alone measured x1.064-1.090 (512
+// causal 1.134 against 1.066). 0 spills.
 template <>
-struct BackwardConfig<192> : UntestedPackedPhaseA<LeanBackwardTile192> {};
+struct BackwardConfig<192> : StagedEpilogue<UntestedPackedPhaseA<LeanBackwardTile192>> {};
 // 256: one Q/dO buffer (145 KB), so the next load waits for the step before it (the price of
 // fitting sm_80). Phase B as 2 key x 4 head-dim warps (32 x 64 per warp instead of 16 x 128:
 // 192 instead of 288 KB of ldmatrix per query tile) and 32 x 64 dQ warp tiles; dK + dV = 128
@@ -904,9 +908,12 @@ struct LargeSharedMemoryBackwardConfig<128>
 // the burst had 24 REDG.64, each over 16 whole sectors instead of 8 rows x 32 bytes. More rows per
 // round (16: 185 KB, 32: 209 KB) hold 24 / 48 loaded registers instead of 12 next to dK + dV and
 // the partial; 128 measured the whole slice at once 0.98-1.03 against 8 rows' 1.01-1.07. ptxas: 0
-// spills on sm_80 and sm_90a, bf16 and fp16 (full-width 242-254 registers, v40's 244-255). Not
-// measured at this commit. The deterministic mode runs the same kernels (the rounds between the
-// chain's poll and its barrier-then-release, as at 128 and 256).
+// spills on sm_80 and sm_90a, bf16 and fp16 (full-width 242-254 registers, v40's 244-255). The
+// deterministic mode runs the same kernels (the rounds between the chain's poll and its
+// barrier-then-release, as at 128 and 256). Measured (H100, fp16, B = 16, H = 16, bwd in turns
+// beside v40 and FA2, call 4): 192 / 176 / 144 at 2k x1.084 / 1.084 / 1.086, 192 causal 1.087,
+// 512 causal 1.066, 8k 1.085, bf16 1.088; deterministic 192 / causal x1.108 / 1.125. 16-row
+// rounds (185 KB) x1.049-1.070: 8 taken.
 inline constexpr int kDqStageRowsAt192 = 8;
 template <>
 struct LargeSharedMemoryBackwardConfig<192>
