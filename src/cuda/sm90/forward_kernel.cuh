@@ -677,12 +677,20 @@ inline constexpr bool lazy_rescale =
     (ragged_test_first_tile_only<kHeadDim, Mask> ||
      !(kWidth == 256 && std::is_same_v<Mask, NoMask>));
 
-// Whether a heads-as-columns kernel stores O through shared memory (output_staging.cuh), not
-// from its registers: where the layout sets an O tile aside (ForwardTraits::kOOffset), as buckets
-// with the TMA-store epilogue do (128, 192, 256). A bucket without it keeps the register stores:
-// it reserves no O tile, and its V ring need not hold one.
+// Whether a heads-as-columns kernel of work width `width` stores O through shared memory
+// (output_staging.cuh), not from its registers (4-byte pairs): chosen by measurement (H100, fp16,
+// packed tensors, B = 16, H = 16, N = 2048, outputs bitwise the register stores'; perf-notes,
+// twenty-second session, "staged O for heads as columns"). Staged in the V ring (the 192 and 256
+// buckets), it gained at widths 144 (D = 129 / 130: x1.035-1.08) and 208 (D = 201 / 202:
+// x1.05-1.10) and lost at 240 (D = 233 / 234: x0.79-0.97); staged in the 128 bucket's own O
+// buffer it lost at widths 80 and 96 (D = 73..90: x0.91-0.975). So the V-ring buckets stage up
+// to width 208: every 192-bucket width (160..192 taken as 144's bucket-mates, unmeasured) and
+// 256's width 208; 224 (unmeasured) and 240 keep the register stores, as does the 128 bucket.
+inline constexpr int kWidestStagedOutputWidth = 208;
 template <class Traits>
-inline constexpr bool kStagesHeadsAsColumnsOutput = Traits::kOutOwnBuffer || Traits::kOutAliasesV;
+constexpr bool stages_heads_as_columns_output(int width) {
+  return Traits::kOutAliasesV && width <= kWidestStagedOutputWidth;
+}
 
 // Whether a kernel's producer issues the O stores (TileShape::producer_stores): only unmasked
 // kernels whose O reuses the V ring.
@@ -697,8 +705,8 @@ inline constexpr bool kProducerStoresOutput = std::is_same_v<Mask, NoMask> &&
 // tile's last P·V and epilogue. kRegisterStores: the register-store epilogue whatever the tile
 // shape says (forward.cuh picks it where the producer-store epilogue cannot write the output).
 // kHeadsAsColumns: q, k and v come as heads-as-columns tensor maps (heads_as_columns.hpp); such
-// kernels store O through shared memory by their own stores (kStagedOutput; a TMA store box
-// would write into the neighbouring heads), and those whose width ends inside a column block
+// kernels store O by their own stores, staged where kStagedOutput (a TMA store box would write
+// into the neighbouring heads), and those whose width ends inside a column block
 // load its last block through `tail_maps` (TailBoxMaps; every other kernel gets the empty
 // NoTailBoxMaps).
 // kSectorBoxes: boxes from column -8 where a head's rows start 16 bytes into a 32-byte sector
@@ -728,9 +736,9 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
   // Heads as columns: O staged in the O tile (output_staging.cuh). Where that is the V ring, the
   // consumers wait for each other before staging and each warp arrives on o_stored once it has
   // read its rows back; the producer loads a tile's first V after that, as for the TMA stores.
-  constexpr bool kStagedOutput = kHeadsAsColumns && kStagesHeadsAsColumnsOutput<Traits>;
-  constexpr bool kStagedInV = kStagedOutput && Traits::kOutAliasesV;
-  constexpr bool kRingHoldsOutput = kOutInV || kStagedInV;
+  constexpr bool kStagedOutput =
+      kHeadsAsColumns && stages_heads_as_columns_output<Traits>(kWidth);
+  constexpr bool kRingHoldsOutput = kOutInV || kStagedOutput;
   constexpr bool kLazyRescale = lazy_rescale<kHeadDim, kWidth, Mask>;
   constexpr bool kPinPvWait = Traits::kShape.pin_pv_wait_unmasked &&
                               std::is_same_v<Mask, NoMask> && kWidth == kHeadDim;
@@ -743,7 +751,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
   // in the masked 192 ones); these rare layouts pay a few divisions per tile instead. So do the
   // kernels that stage O in the V ring: the o_stored wait made the windowed width-192 producer
   // spill 16 bytes.
-  constexpr bool kDividedDecode = Traits::kShape.divided_tile_decode || kTailBoxes || kStagedInV;
+  constexpr bool kDividedDecode = Traits::kShape.divided_tile_decode || kTailBoxes || kStagedOutput;
   // TileShape::first_tile_coverage, in masked kernels: the first key tile is seen in two parts,
   // kPrefixKeys (a whole number of P's 16-key chunks, half the tile rounded up) and the rest;
   // the softmax works on the parts a warpgroup's rows can see, the mask is tested on the second
@@ -844,7 +852,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
     // One arrival per store thread, or per warp where the producer stores (each warp's
     // staging is done) or where the consumers stage O themselves (each warp's rows are read).
     if constexpr (kRingHoldsOutput) {
-      mbarrier_init(&bars->o_stored, kProducerStores || kStagedInV ? Traits::kConsumerWarps
+      mbarrier_init(&bars->o_stored, kProducerStores || kStagedOutput ? Traits::kConsumerWarps
                                                                    : Traits::kConsumerWarpgroups);
     }
     fence_barrier_init();
@@ -1072,7 +1080,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
   // consumers (where O reuses the V ring, nobody may still be reading V).
   constexpr int kOutputBarrier = kSchedulerBarrier + kConsumers;
   constexpr int kAllConsumersBarrier = kOutputBarrier + kConsumers;
-  static_assert(!(kTmaStore || kStagedInV) || kAllConsumersBarrier < kNamedBarrierIds,
+  static_assert(!(kTmaStore || kStagedOutput) || kAllConsumersBarrier < kNamedBarrierIds,
                 "named barrier ids run from 1 to 15");
   // Computed where used, not kept across the tile loop: the D = 256 ping-pong consumers have
   // no register to spare (ptxas spilled with these two held).
@@ -1381,17 +1389,13 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
           store_lse(params, batch, head, row, row_lse(sum, row_max[h], params.scale));
         }
       }
-      if (kStagedInV && num_tiles == 0) {
+      if (num_tiles == 0) {
         // Fully masked: the V ring may be filling for the next tile (o_stored counts only
         // tiles with loads), so the zeros go straight to global memory.
         store_zero_rows<Element>(params, head, batch, group_rows_begin, group_rows_end);
       } else {
-        if constexpr (kStagedInV) {
-          // Every consumer's last P·V has read the V ring that O is about to overwrite.
-          named_barrier_sync(kAllConsumersBarrier, kConsumers * kWarpgroupThreads);
-        } else {
-          __syncwarp();  // this warp's stores of the previous tile have read its rows
-        }
+        // Every consumer's last P·V has read the V ring that O is about to overwrite.
+        named_barrier_sync(kAllConsumersBarrier, kConsumers * kWarpgroupThreads);
         const int warp_first_row = group_rows_begin + warp_in_group * kRowsPerWarp;
         auto* out_rows = reinterpret_cast<std::uint8_t*>(
             static_cast<Element*>(params.out) + batch * params.out_stride_batch +
@@ -1418,7 +1422,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
         // No proxy fence: no async-proxy access reads the staged bytes, and the arrival's release
         // orders the reads before the TMA loads over them (as store_tail_columns' reads); a fence
         // would also wait for this warp's O stores to global memory.
-        if constexpr (kStagedInV) release(&bars->o_stored);
+        release(&bars->o_stored);
       }
     } else {
       auto* out = static_cast<Element*>(params.out) + batch * params.out_stride_batch +

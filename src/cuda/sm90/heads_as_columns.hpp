@@ -23,9 +23,10 @@
 //   query tile, so the neighbours' K columns meet zeros;
 // - V's phase shifts O's columns: P·V leaves head column c in accumulator column c + p_v, the
 //   neighbours' V columns only in columns that are never stored; O leaves by the kernel's own
-//   stores (a TMA store box would write into the neighbours): staged in shared memory with each
-//   row's columns moved by its output word's lead minus p_v, then whole 16-byte words of the
-//   row, and narrower pieces for its first and last word (output_staging.cuh).
+//   stores (a TMA store box would write into the neighbours): at work widths 144..208 staged in
+//   shared memory with each row's columns moved by its output word's lead minus p_v, then whole
+//   16-byte words of the row, and narrower pieces for its first and last word
+//   (output_staging.cuh); elsewhere 4-byte pairs from registers (where measured faster).
 // Limit: a non-finite value (Inf, NaN) in K's neighbouring columns that a box loads (the previous
 // head's last p, the next head's first W - D - p) gives NaN scores for this head (0 · Inf = NaN).
 // Zeroing K's padding too would cost a shared-memory pass and a barrier per key tile, on the

@@ -21,8 +21,10 @@
 // neighbours, a lane each: only the row's own bytes, by the widest pieces (8, 4, 2 bytes) their
 // addresses allow. A row's lead is computed from its address, row by row.
 // Only the warp itself reads its staged rows, so __syncwarp orders the staging and the reading;
-// who else may touch the buffer is the caller's concern (forward_kernel.cuh: the O tile's own
-// buffer, or the V ring behind the o_stored barrier).
+// who else may touch the buffer is the caller's concern (forward_kernel.cuh: the V ring behind
+// the o_stored barrier).
+// Where. Only where it measured faster than the 4-byte register pairs: the V-ring buckets up to
+// width 208 (forward_kernel.cuh, stages_heads_as_columns_output, with the numbers).
 //
 // Staged layout: the O tile's (ForwardTraits::kOOffset), as the TMA-store epilogue stages it:
 // column blocks of 64 columns `block_bytes` apart, rows of kSwizzleRowBytes, 16-byte chunk c of
