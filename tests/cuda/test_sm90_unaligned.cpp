@@ -14,9 +14,10 @@
 // outside the view (the sliced column, the other tensors' rows) must stay untouched.
 // The staged-output cases (StagedOutput/...) write O into outputs whose heads have poisoned
 // columns right beside them: gaps of more than a 16-byte word on both sides of every head, or
-// the heads of a packed tensor with one more head on either side. O leaves those kernels as whole
-// 16-byte words through shared memory (src/cuda/sm90/output_staging.cuh), with narrower pieces
-// for each row's ragged first and last word: any byte written outside [0, D) of a head shows.
+// the heads of a packed tensor with one more head on either side. O leaves the kernels of work
+// width 144..208 as whole 16-byte words through shared memory (src/cuda/sm90/output_staging.cuh),
+// with narrower pieces for each row's ragged first and last word, the others as 4-byte pairs
+// from registers: any byte written outside [0, D) of a head shows.
 // Selector rules (no GPU): which layouts row_alignment_bytes admits, and that the backward, the
 // 64 bucket and D = 242..256 keep the 16-byte rule.
 #include <cuda_runtime.h>
@@ -397,13 +398,14 @@ INSTANTIATE_TEST_SUITE_P(
                       Layout::packed, false, Window{40, 7}}),
     [](const ::testing::TestParamInfo<UnalignedCase>& info) { return std::string(info.param.name); });
 
-// The staged O stores (src/cuda/sm90/output_staging.cuh) into outputs whose heads have
+// The O stores (staged at widths 144..208: src/cuda/sm90/output_staging.cuh) into outputs whose
+// heads have
 // poisoned neighbours: `gapped` (a gap wider than a 16-byte word on either side of every head,
 // at the packed rows' alignment) and `inner_heads` (a packed tensor's heads 1..H, heads 0 and
 // H + 1 beside them; inputs rows_padded, as six packed heads of D = 74 make rows off the
 // 16-byte grid). Every byte outside the heads' D columns must keep its poison. Rows 2-, 4-
-// and 8-byte aligned (D = 129 / 201, 74 / 90 / 234, 76), the O tile in its own buffer (128 bucket)
-// and in the V ring (192, 256), causal and not, partial query tiles (N = 17, 1013), fully
+// and 8-byte aligned (D = 129 / 201, 74 / 90 / 234, 76), register pairs (128 bucket, width 240)
+// and the V ring (192, 256 at width 208), causal and not, partial query tiles (N = 17, 1013), fully
 // masked tiles (bottom-right causal, more queries than keys: their zeros bypass the V ring), a
 // window, and GQA (word_heads: query and key heads at one phase).
 INSTANTIATE_TEST_SUITE_P(
