@@ -399,9 +399,8 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<UnalignedCase>& info) { return std::string(info.param.name); });
 
 // The O stores (staged at widths 144..208: src/cuda/sm90/output_staging.cuh) into outputs whose
-// heads have
-// poisoned neighbours: `gapped` (a gap wider than a 16-byte word on either side of every head,
-// at the packed rows' alignment) and `inner_heads` (a packed tensor's heads 1..H, heads 0 and
+// heads have poisoned neighbours: `gapped` (a gap wider than a 16-byte word on either side of
+// every head, at the packed rows' alignment) and `inner_heads` (a packed tensor's heads 1..H, heads 0 and
 // H + 1 beside them; inputs rows_padded, as six packed heads of D = 74 make rows off the
 // 16-byte grid). Every byte outside the heads' D columns must keep its poison. Rows 2-, 4-
 // and 8-byte aligned (D = 129 / 201, 74 / 90 / 234, 76), register pairs (128 bucket, width 240)
