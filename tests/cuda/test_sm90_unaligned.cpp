@@ -399,14 +399,14 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<UnalignedCase>& info) { return std::string(info.param.name); });
 
 // The O stores (staged at widths 144..208: src/cuda/sm90/output_staging.cuh) into outputs whose
-// heads have poisoned neighbours: `gapped` (a gap wider than a 16-byte word on either side of
-// every head, at the packed rows' alignment) and `inner_heads` (a packed tensor's heads 1..H, heads 0 and
-// H + 1 beside them; inputs rows_padded, as six packed heads of D = 74 make rows off the
-// 16-byte grid). Every byte outside the heads' D columns must keep its poison. Rows 2-, 4-
-// and 8-byte aligned (D = 129 / 201, 74 / 90 / 234, 76), register pairs (128 bucket, width 240)
-// and the V ring (192, 256 at width 208), causal and not, partial query tiles (N = 17, 1013), fully
-// masked tiles (bottom-right causal, more queries than keys: their zeros bypass the V ring), a
-// window, and GQA (word_heads: query and key heads at one phase).
+// heads have poisoned neighbours: `gapped` (a gap wider than a 16-byte word on either side of every
+// head, at the packed rows' alignment) and `inner_heads` (a packed tensor's heads 1..H, heads 0 and
+// H + 1 beside them; inputs rows_padded, as six packed heads of D = 74 make rows off the 16-byte
+// grid). Every byte outside the heads' D columns must keep its poison. Rows 2-, 4- and 8-byte
+// aligned (D = 129 / 201, 74 / 90 / 234, 76), register pairs (128 bucket, width 240) and the V ring
+// (192, 256 at width 208), causal and not, partial query tiles (N = 17, 1013), fully masked tiles
+// (bottom-right causal, more queries than keys: their zeros bypass the V ring), a window, and GQA
+// (word_heads: query and key heads at one phase).
 INSTANTIATE_TEST_SUITE_P(
     StagedOutput, Sm90Unaligned,
     ::testing::Values(
