@@ -143,7 +143,7 @@ Status launch_backward_with(const AttentionArgs& args) {
   // (GQA) keep the general kernel.
   constexpr int kMinOverZeros = min_head_dim_over_zeros(Config::kWidth);
   constexpr bool kOverZeros = Config::kFullWidthKernel && kMinOverZeros <= Config::kWidth &&
-                              (!kShifted || shifted_windows_over_zeros(Config::kWidth));
+                              (!kShifted || shifted_windows_over_zeros<Config>());
   // Every head dim of the bucket: no general kernel with shifted windows is compiled.
   constexpr bool kShiftedAlwaysFullWidth = kShifted && kOverZeros && kMinOverZeros <= 1;
   const bool over_zeros = kOverZeros && problem.head_dim >= kMinOverZeros;

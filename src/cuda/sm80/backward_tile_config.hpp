@@ -687,7 +687,8 @@ struct BackwardConfig;
 // ×1.05 / 1.09 (causal 192 ×1.11, bf16 ×1.09), 0.72-0.81 -> 0.72-0.85× FA2; the windows D = 129 /
 // 130 / 145 / 161 ×0.945 / 0.948 / 0.972 / 1.006 (causal 129 ×0.976): they lose what the 16-byte
 // rows gain most from, the strided item copies (backward_kernel.cuh: not for windows), and stay
-// on the general kernel at 192 (shifted_windows_over_zeros).
+// on the general kernel at 192 (shifted_windows_over_zeros; since v42 the Large table's windows
+// take the full-width kernel).
 // The smallest head dim that runs bucket `width`'s full-width kernel over zero-filled columns. A
 // build that prunes buckets runs smaller head dims in the 128, 192 and 256 kernels (instances.hpp,
 // find_instance): over zeros too at 128 and 256, correct and slower; at 192 the general kernel
@@ -698,9 +699,15 @@ constexpr int min_head_dim_over_zeros(int width) {
   if (width == 64) return kNarrowestOverZerosAt64;
   return width == 192 ? kNarrowestOverZerosAt192 : 1;
 }
-// Whether bucket `width`'s shifted windows run its full-width kernel (from
-// min_head_dim_over_zeros on) or its general one: v38 / v39b above.
-constexpr bool shifted_windows_over_zeros(int width) { return width != 192; }
+// Whether Config's shifted windows run its full-width kernel (from min_head_dim_over_zeros on) or
+// its general one: v38 / v39b above. At 192 only with the line reductions (the Large table,
+// v41 / v42; twenty-second session, call 6: packed D = 129 / 130 / 145 / 161 / 185 x1.06 / 1.07 /
+// 1.06 / 1.08 / 1.14, causal 129 / 161 x1.09 / 1.10 over the general kernel); without them (sm_80's
+// table) the full-width kernel measured 0.98-0.995 of the general one (call 1).
+template <class Config>
+constexpr bool shifted_windows_over_zeros() {
+  return Config::kWidth != 192 || dq_reductions_by_line<Config>();
+}
 // The narrowest head dim that bucket `width`'s full-width kernel runs (launch_backward_with):
 // over zero-filled columns from min_head_dim_over_zeros, else the first that fills the bucket.
 constexpr int min_full_width_head_dim(int width) {
