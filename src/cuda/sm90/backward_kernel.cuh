@@ -33,6 +33,7 @@
 #include "cuda/common/ptx_sm90.cuh"
 #include "cuda/sm90/backward_ptx.cuh"
 #include "cuda/sm90/backward_tile_config.hpp"
+#include "cuda/sm90/pack_pair.cuh"
 
 namespace fattn::detail::sm90 {
 
@@ -237,15 +238,6 @@ FATTN_DEVICE BackwardCtaJob this_cta_job() {
   return {static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.z)};
 }
 
-FATTN_DEVICE std::uint32_t pack_pair_of(float lo, float hi, __nv_bfloat16*) {
-  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-  return *reinterpret_cast<std::uint32_t*>(&v);
-}
-FATTN_DEVICE std::uint32_t pack_pair_of(float lo, float hi, __half*) {
-  __half2 v = __floats2half2_rn(lo, hi);
-  return *reinterpret_cast<std::uint32_t*>(&v);
-}
-
 // The epilogue of every kernel of this family: this thread's two key rows (key_row0 and
 // key_row0 + 8) of dK = scale · Σ dSᵀ·Q and dV = Σ Pᵀ·dO, head-dim columns from `column0` on
 // (the m64nN accumulator layout), converted to the element type; rows past seqlen_k and columns
@@ -276,9 +268,9 @@ FATTN_DEVICE void store_key_gradients(const float (&dk)[kGradRegs], const float 
       if (pairs_aligned) {
         if (col < params.head_dim) {
           *reinterpret_cast<std::uint32_t*>(dk_row + col) =
-              pack_pair_of(k0, k1, static_cast<Element*>(nullptr));
+              pack_pair(k0, k1, static_cast<Element*>(nullptr));
           *reinterpret_cast<std::uint32_t*>(dv_row + col) =
-              pack_pair_of(v0, v1, static_cast<Element*>(nullptr));
+              pack_pair(v0, v1, static_cast<Element*>(nullptr));
         }
       } else {
         if (col < params.head_dim) {
@@ -488,7 +480,7 @@ struct BackwardConsumer {
     for (int c = 0; c < kChunks; ++c) {
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
-        frag[c][r] = pack_pair_of(acc[8 * c + 2 * r], acc[8 * c + 2 * r + 1],
+        frag[c][r] = pack_pair(acc[8 * c + 2 * r], acc[8 * c + 2 * r + 1],
                                   static_cast<Element*>(nullptr));
       }
     }

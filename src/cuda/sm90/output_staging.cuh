@@ -40,20 +40,10 @@
 #include <cstdint>
 
 #include "cuda/common/ptx_sm90.cuh"
+#include "cuda/sm90/pack_pair.cuh"
 #include "cuda/sm90/tensor_map.hpp"
 
 namespace fattn::detail::sm90 {
-
-// Two floats as one 32-bit word of 16-bit elements (round to nearest), the first in the low half:
-// P's A fragments (forward_kernel.cuh) and O's staged pairs here.
-FATTN_DEVICE std::uint32_t pack_pair(float lo, float hi, __nv_bfloat16*) {
-  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-  return *reinterpret_cast<std::uint32_t*>(&v);
-}
-FATTN_DEVICE std::uint32_t pack_pair(float lo, float hi, __half*) {
-  __half2 v = __floats2half2_rn(lo, hi);
-  return *reinterpret_cast<std::uint32_t*>(&v);
-}
 
 namespace output_staging {
 
