@@ -377,6 +377,49 @@ INSTANTIATE_TEST_SUITE_P(
                          kNoWindow, false, 0}),
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
+// Forward v21: windows wider than the narrow tile's largest class, up to the bucket, on
+// WideWindowForwardConfig (one class per window width: 10-12 steps at 192, 14-16 at 256). Packed
+// odd D (2-byte rows; 8 KV heads run every shift 0..7) and D = 210 / 234 (4-byte rows), causal and
+// not, 17 and 1013 keys (a partial last tile), one query row, GQA (Q staged at K's shift), a
+// window with a negative scale. D = 139 / 171 / 203: windows of 16·steps - 8 (halved last step)
+// whose rows end in the step before it at small shifts; D = 185 / 249 fill the bucket's window.
+INSTANTIATE_TEST_SUITE_P(
+    WideWindows, Sm80ForwardShapes,
+    ::testing::Values(
+        ForwardShapeCase{"d161_shifts_0_to_7", DType::float16, 2, 257, 1013, 8, 8, 161, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d161_gqa_causal_fully_masked_rows", DType::bfloat16, 1, 1013, 1013, 16,
+                         8, 161, true, kNoWindow, false, 0},
+        ForwardShapeCase{"d161_one_query_17_keys", DType::bfloat16, 2, 1, 17, 8, 8, 161, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d185_shifts_0_to_7", DType::bfloat16, 2, 257, 1013, 8, 8, 185, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d185_causal_17_keys", DType::float16, 1, 300, 17, 8, 8, 185, true,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d139_17_queries_window_negative_scale", DType::float16, 1, 17, 1013, 16,
+                         8, 139, false, Window{300, 20}, false, 0, -0.1f},
+        ForwardShapeCase{"d171_causal", DType::bfloat16, 1, 1013, 1013, 8, 8, 171, true,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d210_rows4_shifts", DType::float16, 2, 257, 1013, 8, 8, 210, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d210_rows4_one_query_17_keys", DType::bfloat16, 2, 1, 17, 8, 8, 210,
+                         false, kNoWindow, false, 0},
+        ForwardShapeCase{"d233_shifts_0_to_7", DType::bfloat16, 2, 257, 1013, 8, 8, 233, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d233_gqa_causal", DType::float16, 1, 1013, 1013, 16, 8, 233, true,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d233_causal_17_keys", DType::bfloat16, 1, 300, 17, 8, 8, 233, true,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d234_rows4_causal", DType::float16, 1, 1013, 1013, 8, 8, 234, true,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d234_rows4_17_keys", DType::bfloat16, 2, 257, 17, 8, 8, 234, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d203_gqa_window_negative_scale", DType::bfloat16, 1, 17, 1013, 16, 8,
+                         203, false, Window{300, 20}, false, 0, -0.1f},
+        ForwardShapeCase{"d249_one_query_17_keys", DType::float16, 2, 1, 17, 8, 8, 249, false,
+                         kNoWindow, false, 0}),
+    [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
+
 // Shifted windows read the words around each row: the elements before a row (its shift) belong
 // to the previous head and those after its end to the next one. The tensors here are 14 heads,
 // every third head of a 40-head packed tensor (rows 40·D elements apart: whole words; shifts
@@ -410,7 +453,8 @@ struct NeighbourLayout {
 // last word ends the row; D = 135: at shifts 0 and 1 the row ends a word before the window (the
 // copy stops there, covering_width). The 128 bucket's narrow tile (v19): D = 74 (rows 4-byte
 // aligned: shifts 0, 2, 4, 6) and D = 89 (its whole 6-step class); the 256 bucket's: D = 197.
-// D = 90 and 202 (4-byte rows) fill their 6- and 13-step classes at shift 6.
+// D = 90 and 202 (4-byte rows) fill their 6- and 13-step classes at shift 6. Forward v21's wide
+// windows: D = 161, 171 (a halved 12-step window), 203 (halved 14-step), 233, 234 (4-byte rows).
 TEST(Sm80ForwardShiftedWindows, NonFiniteNeighbourHeads) {
   if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
   if (!backend_compiled(Backend::cuda_sm80)) GTEST_SKIP() << "cuda_sm80 is not compiled";
@@ -418,7 +462,10 @@ TEST(Sm80ForwardShiftedWindows, NonFiniteNeighbourHeads) {
        {NeighbourLayout{DType::float16, 129}, NeighbourLayout{DType::bfloat16, 129},
         NeighbourLayout{DType::float16, 135}, NeighbourLayout{DType::bfloat16, 74},
         NeighbourLayout{DType::float16, 89}, NeighbourLayout{DType::float16, 197},
-        NeighbourLayout{DType::bfloat16, 90}, NeighbourLayout{DType::float16, 202}}) {
+        NeighbourLayout{DType::bfloat16, 90}, NeighbourLayout{DType::float16, 202},
+        NeighbourLayout{DType::float16, 161}, NeighbourLayout{DType::bfloat16, 171},
+        NeighbourLayout{DType::bfloat16, 203}, NeighbourLayout{DType::float16, 233},
+        NeighbourLayout{DType::bfloat16, 234}}) {
     const DType dtype = layout.dtype;
     const std::int64_t dim = layout.dim;
     std::mt19937_64 rng(kNeighbourSeq + static_cast<int>(dtype));
@@ -446,6 +493,62 @@ TEST(Sm80ForwardShiftedWindows, NonFiniteNeighbourHeads) {
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     EXPECT_LE(relative_error(d_out.to_host(out), ref_out), tolerance_for(dtype)) << "out";
     EXPECT_LE(relative_error(d_lse.to_host(lse), ref_lse), kLseTolerance) << "lse";
+  }
+}
+
+// The shifted windows' O stores (16-bit, from the window's columns less V's shift) write only the
+// head's D columns: O is every third head of a 40-head tensor poisoned with NaN bytes, and the
+// heads between stay untouched. Narrow (D = 129, 197) and wide (161, 185, 210, 233, 249) windows.
+TEST(Sm80ForwardShiftedWindows, StoresOnlyTheHeadsColumns) {
+  if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  if (!backend_compiled(Backend::cuda_sm80)) GTEST_SKIP() << "cuda_sm80 is not compiled";
+  for (const NeighbourLayout layout :
+       {NeighbourLayout{DType::float16, 129}, NeighbourLayout{DType::bfloat16, 161},
+        NeighbourLayout{DType::float16, 185}, NeighbourLayout{DType::bfloat16, 197},
+        NeighbourLayout{DType::float16, 210}, NeighbourLayout{DType::bfloat16, 233},
+        NeighbourLayout{DType::float16, 249}}) {
+    const DType dtype = layout.dtype;
+    const std::int64_t dim = layout.dim;
+    std::mt19937_64 rng(kNeighbourSeq + dim);
+    const HostTensor q = interleaved_with_non_finite_heads(dtype, dim, rng);
+    const HostTensor k = interleaved_with_non_finite_heads(dtype, dim, rng);
+    const HostTensor v = interleaved_with_non_finite_heads(dtype, dim, rng);
+    HostTensor out = make_tensor(dtype, {1, kNeighbourSeq, kStoredHeads, dim});
+    poison(out);
+    out.view.shape[2] = kNeighbourHeads;
+    out.view.stride[2] = kEveryThirdHead * dim;
+    HostTensor lse = make_tensor(DType::float32, {1, kNeighbourHeads, kNeighbourSeq});
+    poison(lse);
+    Options options;
+    options.backend = Backend::cpu_reference;
+    HostTensor ref_out = clone(out), ref_lse = clone(lse);
+    ASSERT_TRUE(forward(q.view, k.view, v.view, ref_out.view, ref_lse.view, options).ok());
+    ExactDeviceCopy d_q(q, 0), d_k(k, 0), d_v(v, 0);
+    DeviceBuffer d_out(out), d_lse(lse);
+    options.backend = Backend::cuda_sm80;
+    if (auto pruned = pruned_from_build(
+            Backend::cuda_sm80, Problem::describe(d_q.view, d_k.view, options, Direction::forward))) {
+      GTEST_SKIP() << *pruned;
+    }
+    const Status s = forward(d_q.view, d_k.view, d_v.view, d_out.view, d_lse.view, options);
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const HostTensor got = d_out.to_host(out);
+    EXPECT_LE(relative_error(got, ref_out), tolerance_for(dtype)) << "out, D = " << dim;
+    EXPECT_LE(relative_error(d_lse.to_host(lse), ref_lse), kLseTolerance) << "lse, D = " << dim;
+    // Every byte of the heads between the output's is still the poison's (NaN) bytes.
+    const std::size_t element_bytes = size_of(dtype);
+    std::int64_t overwritten = 0;
+    for (std::int64_t row = 0; row < kNeighbourSeq; ++row)
+      for (std::int64_t head = 0; head < kStoredHeads; ++head) {
+        if (head % kEveryThirdHead == 0 && head / kEveryThirdHead < kNeighbourHeads) continue;
+        const std::size_t first = static_cast<std::size_t>((row * kStoredHeads + head) * dim) *
+                                  element_bytes;
+        for (std::size_t b = 0; b < static_cast<std::size_t>(dim) * element_bytes; ++b) {
+          overwritten += got.storage[first + b] != out.storage[first + b];
+        }
+      }
+    EXPECT_EQ(overwritten, 0) << "bytes written outside the heads' columns, D = " << dim;
   }
 }
 

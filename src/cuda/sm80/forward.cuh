@@ -187,6 +187,21 @@ Status launch_forward_shifted_windows(const AttentionArgs& args, const ForwardPa
   });
 }
 
+// Shifted windows of `steps` k-steps on WideWindowForwardConfig<kHeadDim, steps>, one kernel per
+// class from kSteps to the bucket's width (launch_forward sends only windows in that range).
+template <int kHeadDim, class Element, int kSteps>
+Status launch_forward_wide_windows(const AttentionArgs& args, const ForwardParams& params,
+                                   int steps) {
+  static_assert(kSteps <= kHeadDim / kMmaK, "no class past the bucket's width");
+  if constexpr (kSteps < kHeadDim / kMmaK) {
+    if (steps != kSteps) {
+      return launch_forward_wide_windows<kHeadDim, Element, kSteps + 1>(args, params, steps);
+    }
+  }
+  return launch_forward_shifted_windows<WideWindowForwardConfig<kHeadDim, kSteps>, Element>(
+      args, params);
+}
+
 // The buckets whose narrow tile runs shifted windows (uses_shifted_windows): D = 129..137 on
 // the aligned D = 129..144 tile (forward v16), D = 65..89 on the 128 bucket's 64-key narrow
 // tile (forward v19, whose 5- and 6-step classes span windows of up to 96 columns) and
@@ -194,6 +209,14 @@ Status launch_forward_shifted_windows(const AttentionArgs& args, const ForwardPa
 // blocks take its 192 KB). The 64 bucket has no step class to run a window in.
 constexpr bool shifted_windows_compiled(int head_dim_bucket) {
   return head_dim_bucket == 128 || head_dim_bucket == 192 || head_dim_bucket == 256;
+}
+
+// The buckets that also run windows wider than their narrow tile's largest step class, up to
+// the bucket, on WideWindowForwardConfig (tile_config.hpp; forward v21): D = 138..185 at 192 and
+// 202..249 at 256 with 2-byte rows (to 186 / 250 with 4-byte, 188 / 252 with 8-byte ones), which
+// took the staged kernel before. The 128 bucket's (D = 90..121) still do.
+constexpr bool wide_windows_compiled(int head_dim_bucket) {
+  return head_dim_bucket == 192 || head_dim_bucket == 256;
 }
 
 // Whether the problem's device lets one block take `bytes` of shared memory (Hopper's 227 KB
@@ -229,6 +252,15 @@ Status launch_forward(const AttentionArgs& args) {
         if (fits) return launch_forward_shifted_windows<LargeNarrow, Element>(args, params);
       }
       return launch_forward_shifted_windows<Narrow, Element>(args, params);
+    }
+  }
+  if constexpr (wide_windows_compiled(kHeadDim)) {
+    // Windows past the narrow tile's classes but within the bucket (the narrow test above took
+    // the rest): the wide kernels' classes start where the narrow tile's largest ends.
+    constexpr int kFirstWideSteps = largest_step_class(typename Narrow::NarrowStepClassList{}) + 1;
+    if (uses_shifted_windows(params, kHeadDim)) {
+      return launch_forward_wide_windows<kHeadDim, Element, kFirstWideSteps>(
+          args, params, (params.window + kMmaK - 1) / kMmaK);
     }
   }
   if constexpr (LargeStaged::kSharedBytes != StagedForwardConfig<kHeadDim>::kSharedBytes) {

@@ -119,7 +119,8 @@ inline bool uses_shifted_windows(const ForwardParams& params, int window_limit) 
   // The window must fit the tile's step class (D = 129..137 in the 9-step class of the 192
   // bucket, D = 65..89 in the 5- and 6-step classes of the 128 bucket's narrow tile, 193..201 in
   // the 256 bucket's 13-step class; rows 4- or 8-byte aligned reach D = 90 / 92, 138 / 140 and
-  // 202 / 204). Where it reaches a word past the row (D % 8 != 1 at small shifts), the copies
+  // 202 / 204; wider windows, up to the bucket, on WideWindowForwardConfig's classes: 10-12 and
+  // 14-16 steps). Where it reaches a word past the row (D % 8 != 1 at small shifts), the copies
   // stop at the row's last word (covering_width) and zero-fill the rest.
   if (window > window_limit) return false;
   // One shift for all rows of a (batch, KV head): row strides of whole words (packed tensors
@@ -825,6 +826,9 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     constexpr int kSmallestBucketHeadDim = kWidth - kHeadDimBucketStep + 1;
     [[maybe_unused]] constexpr bool kMaskSecondLast =
         kShifted && kHalfLast && kSmallestBucketHeadDim < (kSteps - 1) * kMmaK;
+    // Without HalfLastStep a window of 16·steps - 8 columns would run the whole class, its rows
+    // ending in the step before the last, which only the halved walk masks.
+    static_assert(!kShifted || half_last_step<Config>(), "a shifted tile halves its last step");
     [[maybe_unused]] std::uint32_t key_keep_first = 0, key_keep_last[2] = {0, 0};
     [[maybe_unused]] std::uint32_t key_keep_second_last = 0;
     if constexpr (kShifted) {

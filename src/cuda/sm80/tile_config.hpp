@@ -604,6 +604,33 @@ struct HalvedUnmaskedNarrowForwardConfig<128>
     : ExponentsUnderPv<
           RowMaxByPairs<HalvedWalkOnly<EpilogueWarpRowAfresh<UnmaskedNarrowForwardConfig<128>>>>> {};
 
+// Shifted windows wider than the narrow tile's largest step class (forward v21, wide windows:
+// packed D = 138..185 at 192, 202..249 at 256 with 2-byte rows), which the staged kernel ran
+// before (packed D = 161 167 TFLOP/s against 268 at D = 192, H100 fp16, B = 16, H = 16,
+// N = 2048). One kernel per step class kSteps, from one past the narrow tile's largest to the
+// bucket's width (forward.cuh), running the windows W with 16·(kSteps - 1) < W <= 16·kSteps:
+// no k-step over columns past the window, and every row end lies in the class's last step or in
+// the second half of the one before it, the fragments forward_kernel.cuh masks (HalfLastStep:
+// a window of 16·kSteps - 8 runs the halved walk, which masks that second half; a class above
+// the window's steps would hold the row end in a step it does not mask). One class per kernel:
+// the 256 bucket's classes 14-16 in one WindowMask kernel spilled 1312 bytes on sm_80 (classes
+// 14-15 alone 600; class 16 alone 0), ptxas allocating the kernel as a whole.
+template <int kHeadDimBucket, int kSteps>
+struct WideWindowForwardConfig;
+// 192: ForwardConfig<192>'s 64 keys x 8 warps with KvSourcesInSharedMemory, classes 10-12
+// (windows 145..192); 100 KB of shared memory.
+template <int kSteps>
+struct WideWindowForwardConfig<192, kSteps>
+    : UnmaskedRescalePastThreshold<HalfLastStep<
+          KvSourcesInSharedMemory<StepClassesOnly<ForwardTile<192, 64, 8, 1, false, kSteps>>>>> {};
+// 256: 64 keys x 8 warps, as NarrowForwardConfig<256> (the table's 4-warp FA2 tile cannot stage
+// a Q tile at K's shift: UnalignedTileStage's passes need 8 warps there), classes 14-16 (windows
+// 209..256); 128 KB of shared memory, within sm_80's 163 KB.
+template <int kSteps>
+struct WideWindowForwardConfig<256, kSteps>
+    : UnmaskedRescalePastThreshold<
+          HalfLastStep<StepClassesOnly<ForwardTile<256, 64, 8, 1, false, kSteps>>>> {};
+
 // The largest step class of a list (0 for none).
 template <int... kSteps>
 constexpr int largest_step_class(StepClasses<kSteps...>) {
