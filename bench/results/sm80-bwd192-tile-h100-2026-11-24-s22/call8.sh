@@ -33,7 +33,7 @@ done
 if [ -f build-s22fwin/carry/new.so.xz ]; then
   xz -dc build-s22fwin/carry/new.so.xz > /tmp/fnew.so && xz -dc build-s22fwin/carry/old.so.xz > /tmp/fold.so
   points=""
-  for D in 161 185 145 210 233 234 201 192; do points+="$D,2048,0,$f;"; done
+  for D in 161 185 145 210 233 234 129 192; do points+="$D,2048,0,$f;"; done
   points+="161,2048,1,$f;233,2048,1,$f;161,2048,0,16,16,bf16"
   timeout 150 python3 bench/sm80_fwd_turns.py --old /tmp/fold.so --new /tmp/fnew.so --runs 3 \
     --points "$points" 2>&1 | grep -v Warning | tee "$OUT/fwd_turns.txt"
