@@ -921,17 +921,10 @@ struct LargeSharedMemoryBackwardConfig<128>
 // beside v40 and FA2, call 4): 192 / 176 / 144 at 2k x1.084 / 1.084 / 1.086, 192 causal 1.087,
 // 512 causal 1.066, 8k 1.085, bf16 1.088; deterministic 192 / causal x1.108 / 1.125. 16-row
 // rounds (185 KB) x1.049-1.070: 8 taken.
-// With ScoreStatisticsAhead (one query tile ahead, with ScorePassesByQueryTile; same session,
-// call 8, against the table before it): 192 / causal / 144 at 2k x1.015 / 1.016 / 1.015, 512
-// causal x1.010, in every run; on v40's tile it had measured x1.003-1.019 (call 2). 0 spills.
-// WarpSearchedQueryRange measured 1.000-1.017 (noise) and is not taken.
 inline constexpr int kDqStageRowsAt192 = 8;
-constexpr int kStatisticsAheadAt192 = 1;
 template <>
 struct LargeSharedMemoryBackwardConfig<192>
-    : DqReductionsByLine<
-          ScoreStatisticsAhead<ScorePassesByQueryTile<BackwardConfig<192>>, kStatisticsAheadAt192>,
-          kDqStageRowsAt192> {};
+    : DqReductionsByLine<BackwardConfig<192>, kDqStageRowsAt192> {};
 // v22 (h11-bwd80b): StagedEpilogue at 256 (two 64 x 264 tiles, 66 KB of the 224 KB) in the
 // default mode; the deterministic table takes it in its NoMask kernels only (its sm_90a
 // WindowMask kernel spilled 4 bytes with it, bf16 and fp16; UnmaskedStagedEpilogue). Measured
