@@ -921,6 +921,9 @@ struct LargeSharedMemoryBackwardConfig<128>
 // beside v40 and FA2, call 4): 192 / 176 / 144 at 2k x1.084 / 1.084 / 1.086, 192 causal 1.087,
 // 512 causal 1.066, 8k 1.085, bf16 1.088; deterministic 192 / causal x1.108 / 1.125. 16-row
 // rounds (185 KB) x1.049-1.070: 8 taken.
+// Measured on top (call 8) and not yet taken: ScoreStatisticsAhead with ScorePassesByQueryTile,
+// one ahead, x1.010-1.016 (0 spills; no device time was left for its GPU tests);
+// WarpSearchedQueryRange 1.000-1.017 (noise).
 inline constexpr int kDqStageRowsAt192 = 8;
 template <>
 struct LargeSharedMemoryBackwardConfig<192>
