@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "device_buffer.hpp"
@@ -449,6 +450,35 @@ struct NeighbourLayout {
   std::int64_t dim;
 };
 
+// The forward of `options` on the float64 reference and on cuda_sm80, from the same inputs into
+// copies of the same poisoned outputs; compares O and LSE by relative error and returns the
+// device's O (the caller may check its bytes), or nothing where the build prunes the problem
+// (`skip` says why).
+std::optional<HostTensor> sm80_forward_against_reference(const HostTensor& q, const HostTensor& k,
+                                                         const HostTensor& v, const HostTensor& out,
+                                                         const HostTensor& lse, Options options,
+                                                         std::string* skip) {
+  options.backend = Backend::cpu_reference;
+  HostTensor ref_out = clone(out), ref_lse = clone(lse);
+  EXPECT_TRUE(forward(q.view, k.view, v.view, ref_out.view, ref_lse.view, options).ok());
+  ExactDeviceCopy d_q(q, 0), d_k(k, 0), d_v(v, 0);
+  DeviceBuffer d_out(out), d_lse(lse);
+  options.backend = Backend::cuda_sm80;
+  if (auto pruned = pruned_from_build(
+          Backend::cuda_sm80, Problem::describe(d_q.view, d_k.view, options, Direction::forward))) {
+    *skip = *pruned;
+    return std::nullopt;
+  }
+  const Status s = forward(d_q.view, d_k.view, d_v.view, d_out.view, d_lse.view, options);
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const std::int64_t dim = q.view.shape[3];
+  HostTensor got = d_out.to_host(out);
+  EXPECT_LE(relative_error(got, ref_out), tolerance_for(out.view.dtype)) << "out, D = " << dim;
+  EXPECT_LE(relative_error(d_lse.to_host(lse), ref_lse), kLseTolerance) << "lse, D = " << dim;
+  return got;
+}
+
 // The forward's shifted windows (K and V copied as words, Q at K's shift). D = 129: the window's
 // last word ends the row; D = 135: at shifts 0 and 1 the row ends a word before the window (the
 // copy stops there, covering_width). The 128 bucket's narrow tile (v19): D = 74 (rows 4-byte
@@ -478,21 +508,8 @@ TEST(Sm80ForwardShiftedWindows, NonFiniteNeighbourHeads) {
     poison(lse);
     Options options;
     options.causal = true;
-    options.backend = Backend::cpu_reference;
-    HostTensor ref_out = clone(out), ref_lse = clone(lse);
-    ASSERT_TRUE(forward(q.view, k.view, v.view, ref_out.view, ref_lse.view, options).ok());
-    ExactDeviceCopy d_q(q, 0), d_k(k, 0), d_v(v, 0);
-    DeviceBuffer d_out(out), d_lse(lse);
-    options.backend = Backend::cuda_sm80;
-    if (auto pruned = pruned_from_build(
-            Backend::cuda_sm80, Problem::describe(d_q.view, d_k.view, options, Direction::forward))) {
-      GTEST_SKIP() << *pruned;
-    }
-    const Status s = forward(d_q.view, d_k.view, d_v.view, d_out.view, d_lse.view, options);
-    ASSERT_TRUE(s.ok()) << s.message();
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    EXPECT_LE(relative_error(d_out.to_host(out), ref_out), tolerance_for(dtype)) << "out";
-    EXPECT_LE(relative_error(d_lse.to_host(lse), ref_lse), kLseTolerance) << "lse";
+    std::string skip;
+    if (!sm80_forward_against_reference(q, k, v, out, lse, options, &skip)) GTEST_SKIP() << skip;
   }
 }
 
@@ -519,23 +536,10 @@ TEST(Sm80ForwardShiftedWindows, StoresOnlyTheHeadsColumns) {
     out.view.stride[2] = kEveryThirdHead * dim;
     HostTensor lse = make_tensor(DType::float32, {1, kNeighbourHeads, kNeighbourSeq});
     poison(lse);
-    Options options;
-    options.backend = Backend::cpu_reference;
-    HostTensor ref_out = clone(out), ref_lse = clone(lse);
-    ASSERT_TRUE(forward(q.view, k.view, v.view, ref_out.view, ref_lse.view, options).ok());
-    ExactDeviceCopy d_q(q, 0), d_k(k, 0), d_v(v, 0);
-    DeviceBuffer d_out(out), d_lse(lse);
-    options.backend = Backend::cuda_sm80;
-    if (auto pruned = pruned_from_build(
-            Backend::cuda_sm80, Problem::describe(d_q.view, d_k.view, options, Direction::forward))) {
-      GTEST_SKIP() << *pruned;
-    }
-    const Status s = forward(d_q.view, d_k.view, d_v.view, d_out.view, d_lse.view, options);
-    ASSERT_TRUE(s.ok()) << s.message();
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    const HostTensor got = d_out.to_host(out);
-    EXPECT_LE(relative_error(got, ref_out), tolerance_for(dtype)) << "out, D = " << dim;
-    EXPECT_LE(relative_error(d_lse.to_host(lse), ref_lse), kLseTolerance) << "lse, D = " << dim;
+    std::string skip;
+    const std::optional<HostTensor> got =
+        sm80_forward_against_reference(q, k, v, out, lse, Options{}, &skip);
+    if (!got) GTEST_SKIP() << skip;
     // Every byte of the heads between the output's is still the poison's (NaN) bytes.
     const std::size_t element_bytes = size_of(dtype);
     std::int64_t overwritten = 0;
@@ -545,7 +549,7 @@ TEST(Sm80ForwardShiftedWindows, StoresOnlyTheHeadsColumns) {
         const std::size_t first = static_cast<std::size_t>((row * kStoredHeads + head) * dim) *
                                   element_bytes;
         for (std::size_t b = 0; b < static_cast<std::size_t>(dim) * element_bytes; ++b) {
-          overwritten += got.storage[first + b] != out.storage[first + b];
+          overwritten += got->storage[first + b] != out.storage[first + b];
         }
       }
     EXPECT_EQ(overwritten, 0) << "bytes written outside the heads' columns, D = " << dim;
