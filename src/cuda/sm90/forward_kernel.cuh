@@ -26,9 +26,9 @@
 // shared memory has room (D <= 128); otherwise it reuses the start of the V ring: the consumers
 // first wait for each other (nobody still reads V), and the producer loads the next tile's first
 // V only after every consumer's store has read the ring (the o_stored mbarrier). The
-// heads-as-columns kernels stage O in the same buffer and store each row's 16-byte words
-// themselves (output_staging.cuh); the other kernels without it store O from the accumulator
-// registers.
+// heads-as-columns kernels of widths 144..208 stage O in the V ring the same way and store each
+// row's 16-byte words themselves (output_staging.cuh); the other kernels without a TMA store
+// store O from the accumulator registers.
 #pragma once
 
 #include <cmath>
@@ -563,6 +563,15 @@ FATTN_DEVICE float row_lse(float sum, float row_max, float scale) {
 FATTN_DEVICE float inverse_row_sum(float sum) {
   return sum > 0.0f ? __fdividef(1.0f, sum) : 0.0f;
 }
+// The register-store and staged epilogues' row sum (the quad's four partial sums) and its IEEE
+// reciprocal, not inverse_row_sum: with that, ptxas spilled 4 bytes in the windowed
+// heads-as-columns kernel of width 224 (these epilogues' main users are those rare layouts, not
+// the benchmarked TMA-store kernels); both epilogues use it, so their outputs agree bit for bit.
+FATTN_DEVICE float quad_row_sum(float partial) {
+  partial += __shfl_xor_sync(0xffffffffu, partial, 1);
+  return partial + __shfl_xor_sync(0xffffffffu, partial, 2);
+}
+FATTN_DEVICE float exact_inverse_row_sum(float sum) { return sum > 0.0f ? 1.0f / sum : 0.0f; }
 FATTN_DEVICE void store_lse(const ForwardParams& params, int batch, int head, int row, float lse) {
   params.lse[batch * params.lse_stride_batch + head * params.lse_stride_head + row] = lse;
 }
@@ -733,9 +742,9 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
                                                       : Traits::kShape.tma_store_masked);
   // Where O reuses the V ring in this kernel (the bucket's layout leaves room for it either way).
   constexpr bool kOutInV = kTmaStore && Traits::kOutAliasesV;
-  // Heads as columns: O staged in the O tile (output_staging.cuh). Where that is the V ring, the
-  // consumers wait for each other before staging and each warp arrives on o_stored once it has
-  // read its rows back; the producer loads a tile's first V after that, as for the TMA stores.
+  // Heads as columns at some widths: O staged in the V ring (output_staging.cuh); the consumers
+  // wait for each other before staging and each warp arrives on o_stored once it has read its
+  // rows back; the producer loads a tile's first V after that, as for the TMA stores.
   constexpr bool kStagedOutput =
       kHeadsAsColumns && stages_heads_as_columns_output<Traits>(kWidth);
   constexpr bool kRingHoldsOutput = kOutInV || kStagedOutput;
@@ -1155,8 +1164,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
       if constexpr (kHeadsAsColumns) {
         // The neighbours' columns out of this warpgroup's Q rows, made visible to wgmma (async
         // proxy) before any of its warps issues Q·Kᵀ. The output barrier is free: these
-        // kernels order their O staging by warp (output_staging.cuh) and the all-consumers
-        // barrier.
+        // kernels store O from registers or stage it behind the all-consumers barrier.
         zero_q_padding<Element, kWidth>(params.head_dim, head_phase(params.q_columns, head),
                                         q_base, Traits::kQColumnBlockBytes);
         fence_view_async_shared();
@@ -1374,16 +1382,13 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
       }
     } else if constexpr (kStagedOutput) {
       // Heads as columns through shared memory (output_staging.cuh): the LSE, then each warp
-      // stages its 16 rows of O / l in the O tile and stores them a 16-byte word at a time.
+      // stages its 16 rows of O / l in the V ring and stores them a 16-byte word at a time.
       using output_staging::kRowsPerWarp;
       float inv_sum[2];
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        float sum = row_sum[h];
-        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-        // The IEEE division, as in the register stores below: the same outputs, bit for bit.
-        inv_sum[h] = sum > 0.0f ? 1.0f / sum : 0.0f;
+        const float sum = quad_row_sum(row_sum[h]);
+        inv_sum[h] = exact_inverse_row_sum(sum);
         const int row = row0 + 8 * h;
         if (row_in_output(row) && lane % 4 == 0) {
           store_lse(params, batch, head, row, row_lse(sum, row_max[h], params.scale));
@@ -1434,15 +1439,10 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
           kHeadsAsColumns ? head_phase(params.v_columns, head / params.group_size) : 0;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        float sum = row_sum[h];
-        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+        const float sum = quad_row_sum(row_sum[h]);
         const int row = row0 + 8 * h;
         if (!row_in_output(row)) continue;
-        // The IEEE division, not inverse_row_sum: with it ptxas spilled 4 bytes in the
-        // windowed heads-as-columns kernel of width 224 (this epilogue's main users are those
-        // rare layouts, not the benchmarked TMA-store kernels).
-        const float inv_sum = sum > 0.0f ? 1.0f / sum : 0.0f;
+        const float inv_sum = exact_inverse_row_sum(sum);
         Element* out_row = out + row * params.out_stride_seq;
         // Heads as columns: a thread's pair of columns (col, col + 1: col even) lands at output
         // columns col - v_phase and the next, one 4-byte word wherever the output row's element
