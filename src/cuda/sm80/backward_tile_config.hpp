@@ -921,13 +921,20 @@ struct LargeSharedMemoryBackwardConfig<128>
 // beside v40 and FA2, call 4): 192 / 176 / 144 at 2k x1.084 / 1.084 / 1.086, 192 causal 1.087,
 // 512 causal 1.066, 8k 1.085, bf16 1.088; deterministic 192 / causal x1.108 / 1.125. 16-row
 // rounds (185 KB) x1.049-1.070: 8 taken.
-// Measured on top (call 8) and not yet taken: ScoreStatisticsAhead with ScorePassesByQueryTile,
-// one ahead, x1.010-1.016 (0 spills; no device time was left for its GPU tests);
-// WarpSearchedQueryRange 1.000-1.017 (noise).
+// Measured on top (call 8): WarpSearchedQueryRange 1.000-1.017 (noise), not taken.
+// Candidate (twenty-third session's desk prep, bwd192-next-a; bench/results/sm80-bwd192-next-prep-
+// 2026-11-24-s22/NOTES.md): ScoreStatisticsAhead with ScorePassesByQueryTile, one query tile
+// ahead in both passes (as at 128; 256 reads ahead in the exponent pass only, its NoMask kernels
+// spilled with both): call 8 measured x1.010-1.016 (0 spills). v42's ncu put 15 k stall samples
+// on the statistics' FFMA (short scoreboard on the LDS of their LSE / D_i pair, read right after
+// the previous tile's Pᵀ / dSᵀ stores). Pending its GPU tests.
 inline constexpr int kDqStageRowsAt192 = 8;
+inline constexpr int kStatisticsAheadAt192 = 1;
 template <>
 struct LargeSharedMemoryBackwardConfig<192>
-    : DqReductionsByLine<BackwardConfig<192>, kDqStageRowsAt192> {};
+    : DqReductionsByLine<
+          ScoreStatisticsAhead<ScorePassesByQueryTile<BackwardConfig<192>>, kStatisticsAheadAt192>,
+          kDqStageRowsAt192> {};
 // v22 (h11-bwd80b): StagedEpilogue at 256 (two 64 x 264 tiles, 66 KB of the 224 KB) in the
 // default mode; the deterministic table takes it in its NoMask kernels only (its sm_90a
 // WindowMask kernel spilled 4 bytes with it, bf16 and fp16; UnmaskedStagedEpilogue). Measured
