@@ -379,7 +379,8 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
 // Forward v21: windows wider than the narrow tile's largest class, up to the bucket, on
-// WideWindowForwardConfig (one class per window width: 10-12 steps at 192, 14-16 at 256). Packed
+// WideWindowForwardConfig (one class per window width: 10-12 steps at 192, 14-16 at 256; v22:
+// 7-8 at 128). Packed
 // odd D (2-byte rows; 8 KV heads run every shift 0..7) and D = 210 / 234 (4-byte rows), causal and
 // not, 17 and 1013 keys (a partial last tile), one query row, GQA (Q staged at K's shift), a
 // window with a negative scale. D = 139 / 171 / 203: windows of 16·steps - 8 (halved last step)
@@ -418,6 +419,37 @@ INSTANTIATE_TEST_SUITE_P(
         ForwardShapeCase{"d203_gqa_window_negative_scale", DType::bfloat16, 1, 17, 1013, 16, 8,
                          203, false, Window{300, 20}, false, 0, -0.1f},
         ForwardShapeCase{"d249_one_query_17_keys", DType::float16, 2, 1, 17, 8, 8, 249, false,
+                         kNoWindow, false, 0},
+        // Forward v22: the 128 bucket's classes 7 and 8 (windows 104..128: odd D = 91..121 with
+        // 2-byte rows, D = 110 / 122 with 4-byte, 124 with 8-byte), on the table's 4-warp,
+        // 2-row-tile layout with the head-group grid (causal, 8 or 16 query heads). D = 91 / 97
+        // / 113 / 110: windows of 16·steps - 8 (halved last step); at shift 0 D = 91 and 110 end
+        // in the second half of the step before it. D = 105 / 121 / 122 / 124: whole last step.
+        ForwardShapeCase{"d97_shifts_0_to_7", DType::float16, 2, 257, 1013, 8, 8, 97, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d97_gqa_causal_fully_masked_rows", DType::bfloat16, 1, 1013, 700, 16,
+                         8, 97, true, kNoWindow, false, 0},
+        ForwardShapeCase{"d91_causal", DType::float16, 1, 1013, 1013, 8, 8, 91, true, kNoWindow,
+                         false, 0},
+        ForwardShapeCase{"d105_shifts_0_to_7", DType::bfloat16, 2, 257, 1013, 8, 8, 105, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d105_one_query_17_keys", DType::float16, 2, 1, 17, 8, 8, 105, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d105_causal_17_keys", DType::bfloat16, 1, 300, 17, 8, 8, 105, true,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d113_17_queries_window_negative_scale", DType::float16, 1, 17, 1013,
+                         16, 8, 113, false, Window{300, 20}, false, 0, -0.1f},
+        ForwardShapeCase{"d121_shifts_0_to_7", DType::float16, 2, 257, 1013, 8, 8, 121, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d121_gqa_causal", DType::bfloat16, 1, 1013, 1013, 16, 8, 121, true,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d110_rows4_shifts", DType::bfloat16, 2, 257, 1013, 8, 8, 110, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d110_rows4_causal", DType::float16, 1, 1013, 1013, 8, 8, 110, true,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d122_rows4_one_query_17_keys", DType::bfloat16, 2, 1, 17, 8, 8, 122,
+                         false, kNoWindow, false, 0},
+        ForwardShapeCase{"d124_rows8_gqa_causal", DType::float16, 1, 700, 517, 16, 8, 124, true,
                          kNoWindow, false, 0}),
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
@@ -484,7 +516,8 @@ std::optional<HostTensor> sm80_forward_against_reference(const HostTensor& q, co
 // copy stops there, covering_width). The 128 bucket's narrow tile (v19): D = 74 (rows 4-byte
 // aligned: shifts 0, 2, 4, 6) and D = 89 (its whole 6-step class); the 256 bucket's: D = 197.
 // D = 90 and 202 (4-byte rows) fill their 6- and 13-step classes at shift 6. Forward v21's wide
-// windows: D = 161, 171 (a halved 12-step window), 203 (halved 14-step), 233, 234 (4-byte rows).
+// windows: D = 161, 171 (a halved 12-step window), 203 (halved 14-step), 233, 234 (4-byte rows);
+// v22's at 128: D = 91 (a halved 7-step window) and 121 (the whole 8-step one).
 TEST(Sm80ForwardShiftedWindows, NonFiniteNeighbourHeads) {
   if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
   if (!backend_compiled(Backend::cuda_sm80)) GTEST_SKIP() << "cuda_sm80 is not compiled";
@@ -495,7 +528,8 @@ TEST(Sm80ForwardShiftedWindows, NonFiniteNeighbourHeads) {
         NeighbourLayout{DType::bfloat16, 90}, NeighbourLayout{DType::float16, 202},
         NeighbourLayout{DType::float16, 161}, NeighbourLayout{DType::bfloat16, 171},
         NeighbourLayout{DType::bfloat16, 203}, NeighbourLayout{DType::float16, 233},
-        NeighbourLayout{DType::bfloat16, 234}}) {
+        NeighbourLayout{DType::bfloat16, 234}, NeighbourLayout{DType::float16, 91},
+        NeighbourLayout{DType::bfloat16, 121}}) {
     const DType dtype = layout.dtype;
     const std::int64_t dim = layout.dim;
     std::mt19937_64 rng(kNeighbourSeq + static_cast<int>(dtype));
@@ -515,7 +549,8 @@ TEST(Sm80ForwardShiftedWindows, NonFiniteNeighbourHeads) {
 
 // The shifted windows' O stores (16-bit, from the window's columns less V's shift) write only the
 // head's D columns: O is every third head of a 40-head tensor poisoned with NaN bytes, and the
-// heads between stay untouched. Narrow (D = 129, 197) and wide (161, 185, 210, 233, 249) windows.
+// heads between stay untouched. Narrow (D = 129, 197) and wide (161, 185, 210, 233, 249; at 128:
+// 97, 110, 121) windows.
 TEST(Sm80ForwardShiftedWindows, StoresOnlyTheHeadsColumns) {
   if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
   if (!backend_compiled(Backend::cuda_sm80)) GTEST_SKIP() << "cuda_sm80 is not compiled";
@@ -523,7 +558,8 @@ TEST(Sm80ForwardShiftedWindows, StoresOnlyTheHeadsColumns) {
        {NeighbourLayout{DType::float16, 129}, NeighbourLayout{DType::bfloat16, 161},
         NeighbourLayout{DType::float16, 185}, NeighbourLayout{DType::bfloat16, 197},
         NeighbourLayout{DType::float16, 210}, NeighbourLayout{DType::bfloat16, 233},
-        NeighbourLayout{DType::float16, 249}}) {
+        NeighbourLayout{DType::float16, 249}, NeighbourLayout{DType::float16, 97},
+        NeighbourLayout{DType::bfloat16, 110}, NeighbourLayout{DType::float16, 121}}) {
     const DType dtype = layout.dtype;
     const std::int64_t dim = layout.dim;
     std::mt19937_64 rng(kNeighbourSeq + dim);

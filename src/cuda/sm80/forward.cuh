@@ -214,9 +214,10 @@ constexpr bool shifted_windows_compiled(int head_dim_bucket) {
 // The buckets that also run windows wider than their narrow tile's largest step class, up to
 // the bucket, on WideWindowForwardConfig (tile_config.hpp; forward v21): D = 138..185 at 192 and
 // 202..249 at 256 with 2-byte rows (to 186 / 250 with 4-byte, 188 / 252 with 8-byte ones), which
-// took the staged kernel before. The 128 bucket's (D = 90..121) still do.
+// took the staged kernel before; and at 128 (forward v22, classes 7-8 past the narrow tile's 6)
+// D = 90..121 with 2-byte rows (to 122 with 4-byte, 124 with 8-byte ones).
 constexpr bool wide_windows_compiled(int head_dim_bucket) {
-  return head_dim_bucket == 192 || head_dim_bucket == 256;
+  return head_dim_bucket == 128 || head_dim_bucket == 192 || head_dim_bucket == 256;
 }
 
 // Whether the problem's device lets one block take `bytes` of shared memory (Hopper's 227 KB

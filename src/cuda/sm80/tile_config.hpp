@@ -605,7 +605,8 @@ struct HalvedUnmaskedNarrowForwardConfig<128>
           RowMaxByPairs<HalvedWalkOnly<EpilogueWarpRowAfresh<UnmaskedNarrowForwardConfig<128>>>>> {};
 
 // Shifted windows wider than the narrow tile's largest step class (forward v21, wide windows:
-// packed D = 138..185 at 192, 202..249 at 256 with 2-byte rows), which the staged kernel ran
+// packed D = 138..185 at 192, 202..249 at 256 with 2-byte rows; forward v22 prepares 91..121 at
+// 128, not yet measured), which the staged kernel ran
 // before (packed D = 161 167 TFLOP/s against 268 at D = 192, H100 fp16, B = 16, H = 16,
 // N = 2048). One kernel per step class kSteps, from one past the narrow tile's largest to the
 // bucket's width (forward.cuh), running the windows W with 16·(kSteps - 1) < W <= 16·kSteps:
@@ -620,6 +621,46 @@ struct HalvedUnmaskedNarrowForwardConfig<128>
 // 1.32 / 1.31 / 1.52, D = 210 / 234 (4-byte rows) x2.96 / 2.86, 1.12-1.43x FA2.
 template <int kHeadDimBucket, int kSteps>
 struct WideWindowForwardConfig;
+// 128 (forward v22, prepared at the desk, not yet measured): classes 7-8 (windows 97..128:
+// packed D = 91..121 with 2-byte rows, to 122 / 124 with 4- / 8-byte ones), which ran on the
+// staged kernel's 8-warp general walk with every K/V tile realigned (StagedForwardConfig<128>).
+// Class 7 on ForwardConfig<128>'s tile and options: 64 keys x 4 warps x 2 row tiles (each K/V
+// fragment feeds four mma's: 80 ldmatrix per 256 HMMA per warp against 136 at one row tile),
+// the row statistics in shared memory, FewerLiveRegisters, KvSourcesInSharedMemory,
+// WholePrologueCopies, the head-group grid and RescalePastThreshold on both masks. Why that tile:
+// these windows are 97..128 columns wide, the widths at which the table's kernel runs aligned
+// D = 97..128 and at which its options were measured (NarrowForwardConfig<128>, the same layout,
+// had its options measured at D = 65..96; its ExponentsUnderPv spills in masked kernels already
+// at 6 steps, so it is left out). The class's walk replaces the full-width one (StepClassesOnly)
+// and HalfLastStep adds the halved walk the shifted kernel needs: 252-254 registers, 0 spills
+// on sm_80 and sm_90a, fp16 and bf16. 70.5 KB of shared memory, two CTAs of 4 warps per SM as
+// the table's tile.
+// Class 8 does not fit that layout: O alone is 128 registers per thread, and the shifted walk's
+// masks and its second (halved) walk on top of what the table's full-width walk needs (255
+// registers) spilled in every form tried at the desk (fp16, bytes of spill stores + loads,
+// NoMask sm_80 / sm_90a, WindowMask sm_80 / sm_90a; bench/results/
+// sm80-fwd-wide128-prep-2026-11-24-s22/NOTES.md): the table's options 100 / 188, 20 / 240; the
+// narrow tile's options 208 / 216, 120 / 132; the whole 8-step walk alone 0 / 28, 0 / 20; only
+// the halved walk alone fits (0, or 8 on sm_80 NoMask with the table's options). So class 8 runs
+// one row tile per warp on 8 warps (the 192 bucket's wide layout, and the staged kernel's, at
+// the same 128-row Q tile: O = 64 registers) with the same options less FewerLiveRegisters, which
+// it does not need: 164-176 registers, 0 spills. 69 KB of shared memory; one CTA of 8 warps per
+// SM (its registers), the same 8 warps per SM as class 7.
+inline constexpr int kLargestTwoRowTileWideSteps128 = 7;
+template <int kSteps>
+using TwoRowTileWideWindow128 = RescalePastThreshold<QueryTilesSlowestInHeadGroups<
+    WholePrologueCopies<HalfLastStep<KvSourcesInSharedMemory<FewerLiveRegisters<
+        StepClassesOnly<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, false, kSteps>>>>>>>,
+    kForwardGroupHeads>>;
+template <int kSteps>
+using OneRowTileWideWindow128 = RescalePastThreshold<QueryTilesSlowestInHeadGroups<
+    WholePrologueCopies<HalfLastStep<
+        KvSourcesInSharedMemory<StepClassesOnly<ForwardTile<128, 64, 8, 1, false, kSteps>>>>>,
+    kForwardGroupHeads>>;
+template <int kSteps>
+struct WideWindowForwardConfig<128, kSteps>
+    : std::conditional_t<kSteps <= kLargestTwoRowTileWideSteps128, TwoRowTileWideWindow128<kSteps>,
+                         OneRowTileWideWindow128<kSteps>> {};
 // 192: ForwardConfig<192>'s 64 keys x 8 warps with KvSourcesInSharedMemory, classes 10-12
 // (windows 145..192); 100 KB of shared memory.
 template <int kSteps>
