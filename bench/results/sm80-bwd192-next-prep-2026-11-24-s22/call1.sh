@@ -2,9 +2,9 @@
 # Next session's call: the 192 candidates prepared at the desk (NOTES.md beside this file), each
 # in turns beside main 13fdeee (v42) and FA2's backward: a (ScoreStatisticsAhead one ahead), b
 # (DqRoundsInDkSteps, one round ahead), b2 (b with its interleave forced), c
-# (DqLineRoundsLoadAhead), ac (a + c). Carry build-s23b192{a,b,b2,c,ac}/carry. Then the GPU tests of the tree checked out for the run (check out
-# the winner's branch, bwd192-next-<x>, before the call): the 192 bucket's and the shifted
-# windows' cases, both sanitizers.
+# (DqLineRoundsLoadAhead), ac (a + c). Carry build-s23b192{a,b,b2,c,ac}/carry. Then the GPU
+# tests of the tree checked out for the run (check out the winner's branch, bwd192-next-<x>,
+# before the call): the 192 bucket's and the shifted windows' cases, both sanitizers.
 source scripts/gpu-env.sh 2>/dev/null
 source bench/sm80_call_steps.sh
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.limit --format=csv,noheader
