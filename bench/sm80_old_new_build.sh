@@ -17,9 +17,14 @@ case "$direction" in
 esac
 source bench/shim_build_common.sh
 rm -rf "$B/trees" "$B/old" "$B/new" && mkdir -p "$B/trees/old" "$B/trees/new" "$B/carry"
-git archive "$commit" src include | tar -x -C "$B/trees/old"
+versions=(old new)
+if [ "$commit" = . ]; then
+  versions=(new)
+else
+  git archive "$commit" src include | tar -x -C "$B/trees/old"
+fi
 cp -r src include "$B/trees/new/"
-for v in old new; do
+for v in "${versions[@]}"; do
   root=$B/trees/$v
   flags=(-std=c++20 -O3 -lineinfo "-I$root/src" "-I$root/include" -Ibench --expt-relaxed-constexpr
          -Xcompiler -fPIC -gencode=arch=compute_90a,code=sm_90a -Xptxas -v
@@ -34,3 +39,4 @@ for v in old new; do
   echo "$v: $(grep -cE '[1-9][0-9]* bytes spill' "$B/$v/ptxas.log" || true) kernels with spills"
   xz -6 -c "$B/$v/$v.so" > "$B/carry/$v.so.xz"
 done
+if [ "$commit" = . ]; then cp "$B/carry/new.so.xz" "$B/carry/old.so.xz"; fi
