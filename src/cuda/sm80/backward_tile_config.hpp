@@ -922,12 +922,14 @@ struct LargeSharedMemoryBackwardConfig<128>
 // 512 causal 1.066, 8k 1.085, bf16 1.088; deterministic 192 / causal x1.108 / 1.125. 16-row
 // rounds (185 KB) x1.049-1.070: 8 taken.
 // Measured on top (call 8): WarpSearchedQueryRange 1.000-1.017 (noise), not taken.
-// Candidate (twenty-third session's desk prep, bwd192-next-a; bench/results/sm80-bwd192-next-prep-
-// 2026-11-24-s22/NOTES.md): ScoreStatisticsAhead with ScorePassesByQueryTile, one query tile
-// ahead in both passes (as at 128; 256 reads ahead in the exponent pass only, its NoMask kernels
-// spilled with both): call 8 measured x1.010-1.016 (0 spills). v42's ncu put 15 k stall samples
-// on the statistics' FFMA (short scoreboard on the LDS of their LSE / D_i pair, read right after
-// the previous tile's Pᵀ / dSᵀ stores). Pending its GPU tests.
+// v43 (twenty-third session, desk prep bwd192-next-a, bench/results/sm80-s23-h100-call1/):
+// ScoreStatisticsAhead with ScorePassesByQueryTile, one query tile ahead in both passes (as at
+// 128; 256 reads ahead in the exponent pass only, its NoMask kernels spilled with both). v42's
+// ncu put 15 k stall samples on the statistics' FFMA (short scoreboard on the LDS of their LSE /
+// D_i pair, read right after the previous tile's Pᵀ / dSᵀ stores). Measured in turns beside v42
+// and FA2: x1.009-1.019 (192 / causal / 144 at 2k, 512 causal, 8k); 0 spills. Not taken on top:
+// the rounds' LDS.128 one round ahead of their REDG.128 (DqLineRoundsLoadAhead) 0.983-0.998,
+// with this 1.000-1.008; the rounds between dK's query steps with forced boundaries 0.99-1.01.
 inline constexpr int kDqStageRowsAt192 = 8;
 inline constexpr int kStatisticsAheadAt192 = 1;
 template <>

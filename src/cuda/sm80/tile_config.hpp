@@ -605,9 +605,8 @@ struct HalvedUnmaskedNarrowForwardConfig<128>
           RowMaxByPairs<HalvedWalkOnly<EpilogueWarpRowAfresh<UnmaskedNarrowForwardConfig<128>>>>> {};
 
 // Shifted windows wider than the narrow tile's largest step class (forward v21, wide windows:
-// packed D = 138..185 at 192, 202..249 at 256 with 2-byte rows; forward v22 prepares 91..121 at
-// 128, not yet measured), which the staged kernel ran
-// before (packed D = 161 167 TFLOP/s against 268 at D = 192, H100 fp16, B = 16, H = 16,
+// packed D = 138..185 at 192, 202..249 at 256 with 2-byte rows; forward v22: 91..121 at 128),
+// which the staged kernel ran before (packed D = 161 167 TFLOP/s against 268 at D = 192, H100 fp16, B = 16, H = 16,
 // N = 2048). One kernel per step class kSteps, from one past the narrow tile's largest to the
 // bucket's width (forward.cuh), running the windows W with 16·(kSteps - 1) < W <= 16·kSteps:
 // no k-step over columns past the window, and every row end lies in the class's last step or in
@@ -621,7 +620,7 @@ struct HalvedUnmaskedNarrowForwardConfig<128>
 // 1.32 / 1.31 / 1.52, D = 210 / 234 (4-byte rows) x2.96 / 2.86, 1.12-1.43x FA2.
 template <int kHeadDimBucket, int kSteps>
 struct WideWindowForwardConfig;
-// 128 (forward v22, prepared at the desk, not yet measured): classes 7-8 (windows 97..128:
+// 128 (forward v22): classes 7-8 (windows 97..128:
 // packed D = 91..121 with 2-byte rows, to 122 / 124 with 4- / 8-byte ones), which ran on the
 // staged kernel's 8-warp general walk with every K/V tile realigned (StagedForwardConfig<128>).
 // Class 7 on ForwardConfig<128>'s tile and options: 64 keys x 4 warps x 2 row tiles (each K/V
@@ -645,7 +644,11 @@ struct WideWindowForwardConfig;
 // one row tile per warp on 8 warps (the 192 bucket's wide layout, and the staged kernel's, at
 // the same 128-row Q tile: O = 64 registers) with the same options less FewerLiveRegisters, which
 // it does not need: 164-176 registers, 0 spills. 69 KB of shared memory; one CTA of 8 warps per
-// SM (its registers), the same 8 warps per SM as class 7.
+// SM (its registers), the same 8 warps per SM as class 7. Measured (H100, fp16, B = 16, H = 16,
+// N = 2048, in turns beside the staged kernels and FA2; bench/results/sm80-s23-h100-call1/):
+// class 7 D = 97 / 105 x2.07 / 2.00 (279 / 293 TFLOP/s, 1.55 / 1.52x FA2), 97 causal x2.10;
+// class 8 D = 113 / 121 x1.51 / 1.53 (223 / 239, 1.10 / 1.03x FA2), 121 causal x1.54; 4-byte
+// rows D = 110 / 122 x1.48 / 1.43. Class 8's one row tile runs 0.67x aligned D = 128's rate.
 inline constexpr int kLargestTwoRowTileWideSteps128 = 7;
 template <int kSteps>
 using TwoRowTileWideWindow128 = RescalePastThreshold<QueryTilesSlowestInHeadGroups<
