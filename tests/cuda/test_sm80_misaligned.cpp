@@ -423,8 +423,9 @@ INSTANTIATE_TEST_SUITE_P(
         // Forward v22: the 128 bucket's classes 7 and 8 (windows 104..128: odd D = 91..121 with
         // 2-byte rows, D = 110 / 122 with 4-byte, 124 with 8-byte), on the table's 4-warp,
         // 2-row-tile layout with the head-group grid (causal, 8 or 16 query heads). D = 91 / 97
-        // / 113 / 110: windows of 16·steps - 8 (halved last step); at shift 0 D = 91 and 110 end
-        // in the second half of the step before it. D = 105 / 121 / 122 / 124: whole last step.
+        // / 113 / 110: windows of 16·steps - 8 (halved last step; class 8's since v23 on the
+        // whole walk); at shift 0 D = 91 and 110 end in the second half of the step before it.
+        // D = 105 / 121 / 122 / 124: whole last step.
         ForwardShapeCase{"d97_shifts_0_to_7", DType::float16, 2, 257, 1013, 8, 8, 97, false,
                          kNoWindow, false, 0},
         ForwardShapeCase{"d97_gqa_causal_fully_masked_rows", DType::bfloat16, 1, 1013, 700, 16,
