@@ -423,8 +423,9 @@ INSTANTIATE_TEST_SUITE_P(
         // Forward v22: the 128 bucket's classes 7 and 8 (windows 104..128: odd D = 91..121 with
         // 2-byte rows, D = 110 / 122 with 4-byte, 124 with 8-byte), on the table's 4-warp,
         // 2-row-tile layout with the head-group grid (causal, 8 or 16 query heads). D = 91 / 97
-        // / 113 / 110: windows of 16·steps - 8 (halved last step); at shift 0 D = 91 and 110 end
-        // in the second half of the step before it. D = 105 / 121 / 122 / 124: whole last step.
+        // / 113 / 110: windows of 16·steps - 8 (halved last step; class 8's since v23 on the
+        // whole walk); at shift 0 D = 91 and 110 end in the second half of the step before it.
+        // D = 105 / 121 / 122 / 124: whole last step.
         ForwardShapeCase{"d97_shifts_0_to_7", DType::float16, 2, 257, 1013, 8, 8, 97, false,
                          kNoWindow, false, 0},
         ForwardShapeCase{"d97_gqa_causal_fully_masked_rows", DType::bfloat16, 1, 1013, 700, 16,
@@ -450,6 +451,29 @@ INSTANTIATE_TEST_SUITE_P(
         ForwardShapeCase{"d122_rows4_one_query_17_keys", DType::bfloat16, 2, 1, 17, 8, 8, 122,
                          false, kNoWindow, false, 0},
         ForwardShapeCase{"d124_rows8_gqa_causal", DType::float16, 1, 700, 517, 16, 8, 124, true,
+                         kNoWindow, false, 0},
+        // v23: class 8 (windows 120 and 128) on the table's whole 8-step walk, K's columns outside
+        // the row zeroed in shared memory per K tile (KeyWindowEdgesInSharedMemory), windows of
+        // 120 over the copy's zero-filled last chunk. D = 107: the class's smallest head dim (at
+        // shift 0 its row ends in the window's 14th chunk); 17 keys: a partial K tile, copied by
+        // load_tile_narrow, zeroed by the same lanes; D = 118 / 116: 4- and 8-byte rows.
+        ForwardShapeCase{"d113_shifts_0_to_7", DType::float16, 2, 257, 1013, 8, 8, 113, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d107_gqa_causal_fully_masked_rows", DType::bfloat16, 1, 1013, 700, 16,
+                         8, 107, true, kNoWindow, false, 0},
+        ForwardShapeCase{"d107_shifts_0_to_7", DType::float16, 2, 257, 1013, 8, 8, 107, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d115_causal_17_keys", DType::bfloat16, 1, 300, 17, 8, 8, 115, true,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d119_one_query_17_keys", DType::float16, 2, 1, 17, 8, 8, 119, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d117_shifts_0_to_7", DType::bfloat16, 2, 257, 1013, 8, 8, 117, false,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d121_gqa_window_negative_scale", DType::float16, 1, 17, 1013, 16, 8,
+                         121, false, Window{300, 20}, false, 0, -0.1f},
+        ForwardShapeCase{"d118_rows4_gqa_causal", DType::bfloat16, 1, 1013, 700, 16, 8, 118, true,
+                         kNoWindow, false, 0},
+        ForwardShapeCase{"d116_rows8_shifts", DType::float16, 2, 257, 1013, 8, 8, 116, false,
                          kNoWindow, false, 0}),
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
@@ -517,7 +541,8 @@ std::optional<HostTensor> sm80_forward_against_reference(const HostTensor& q, co
 // aligned: shifts 0, 2, 4, 6) and D = 89 (its whole 6-step class); the 256 bucket's: D = 197.
 // D = 90 and 202 (4-byte rows) fill their 6- and 13-step classes at shift 6. Forward v21's wide
 // windows: D = 161, 171 (a halved 12-step window), 203 (halved 14-step), 233, 234 (4-byte rows);
-// v22's at 128: D = 91 (a halved 7-step window) and 121 (the whole 8-step one).
+// v22's at 128: D = 91 (a halved 7-step window) and 121 (the whole 8-step one); v23's class 8,
+// whose K tiles are zeroed outside the row in shared memory: D = 113 and 107 (windows of 120).
 TEST(Sm80ForwardShiftedWindows, NonFiniteNeighbourHeads) {
   if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
   if (!backend_compiled(Backend::cuda_sm80)) GTEST_SKIP() << "cuda_sm80 is not compiled";
@@ -529,7 +554,8 @@ TEST(Sm80ForwardShiftedWindows, NonFiniteNeighbourHeads) {
         NeighbourLayout{DType::float16, 161}, NeighbourLayout{DType::bfloat16, 171},
         NeighbourLayout{DType::bfloat16, 203}, NeighbourLayout{DType::float16, 233},
         NeighbourLayout{DType::bfloat16, 234}, NeighbourLayout{DType::float16, 91},
-        NeighbourLayout{DType::bfloat16, 121}}) {
+        NeighbourLayout{DType::bfloat16, 121}, NeighbourLayout{DType::float16, 113},
+        NeighbourLayout{DType::bfloat16, 107}}) {
     const DType dtype = layout.dtype;
     const std::int64_t dim = layout.dim;
     std::mt19937_64 rng(kNeighbourSeq + static_cast<int>(dtype));

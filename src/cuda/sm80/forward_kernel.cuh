@@ -76,8 +76,9 @@ __host__ __device__ inline bool uses_staged_loads(int alignment) {
 // into the swizzled tile with 16-byte cp.async, as the aligned kernel copies a head dim of W
 // (widest_window), and never realigns them: Q·Kᵀ contracts over the window's columns
 // against a Q tile placed once per CTA at K's shift (Q column d at window column d + s_k, zeros
-// elsewhere), the window's other K columns are zeroed in the fragments (a neighbouring head's
-// Inf or NaN times Q's zero would be NaN), and P·V's output column c + s_v is O's column c:
+// elsewhere), the window's other K columns are zeroed in the fragments or, where the tile says
+// so, in the K tile (KeyWindowEdgesInSharedMemory; a neighbouring head's Inf or NaN times Q's
+// zero would be NaN), and P·V's output column c + s_v is O's column c:
 // the other columns are never stored. The aligned D = 136 kernel's loop with 24 LOP per warp
 // and key tile more, instead of UnalignedTileStage's realignment of every K and V tile (rows
 // 2-byte aligned) or of 4- and 8-byte cp.async (rows 4- or 8-byte aligned, v19: 2-4 times the
@@ -225,7 +226,11 @@ __device__ __forceinline__ bool query_rows_at_key_shift(const ForwardParams& par
 // Each thread zeroes its own chunks of load_tile's lane split once its own copies have landed
 // (cp.async.wait_group makes them visible to it): no barrier before, the walk's first one
 // publishes the zeros. Only the window's first and last chunks hold such columns.
-template <int kRows, int kWidth, int kThreads, class Element>
+// kLoadsFirst: every pass's word read before any is written back (the K tiles of
+// KeyWindowEdgesInSharedMemory, once per K/V tile before the tile's barrier): ptxas does not move
+// a shared-memory load above an earlier store, so the passes' read-modify-writes otherwise run
+// one after another, a load latency each.
+template <int kRows, int kWidth, int kThreads, bool kLoadsFirst = false, class Element>
 __device__ __forceinline__ void zero_outside_window_rows(Element* tile, int shift, int head_dim) {
   using Lanes = TileCopyLanes<kWidth, kThreads>;
   constexpr int kRowsPerPass = Lanes::kRowsPerPass;
@@ -238,17 +243,38 @@ __device__ __forceinline__ void zero_outside_window_rows(Element* tile, int shif
   for (int pair = 0; pair < kPairsPerChunk; ++pair) {
     keep[pair] = window_pair_mask(column + 2 * pair, head_dim);
   }
+  if constexpr (kLoadsFirst) {
+    static_assert(kRows % kRowsPerPass == 0, "whole passes");
+    constexpr int kPasses = kRows / kRowsPerPass;
+    uint4* words[kPasses];
+    uint4 values[kPasses];
 #pragma unroll
-  for (int pass = 0; pass < (kRows + kRowsPerPass - 1) / kRowsPerPass; ++pass) {
-    const int row = Lanes::first_row() + pass * kRowsPerPass;
-    if (kRows % kRowsPerPass != 0 && row >= kRows) break;
-    auto* word = reinterpret_cast<uint4*>(tile + swizzled_offset<kWidth>(row, Lanes::chunk()));
-    uint4 value = *word;
-    value.x &= keep[0];
-    value.y &= keep[1];
-    value.z &= keep[2];
-    value.w &= keep[3];
-    *word = value;
+    for (int pass = 0; pass < kPasses; ++pass) {
+      const int row = Lanes::first_row() + pass * kRowsPerPass;
+      words[pass] = reinterpret_cast<uint4*>(tile + swizzled_offset<kWidth>(row, Lanes::chunk()));
+      values[pass] = *words[pass];
+    }
+#pragma unroll
+    for (int pass = 0; pass < kPasses; ++pass) {
+      values[pass].x &= keep[0];
+      values[pass].y &= keep[1];
+      values[pass].z &= keep[2];
+      values[pass].w &= keep[3];
+      *words[pass] = values[pass];
+    }
+  } else {
+#pragma unroll
+    for (int pass = 0; pass < (kRows + kRowsPerPass - 1) / kRowsPerPass; ++pass) {
+      const int row = Lanes::first_row() + pass * kRowsPerPass;
+      if (kRows % kRowsPerPass != 0 && row >= kRows) break;
+      auto* word = reinterpret_cast<uint4*>(tile + swizzled_offset<kWidth>(row, Lanes::chunk()));
+      uint4 value = *word;
+      value.x &= keep[0];
+      value.y &= keep[1];
+      value.z &= keep[2];
+      value.w &= keep[3];
+      *word = value;
+    }
   }
 }
 
@@ -593,6 +619,10 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   // columns lie in the row (window_pair_mask).
   [[maybe_unused]] int key_shift = 0;
   if constexpr (kShifted) key_shift = element_shift(kv_head_rows(params.k, params.k_strides));
+  // Where K's columns outside the row are zeroed: in each K tile in shared memory
+  // (KeyWindowEdgesInSharedMemory), or in the walk's first- and last-step K fragments.
+  constexpr bool kKeyEdgesInShared = kShifted && key_window_edges_in_shared_memory<Config>();
+  constexpr bool kKeyFragmentMasks = kShifted && !kKeyEdgesInShared;
   // The columns each K, V (and Q) tile copy reads: head_dim, or for shifted windows the words
   // that hold the rows (covering_width), which at D % 8 != 1 may be one word short of the window.
   [[maybe_unused]] int key_copy_width = head_dim;
@@ -825,13 +855,15 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     // 192 bucket's classes (D >= 129) hold every row end in their last step.
     constexpr int kSmallestBucketHeadDim = kWidth - kHeadDimBucketStep + 1;
     [[maybe_unused]] constexpr bool kMaskSecondLast =
-        kShifted && kHalfLast && kSmallestBucketHeadDim < (kSteps - 1) * kMmaK;
+        kKeyFragmentMasks && kHalfLast && kSmallestBucketHeadDim < (kSteps - 1) * kMmaK;
     // Without HalfLastStep a window of 16·steps - 8 columns would run the whole class, its rows
-    // ending in the step before the last, which only the halved walk masks.
-    static_assert(!kShifted || half_last_step<Config>(), "a shifted tile halves its last step");
+    // ending in the step before the last, which only the halved walk masks (K tiles zeroed
+    // outside the row in shared memory need no fragment mask at all).
+    static_assert(!kKeyFragmentMasks || half_last_step<Config>(),
+                  "a shifted tile halves its last step");
     [[maybe_unused]] std::uint32_t key_keep_first = 0, key_keep_last[2] = {0, 0};
     [[maybe_unused]] std::uint32_t key_keep_second_last = 0;
-    if constexpr (kShifted) {
+    if constexpr (kKeyFragmentMasks) {
       const int column = 2 * quad_lane - key_shift;
       key_keep_first = window_pair_mask(column, params.head_dim);
 #pragma unroll
@@ -868,6 +900,12 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
         [[maybe_unused]] const Element* v_source = nullptr;
         if constexpr (kSourcesInShared) v_source = kv_sources[kValueSlot * Config::kThreads];
         cp_async_wait<0>();
+        if constexpr (kKeyEdgesInShared) {
+          // This thread's K_j chunks have landed: their columns outside the row zeroed here, the
+          // barrier publishes them (tile_config.hpp, KeyWindowEdgesInSharedMemory).
+          zero_outside_window_rows<kBlockN, kWidth, Config::kThreads, true>(k_tile, key_shift,
+                                                                            params.head_dim);
+        }
         __syncthreads();  // K_j landed; every warp is done with V_{j-1}
         if constexpr (kSourcesInShared) {
           load_kv_tile_from_sources(
@@ -894,7 +932,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
           for (int nq = 0; nq < kKeyTiles / 4; ++nq) {
             std::uint32_t b[4];
             ldmatrix_x4(b, k_rows.at(step, nq * 4 * kMmaN));
-            if constexpr (kShifted) {
+            if constexpr (kKeyFragmentMasks) {
 #pragma unroll
               for (int j = 0; j < 4; ++j) b[j] &= key_keep_last[0];
             }
@@ -912,7 +950,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
           for (int np = 0; np < kKeyTiles / 2; ++np) {
             std::uint32_t b[4];
             ldmatrix_x4(b, k_fragment.at(step, np * 16));
-            if constexpr (kShifted) {
+            if constexpr (kKeyFragmentMasks) {
               // b[0], b[2]: the step's first 8 columns; b[1], b[3]: its second 8.
               if (step == 0) {
                 b[0] &= key_keep_first;

@@ -620,6 +620,24 @@ struct HalvedUnmaskedNarrowForwardConfig<128>
 // 1.32 / 1.31 / 1.52, D = 210 / 234 (4-byte rows) x2.96 / 2.86, 1.12-1.43x FA2.
 template <int kHeadDimBucket, int kSteps>
 struct WideWindowForwardConfig;
+
+// KeyWindowEdgesInSharedMemory (twenty-third session, s23-wide): a shifted tile whose K tiles
+// have the window columns outside the row zeroed in shared memory, by each thread in the chunks
+// it copied once its copies have landed (zero_outside_window_rows, before the barrier that
+// publishes the tile), instead of in the walk's first- and last-step K fragments. The walk then
+// holds no window masks and needs no halved step to mask a row end in the step before the last:
+// it is the aligned kernel's walk of that class. Per K/V tile and warp (64 keys), on the lanes
+// of the window's first and last chunk: 8 LDS.128 issued together, 32 LOP, 8 STS.128, ~20
+// instructions for the masks (sm_90a SASS), against 24 LOP in the fragments.
+struct KeyWindowEdgesInSharedMemoryOption {};
+template <class Tile>
+struct KeyWindowEdgesInSharedMemory : Tile, KeyWindowEdgesInSharedMemoryOption {};
+
+template <class Config>
+constexpr bool key_window_edges_in_shared_memory() {
+  return has_option<Config, KeyWindowEdgesInSharedMemoryOption>;
+}
+
 // 128 (forward v22): classes 7-8 (windows 97..128:
 // packed D = 91..121 with 2-byte rows, to 122 / 124 with 4- / 8-byte ones), which ran on the
 // staged kernel's 8-warp general walk with every K/V tile realigned (StagedForwardConfig<128>).
@@ -634,36 +652,40 @@ struct WideWindowForwardConfig;
 // and HalfLastStep adds the halved walk the shifted kernel needs: 252-254 registers, 0 spills
 // on sm_80 and sm_90a, fp16 and bf16. 70.5 KB of shared memory, two CTAs of 4 warps per SM as
 // the table's tile.
-// Class 8 does not fit that layout: O alone is 128 registers per thread, and the shifted walk's
-// masks and its second (halved) walk on top of what the table's full-width walk needs (255
-// registers) spilled in every form tried at the desk (fp16, bytes of spill stores + loads,
-// NoMask sm_80 / sm_90a, WindowMask sm_80 / sm_90a; bench/results/
-// sm80-fwd-wide128-prep-2026-11-24-s22/NOTES.md): the table's options 100 / 188, 20 / 240; the
-// narrow tile's options 208 / 216, 120 / 132; the whole 8-step walk alone 0 / 28, 0 / 20; only
-// the halved walk alone fits (0, or 8 on sm_80 NoMask with the table's options). So class 8 runs
-// one row tile per warp on 8 warps (the 192 bucket's wide layout, and the staged kernel's, at
-// the same 128-row Q tile: O = 64 registers) with the same options less FewerLiveRegisters, which
-// it does not need: 164-176 registers, 0 spills. 69 KB of shared memory; one CTA of 8 warps per
-// SM (its registers), the same 8 warps per SM as class 7. Measured (H100, fp16, B = 16, H = 16,
-// N = 2048, in turns beside the staged kernels and FA2; bench/results/sm80-s23-h100-call1/):
-// class 7 D = 97 / 105 x2.07 / 2.00 (279 / 293 TFLOP/s, 1.55 / 1.52x FA2), 97 causal x2.10;
-// class 8 D = 113 / 121 x1.51 / 1.53 (223 / 239, 1.10 / 1.03x FA2), 121 causal x1.54; 4-byte
-// rows D = 110 / 122 x1.48 / 1.43. Class 8's one row tile runs 0.67x aligned D = 128's rate.
-inline constexpr int kLargestTwoRowTileWideSteps128 = 7;
+// Class 8 did not fit that layout with the K window masked in the walk's fragments: O alone is
+// 128 registers per thread, and the fragment masks and the second (halved) walk on top of what
+// the table's full-width walk needs (255 registers) spilled in every form tried at the desk
+// (fp16, bytes of spill stores + loads, NoMask sm_80 / sm_90a, WindowMask sm_80 / sm_90a;
+// bench/results/sm80-fwd-wide128-prep-2026-11-24-s22/NOTES.md): the table's options 100 / 188,
+// 20 / 240; the narrow tile's options 208 / 216, 120 / 132; the whole 8-step walk alone 0 / 28,
+// 0 / 20. Forward v22 therefore ran it on one row tile per warp and 8 warps (O = 64 registers;
+// 164-176 registers): H100, fp16, B = 16, H = 16, N = 2048 (bench/results/sm80-s23-h100-call1/),
+// D = 113 / 121 x1.51 / 1.53 over the staged kernel (223 / 239 TFLOP/s, 1.10 / 1.03x FA2), 121
+// causal x1.54; 4-byte rows D = 110 / 122 x1.48 / 1.43. That is 0.67x aligned D = 128's rate.
+// v23 (twenty-third session, s23-wide; bench/results/sm80-s23-wide-prep/NOTES.md): class 8 on
+// the table's own tile and options, with K's columns outside the row zeroed in shared memory
+// once per K tile (KeyWindowEdgesInSharedMemory) instead of in the fragments. The walk is then
+// the table's full-width walk (windows of 120 columns run it too, over the copy's zero-filled
+// last chunk: 6 % more mma than a halved walk, whose HalvedWalkOnly form with these options
+// spilled 4-8 bytes), and the kernel fits: 255 registers, 0 spills on sm_80 and sm_90a, fp16 and
+// bf16. sm_90a SASS of the loop (NoMask): 1281 instructions per K/V tile and warp, 256 HMMA and
+// 80 LDSM, against 1197 / 256 / 80 for the table's D = 128 kernel and 2 x 692 / 256 / 144 for
+// v22's one-row tile. 70.5 KB of shared memory, two CTAs of 4 warps per SM.
+inline constexpr int kLargestFragmentMaskedWideSteps128 = 7;
 template <int kSteps>
 using TwoRowTileWideWindow128 = RescalePastThreshold<QueryTilesSlowestInHeadGroups<
     WholePrologueCopies<HalfLastStep<KvSourcesInSharedMemory<FewerLiveRegisters<
         StepClassesOnly<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, false, kSteps>>>>>>>,
     kForwardGroupHeads>>;
 template <int kSteps>
-using OneRowTileWideWindow128 = RescalePastThreshold<QueryTilesSlowestInHeadGroups<
-    WholePrologueCopies<HalfLastStep<
-        KvSourcesInSharedMemory<StepClassesOnly<ForwardTile<128, 64, 8, 1, false, kSteps>>>>>,
+using KeyEdgesZeroedWideWindow128 = RescalePastThreshold<QueryTilesSlowestInHeadGroups<
+    WholePrologueCopies<KeyWindowEdgesInSharedMemory<KvSourcesInSharedMemory<FewerLiveRegisters<
+        StepClassesOnly<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, false, kSteps>>>>>>>,
     kForwardGroupHeads>>;
 template <int kSteps>
 struct WideWindowForwardConfig<128, kSteps>
-    : std::conditional_t<kSteps <= kLargestTwoRowTileWideSteps128, TwoRowTileWideWindow128<kSteps>,
-                         OneRowTileWideWindow128<kSteps>> {};
+    : std::conditional_t<kSteps <= kLargestFragmentMaskedWideSteps128,
+                         TwoRowTileWideWindow128<kSteps>, KeyEdgesZeroedWideWindow128<kSteps>> {};
 // 192: ForwardConfig<192>'s 64 keys x 8 warps with KvSourcesInSharedMemory, classes 10-12
 // (windows 145..192); 100 KB of shared memory.
 template <int kSteps>
