@@ -744,23 +744,34 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   constexpr bool kSourcesInShared = kv_sources_in_shared_memory<Config>() && !kStaged;
   constexpr int kKeySlot = 0;
   constexpr int kValueSlot = 1;
+  // ClassWideKvCopies: the sources' lane map gives each row the class's chunks (tile_config.hpp);
+  // `chunks` is then that many in every walk (the tile's one class covers every head dim it runs).
+  constexpr int kClassChunks = largest_step_class(Classes{}) * (kMmaK / kChunkElements);
+  static_assert(!class_wide_kv_copies<Config>() ||
+                    (kSourcesInShared && step_classes_only<Config>() &&
+                     std::is_same_v<Classes, StepClasses<largest_step_class(Classes{})>>),
+                "class-wide copies: sources in shared memory and one step class");
+  using KvCopyLanes = TileCopyLanes<kWidth, Config::kThreads,
+                                    class_wide_kv_copies<Config>()
+                                        ? kClassChunks
+                                        : TileCopyLanes<kWidth, Config::kThreads>::kLanesPerRow>;
   [[maybe_unused]] const Element** kv_sources = nullptr;
   if constexpr (kSourcesInShared) {
     kv_sources = reinterpret_cast<const Element**>(shared_bytes + Config::kKvSourcesOffset) +
                  threadIdx.x;
     kv_sources[kKeySlot * Config::kThreads] =
-        whole_chunk_source<kWidth, Config::kThreads>(k_global, params.k_strides.row,
-                                                     key_copy_width);
+        whole_chunk_source<kWidth, Config::kThreads, KvCopyLanes>(k_global, params.k_strides.row,
+                                                                  key_copy_width);
     kv_sources[kValueSlot * Config::kThreads] =
-        whole_chunk_source<kWidth, Config::kThreads>(v_global, params.v_strides.row,
-                                                     value_copy_width);
+        whole_chunk_source<kWidth, Config::kThreads, KvCopyLanes>(v_global, params.v_strides.row,
+                                                                  value_copy_width);
   }
   // `source`: this thread's kv_sources slot, read by the caller before the barrier that precedes
   // the copy (a shared-memory load issued after it would delay every copy of the tile).
   auto load_kv_tile_from_sources = [&](Element* tile, auto rows_at_key, std::int64_t row_stride,
                                        int key, const Element* source, int width) {
     if (whole_tile_copies && width % kChunkElements == 0 && key + kBlockN <= params.seqlen_k) {
-      load_whole_chunks<kBlockN, kWidth, Config::kThreads>(
+      load_whole_chunks<kBlockN, kWidth, Config::kThreads, KvCopyLanes>(
           tile, source + key * row_stride, row_stride, width, chunks);
     } else {
       load_tile_narrow<kBlockN, kWidth, Config::kThreads>(tile, rows_at_key(), row_stride,
