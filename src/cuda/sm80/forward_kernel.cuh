@@ -819,6 +819,13 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     constexpr int kSteps = kFull ? kFixed : kMaxSteps;  // bound of the unrolled step loops
     constexpr bool kExponentsUnderPv =
         exponents_under_pv<Config, !std::is_same_v<Mask, NoMask>>() && kFull;
+    // KeyCopiesUnderPv: in a class's walk of the cp.async kernel, the K copies from the rows
+    // themselves (load_whole_tile's), with P·V's key steps after the exponentials.
+    constexpr bool kKeyCopiesUnderPv =
+        key_copies_under_pv<Config>() && kFull && !kStaged && !kSourcesInShared;
+    static_assert(!(kKeyCopiesUnderPv && kExponentsUnderPv), "one order of P·V's key steps");
+    static_assert(!kKeyCopiesUnderPv || kKeyCopyKeySteps <= kBlockN / kMmaK,
+                  "the copies fit P·V's key steps");
     // `chunks` at compile time in a class's walk (the class is the one step_class_for chose,
     // so chunks = 2·kFixed there): the staged loader may then split rows over half-warps.
     [[maybe_unused]] constexpr int kStageChunks = kFull ? kFixed * (kMmaK / kChunkElements) : 0;
@@ -984,6 +991,9 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       }
 
       const int next = key0 + kBlockN;
+      // KeyCopiesUnderPv (tile_config.hpp): K_{j+1}'s whole-tile copies issued between P·V's
+      // first key steps below (and committed there) instead of here.
+      bool key_copy_under_pv = false;
       if constexpr (kStaged) {
         // v_tile is free: every warp finished P·V_{j-1} before the first barrier of this tile.
         cp_async_wait<0>();
@@ -1003,7 +1013,11 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
         if constexpr (kSourcesInShared) k_source = kv_sources[kKeySlot * Config::kThreads];
         cp_async_wait<0>();
         __syncthreads();  // V_j landed; every warp is done with K_j
-        if (n_block + 1 < n_last) {
+        if constexpr (kKeyCopiesUnderPv) {
+          key_copy_under_pv =
+              n_block + 1 < n_last && whole_tile_copies && next + kBlockN <= params.seqlen_k;
+        }
+        if (n_block + 1 < n_last && !key_copy_under_pv) {
           if constexpr (kSourcesInShared) {
             load_kv_tile_from_sources(
                 k_tile, [&] { return k_rows_in_loop() + next * params.k_strides.row; },
@@ -1181,7 +1195,23 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
         std::uint32_t p_frag[kBlockN / kMmaK][kRowTiles][4];
 #pragma unroll
         for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) pack_key_step(kstep, p_frag[kstep]);
-        if constexpr (kFull) {
+        if constexpr (kKeyCopiesUnderPv) {
+          // Predicated, not branched on key_copy_under_pv: P·V stays one block for ptxas to
+          // interleave with the exponentials (a branch here put all 66 MUFU before it).
+          using KeyCopy = WholeTileCopy<kBlockN, kWidth, Config::kThreads, Element>;
+          constexpr int kPassesPerKeyStep =
+              (KeyCopy::kPasses + kKeyCopyKeySteps - 1) / kKeyCopyKeySteps;
+          const KeyCopy key_copy(k_tile, k_global + next * params.k_strides.row,
+                                 params.k_strides.row, key_copy_width, chunks, key_copy_under_pv);
+#pragma unroll
+          for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
+            if (kstep < kKeyCopyKeySteps) {
+              key_copy.passes(kstep * kPassesPerKeyStep, kPassesPerKeyStep);
+            }
+            if (kstep == kKeyCopyKeySteps - 1) cp_async_commit();
+            multiply_key_step(kstep, p_frag[kstep]);
+          }
+        } else if constexpr (kFull) {
 #pragma unroll
           for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep)
             multiply_key_step(kstep, p_frag[kstep]);

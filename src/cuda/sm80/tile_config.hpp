@@ -154,6 +154,25 @@ constexpr bool class_wide_kv_copies() {
   return has_option<Config, ClassWideKvCopiesOption>;
 }
 
+// KeyCopiesUnderPv (twenty-third session, s23-narrow; same notes): in a class's walk, the next
+// K tile's copies (whole tiles of 16-byte-aligned rows) issued between the first
+// kKeyCopyKeySteps key steps of P·V instead of right after the tile's second barrier, before the
+// row max. At the one-CTA 8-warp tile (LargeSharedMemoryNarrowForwardConfig<256>) every warp
+// leaves that barrier together and issued ~115 instructions of copies (16 LDGSTS with their
+// address and zero-fill terms, sm_90a SASS) before its softmax, while the tensor pipe waited
+// for all of them; under P·V they take issue slots between HMMAs. K_{j+1} then has the rest of
+// P·V_j to land instead of the softmax and all of P·V_j (the next tile's first barrier waits
+// for it). Tiles copying from KvSourcesInSharedMemory keep their copy where it is.
+inline constexpr int kKeyCopyKeySteps = 4;
+struct KeyCopiesUnderPvOption {};
+template <class Tile>
+struct KeyCopiesUnderPv : Tile, KeyCopiesUnderPvOption {};
+
+template <class Config>
+constexpr bool key_copies_under_pv() {
+  return has_option<Config, KeyCopiesUnderPvOption>;
+}
+
 // QueryTilesSlowestInHeadGroups (ninth session, h9-fwd80; bench/results/sm80-fwd-h100-2026-11-22-
 // s9/NOTES.md): under a right-bounded mask (causal, a window with a right edge) a query tile's
 // work grows with its index, and the grid order (query tile fastest, heaviest first within each
@@ -566,10 +585,20 @@ struct LargeSharedMemoryNarrowForwardConfig : NarrowForwardConfig<kHeadDimBucket
 // the same kernel on both sides, 1.002). 0 spills on sm_80 and sm_90a.
 // v15 (fourteenth session): RescalePastThreshold in the unmasked kernel: D = 200 fp16, B = 16,
 // H = 16, N = 2048 1.027 (the masked kernel not measured with it: unchanged).
+// Twenty-third session (s23-narrow, desk; bench/results/sm80-s23-narrow-prep/NOTES.md), not yet
+// measured: KeyCopiesUnderPv, both masks. ncu (H100, fp16, B = 16, H = 16, N = 2048): this kernel
+// issues 0.74x D = 256's instructions per 128 keys x 16 rows but at 7.93 cycles per instruction
+// per warp against 6.40; its tensor pipe idles ~5,600 cycles per 128-key tile and scheduler
+// against D = 256's ~5,200. Its one CTA of 8 warps leaves the second barrier together and each
+// warp had 16 LDGSTS (~115 instructions) queued ahead of its row max's shuffles; under P·V the
+// dynamic path from that barrier to the first P·V HMMA is ~190 instructions instead of ~290
+// (sm_90a SASS, the halved 13-step loop), for ~28 more per tile (the predicated copies keep
+// their own address terms). 241-255 registers, 0 spills on sm_80 and sm_90a, fp16 and bf16,
+// NoMask and WindowMask, the shifted-window kernels included.
 template <>
 struct LargeSharedMemoryNarrowForwardConfig<256>
-    : UnmaskedRescalePastThreshold<WholePrologueCopies<
-          HalfLastStep<StepClassesOnly<ForwardTile<256, 128, 8, 1, false, 13>>>>> {};
+    : KeyCopiesUnderPv<UnmaskedRescalePastThreshold<WholePrologueCopies<
+          HalfLastStep<StepClassesOnly<ForwardTile<256, 128, 8, 1, false, 13>>>>>> {};
 
 // The narrow tile of the unmasked kernel (NoMask), where it differs from NarrowForwardConfig:
 // the masked kernels keep the latter (their partial-tile mask costs registers); by default the

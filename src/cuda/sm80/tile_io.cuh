@@ -203,6 +203,49 @@ __device__ __forceinline__ void load_whole_tile(Element* tile, const Element* gl
       });
 }
 
+// load_whole_tile issued in groups of passes apart from each other (KeyCopiesUnderPv in
+// tile_config.hpp): the thread's terms are computed once, then passes(first, count) issues
+// passes [first, first + count) (compile-time after unrolling). The lane map must keep a fixed
+// swizzle phase (each pass's destination a compile-time step from the first). `issue`: whether
+// the copy is made at all; it and the lane's chunk test predicate the copies instead of
+// branching around them.
+template <int kRows, int kWidth, int kThreads, class Element>
+struct WholeTileCopy {
+  using Lanes = TileCopyLanes<kWidth, kThreads>;
+  static_assert(Lanes::kFixedPhase && kRows % Lanes::kRowsPerPass == 0,
+                "whole passes of a fixed swizzle phase");
+  static constexpr int kPasses = kRows / Lanes::kRowsPerPass;
+  std::uint32_t destination = 0;
+  const Element* source = nullptr;
+  std::int64_t row_stride = 0;
+  int source_bytes = 0;
+  bool active = false;
+
+  __device__ __forceinline__ WholeTileCopy(Element* tile, const Element* global,
+                                           std::int64_t stride, int head_dim, int chunks,
+                                           bool issue)
+      : row_stride(stride) {
+    const int chunk = Lanes::chunk();
+    const int first_row = Lanes::first_row();
+    active = issue && chunk < chunks;
+    const int column = chunk * kChunkElements;
+    source_bytes = clamp_count(head_dim - column, kChunkElements) * kBytesPerElement;
+    // As load_whole_tile: a chunk entirely past head_dim reads nothing from its row start.
+    source = global + first_row * row_stride + (source_bytes > 0 ? column : 0);
+    destination = smem_address(tile + swizzled_offset<kWidth>(first_row, chunk));
+  }
+  __device__ __forceinline__ void passes(int first, int count) const {
+#pragma unroll
+    for (int pass = first; pass < first + count; ++pass) {
+      if (pass < kPasses) {
+        cp_async_16_if(active,
+                       destination + pass * Lanes::kRowsPerPass * kWidth * kBytesPerElement,
+                       source + pass * Lanes::kRowsPerPass * row_stride, source_bytes);
+      }
+    }
+  }
+};
+
 // This thread's source for load_whole_chunks: the first element of its chunk in its first row
 // of a tile whose row 0 is at `global` (the row start for a chunk past head_dim, which reads
 // nothing). Loop invariant across K/V tiles up to key·row_stride, so a kernel can compute it
