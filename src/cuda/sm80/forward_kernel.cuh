@@ -824,8 +824,10 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     constexpr bool kKeyCopiesUnderPv =
         key_copies_under_pv<Config>() && kFull && !kStaged && !kSourcesInShared;
     static_assert(!(kKeyCopiesUnderPv && kExponentsUnderPv), "one order of P·V's key steps");
-    static_assert(!kKeyCopiesUnderPv || kKeyCopyKeySteps <= kBlockN / kMmaK,
-                  "the copies fit P·V's key steps");
+    static_assert(!kKeyCopiesUnderPv ||
+                      (kKeyCopyKeySteps <= kBlockN / kMmaK &&
+                       WholeTileCopy<kBlockN, kWidth, Config::kThreads, Element>::kUsable),
+                  "the copies fit P·V's key steps, in whole passes of a fixed swizzle phase");
     // `chunks` at compile time in a class's walk (the class is the one step_class_for chose,
     // so chunks = 2·kFixed there): the staged loader may then split rows over half-warps.
     [[maybe_unused]] constexpr int kStageChunks = kFull ? kFixed * (kMmaK / kChunkElements) : 0;
@@ -993,7 +995,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       const int next = key0 + kBlockN;
       // KeyCopiesUnderPv (tile_config.hpp): K_{j+1}'s whole-tile copies issued between P·V's
       // first key steps below (and committed there) instead of here.
-      bool key_copy_under_pv = false;
+      [[maybe_unused]] bool key_copy_under_pv = false;
       if constexpr (kStaged) {
         // v_tile is free: every warp finished P·V_{j-1} before the first barrier of this tile.
         cp_async_wait<0>();

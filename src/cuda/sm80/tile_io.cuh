@@ -206,14 +206,14 @@ __device__ __forceinline__ void load_whole_tile(Element* tile, const Element* gl
 // load_whole_tile issued in groups of passes apart from each other (KeyCopiesUnderPv in
 // tile_config.hpp): the thread's terms are computed once, then passes(first, count) issues
 // passes [first, first + count) (compile-time after unrolling). The lane map must keep a fixed
-// swizzle phase (each pass's destination a compile-time step from the first). `issue`: whether
-// the copy is made at all; it and the lane's chunk test predicate the copies instead of
-// branching around them.
+// swizzle phase (each pass's destination a compile-time step from the first) and whole passes:
+// kUsable, which the user asserts (the class is named in code that other tiles compile and
+// discard). `issue`: whether the copy is made at all; it and the lane's chunk test predicate
+// the copies instead of branching around them.
 template <int kRows, int kWidth, int kThreads, class Element>
 struct WholeTileCopy {
   using Lanes = TileCopyLanes<kWidth, kThreads>;
-  static_assert(Lanes::kFixedPhase && kRows % Lanes::kRowsPerPass == 0,
-                "whole passes of a fixed swizzle phase");
+  static constexpr bool kUsable = Lanes::kFixedPhase && kRows % Lanes::kRowsPerPass == 0;
   static constexpr int kPasses = kRows / Lanes::kRowsPerPass;
   std::uint32_t destination = 0;
   const Element* source = nullptr;
