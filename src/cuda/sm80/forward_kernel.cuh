@@ -820,7 +820,8 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     constexpr bool kExponentsUnderPv =
         exponents_under_pv<Config, !std::is_same_v<Mask, NoMask>>() && kFull;
     // KeyCopiesUnderPv: in a class's walk of the cp.async kernel, the K copies from the rows
-    // themselves (load_whole_tile's), with P·V's key steps after the exponentials.
+    // themselves (whole chunks: load_whole_chunks' form), with P·V's key steps after the
+    // exponentials.
     constexpr bool kKeyCopiesUnderPv =
         key_copies_under_pv<Config>() && kFull && !kStaged && !kSourcesInShared;
     static_assert(!(kKeyCopiesUnderPv && kExponentsUnderPv), "one order of P·V's key steps");
@@ -1016,8 +1017,9 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
         cp_async_wait<0>();
         __syncthreads();  // V_j landed; every warp is done with K_j
         if constexpr (kKeyCopiesUnderPv) {
-          key_copy_under_pv =
-              n_block + 1 < n_last && whole_tile_copies && next + kBlockN <= params.seqlen_k;
+          key_copy_under_pv = n_block + 1 < n_last && whole_tile_copies &&
+                              key_copy_width % kChunkElements == 0 &&
+                              next + kBlockN <= params.seqlen_k;
         }
         if (n_block + 1 < n_last && !key_copy_under_pv) {
           if constexpr (kSourcesInShared) {

@@ -86,8 +86,9 @@ constexpr int next_power_of_two(int value) {
 // step class's chunks may give each row exactly that many lanes (ClassWideKvCopies in
 // tile_config.hpp): the threads past the last whole row of lanes (kActiveThreads) copy nothing,
 // and where kRowsPerPass is 4 mod 8 the passes alternate between two swizzle phases
-// (kTwoPhases), each advancing by compile-time constants from a base of its own. The default map
-// keeps its per-pass swizzle offsets (the 4-warp 256 tile's 4-row passes: its SASS unchanged).
+// (kTwoPhases: the odd passes' addresses are the first pass's XOR 64 bytes, each advancing by
+// compile-time constants; for_each_whole_tile_pass). The default map keeps its per-pass swizzle
+// offsets (the 4-warp 256 tile's 4-row passes: its SASS unchanged).
 template <int kWidth, int kThreads,
           int kLanesPerRowArg = next_power_of_two(kWidth / kChunkElements)>
 struct TileCopyLanes {
@@ -203,48 +204,6 @@ __device__ __forceinline__ void load_whole_tile(Element* tile, const Element* gl
       });
 }
 
-// load_whole_tile issued in groups of passes apart from each other (KeyCopiesUnderPv in
-// tile_config.hpp): the thread's terms are computed once, then passes(first, count) issues
-// passes [first, first + count) (compile-time after unrolling). The lane map must keep a fixed
-// swizzle phase (each pass's destination a compile-time step from the first) and whole passes:
-// kUsable, which the user asserts (the class is named in code that other tiles compile and
-// discard). `issue`: whether the copy is made at all; it and the lane's chunk test predicate
-// the copies instead of branching around them.
-template <int kRows, int kWidth, int kThreads, class Element>
-struct WholeTileCopy {
-  using Lanes = TileCopyLanes<kWidth, kThreads>;
-  static constexpr bool kUsable = Lanes::kFixedPhase && kRows % Lanes::kRowsPerPass == 0;
-  static constexpr int kPasses = kRows / Lanes::kRowsPerPass;
-  std::uint32_t destination = 0;
-  const Element* source = nullptr;
-  std::int64_t row_stride = 0;
-  int source_bytes = 0;
-  bool active = false;
-
-  __device__ __forceinline__ WholeTileCopy(Element* tile, const Element* global,
-                                           std::int64_t stride, int head_dim, int chunks,
-                                           bool issue)
-      : row_stride(stride) {
-    const int chunk = Lanes::chunk();
-    const int first_row = Lanes::first_row();
-    active = issue && chunk < chunks;
-    const int column = chunk * kChunkElements;
-    source_bytes = clamp_count(head_dim - column, kChunkElements) * kBytesPerElement;
-    // As load_whole_tile: a chunk entirely past head_dim reads nothing from its row start.
-    source = global + first_row * row_stride + (source_bytes > 0 ? column : 0);
-    destination = smem_address(tile + swizzled_offset<kWidth>(first_row, chunk));
-  }
-  __device__ __forceinline__ void passes(int first, int count) const {
-#pragma unroll
-    for (int pass = first; pass < first + count; ++pass) {
-      if (pass < kPasses) {
-        cp_async_16_if(active,
-                       destination + pass * Lanes::kRowsPerPass * kWidth * kBytesPerElement,
-                       source + pass * Lanes::kRowsPerPass * row_stride, source_bytes);
-      }
-    }
-  }
-};
 
 // This thread's source for load_whole_chunks: the first element of its chunk in its first row
 // of a tile whose row 0 is at `global` (the row start for a chunk past head_dim, which reads
@@ -281,6 +240,48 @@ __device__ __forceinline__ void load_whole_chunks(Element* tile, const Element* 
         cp_async_16_whole_or_zero(to, source + row_offset * row_stride, zero);
       });
 }
+
+// load_whole_chunks' copy (head dims of whole chunks: each chunk read whole or zero-filled, the
+// predicate form of cp.async) issued in groups of passes apart from each other
+// (KeyCopiesUnderPv in tile_config.hpp): the thread's terms are computed once, then
+// passes(first, count) issues passes [first, first + count) (compile-time after unrolling). The
+// lane map must keep a fixed swizzle phase (each pass's destination a compile-time step from the
+// first) and whole passes: kUsable, which the user asserts (the class is named in code that
+// other tiles compile and discard). `issue`: whether the copy is made at all; it and the lane's
+// chunk test predicate the copies instead of branching around them.
+template <int kRows, int kWidth, int kThreads, class Element>
+struct WholeTileCopy {
+  using Lanes = TileCopyLanes<kWidth, kThreads>;
+  static constexpr bool kUsable = Lanes::kFixedPhase && kRows % Lanes::kRowsPerPass == 0;
+  static constexpr int kPasses = kRows / Lanes::kRowsPerPass;
+  std::uint32_t destination = 0;
+  const Element* source = nullptr;
+  std::int64_t row_stride = 0;
+  bool zero = false;
+  bool active = false;
+
+  // `head_dim` % kChunkElements == 0 (the caller's test).
+  __device__ __forceinline__ WholeTileCopy(Element* tile, const Element* global,
+                                           std::int64_t stride, int head_dim, int chunks,
+                                           bool issue)
+      : row_stride(stride) {
+    const int chunk = Lanes::chunk();
+    active = issue && chunk < chunks;
+    zero = chunk * kChunkElements >= head_dim;
+    source = whole_chunk_source<kWidth, kThreads>(global, row_stride, head_dim);
+    destination = smem_address(tile + swizzled_offset<kWidth>(Lanes::first_row(), chunk));
+  }
+  __device__ __forceinline__ void passes(int first, int count) const {
+#pragma unroll
+    for (int pass = first; pass < first + count; ++pass) {
+      if (pass < kPasses) {
+        cp_async_16_whole_or_zero_if(
+            active, destination + pass * Lanes::kRowsPerPass * kWidth * kBytesPerElement,
+            source + pass * Lanes::kRowsPerPass * row_stride, zero);
+      }
+    }
+  }
+};
 
 // Rows narrower than 16-byte aligned: kept out of line so that the hot loops of the kernels hold
 // only the 16-byte path (the narrow variants would multiply the loop's code size several times
