@@ -158,11 +158,12 @@ constexpr bool class_wide_kv_copies() {
 // K tile's copies (whole tiles of 16-byte-aligned rows) issued between the first
 // kKeyCopyKeySteps key steps of P·V instead of right after the tile's second barrier, before the
 // row max. At the one-CTA 8-warp tile (LargeSharedMemoryNarrowForwardConfig<256>) every warp
-// leaves that barrier together and issued ~115 instructions of copies (16 LDGSTS with their
+// leaves that barrier together and issued ~100 instructions of copies (16 LDGSTS with their
 // address and zero-fill terms, sm_90a SASS) before its softmax, while the tensor pipe waited
 // for all of them; under P·V they take issue slots between HMMAs. K_{j+1} then has the rest of
 // P·V_j to land instead of the softmax and all of P·V_j (the next tile's first barrier waits
-// for it). Tiles copying from KvSourcesInSharedMemory keep their copy where it is.
+// for it). Head dims of whole chunks only (the predicate form of cp.async, WholeTileCopy);
+// others, partial tiles and tiles copying from KvSourcesInSharedMemory keep the copy where it is.
 inline constexpr int kKeyCopyKeySteps = 4;
 struct KeyCopiesUnderPvOption {};
 template <class Tile>
@@ -590,11 +591,11 @@ struct LargeSharedMemoryNarrowForwardConfig : NarrowForwardConfig<kHeadDimBucket
 // issues 0.74x D = 256's instructions per 128 keys x 16 rows but at 7.93 cycles per instruction
 // per warp against 6.40; its tensor pipe idles ~5,600 cycles per 128-key tile and scheduler
 // against D = 256's ~5,200. Its one CTA of 8 warps leaves the second barrier together and each
-// warp had 16 LDGSTS (~115 instructions) queued ahead of its row max's shuffles; under P·V the
-// dynamic path from that barrier to the first P·V HMMA is ~190 instructions instead of ~290
-// (sm_90a SASS, the halved 13-step loop), for ~28 more per tile (the predicated copies keep
-// their own address terms). 241-255 registers, 0 spills on sm_80 and sm_90a, fp16 and bf16,
-// NoMask and WindowMask, the shifted-window kernels included.
+// warp had 16 LDGSTS (~100 instructions with their zero-fill address terms) queued ahead of its
+// row max's shuffles; with the copies under P·V (whole chunks, the predicate form) the dynamic
+// path from that barrier to the first P·V HMMA is ~200 instructions instead of ~295, and the
+// tile ~28 fewer (sm_90a SASS, the 13-step loops). 240-255 registers, 0 spills on sm_80 and
+// sm_90a, fp16 and bf16, NoMask and WindowMask, the shifted-window kernels included.
 template <>
 struct LargeSharedMemoryNarrowForwardConfig<256>
     : KeyCopiesUnderPv<UnmaskedRescalePastThreshold<WholePrologueCopies<
