@@ -250,6 +250,20 @@ INSTANTIATE_TEST_SUITE_P(
                        kNoWindow, false, 0},
         ForwardShapeCase{"d72_17_queries_1013_keys", DType::float16, 2, 17, 1013, 2, 1, 72,
                        false, kNoWindow, false, 0},
+        // ClassWideKvCopies (twenty-third session): whole 128-key tiles only (1024 keys), copied
+        // on 10 lanes x 12 rows per pass; D = 80 whole chunks, D = 72 with the class's tenth
+        // chunk zero-filled; GQA, K/V row strides of 4 and 6 heads, two batches.
+        ForwardShapeCase{"d80_class_wide_copies", DType::float16, 2, 300, 1024, 8, 4, 80, false,
+                       kNoWindow, false, 0},
+        ForwardShapeCase{"d72_class_wide_copies", DType::bfloat16, 2, 257, 1024, 6, 6, 72, false,
+                       kNoWindow, false, 0, -0.11f},
+        // KeyCopiesUnderPv (twenty-third session): D = 193..208 where the device takes 192 KB
+        // per block, the next K tile copied between P·V's key steps: whole tiles only (1024
+        // keys), then a partial last tile (1013 keys, the copy right after the barrier), causal.
+        ForwardShapeCase{"d200_key_copies_under_pv", DType::float16, 2, 300, 1024, 4, 2, 200,
+                       false, kNoWindow, false, 0},
+        ForwardShapeCase{"d208_key_copies_under_pv_causal", DType::bfloat16, 1, 1013, 1013, 4, 1,
+                       208, true, kNoWindow, false, 0},
         // Rows of 132 bytes: 4-byte aligned, not whole 16-byte chunks (the general copy, O
         // stored from the registers).
         ForwardShapeCase{"d66_packed_rows", DType::bfloat16, 2, 300, 517, 2, 1, 66, false,

@@ -194,6 +194,17 @@ __device__ __forceinline__ void cp_async_16(std::uint32_t smem, const void* glob
                "r"(source_bytes));
 }
 
+// cp_async_16_whole_or_zero (below) issued only where `issue` holds, as a predicated
+// instruction (no branch: a copy placed between other work leaves that work one basic block for
+// ptxas to schedule).
+__device__ __forceinline__ void cp_async_16_whole_or_zero_if(bool issue, std::uint32_t smem,
+                                                             const void* global, bool zero) {
+  asm volatile(
+      "{\n.reg .pred issue, ignore;\nsetp.ne.b32 issue, %3, 0;\nsetp.ne.b32 ignore, %2, 0;\n"
+      "@issue cp.async.cg.shared.global [%0], [%1], 16, ignore;\n}\n" ::"r"(smem),
+      "l"(global), "r"(static_cast<int>(zero)), "r"(static_cast<int>(issue)));
+}
+
 // As cp_async_16 for a chunk that is either whole (16 bytes read) or all zeros (`zero`: nothing
 // read): the predicate form (ignore-src) leaves the address as given, where the src-size form
 // makes ptxas add the zero-fill count to the 64-bit address of every copy (LDGSTS.ZFILL takes

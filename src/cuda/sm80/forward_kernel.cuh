@@ -774,23 +774,34 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   constexpr bool kSourcesInShared = kv_sources_in_shared_memory<Config>() && !kStaged;
   constexpr int kKeySlot = 0;
   constexpr int kValueSlot = 1;
+  // ClassWideKvCopies: the sources' lane map gives each row the class's chunks (tile_config.hpp);
+  // `chunks` is then that many in every walk (the tile's one class covers every head dim it runs).
+  constexpr int kClassChunks = largest_step_class(Classes{}) * (kMmaK / kChunkElements);
+  static_assert(!class_wide_kv_copies<Config>() ||
+                    (kSourcesInShared && step_classes_only<Config>() &&
+                     std::is_same_v<Classes, StepClasses<largest_step_class(Classes{})>>),
+                "class-wide copies: sources in shared memory and one step class");
+  using KvCopyLanes = TileCopyLanes<kWidth, Config::kThreads,
+                                    class_wide_kv_copies<Config>()
+                                        ? kClassChunks
+                                        : TileCopyLanes<kWidth, Config::kThreads>::kLanesPerRow>;
   [[maybe_unused]] const Element** kv_sources = nullptr;
   if constexpr (kSourcesInShared) {
     kv_sources = reinterpret_cast<const Element**>(shared_bytes + Config::kKvSourcesOffset) +
                  threadIdx.x;
     kv_sources[kKeySlot * Config::kThreads] =
-        whole_chunk_source<kWidth, Config::kThreads>(k_global, params.k_strides.row,
-                                                     key_copy_width);
+        whole_chunk_source<kWidth, Config::kThreads, KvCopyLanes>(k_global, params.k_strides.row,
+                                                                  key_copy_width);
     kv_sources[kValueSlot * Config::kThreads] =
-        whole_chunk_source<kWidth, Config::kThreads>(v_global, params.v_strides.row,
-                                                     value_copy_width);
+        whole_chunk_source<kWidth, Config::kThreads, KvCopyLanes>(v_global, params.v_strides.row,
+                                                                  value_copy_width);
   }
   // `source`: this thread's kv_sources slot, read by the caller before the barrier that precedes
   // the copy (a shared-memory load issued after it would delay every copy of the tile).
   auto load_kv_tile_from_sources = [&](Element* tile, auto rows_at_key, std::int64_t row_stride,
                                        int key, const Element* source, int width) {
     if (whole_tile_copies && width % kChunkElements == 0 && key + kBlockN <= params.seqlen_k) {
-      load_whole_chunks<kBlockN, kWidth, Config::kThreads>(
+      load_whole_chunks<kBlockN, kWidth, Config::kThreads, KvCopyLanes>(
           tile, source + key * row_stride, row_stride, width, chunks);
     } else {
       load_tile_narrow<kBlockN, kWidth, Config::kThreads>(tile, rows_at_key(), row_stride,
@@ -838,6 +849,16 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     constexpr int kSteps = kFull ? kFixed : kMaxSteps;  // bound of the unrolled step loops
     constexpr bool kExponentsUnderPv =
         exponents_under_pv<Config, !std::is_same_v<Mask, NoMask>>() && kFull;
+    // KeyCopiesUnderPv: in a class's walk of the cp.async kernel, the K copies from the rows
+    // themselves (whole chunks: load_whole_chunks' form), with P·V's key steps after the
+    // exponentials.
+    constexpr bool kKeyCopiesUnderPv =
+        key_copies_under_pv<Config>() && kFull && !kStaged && !kSourcesInShared;
+    static_assert(!(kKeyCopiesUnderPv && kExponentsUnderPv), "one order of P·V's key steps");
+    static_assert(!kKeyCopiesUnderPv ||
+                      (kKeyCopyKeySteps <= kBlockN / kMmaK &&
+                       WholeTileCopy<kBlockN, kWidth, Config::kThreads, Element>::kUsable),
+                  "the copies fit P·V's key steps, in whole passes of a fixed swizzle phase");
     // `chunks` at compile time in a class's walk (the class is the one step_class_for chose,
     // so chunks = 2·kFixed there): the staged loader may then split rows over half-warps.
     [[maybe_unused]] constexpr int kStageChunks = kFull ? kFixed * (kMmaK / kChunkElements) : 0;
@@ -1011,6 +1032,9 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       }
 
       const int next = key0 + kBlockN;
+      // KeyCopiesUnderPv (tile_config.hpp): K_{j+1}'s whole-tile copies issued between P·V's
+      // first key steps below (and committed there) instead of here.
+      [[maybe_unused]] bool key_copy_under_pv = false;
       if constexpr (kStaged) {
         // v_tile is free: every warp finished P·V_{j-1} before the first barrier of this tile.
         cp_async_wait<0>();
@@ -1030,7 +1054,12 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
         if constexpr (kSourcesInShared) k_source = kv_sources[kKeySlot * Config::kThreads];
         cp_async_wait<0>();
         __syncthreads();  // V_j landed; every warp is done with K_j
-        if (n_block + 1 < n_last) {
+        if constexpr (kKeyCopiesUnderPv) {
+          key_copy_under_pv = n_block + 1 < n_last && whole_tile_copies &&
+                              key_copy_width % kChunkElements == 0 &&
+                              next + kBlockN <= params.seqlen_k;
+        }
+        if (n_block + 1 < n_last && !key_copy_under_pv) {
           if constexpr (kSourcesInShared) {
             load_kv_tile_from_sources(
                 k_tile, [&] { return k_rows_in_loop() + next * params.k_strides.row; },
@@ -1208,7 +1237,23 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
         std::uint32_t p_frag[kBlockN / kMmaK][kRowTiles][4];
 #pragma unroll
         for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) pack_key_step(kstep, p_frag[kstep]);
-        if constexpr (kFull) {
+        if constexpr (kKeyCopiesUnderPv) {
+          // Predicated, not branched on key_copy_under_pv: P·V stays one block for ptxas to
+          // interleave with the exponentials (a branch here put all 66 MUFU before it).
+          using KeyCopy = WholeTileCopy<kBlockN, kWidth, Config::kThreads, Element>;
+          constexpr int kPassesPerKeyStep =
+              (KeyCopy::kPasses + kKeyCopyKeySteps - 1) / kKeyCopyKeySteps;
+          const KeyCopy key_copy(k_tile, k_global + next * params.k_strides.row,
+                                 params.k_strides.row, key_copy_width, chunks, key_copy_under_pv);
+#pragma unroll
+          for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
+            if (kstep < kKeyCopyKeySteps) {
+              key_copy.passes(kstep * kPassesPerKeyStep, kPassesPerKeyStep);
+            }
+            if (kstep == kKeyCopyKeySteps - 1) cp_async_commit();
+            multiply_key_step(kstep, p_frag[kstep]);
+          }
+        } else if constexpr (kFull) {
 #pragma unroll
           for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep)
             multiply_key_step(kstep, p_frag[kstep]);

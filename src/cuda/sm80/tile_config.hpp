@@ -138,6 +138,42 @@ constexpr bool kv_sources_in_shared_memory() {
   return has_option<Config, KvSourcesInSharedMemoryOption>;
 }
 
+// ClassWideKvCopies (twenty-third session, s23-narrow; bench/results/sm80-s23-narrow-prep/
+// NOTES.md): the whole K/V tiles of a KvSourcesInSharedMemory tile with one step class (and
+// StepClassesOnly) copied with as many lanes per row as the class has chunks, instead of the
+// next power of two: at the 128 bucket's 5-step class, 10 lanes x 12 rows per pass (120 of 128
+// threads, 11 passes per 128 keys) instead of 16 x 8 with 6 of 16 lanes idle (16 passes), the
+// passes in two swizzle phases (TileCopyLanes::kTwoPhases). Per 128-key tile and thread 22
+// LDGSTS instead of 32, each with its 64-bit source step (sm_90a SASS of the D = 80 NoMask loop).
+struct ClassWideKvCopiesOption {};
+template <class Tile>
+struct ClassWideKvCopies : Tile, ClassWideKvCopiesOption {};
+
+template <class Config>
+constexpr bool class_wide_kv_copies() {
+  return has_option<Config, ClassWideKvCopiesOption>;
+}
+
+// KeyCopiesUnderPv (twenty-third session, s23-narrow; same notes): in a class's walk, the next
+// K tile's copies (whole tiles of 16-byte-aligned rows) issued between the first
+// kKeyCopyKeySteps key steps of P·V instead of right after the tile's second barrier, before the
+// row max. At the one-CTA 8-warp tile (LargeSharedMemoryNarrowForwardConfig<256>) every warp
+// leaves that barrier together and issued ~100 instructions of copies (16 LDGSTS with their
+// address and zero-fill terms, sm_90a SASS) before its softmax, while the tensor pipe waited
+// for all of them; under P·V they take issue slots between HMMAs. K_{j+1} then has the rest of
+// P·V_j to land instead of the softmax and all of P·V_j (the next tile's first barrier waits
+// for it). Head dims of whole chunks only (the predicate form of cp.async, WholeTileCopy);
+// others, partial tiles and tiles copying from KvSourcesInSharedMemory keep the copy where it is.
+inline constexpr int kKeyCopyKeySteps = 4;
+struct KeyCopiesUnderPvOption {};
+template <class Tile>
+struct KeyCopiesUnderPv : Tile, KeyCopiesUnderPvOption {};
+
+template <class Config>
+constexpr bool key_copies_under_pv() {
+  return has_option<Config, KeyCopiesUnderPvOption>;
+}
+
 // QueryTilesSlowestInHeadGroups (ninth session, h9-fwd80; bench/results/sm80-fwd-h100-2026-11-22-
 // s9/NOTES.md): under a right-bounded mask (causal, a window with a right edge) a query tile's
 // work grows with its index, and the grid order (query tile fastest, heaviest first within each
@@ -550,10 +586,20 @@ struct LargeSharedMemoryNarrowForwardConfig : NarrowForwardConfig<kHeadDimBucket
 // the same kernel on both sides, 1.002). 0 spills on sm_80 and sm_90a.
 // v15 (fourteenth session): RescalePastThreshold in the unmasked kernel: D = 200 fp16, B = 16,
 // H = 16, N = 2048 1.027 (the masked kernel not measured with it: unchanged).
+// Twenty-third session (s23-narrow, desk; bench/results/sm80-s23-narrow-prep/NOTES.md), not yet
+// measured: KeyCopiesUnderPv, both masks. ncu (H100, fp16, B = 16, H = 16, N = 2048): this kernel
+// issues 0.74x D = 256's instructions per 128 keys x 16 rows but at 7.93 cycles per instruction
+// per warp against 6.40; its tensor pipe idles ~5,600 cycles per 128-key tile and scheduler
+// against D = 256's ~5,200. Its one CTA of 8 warps leaves the second barrier together and each
+// warp had 16 LDGSTS (~100 instructions with their zero-fill address terms) queued ahead of its
+// row max's shuffles; with the copies under P·V (whole chunks, the predicate form) the dynamic
+// path from that barrier to the first P·V HMMA is ~200 instructions instead of ~295, and the
+// tile ~28 fewer (sm_90a SASS, the 13-step loops). 240-255 registers, 0 spills on sm_80 and
+// sm_90a, fp16 and bf16, NoMask and WindowMask, the shifted-window kernels included.
 template <>
 struct LargeSharedMemoryNarrowForwardConfig<256>
-    : UnmaskedRescalePastThreshold<WholePrologueCopies<
-          HalfLastStep<StepClassesOnly<ForwardTile<256, 128, 8, 1, false, 13>>>>> {};
+    : KeyCopiesUnderPv<UnmaskedRescalePastThreshold<WholePrologueCopies<
+          HalfLastStep<StepClassesOnly<ForwardTile<256, 128, 8, 1, false, 13>>>>>> {};
 
 // The narrow tile of the unmasked kernel (NoMask), where it differs from NarrowForwardConfig:
 // the masked kernels keep the latter (their partial-tile mask costs registers); by default the
@@ -571,10 +617,19 @@ struct UnmaskedNarrowForwardConfig : NarrowForwardConfig<kHeadDimBucket> {};
 // spills only with DirectOutputStores) measured 0.967 / 0.976 at 72 / 80, 0.866 at 72 N = 512.
 // v15 (fourteenth session): RescalePastThreshold (and so the halved tile below): fp16, B = 16,
 // H = 16, N = 2048, D = 80 1.016, D = 72 1.004 (bf16 1.004; N = 512 1.005).
+// Twenty-third session (s23-narrow, desk; bench/results/sm80-s23-narrow-prep/NOTES.md), not yet
+// measured: ClassWideKvCopies (and so the halved tile below): the whole K/V tiles on 10 lanes x
+// 12 rows per pass, 11 LDGSTS per tensor and thread instead of 16, each with its source step
+// (sm_90a SASS of the key-tile loop, fp16 NoMask: D = 80 1675 -> 1644 instructions, D = 72
+// halved 1624 -> 1598; sm_80 1659 -> 1639, 1602 -> 1572). The copy's second swizzle phase left
+// the epilogue's warp row spilled (4 bytes, sm_90a, stored before the walk and reloaded after
+// it, as at the halved tile in v10), hence EpilogueWarpRowAfresh here too: 255 / 254 registers,
+// 0 spills on sm_80 and sm_90a, fp16 and bf16.
 template <>
 struct UnmaskedNarrowForwardConfig<128>
-    : RescalePastThreshold<KvSourcesInSharedMemory<FewerLiveRegisters<
-          StepClassesOnly<RowStatsInSharedMemory<ForwardTile<128, 128, 4, 2, false, 5>>>>>> {};
+    : ClassWideKvCopies<EpilogueWarpRowAfresh<RescalePastThreshold<KvSourcesInSharedMemory<
+          FewerLiveRegisters<StepClassesOnly<
+              RowStatsInSharedMemory<ForwardTile<128, 128, 4, 2, false, 5>>>>>>>> {};
 
 // The unmasked narrow tile's halved form, for the head dims whose last 16-wide step of its
 // largest class holds at most 8 columns (a kernel of its own: HalvedWalkOnly); by default none
@@ -601,8 +656,7 @@ struct HalvedUnmaskedNarrowForwardConfig : UnmaskedNarrowForwardConfig<kHeadDimB
 // 0.979-0.989 (36 more K ldmatrix per tile; ptxas still runs the second row tile's mma's first).
 template <>
 struct HalvedUnmaskedNarrowForwardConfig<128>
-    : ExponentsUnderPv<
-          RowMaxByPairs<HalvedWalkOnly<EpilogueWarpRowAfresh<UnmaskedNarrowForwardConfig<128>>>>> {};
+    : ExponentsUnderPv<RowMaxByPairs<HalvedWalkOnly<UnmaskedNarrowForwardConfig<128>>>> {};
 
 // Shifted windows wider than the narrow tile's largest step class (forward v21, wide windows:
 // packed D = 138..185 at 192, 202..249 at 256 with 2-byte rows; forward v22: 91..121 at 128),

@@ -82,11 +82,22 @@ constexpr int next_power_of_two(int value) {
 // How a block's kThreads threads split the copy of a tile kWidth elements wide: each thread
 // keeps one 16-byte chunk column and steps down the rows by kRowsPerPass; when that is a
 // multiple of 8 its swizzle term is fixed and the addresses advance by compile-time constants.
-template <int kWidth, int kThreads>
+// kLanesPerRowArg: by default a power of two covering the row; a copy that only ever moves a
+// step class's chunks may give each row exactly that many lanes (ClassWideKvCopies in
+// tile_config.hpp): the threads past the last whole row of lanes (kActiveThreads) copy nothing,
+// and where kRowsPerPass is 4 mod 8 the passes alternate between two swizzle phases
+// (kTwoPhases: the odd passes' addresses are the first pass's XOR 64 bytes, each advancing by
+// compile-time constants; for_each_whole_tile_pass). The default map keeps its per-pass swizzle
+// offsets (the 4-warp 256 tile's 4-row passes: its SASS unchanged).
+template <int kWidth, int kThreads,
+          int kLanesPerRowArg = next_power_of_two(kWidth / kChunkElements)>
 struct TileCopyLanes {
-  static constexpr int kLanesPerRow = next_power_of_two(kWidth / kChunkElements);
+  static constexpr int kLanesPerRow = kLanesPerRowArg;
   static constexpr int kRowsPerPass = kThreads / kLanesPerRow;
+  static constexpr int kActiveThreads = kRowsPerPass * kLanesPerRow;
   static constexpr bool kFixedPhase = kRowsPerPass % kSwizzleChunks == 0;
+  static constexpr bool kTwoPhases = kLanesPerRow != next_power_of_two(kWidth / kChunkElements) &&
+                                     !kFixedPhase && (2 * kRowsPerPass) % kSwizzleChunks == 0;
   // `thread`: the block's thread index (a caller may pass a fresh read of it: see
   // load_whole_tile).
   static __device__ __forceinline__ int chunk(int thread = static_cast<int>(threadIdx.x)) {
@@ -136,20 +147,34 @@ __device__ __forceinline__ void load_tile_rows(Element* tile, const Element* glo
 // The passes of a copy of rows [0, kRows) that tests no row against a sequence end: calls
 // copy(to, row_offset) with the shared-memory address of this thread's chunk in row
 // first_row + row_offset, one call per pass (whole tiles: load_whole_tile, load_whole_chunks).
-template <int kRows, int kWidth, int kThreads, class Element, class Copy>
+template <int kRows, int kWidth, int kThreads, class Lanes = TileCopyLanes<kWidth, kThreads>,
+          class Element, class Copy>
 __device__ __forceinline__ void for_each_whole_tile_pass(Element* tile, int first_row, int chunk,
                                                          Copy&& copy) {
-  using Lanes = TileCopyLanes<kWidth, kThreads>;
   constexpr int kRowsPerPass = Lanes::kRowsPerPass;
+  constexpr int kPasses = (kRows + kRowsPerPass - 1) / kRowsPerPass;
+  constexpr int kPassBytes = kRowsPerPass * kWidth * kBytesPerElement;
+  constexpr std::uint32_t kOtherPhaseBytes = kSwizzleChunks / 2 * kChunkElements * kBytesPerElement;
+  static_assert(!Lanes::kTwoPhases || kRowsPerPass % kSwizzleChunks == kSwizzleChunks / 2,
+                "two phases: passes of 4 mod 8 rows");
   const std::uint32_t destination = smem_address(tile + swizzled_offset<kWidth>(first_row, chunk));
 #pragma unroll
-  for (int pass = 0; pass < (kRows + kRowsPerPass - 1) / kRowsPerPass; ++pass) {
+  for (int pass = 0; pass < kPasses; ++pass) {
     const int row = first_row + pass * kRowsPerPass;
-    if (kRows % kRowsPerPass != 0 && row >= kRows) break;
-    const std::uint32_t to =
-        Lanes::kFixedPhase ? destination + pass * kRowsPerPass * kWidth * kBytesPerElement
-                           : smem_address(tile + swizzled_offset<kWidth>(row, chunk));
-    copy(to, pass * kRowsPerPass);
+    if constexpr (Lanes::kTwoPhases) {
+      // Only the last pass can reach past the tile (first_row < kRowsPerPass).
+      if (kRows % kRowsPerPass != 0 && pass == kPasses - 1 && row >= kRows) break;
+      // An odd pass's rows are 4 mod 8 further on: the other phase, the chunk XOR 4 within its
+      // 128-byte group (rows start 128-byte aligned), one LOP3 instead of a second base held.
+      const std::uint32_t base = pass % 2 == 0 ? destination : destination ^ kOtherPhaseBytes;
+      copy(base + pass * kPassBytes, pass * kRowsPerPass);
+    } else {
+      if (kRows % kRowsPerPass != 0 && row >= kRows) break;
+      const std::uint32_t to = Lanes::kFixedPhase
+                                   ? destination + pass * kPassBytes
+                                   : smem_address(tile + swizzled_offset<kWidth>(row, chunk));
+      copy(to, pass * kRowsPerPass);
+    }
   }
 }
 
@@ -179,16 +204,16 @@ __device__ __forceinline__ void load_whole_tile(Element* tile, const Element* gl
       });
 }
 
+
 // This thread's source for load_whole_chunks: the first element of its chunk in its first row
 // of a tile whose row 0 is at `global` (the row start for a chunk past head_dim, which reads
 // nothing). Loop invariant across K/V tiles up to key·row_stride, so a kernel can compute it
 // once per CTA and keep it where registers are not needed (forward tiles with
 // KvSourcesInSharedMemory: in shared memory).
-template <int kWidth, int kThreads, class Element>
+template <int kWidth, int kThreads, class Lanes = TileCopyLanes<kWidth, kThreads>, class Element>
 __device__ __forceinline__ const Element* whole_chunk_source(const Element* global,
                                                              std::int64_t row_stride,
                                                              int head_dim) {
-  using Lanes = TileCopyLanes<kWidth, kThreads>;
   const int column = Lanes::chunk() * kChunkElements;
   return global + Lanes::first_row() * row_stride + (column < head_dim ? column : 0);
 }
@@ -197,20 +222,66 @@ __device__ __forceinline__ const Element* whole_chunk_source(const Element* glob
 // thread's whole_chunk_source of the tile: each chunk is read whole or zero-filled, so the copies
 // take the predicate form of cp.async (no zero-fill count added to each 64-bit address) and
 // their sources step by kRowsPerPass·row_stride from a pointer computed outside the loop.
-template <int kRows, int kWidth, int kThreads, class Element>
+// `Lanes`: the lane map of whole_chunk_source's (TileCopyLanes, by default the full row's).
+template <int kRows, int kWidth, int kThreads, class Lanes = TileCopyLanes<kWidth, kThreads>,
+          class Element>
 __device__ __forceinline__ void load_whole_chunks(Element* tile, const Element* source,
                                                   std::int64_t row_stride, int head_dim,
                                                   int chunks) {
-  using Lanes = TileCopyLanes<kWidth, kThreads>;
   const int chunk = Lanes::chunk();
   const int first_row = Lanes::first_row();
   if (chunk >= chunks) return;
+  if constexpr (Lanes::kActiveThreads < kThreads) {
+    if (first_row >= Lanes::kRowsPerPass) return;  // past the last whole row of lanes
+  }
   const bool zero = chunk * kChunkElements >= head_dim;
-  for_each_whole_tile_pass<kRows, kWidth, kThreads>(
+  for_each_whole_tile_pass<kRows, kWidth, kThreads, Lanes>(
       tile, first_row, chunk, [&](std::uint32_t to, int row_offset) {
         cp_async_16_whole_or_zero(to, source + row_offset * row_stride, zero);
       });
 }
+
+// load_whole_chunks' copy (head dims of whole chunks: each chunk read whole or zero-filled, the
+// predicate form of cp.async) issued in groups of passes apart from each other
+// (KeyCopiesUnderPv in tile_config.hpp): the thread's terms are computed once, then
+// passes(first, count) issues passes [first, first + count) (compile-time after unrolling). The
+// lane map must keep a fixed swizzle phase (each pass's destination a compile-time step from the
+// first) and whole passes: kUsable, which the user asserts (the class is named in code that
+// other tiles compile and discard). `issue`: whether the copy is made at all; it and the lane's
+// chunk test predicate the copies instead of branching around them.
+template <int kRows, int kWidth, int kThreads, class Element>
+struct WholeTileCopy {
+  using Lanes = TileCopyLanes<kWidth, kThreads>;
+  static constexpr bool kUsable = Lanes::kFixedPhase && kRows % Lanes::kRowsPerPass == 0;
+  static constexpr int kPasses = kRows / Lanes::kRowsPerPass;
+  std::uint32_t destination = 0;
+  const Element* source = nullptr;
+  std::int64_t row_stride = 0;
+  bool zero = false;
+  bool active = false;
+
+  // `head_dim` % kChunkElements == 0 (the caller's test).
+  __device__ __forceinline__ WholeTileCopy(Element* tile, const Element* global,
+                                           std::int64_t stride, int head_dim, int chunks,
+                                           bool issue)
+      : row_stride(stride) {
+    const int chunk = Lanes::chunk();
+    active = issue && chunk < chunks;
+    zero = chunk * kChunkElements >= head_dim;
+    source = whole_chunk_source<kWidth, kThreads>(global, row_stride, head_dim);
+    destination = smem_address(tile + swizzled_offset<kWidth>(Lanes::first_row(), chunk));
+  }
+  __device__ __forceinline__ void passes(int first, int count) const {
+#pragma unroll
+    for (int pass = first; pass < first + count; ++pass) {
+      if (pass < kPasses) {
+        cp_async_16_whole_or_zero_if(
+            active, destination + pass * Lanes::kRowsPerPass * kWidth * kBytesPerElement,
+            source + pass * Lanes::kRowsPerPass * row_stride, zero);
+      }
+    }
+  }
+};
 
 // Rows narrower than 16-byte aligned: kept out of line so that the hot loops of the kernels hold
 // only the 16-byte path (the narrow variants would multiply the loop's code size several times

@@ -1,0 +1,8 @@
+#!/bin/bash
+cd /work/wt-s23-narrow
+for f in sm80_fwd_d192_fp16 sm80_fwd_d64_fp16 sm80_bwd_d128_fp16 sm80_bwd_d256_fp16 sm80_fwd_d256_bf16; do
+  R=/work/wt-s23-narrow
+  /usr/bin/time -f "$f new2 %e s" /usr/local/cuda/bin/nvcc -DFATTN_HAS_CUDA=1 -DFATTN_HAS_SM80=1 -I$R/include -I$R/src -O3 -DNDEBUG -lineinfo --expt-relaxed-constexpr -std=c++20 -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -c $R/src/cuda/instantiations/$f.cu -o /tmp/s23n/ident/$f.new2.o > /tmp/s23n/ident/$f.new2.log 2>&1
+  tail -1 /tmp/s23n/ident/$f.new2.log
+done
+echo DONE
