@@ -586,8 +586,8 @@ struct LargeSharedMemoryNarrowForwardConfig : NarrowForwardConfig<kHeadDimBucket
 // the same kernel on both sides, 1.002). 0 spills on sm_80 and sm_90a.
 // v15 (fourteenth session): RescalePastThreshold in the unmasked kernel: D = 200 fp16, B = 16,
 // H = 16, N = 2048 1.027 (the masked kernel not measured with it: unchanged).
-// Twenty-third session (s23-narrow, desk; bench/results/sm80-s23-narrow-prep/NOTES.md), not yet
-// measured: KeyCopiesUnderPv, both masks. ncu (H100, fp16, B = 16, H = 16, N = 2048): this kernel
+// v24 (twenty-third session, desk work s23-narrow, bench/results/sm80-s23-narrow-prep/NOTES.md):
+// KeyCopiesUnderPv, both masks. ncu (H100, fp16, B = 16, H = 16, N = 2048): this kernel
 // issues 0.74x D = 256's instructions per 128 keys x 16 rows but at 7.93 cycles per instruction
 // per warp against 6.40; its tensor pipe idles ~5,600 cycles per 128-key tile and scheduler
 // against D = 256's ~5,200. Its one CTA of 8 warps leaves the second barrier together and each
@@ -595,7 +595,10 @@ struct LargeSharedMemoryNarrowForwardConfig : NarrowForwardConfig<kHeadDimBucket
 // row max's shuffles; with the copies under P·V (whole chunks, the predicate form) the dynamic
 // path from that barrier to the first P·V HMMA is ~200 instructions instead of ~295, and the
 // tile ~28 fewer (sm_90a SASS, the 13-step loops). 240-255 registers, 0 spills on sm_80 and
-// sm_90a, fp16 and bf16, NoMask and WindowMask, the shifted-window kernels included.
+// sm_90a, fp16 and bf16, NoMask and WindowMask, the shifted-window kernels included. Measured
+// (H100, fp16, B = 16, H = 16, in turns beside v23 and FA2; bench/results/sm80-s23-h100-call4/):
+// D = 200 x1.057 (308 TFLOP/s, 0.99x D = 256's 313), causal x1.030, N = 512 x1.025, bf16 x1.047;
+// D = 193 / 208 x1.041 / 1.019.
 template <>
 struct LargeSharedMemoryNarrowForwardConfig<256>
     : KeyCopiesUnderPv<UnmaskedRescalePastThreshold<WholePrologueCopies<
@@ -617,14 +620,16 @@ struct UnmaskedNarrowForwardConfig : NarrowForwardConfig<kHeadDimBucket> {};
 // spills only with DirectOutputStores) measured 0.967 / 0.976 at 72 / 80, 0.866 at 72 N = 512.
 // v15 (fourteenth session): RescalePastThreshold (and so the halved tile below): fp16, B = 16,
 // H = 16, N = 2048, D = 80 1.016, D = 72 1.004 (bf16 1.004; N = 512 1.005).
-// Twenty-third session (s23-narrow, desk; bench/results/sm80-s23-narrow-prep/NOTES.md), not yet
-// measured: ClassWideKvCopies (and so the halved tile below): the whole K/V tiles on 10 lanes x
+// v24 (twenty-third session, desk work s23-narrow, bench/results/sm80-s23-narrow-prep/NOTES.md):
+// ClassWideKvCopies (and so the halved tile below): the whole K/V tiles on 10 lanes x
 // 12 rows per pass, 11 LDGSTS per tensor and thread instead of 16, each with its source step
 // (sm_90a SASS of the key-tile loop, fp16 NoMask: D = 80 1675 -> 1644 instructions, D = 72
 // halved 1624 -> 1598; sm_80 1659 -> 1639, 1602 -> 1572). The copy's second swizzle phase left
 // the epilogue's warp row spilled (4 bytes, sm_90a, stored before the walk and reloaded after
 // it, as at the halved tile in v10), hence EpilogueWarpRowAfresh here too: 255 / 254 registers,
-// 0 spills on sm_80 and sm_90a, fp16 and bf16.
+// 0 spills on sm_80 and sm_90a, fp16 and bf16. Measured (call 4 as above): D = 80 x1.011 (322
+// TFLOP/s, 0.89x D = 128's 360), bf16 x1.009, N = 512 (B = 64) x0.994; D = 72 x1.001. Taken for
+// the N >= 1k points, where the D = 80 ratio to D = 128 sits at the 0.9 line.
 template <>
 struct UnmaskedNarrowForwardConfig<128>
     : ClassWideKvCopies<EpilogueWarpRowAfresh<RescalePastThreshold<KvSourcesInSharedMemory<
@@ -724,7 +729,11 @@ constexpr bool key_window_edges_in_shared_memory() {
 // spilled 4-8 bytes), and the kernel fits: 255 registers, 0 spills on sm_80 and sm_90a, fp16 and
 // bf16. sm_90a SASS of the loop (NoMask): 1281 instructions per K/V tile and warp, 256 HMMA and
 // 80 LDSM, against 1197 / 256 / 80 for the table's D = 128 kernel and 2 x 692 / 256 / 144 for
-// v22's one-row tile. 70.5 KB of shared memory, two CTAs of 4 warps per SM.
+// v22's one-row tile. 70.5 KB of shared memory, two CTAs of 4 warps per SM. Measured (H100, fp16,
+// B = 16, H = 16, N = 2048, in turns beside v22 and FA2; bench/results/sm80-s23-h100-call4/):
+// D = 107 / 113 / 115 / 121 x1.25 / 1.235 / 1.25 / 1.24 (265 / 270 / 276 / 292 TFLOP/s, 0.74-0.82x
+// aligned D = 128, 1.29-1.37x FA2), 121 causal x1.26, bf16 113 x1.24, 4-byte rows D = 110 / 122
+// x1.24 / 1.22; controls D = 105 / 128 0.996 / 1.001.
 inline constexpr int kLargestFragmentMaskedWideSteps128 = 7;
 template <int kSteps>
 using TwoRowTileWideWindow128 = RescalePastThreshold<QueryTilesSlowestInHeadGroups<
