@@ -760,8 +760,8 @@ struct WideWindowForwardConfig<192, kSteps>
 // 209..256); 128 KB of shared memory, within sm_80's 163 KB.
 template <int kSteps>
 struct WideWindowForwardConfig<256, kSteps>
-    : UnmaskedRescalePastThreshold<
-          HalfLastStep<StepClassesOnly<ForwardTile<256, 64, 8, 1, false, kSteps>>>> {};
+    : KeyCopiesUnderPv<UnmaskedRescalePastThreshold<
+          HalfLastStep<StepClassesOnly<ForwardTile<256, 64, 8, 1, false, kSteps>>>>> {};
 
 // The largest step class of a list (0 for none).
 template <int... kSteps>
