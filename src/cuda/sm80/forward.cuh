@@ -236,6 +236,17 @@ inline Status device_fits_shared_bytes(const AttentionArgs& args, int bytes, boo
 // (tile_config.hpp; asked only for head dims that tile covers, and only in buckets where it
 // differs). Buckets have a large narrow tile or an unmasked narrow tile, not both. Rows only
 // 2-byte aligned take the large-shared-memory staged tile the same way.
+// Whether a shifted window of `window_steps` k-steps has a class of its own in `Classes`. A class's
+// walk masks K only where the row ends (its last step, or the second half of the one before), so
+// a class wider than the window would multiply K's columns past the row, which may hold another
+// head's non-finite values. In a build of every bucket each window in a bucket's shifted ranges
+// has its class; with buckets pruned (FATTN_CUDA_HEAD_DIMS) a narrower head dim reaches a larger
+// bucket, and its window takes the staged kernel there.
+template <int... kClasses>
+constexpr bool has_step_class(int window_steps, StepClasses<kClasses...>) {
+  return ((window_steps == kClasses) || ...);
+}
+
 template <int kHeadDim, class Element>
 Status launch_forward(const AttentionArgs& args) {
   using Narrow = NarrowForwardConfig<kHeadDim>;
@@ -244,9 +255,11 @@ Status launch_forward(const AttentionArgs& args) {
   using UnmaskedHalved = HalvedUnmaskedNarrowForwardConfig<kHeadDim>;
   using LargeStaged = LargeSharedMemoryStagedForwardConfig<kHeadDim>;
   const ForwardParams params = forward_params<Element>(args);
+  const int window_steps = (params.window + kMmaK - 1) / kMmaK;
   if constexpr (shifted_windows_compiled(kHeadDim)) {
     constexpr int kWindowLimit = largest_step_class(typename Narrow::NarrowStepClassList{}) * kMmaK;
-    if (uses_shifted_windows(params, kWindowLimit)) {
+    if (uses_shifted_windows(params, kWindowLimit) &&
+        has_step_class(window_steps, typename Narrow::NarrowStepClassList{})) {
       if constexpr (LargeNarrow::kSharedBytes != Narrow::kSharedBytes) {
         bool fits = false;
         FATTN_RETURN_IF_ERROR(device_fits_shared_bytes(args, LargeNarrow::kSharedBytes, &fits));
@@ -256,12 +269,12 @@ Status launch_forward(const AttentionArgs& args) {
     }
   }
   if constexpr (wide_windows_compiled(kHeadDim)) {
-    // Windows past the narrow tile's classes but within the bucket (the narrow test above took
-    // the rest): the wide kernels' classes start where the narrow tile's largest ends.
+    // Windows past the narrow tile's classes but within the bucket: the wide kernels' classes
+    // start where the narrow tile's largest ends (narrower windows: has_step_class).
     constexpr int kFirstWideSteps = largest_step_class(typename Narrow::NarrowStepClassList{}) + 1;
-    if (uses_shifted_windows(params, kHeadDim)) {
-      return launch_forward_wide_windows<kHeadDim, Element, kFirstWideSteps>(
-          args, params, (params.window + kMmaK - 1) / kMmaK);
+    if (uses_shifted_windows(params, kHeadDim) && window_steps >= kFirstWideSteps) {
+      return launch_forward_wide_windows<kHeadDim, Element, kFirstWideSteps>(args, params,
+                                                                              window_steps);
     }
   }
   if constexpr (LargeStaged::kSharedBytes != StagedForwardConfig<kHeadDim>::kSharedBytes) {
