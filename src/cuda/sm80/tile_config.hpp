@@ -757,7 +757,11 @@ struct WideWindowForwardConfig<192, kSteps>
           KvSourcesInSharedMemory<StepClassesOnly<ForwardTile<192, 64, 8, 1, false, kSteps>>>>> {};
 // 256: 64 keys x 8 warps, as NarrowForwardConfig<256> (the table's 4-warp FA2 tile cannot stage
 // a Q tile at K's shift: UnalignedTileStage's passes need 8 warps there), classes 14-16 (windows
-// 209..256); 128 KB of shared memory, within sm_80's 163 KB.
+// 209..256); 128 KB of shared memory, within sm_80's 163 KB. v25 (twenty-third session):
+// KeyCopiesUnderPv, as on the narrow 256 tile (v24), the same one-CTA 8-warp layout. Measured
+// (H100, fp16, B = 16, H = 16, in turns beside v24 and FA2; bench/results/sm80-s23-h100-call7/):
+// packed D = 217 / 225 / 233 / 241 / 249 x1.021 / 1.030 / 1.025 / 1.026 / 1.033, 233 causal
+// x1.017, bf16 x1.014, 4-byte rows D = 234 x1.015; N = 512 (B = 64) x0.983. Taken for N >= 1k.
 template <int kSteps>
 struct WideWindowForwardConfig<256, kSteps>
     : KeyCopiesUnderPv<UnmaskedRescalePastThreshold<
