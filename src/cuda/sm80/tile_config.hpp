@@ -734,21 +734,19 @@ constexpr bool key_window_edges_in_shared_memory() {
 // D = 107 / 113 / 115 / 121 x1.25 / 1.235 / 1.25 / 1.24 (265 / 270 / 276 / 292 TFLOP/s, 0.74-0.82x
 // aligned D = 128, 1.29-1.37x FA2), 121 causal x1.26, bf16 113 x1.24, 4-byte rows D = 110 / 122
 // x1.24 / 1.22; controls D = 105 / 128 0.996 / 1.001.
+// Both classes on the table's tile and options; WindowEdges says where K's window edges are
+// masked: HalfLastStep (in the walk's fragments, class 7) or KeyWindowEdgesInSharedMemory (class 8).
 inline constexpr int kLargestFragmentMaskedWideSteps128 = 7;
-template <int kSteps>
+template <template <class> class WindowEdges, int kSteps>
 using TwoRowTileWideWindow128 = RescalePastThreshold<QueryTilesSlowestInHeadGroups<
-    WholePrologueCopies<HalfLastStep<KvSourcesInSharedMemory<FewerLiveRegisters<
-        StepClassesOnly<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, false, kSteps>>>>>>>,
-    kForwardGroupHeads>>;
-template <int kSteps>
-using KeyEdgesZeroedWideWindow128 = RescalePastThreshold<QueryTilesSlowestInHeadGroups<
-    WholePrologueCopies<KeyWindowEdgesInSharedMemory<KvSourcesInSharedMemory<FewerLiveRegisters<
+    WholePrologueCopies<WindowEdges<KvSourcesInSharedMemory<FewerLiveRegisters<
         StepClassesOnly<RowStatsInSharedMemory<ForwardTile<128, 64, 4, 2, false, kSteps>>>>>>>,
     kForwardGroupHeads>>;
 template <int kSteps>
 struct WideWindowForwardConfig<128, kSteps>
     : std::conditional_t<kSteps <= kLargestFragmentMaskedWideSteps128,
-                         TwoRowTileWideWindow128<kSteps>, KeyEdgesZeroedWideWindow128<kSteps>> {};
+                         TwoRowTileWideWindow128<HalfLastStep, kSteps>,
+                         TwoRowTileWideWindow128<KeyWindowEdgesInSharedMemory, kSteps>> {};
 // 192: ForwardConfig<192>'s 64 keys x 8 warps with KvSourcesInSharedMemory, classes 10-12
 // (windows 145..192); 100 KB of shared memory.
 template <int kSteps>
