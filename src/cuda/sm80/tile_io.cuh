@@ -204,7 +204,6 @@ __device__ __forceinline__ void load_whole_tile(Element* tile, const Element* gl
       });
 }
 
-
 // This thread's source for load_whole_chunks: the first element of its chunk in its first row
 // of a tile whose row 0 is at `global` (the row start for a chunk past head_dim, which reads
 // nothing). Loop invariant across K/V tiles up to key·row_stride, so a kernel can compute it
