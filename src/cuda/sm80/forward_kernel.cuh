@@ -243,6 +243,17 @@ __device__ __forceinline__ void zero_outside_window_rows(Element* tile, int shif
   for (int pair = 0; pair < kPairsPerChunk; ++pair) {
     keep[pair] = window_pair_mask(column + 2 * pair, head_dim);
   }
+  const auto word_of_pass = [&](int pass) {
+    const int row = Lanes::first_row() + pass * kRowsPerPass;
+    return reinterpret_cast<uint4*>(tile + swizzled_offset<kWidth>(row, Lanes::chunk()));
+  };
+  const auto kept = [&](uint4 value) {
+    value.x &= keep[0];
+    value.y &= keep[1];
+    value.z &= keep[2];
+    value.w &= keep[3];
+    return value;
+  };
   if constexpr (kLoadsFirst) {
     static_assert(kRows % kRowsPerPass == 0, "whole passes");
     constexpr int kPasses = kRows / kRowsPerPass;
@@ -250,30 +261,17 @@ __device__ __forceinline__ void zero_outside_window_rows(Element* tile, int shif
     uint4 values[kPasses];
 #pragma unroll
     for (int pass = 0; pass < kPasses; ++pass) {
-      const int row = Lanes::first_row() + pass * kRowsPerPass;
-      words[pass] = reinterpret_cast<uint4*>(tile + swizzled_offset<kWidth>(row, Lanes::chunk()));
+      words[pass] = word_of_pass(pass);
       values[pass] = *words[pass];
     }
 #pragma unroll
-    for (int pass = 0; pass < kPasses; ++pass) {
-      values[pass].x &= keep[0];
-      values[pass].y &= keep[1];
-      values[pass].z &= keep[2];
-      values[pass].w &= keep[3];
-      *words[pass] = values[pass];
-    }
+    for (int pass = 0; pass < kPasses; ++pass) *words[pass] = kept(values[pass]);
   } else {
 #pragma unroll
     for (int pass = 0; pass < (kRows + kRowsPerPass - 1) / kRowsPerPass; ++pass) {
-      const int row = Lanes::first_row() + pass * kRowsPerPass;
-      if (kRows % kRowsPerPass != 0 && row >= kRows) break;
-      auto* word = reinterpret_cast<uint4*>(tile + swizzled_offset<kWidth>(row, Lanes::chunk()));
-      uint4 value = *word;
-      value.x &= keep[0];
-      value.y &= keep[1];
-      value.z &= keep[2];
-      value.w &= keep[3];
-      *word = value;
+      if (kRows % kRowsPerPass != 0 && Lanes::first_row() + pass * kRowsPerPass >= kRows) break;
+      uint4* word = word_of_pass(pass);
+      *word = kept(*word);
     }
   }
 }
