@@ -1023,8 +1023,8 @@ using StatisticsAhead256 = ScoreStatisticsAhead<ScorePassesByQueryTile<Tile>,
 // has 13 k-steps): 7 tests per pass instead of 15 (group 0 after ZeroStart's step 0, the groups
 // at 4 and 8, steps 12-15). ptxas: 0 spills on sm_80 and sm_90a, fp16 and bf16 (252-255 registers);
 // the other forms tried spilled or not by ptxas's allocation, not by a rule (the notes' table).
-// Executed path of a NoMask tile (sm_90a): 1,226 -> 1,206 instructions per warp, BRA / NOP
-// 44 -> 28, static stall cycles 4,992 -> 4,202. Not measured on a device yet.
+// Executed path of a NoMask tile (sm_90a): 1,189 -> 1,169 instructions per warp, BRA / NOP
+// 43 / 44 -> 27 / 28, static stall cycles 4,871 -> 4,079. Not measured on a device yet.
 inline constexpr int kPhaseATestGroupAt256 = 4;
 inline constexpr int kNarrowestHeadDimAt256 = 193;  // the 192 bucket takes D <= 192
 template <>
