@@ -549,6 +549,12 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr int kUntestedStepsA = untested_packed_phase_a<Config>() && kFullWidth
                                       ? (min_full_width_head_dim(kWidth) + kMmaK - 1) / kMmaK
                                       : 0;
+  // GroupedPhaseATests (backward_tile_config.hpp): not with shifted windows, whose tiles past the
+  // window are not known to be zeros.
+  constexpr int kGroupedStepsA = kFullWidth && !kShifted ? grouped_phase_a_steps<Config>() : 0;
+  constexpr int kTestGroupA = phase_a_test_group_steps<Config>();
+  static_assert(kGroupedStepsA == 0 || !pipelined_query_fragments<Config>(),
+                "grouped steps: the pipelined fragments load the next step inside each step");
   const int alignment = kShifted ? kWidest : params.alignment;
 
   // Query tiles whose visible keys meet this key tile: a contiguous range for every mask.
@@ -854,50 +860,63 @@ __global__ void __launch_bounds__(Config::kThreads)
         [[maybe_unused]] std::uint32_t b[kQueryTilesA / 2][4];
         if constexpr (kPipelinedB) load_b(b, 0, b_offset);
         [[maybe_unused]] const int window_steps = kShiftedFullWidth ? current_shifts().steps : 0;
+        // One k-step; `first` is step 0 of a ZeroStart product (it writes the accumulators).
+        auto run_step = [&](int step, bool first) {
+          std::uint32_t a[kKeyTilesA][4];
+#pragma unroll
+          for (int kt = 0; kt < kKeyTilesA; ++kt) {
+            ldmatrix_x4(a[kt], k_as_a.at(step, kt * kMmaM) + a_offset);
+            if (negate) {
+#pragma unroll
+              for (int r = 0; r < 4; ++r) a[kt][r] ^= params.sign_flip;
+            }
+          }
+          if constexpr (kPipelinedB) {
+            std::uint32_t b_next[kQueryTilesA / 2][4];
+            if (step + 1 < kMaxSteps) load_b(b_next, step + 1, b_offset);
+#pragma unroll
+            for (int np = 0; np < kQueryTilesA / 2; ++np) {
+              if (first) {
+                mma_column_pair_from_zero<Element>(acc, a, b[np], np);
+              } else {
+                mma_column_pair<Element>(acc, a, b[np], np);
+              }
+            }
+            if (step + 1 < kMaxSteps) __builtin_memcpy(b, b_next, sizeof(b));
+          } else {
+#pragma unroll
+            for (int np = 0; np < kQueryTilesA / 2; ++np) {
+              std::uint32_t b_step[4];
+              ldmatrix_x4(b_step, q_as_b.at(step, np * 16) + b_offset);
+              if constexpr (kShifted) {
+                if (step == 0) {  // an unrolled step: a compile-time test
+                  mask_window_fragment(b_step, quad_lane, window_shift, params.head_dim);
+                }
+              }
+              if (first) {
+                mma_column_pair_from_zero<Element>(acc, a, b_step, np);
+              } else {
+                mma_column_pair<Element>(acc, a, b_step, np);
+              }
+            }
+          }
+        };
 #pragma unroll
         for (int step = 0; step < kMaxSteps; ++step) {
           // ZeroStart: step 0 always runs (steps_a >= 1) and writes the accumulators.
           const bool first = kZeroStart && step == 0;
+          // GroupedPhaseATests: the steps of a group run under the test of the first one that
+          // has a test (step 1 in group 0 after ZeroStart's untested step 0); the others are
+          // skipped here (compile-time tests once the loop unrolls).
+          const bool grouped = !first && step < kGroupedStepsA;
+          const int group_begin = step / kTestGroupA * kTestGroupA;
+          const int opening = kZeroStart && group_begin == 0 ? 1 : group_begin;
+          if (grouped && step != opening) continue;
+          const int run = grouped ? group_begin + kTestGroupA - step : 1;
           if (first || step < kUntestedStepsA ||
               step < (kShiftedFullWidth ? window_steps : steps_a)) {
-            std::uint32_t a[kKeyTilesA][4];
 #pragma unroll
-            for (int kt = 0; kt < kKeyTilesA; ++kt) {
-              ldmatrix_x4(a[kt], k_as_a.at(step, kt * kMmaM) + a_offset);
-              if (negate) {
-#pragma unroll
-                for (int r = 0; r < 4; ++r) a[kt][r] ^= params.sign_flip;
-              }
-            }
-            if constexpr (kPipelinedB) {
-              std::uint32_t b_next[kQueryTilesA / 2][4];
-              if (step + 1 < kMaxSteps) load_b(b_next, step + 1, b_offset);
-#pragma unroll
-              for (int np = 0; np < kQueryTilesA / 2; ++np) {
-                if (first) {
-                  mma_column_pair_from_zero<Element>(acc, a, b[np], np);
-                } else {
-                  mma_column_pair<Element>(acc, a, b[np], np);
-                }
-              }
-              if (step + 1 < kMaxSteps) __builtin_memcpy(b, b_next, sizeof(b));
-            } else {
-#pragma unroll
-              for (int np = 0; np < kQueryTilesA / 2; ++np) {
-                std::uint32_t b_step[4];
-                ldmatrix_x4(b_step, q_as_b.at(step, np * 16) + b_offset);
-                if constexpr (kShifted) {
-                  if (step == 0) {  // an unrolled step: a compile-time test
-                    mask_window_fragment(b_step, quad_lane, window_shift, params.head_dim);
-                  }
-                }
-                if (first) {
-                  mma_column_pair_from_zero<Element>(acc, a, b_step, np);
-                } else {
-                  mma_column_pair<Element>(acc, a, b_step, np);
-                }
-              }
-            }
+            for (int i = 0; i < run; ++i) run_step(step + i, first);
           }
         }
       };

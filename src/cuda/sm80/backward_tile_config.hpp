@@ -652,6 +652,44 @@ template <class Config>
 constexpr bool untested_packed_phase_a() {
   return has_option<Config, UntestedPackedPhaseAOption>;
 }
+// GroupedPhaseATests (twenty-fourth session, desk prep bwd256; packed full-width kernel without
+// shifted windows): phase A's k-steps below the first one the bucket's narrowest head dim may lack
+// share one run-time test per group of kGroupSteps (the group's first step's), instead of one
+// each. A head dim that ends inside a group runs the group's other steps over the zero-filled
+// columns (the full-width kernel's tiles hold zeros past the head dim), which the dispatch sends
+// here only in builds without the smaller buckets. Why groups and not UntestedPackedPhaseA: at 256
+// every untested run of 4 to 13 steps spilled 4-12 bytes (sm_90a, bf16: ptxas hoists their
+// ldmatrix), while each test costs the loop a BRA, the NOP ptxas pads the step's last HMMA with,
+// an ISETP (7 predicate registers for 15 tests) and a basic-block edge, twice per query tile
+// (the Sᵀ and dPᵀ passes).
+struct GroupedPhaseATestsOption {};
+template <class Tile, int kGroupStepsArg, int kNarrowestHeadDimArg>
+struct GroupedPhaseATests : Tile, GroupedPhaseATestsOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+  static constexpr int kPhaseATestGroupSteps = kGroupStepsArg;
+  static constexpr int kNarrowestBucketHeadDim = kNarrowestHeadDimArg;
+};
+// The k-steps [0, grouped_phase_a_steps) run in groups of phase_a_test_group_steps (1: every step
+// tested on its own).
+template <class Config>
+constexpr int phase_a_test_group_steps() {
+  if constexpr (has_option<Config, GroupedPhaseATestsOption>) {
+    return Config::kPhaseATestGroupSteps;
+  } else {
+    return 1;
+  }
+}
+template <class Config>
+constexpr int grouped_phase_a_steps() {
+  if constexpr (has_option<Config, GroupedPhaseATestsOption>) {
+    constexpr int kGroup = Config::kPhaseATestGroupSteps;
+    constexpr int kPresentSteps = (Config::kNarrowestBucketHeadDim + kMmaK - 1) / kMmaK;
+    return kPresentSteps / kGroup * kGroup;
+  } else {
+    return 0;
+  }
+}
+
 
 template <int kHeadDimBucket>
 struct BackwardConfig;
@@ -980,9 +1018,20 @@ constexpr int kStatisticsAheadAt256 = 1;
 template <class Tile>
 using StatisticsAhead256 = ScoreStatisticsAhead<ScorePassesByQueryTile<Tile>,
                                                 kStatisticsAheadAt256, AheadPasses::exponent>;
+// v44 (twenty-fourth session, desk prep bwd256; bench/results/sm80-s24-bwd256-prep/NOTES.md):
+// GroupedPhaseATests, 4 steps a test below step 12 (the 256 bucket's narrowest head dim, 193,
+// has 13 k-steps): 7 tests per pass instead of 15 (group 0 after ZeroStart's step 0, the groups
+// at 4 and 8, steps 12-15). ptxas: 0 spills on sm_80 and sm_90a, fp16 and bf16 (252-255 registers);
+// the other forms tried spilled or not by ptxas's allocation, not by a rule (the notes' table).
+// Executed path of a NoMask tile (sm_90a): 1,189 -> 1,169 instructions per warp, BRA / NOP
+// 43 / 44 -> 27 / 28, static stall cycles 4,871 -> 4,079. Not measured on a device yet.
+inline constexpr int kPhaseATestGroupAt256 = 4;
+inline constexpr int kNarrowestHeadDimAt256 = 193;  // the 192 bucket takes D <= 192
 template <>
 struct LargeSharedMemoryBackwardConfig<256>
-    : StatisticsAhead256<MaskedStridedItemLoads<StagedEpilogue<RangeSearchTile256>, false>> {};
+    : StatisticsAhead256<MaskedStridedItemLoads<StagedEpilogue<GroupedPhaseATests<
+          RangeSearchTile256, kPhaseATestGroupAt256, kNarrowestHeadDimAt256>>,
+                                                false>> {};
 
 // The deterministic mode's configuration on the same devices (launch_backward picks it when the
 // problem asks for deterministic gradients; the mode is a run-time flag of the same kernels, so
