@@ -62,8 +62,9 @@ inline constexpr int kHalfBits = 16;
 
 // Shared address of staged chunk `chunk` of row `row` (`rows`: the warp's row 0 in column block
 // 0). The XOR with row % 8 puts the eight rows of one staging store in eight bank groups.
-FATTN_DEVICE std::uint32_t staged_chunk(std::uint32_t rows, std::uint32_t block_bytes, int row,
-                                        int chunk) {
+// Unsigned: with signed rows and chunks every / and % was the signed-division idiom.
+FATTN_DEVICE std::uint32_t staged_chunk(std::uint32_t rows, std::uint32_t block_bytes,
+                                        std::uint32_t row, std::uint32_t chunk) {
   return rows + (chunk / kChunksPerRow) * block_bytes + row * kSwizzleRowBytes +
          ((chunk % kChunksPerRow) ^ (row % kChunksPerRow)) * kWordBytes;
 }
@@ -232,14 +233,16 @@ FATTN_DEVICE void store_rows(std::uint32_t warp_rows, std::uint32_t block_bytes,
   const int row_end_bytes = head_dim * kElementBytes;
 #pragma unroll
   for (int pass = 0; pass < kSlots / kLanes; ++pass) {
-    const int slot = pass * kLanes + lane;
-    const int row = slot / kWordsPerRow;
-    const int k = slot % kWordsPerRow;
-    if (row >= rows) continue;
+    // Unsigned, so that the division by the row's words is a bare multiply-high.
+    const unsigned slot = static_cast<unsigned>(pass * kLanes + lane);
+    const unsigned row = slot / kWordsPerRow;
+    const unsigned k = slot % kWordsPerRow;
+    if (row >= static_cast<unsigned>(rows)) continue;
     std::uint8_t* out_row = out_rows + row * row_bytes;
     const int first_byte = lead_bytes(out_row);
     // Whole words: from the row's first byte on, and ending by its last.
-    if ((k == 0 && first_byte != 0) || first_byte + row_end_bytes < (k + 1) * kWordBytes) {
+    if ((k == 0 && first_byte != 0) ||
+        first_byte + row_end_bytes < static_cast<int>(k + 1) * kWordBytes) {
       continue;
     }
     uint4 v;
