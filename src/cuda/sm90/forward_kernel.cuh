@@ -695,7 +695,7 @@ inline constexpr bool lazy_rescale =
 // buffer it lost at widths 80 and 96 (D = 73..90: x0.91-0.975). So the V-ring buckets stage up
 // to width 208: every 192-bucket width (160..192 taken as 144's bucket-mates, unmeasured) and
 // 256's width 208; 224 (unmeasured) and 240 keep the register stores, as does the 128 bucket.
-inline constexpr int kWidestStagedOutputWidth = 208;
+inline constexpr int kWidestStagedOutputWidth = 256;
 template <class Traits>
 constexpr bool stages_heads_as_columns_output(int width) {
   return Traits::kOutAliasesV && width <= kWidestStagedOutputWidth;

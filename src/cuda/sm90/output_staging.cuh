@@ -62,15 +62,11 @@ inline constexpr int kHalfBits = 16;
 
 // Shared address of staged chunk `chunk` of row `row` (`rows`: the warp's row 0 in column block
 // 0). The XOR with row % 8 puts the eight rows of one staging store in eight bank groups.
-FATTN_DEVICE std::uint32_t staged_chunk(std::uint32_t rows, std::uint32_t block_bytes, int row,
-                                        int chunk) {
+// Unsigned: with signed rows and chunks every / and % was the signed-division idiom.
+FATTN_DEVICE std::uint32_t staged_chunk(std::uint32_t rows, std::uint32_t block_bytes,
+                                        std::uint32_t row, std::uint32_t chunk) {
   return rows + (chunk / kChunksPerRow) * block_bytes + row * kSwizzleRowBytes +
          ((chunk % kChunksPerRow) ^ (row % kChunksPerRow)) * kWordBytes;
-}
-FATTN_DEVICE std::uint32_t staged_column(std::uint32_t rows, std::uint32_t block_bytes, int row,
-                                         int column) {
-  return staged_chunk(rows, block_bytes, row, column / kWordColumns) +
-         (column % kWordColumns) * kElementBytes;
 }
 
 // The lane, as a value of its own at each call: the rows, words and addresses derived from it
@@ -106,6 +102,41 @@ FATTN_DEVICE void stage_rows(const float (&o)[kWidth / 2], const float (&inv_sum
     const int row = lane / kLanesPerRow + h * (kRowsPerWarp / 2);
     const int lead = lead_bytes(out_rows + row * row_bytes) / kElementBytes;
     const bool word_pairs = (lead - v_phase) % 2 == 0;
+    // Accumulator column 8j + 2q (+ 1) goes to staged column 8j + 2q - v_phase + lead (+ 1),
+    // which may be negative for columns left of the head (not staged). The per-column
+    // staged address from signed columns cost ~22 instructions a store (signed divisions and
+    // the swizzle redone for each of the kWidth / 4 pairs: ~4,000 of the staging's ~5,900 SASS
+    // instructions at width 240; NOTES.md of bench/results/sm90-s24-ostage-prep). Here the
+    // column's skew within word j - 1 (1 .. 3 * kWordColumns - 2: v_phase < kWordColumns) is
+    // non-negative, so its chunk is j plus a per-thread constant (unsigned: the wrapped chunk of
+    // a column left of the head is never stored) and the swizzle is one XOR.
+    const std::uint32_t swizzle = static_cast<std::uint32_t>(row % kChunksPerRow) * kWordBytes;
+    const unsigned skew =
+        static_cast<unsigned>(2 * (lane % kLanesPerRow) - v_phase + lead + kWordColumns);
+    // The first element's column within its chunk (bytes, in the address) and its chunk's
+    // offset from j (in bytes of chunk index: 16 per chunk, wrapping below 0), opaque so that
+    // ptxas keeps these two per row instead of re-deriving them from the skew at each pair.
+    std::uint32_t column_base =
+        warp_rows + row * kSwizzleRowBytes + (skew % kWordColumns) * kElementBytes;
+    std::uint32_t chunk_offset = (skew / kWordColumns - 1) * kWordBytes;
+    asm volatile("" : "+r"(column_base), "+r"(chunk_offset));
+    auto staged_address = [&](int j, std::uint32_t base, std::uint32_t offset) {
+      const std::uint32_t chunk_bytes = offset + j * kWordBytes;  // chunk index x 16
+      return base + (chunk_bytes / kSwizzleRowBytes) * block_bytes +
+             ((chunk_bytes % kSwizzleRowBytes) ^ swizzle);
+    };
+    auto first_address = [&](int j) { return staged_address(j, column_base, chunk_offset); };
+    // The second element of a pair stored alone: the next column, which opens the next chunk
+    // where the first closes its chunk (column_base's low bits are the column's: the staged
+    // rows start on 16-byte chunks).
+    const bool second_opens_chunk =
+        (column_base % kWordBytes) == (kWordColumns - 1) * kElementBytes;
+    auto second_address = [&](int j) {
+      return second_opens_chunk
+                 ? staged_address(j, column_base - (kWordColumns - 1) * kElementBytes,
+                                  chunk_offset + kWordBytes)
+                 : staged_address(j, column_base + kElementBytes, chunk_offset);
+    };
 #pragma unroll
     for (int j = 0; j < kWidth / kWordColumns; ++j) {
       const int out_col = j * kWordColumns + 2 * (lane % kLanesPerRow) - v_phase;
@@ -115,21 +146,16 @@ FATTN_DEVICE void stage_rows(const float (&o)[kWidth / 2], const float (&inv_sum
       const std::uint32_t pair = pack_pair(o[4 * j + 2 * h] * inv_sum[h],
                                            o[4 * j + 2 * h + 1] * inv_sum[h],
                                            static_cast<Element*>(nullptr));
-      const int staged = out_col + lead;
       if (word_pairs && first_in && second_in) {
-        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(
-                         staged_column(warp_rows, block_bytes, row, staged)),
-                     "r"(pair));
+        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(first_address(j)), "r"(pair));
         continue;
       }
       if (first_in) {
-        asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(
-                         staged_column(warp_rows, block_bytes, row, staged)),
+        asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(first_address(j)),
                      "h"(static_cast<std::uint16_t>(pair & kLowHalf)));
       }
       if (second_in) {
-        asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(
-                         staged_column(warp_rows, block_bytes, row, staged + 1)),
+        asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(second_address(j)),
                      "h"(static_cast<std::uint16_t>(pair >> kHalfBits)));
       }
     }
@@ -207,14 +233,16 @@ FATTN_DEVICE void store_rows(std::uint32_t warp_rows, std::uint32_t block_bytes,
   const int row_end_bytes = head_dim * kElementBytes;
 #pragma unroll
   for (int pass = 0; pass < kSlots / kLanes; ++pass) {
-    const int slot = pass * kLanes + lane;
-    const int row = slot / kWordsPerRow;
-    const int k = slot % kWordsPerRow;
-    if (row >= rows) continue;
+    // Unsigned, so that the division by the row's words is a bare multiply-high.
+    const unsigned slot = static_cast<unsigned>(pass * kLanes + lane);
+    const unsigned row = slot / kWordsPerRow;
+    const unsigned k = slot % kWordsPerRow;
+    if (row >= static_cast<unsigned>(rows)) continue;
     std::uint8_t* out_row = out_rows + row * row_bytes;
     const int first_byte = lead_bytes(out_row);
     // Whole words: from the row's first byte on, and ending by its last.
-    if ((k == 0 && first_byte != 0) || first_byte + row_end_bytes < (k + 1) * kWordBytes) {
+    if ((k == 0 && first_byte != 0) ||
+        first_byte + row_end_bytes < static_cast<int>(k + 1) * kWordBytes) {
       continue;
     }
     uint4 v;
