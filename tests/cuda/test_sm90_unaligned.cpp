@@ -14,10 +14,11 @@
 // outside the view (the sliced column, the other tensors' rows) must stay untouched.
 // The staged-output cases (StagedOutput/...) write O into outputs whose heads have poisoned
 // columns right beside them: gaps of more than a 16-byte word on both sides of every head, or
-// the heads of a packed tensor with one more head on either side. O leaves the kernels of work
-// width 144..208 as whole 16-byte words through shared memory (src/cuda/sm90/output_staging.cuh),
-// with narrower pieces for each row's ragged first and last word, the others as 4-byte pairs
-// from registers: any byte written outside [0, D) of a head shows.
+// the heads of a packed tensor with one more head on either side. O leaves the 192 and 256
+// buckets' kernels (work widths 144..256) as whole 16-byte words through shared memory
+// (src/cuda/sm90/output_staging.cuh), with narrower pieces for each row's ragged first and last
+// word, the 128 bucket's as 4-byte pairs from registers: any byte written outside [0, D) of a
+// head shows.
 // Selector rules (no GPU): which layouts row_alignment_bytes admits, and that the backward, the
 // 64 bucket and D = 242..256 keep the 16-byte rule.
 #include <cuda_runtime.h>
@@ -398,13 +399,13 @@ INSTANTIATE_TEST_SUITE_P(
                       Layout::packed, false, Window{40, 7}}),
     [](const ::testing::TestParamInfo<UnalignedCase>& info) { return std::string(info.param.name); });
 
-// The O stores (staged at widths 144..208: src/cuda/sm90/output_staging.cuh) into outputs whose
+// The O stores (staged at widths 144..256: src/cuda/sm90/output_staging.cuh) into outputs whose
 // heads have poisoned neighbours: `gapped` (a gap wider than a 16-byte word on either side of every
 // head, at the packed rows' alignment) and `inner_heads` (a packed tensor's heads 1..H, heads 0 and
 // H + 1 beside them; inputs rows_padded, as six packed heads of D = 74 make rows off the 16-byte
 // grid). Every byte outside the heads' D columns must keep its poison. Rows 2-, 4- and 8-byte
-// aligned (D = 129 / 201, 74 / 90 / 234, 76), register pairs (128 bucket, width 240) and the V ring
-// (192, 256 at width 208), causal and not, partial query tiles (N = 17, 1013), fully masked tiles
+// aligned (D = 129 / 201, 74 / 90 / 234, 76), register pairs (128 bucket) and the V ring
+// (192, 256 at widths 208 and 240), causal and not, partial query tiles (N = 17, 1013), fully masked tiles
 // (bottom-right causal, more queries than keys: their zeros bypass the V ring), a window, and GQA
 // (word_heads: query and key heads at one phase).
 INSTANTIATE_TEST_SUITE_P(
@@ -476,8 +477,13 @@ void expect_nonfinite_neighbour_does_not_leak(const char* name, DType dtype, std
   nonfinite.nonfinite = true;
   nonfinite.first_nonfinite_k_column = work_width - head_dim;
   nonfinite.end_nonfinite_k_column = head_dim - detail::sm90::kMaxHeadPhase;
-  ASSERT_LT(nonfinite.first_nonfinite_k_column, nonfinite.end_nonfinite_k_column)
-      << "width " << work_width << " leaves no column of head 1 unread";
+  if (nonfinite.first_nonfinite_k_column >= nonfinite.end_nonfinite_k_column) {
+    // A build without the head dim's own bucket (e.g. --head-dims "192;256" sends D = 74 to
+    // width 144) reads every column of head 1 that a NaN could sit in without leaking: the
+    // documented limit (heads_as_columns.hpp, "Limit"), not something this case can test.
+    GTEST_SKIP() << name << ": width " << work_width << " of the " << instance->head_dim_bucket
+                 << " bucket leaves no column of head 1 unread (this build has no smaller bucket)";
+  }
   expect_sm90_matches_reference({name, dtype, 1, 130, 130, 8, 8, head_dim, Layout::packed},
                                 nonfinite);
 }

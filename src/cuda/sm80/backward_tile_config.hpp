@@ -1077,15 +1077,16 @@ struct LargeSharedMemoryDeterministicBackward {
 // deterministic bwd 106.8 / 136.9 / 185.2 / 196.9 against 105.4 / 134.2 /
 // 181.3 / 193.1 TFLOP/s at N = 512 / 1k / 4k / 16k causal (+1.4 / +2.0 / +2.2 / +2.0 %), bitwise
 // repeatable; 4k non-causal 1.000.
-// v44d (twenty-fourth session): v44's GroupedPhaseATests here too. v44 measured x1.019-1.033 in
-// the default mode and 1.000 in the deterministic one, which runs this configuration: the
-// deterministic / default ratio fell from 0.83 to 0.81 at N = 4k. 0 spills on sm_80 and sm_90a.
 template <>
 struct LargeSharedMemoryDeterministicBackward<128> {
   using type = ScoreStatisticsAhead<
       QueryTilesDescending<ZeroStartAccumulators<UnmaskedStagedEpilogue<ScorePassesTile128>>>,
       kStatisticsAheadAt128>;
 };
+// v44d (twenty-fourth session): v44's GroupedPhaseATests here too (v44 left this configuration
+// at 1.000). 0 spills on sm_80 and sm_90a. H100, deterministic backward in turns beside v44 and
+// FA2 (bench/results/s24-h100-call3/turns_det.txt): bf16 N = 4k x1.028, causal x1.009, 1k x1.014,
+// fp16 2k x1.025, 16k x1.029; deterministic / default backward at 4k 0.84.
 template <>
 struct LargeSharedMemoryDeterministicBackward<256> {
   using type = StatisticsAhead256<QueryTilesDescending<KeyTilesSlowestInHeadGroups<

@@ -688,14 +688,16 @@ inline constexpr bool lazy_rescale =
 
 // Whether a heads-as-columns kernel of work width `width` stores O through shared memory
 // (output_staging.cuh), not from its registers (4-byte pairs): chosen by measurement (H100, fp16,
-// packed tensors, B = 16, H = 16, N = 2048, outputs bitwise the register stores'; perf-notes,
-// twenty-second session, "staged O for heads as columns"). Staged in the V ring (the 192 and 256
-// buckets), it gained at widths 144 (D = 129 / 130: x1.035-1.08) and 208 (D = 201 / 202:
-// x1.05-1.10) and lost at 240 (D = 233 / 234: x0.79-0.97); staged in the 128 bucket's own O
-// buffer it lost at widths 80 and 96 (D = 73..90: x0.91-0.975). So the V-ring buckets stage up
-// to width 208: every 192-bucket width (160..192 taken as 144's bucket-mates, unmeasured) and
-// 256's width 208; 224 (unmeasured) and 240 keep the register stores, as does the 128 bucket.
-inline constexpr int kWidestStagedOutputWidth = 256;
+// packed tensors, B = 16, H = 16, N = 2048, outputs bitwise the register stores'). Staged in the
+// V ring (the 192 and 256 buckets), the first staging (twenty-second session) gained at widths
+// 144 (x1.035-1.08) and 208 (x1.05-1.10) and lost at 240 (x0.79-0.97): its signed staging
+// addresses cost ~33 instructions a pair. With the addresses unsigned and hoisted (twenty-fourth
+// session, perf-notes "Hopper staged O v2") every V-ring width gains over the register stores:
+// 217 / 234 (widths 224 / 240) x1.021 / 1.022 non-causal, x1.067 / 1.074 causal, bf16 x1.074 /
+// 1.034, and 144..208 gained again over the first staging (x1.04-1.08, causal x1.10-1.16). So
+// every V-ring width stages. The 128 bucket (widths 80 / 96) keeps the register stores: staged
+// in its own O buffer it lost (x0.91-0.975), and it has no V ring to stage in (kOutAliasesV).
+inline constexpr int kWidestStagedOutputWidth = 256;  // the widest bucket: all of them
 template <class Traits>
 constexpr bool stages_heads_as_columns_output(int width) {
   return Traits::kOutAliasesV && width <= kWidestStagedOutputWidth;

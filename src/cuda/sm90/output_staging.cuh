@@ -23,8 +23,8 @@
 // Only the warp itself reads its staged rows, so __syncwarp orders the staging and the reading;
 // who else may touch the buffer is the caller's concern (forward_kernel.cuh: the V ring behind
 // the o_stored barrier).
-// Where. Only where it measured faster than the 4-byte register pairs: the V-ring buckets up to
-// width 208 (forward_kernel.cuh, stages_heads_as_columns_output, with the numbers).
+// Where. Only where it measured faster than the 4-byte register pairs: every width of the V-ring
+// buckets (forward_kernel.cuh, stages_heads_as_columns_output, with the numbers).
 //
 // Staged layout: the O tile's (ForwardTraits::kOOffset), as the TMA-store epilogue stages it:
 // column blocks of 64 columns `block_bytes` apart, rows of kSwizzleRowBytes, 16-byte chunk c of
