@@ -123,6 +123,18 @@ Status finish_backward(const AttentionArgs& args, const BackwardParams& params) 
   return Status::Ok();
 }
 
+// The full-width kernel of step class kSteps (NarrowStepClasses) for a head dim of `steps`
+// k-steps, if Config has that class; else nullptr.
+template <class Config, class Element, class Mask, int kSteps = Config::kFirstStepClass>
+auto narrow_class_kernel(int steps) -> void (*)(BackwardParams, Mask) {
+  if constexpr (kSteps > Config::kLastStepClass) {
+    return nullptr;
+  } else {
+    if (steps == kSteps) return &backward_kernel<Config, Element, Mask, true, false, kSteps>;
+    return narrow_class_kernel<Config, Element, Mask, kSteps + 1>(steps);
+  }
+}
+
 // Any tile configuration; launch_backward uses the table's. bench/sm80_bwd_variants.cu and
 // bench/sm80_bwd_timeline_shim.cu also run alternatives through this to measure the table's
 // choices against them.
@@ -176,6 +188,14 @@ Status launch_backward_with(const AttentionArgs& args) {
         }
         if constexpr (Config::kFullWidthKernel && (!kShifted || kOverZeros)) {
           if (full_width) kernel = &backward_kernel<Config, Element, Mask, true, kShifted>;
+        }
+        // A narrow step class where Config has one for the head dim's k-steps.
+        if constexpr (Config::kFullWidthKernel && !kShifted && narrow_step_classes<Config>()) {
+          if (full_width) {
+            auto* const narrow = narrow_class_kernel<Config, Element, Mask>(
+                (problem.head_dim + kMmaK - 1) / kMmaK);
+            if (narrow != nullptr) kernel = narrow;
+          }
         }
         return launch_with_shared_memory(kernel, "sm80::backward_kernel", grid, Config::kThreads,
                                          Config::kSharedBytes, args, params, mask);

@@ -358,7 +358,11 @@ __device__ __forceinline__ void store_dk_dv_staged(
 // showed 42 % of the issue cycles stalled on fixed-latency dependencies.
 // kShifted: shifted windows (backward_windows.cuh), in either kernel (backward v38: the
 // full-width one from min_head_dim_over_zeros on).
-template <class Config, class Element, class Mask, bool kFullWidth, bool kShifted = false>
+// kClassSteps: 0, or a narrow step class of the full-width kernel (NarrowStepClasses,
+// backward_tile_config.hpp): head dims of exactly that many 16-column k-steps, for which phase A
+// unrolls only those steps and phase B splits them over its head-dim warp groups.
+template <class Config, class Element, class Mask, bool kFullWidth, bool kShifted = false,
+          int kClassSteps = 0>
 __global__ void __launch_bounds__(Config::kThreads)
     backward_kernel(const BackwardParams params, const Mask mask) {
   using Traits = ElementTraits<Element>;
@@ -370,7 +374,18 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr int kKeyTilesA = Config::kKeysPerWarpA / kMmaM;
   constexpr int kQueryTilesA = Config::kQueriesPerWarpA / Config::kQuerySplitsA / kMmaN;
   constexpr int kKeyTilesB = Config::kKeysPerWarpB / kMmaM;
-  constexpr int kDimTilesB = Config::kDimPerWarpB / kMmaN;
+  // A narrow step class: phase B's kClassSteps column blocks split evenly over the head-dim
+  // warp groups (at 128, 5 or 6 steps: 3 per warp instead of the bucket's 4), its last group
+  // running the zero-filled columns past the class where the split is uneven.
+  constexpr bool kNarrowClass = kClassSteps > 0;
+  static_assert(!kNarrowClass || (kFullWidth && !kShifted && kClassSteps < kMaxSteps),
+                "step classes: the full-width kernel without shifted windows, below the bucket");
+  constexpr int kStepsPerWarpB = kNarrowClass
+                                     ? (kClassSteps + Config::kWarpsDimB - 1) / Config::kWarpsDimB
+                                     : Config::kDimPerWarpB / kMmaK;
+  constexpr int kDimTilesB = 2 * kStepsPerWarpB;
+  // Phase A's unrolled k-steps: a step class has no step past its own.
+  constexpr int kStepsA = kNarrowClass ? kClassSteps : kMaxSteps;
   constexpr int kDimTilesQ = Config::kDimPerWarpQ / kMmaN;
   constexpr int kRowTilesQ = Config::kQueriesPerWarpQ / kMmaM;
   constexpr bool kPackedP = packed_probabilities<Config>();
@@ -466,7 +481,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr bool kXorAddresses = kPackedP;
   constexpr bool kXorDsQ = kPackedP && is_power_of_two(kRowTilesQ);
   constexpr bool kXorKQ = kPackedP && is_power_of_two(Config::kDimPerWarpQ / kMmaK);
-  constexpr bool kXorQB = kPackedP && is_power_of_two(Config::kDimPerWarpB / kMmaK);
+  constexpr bool kXorQB = kPackedP && is_power_of_two(kStepsPerWarpB);
   static_assert(!rolled_product_b<Config>() || (kXorAddresses && !kPipelinedB),
                 "the rolled loop addresses Pᵀ's steps at run time: an XOR address");
   constexpr int kStatChunks = kBlockM * 4 / 16;  // 16-byte chunks of one LSE / D_i row tile
@@ -546,13 +561,18 @@ __global__ void __launch_bounds__(Config::kThreads)
   // and spills next to the single pass's registers.
   const int steps_a = kPackedP ? head_dim_steps : steps;
   // UntestedPackedPhaseA (backward_tile_config.hpp): no test on the k-steps every head dim has.
-  constexpr int kUntestedStepsA = untested_packed_phase_a<Config>() && kFullWidth
-                                      ? (min_full_width_head_dim(kWidth) + kMmaK - 1) / kMmaK
-                                      : 0;
+  // A step class runs head dims of exactly kClassSteps k-steps: with
+  // untested_narrow_class_steps, none of them tested.
+  constexpr int kUntestedStepsA =
+      kNarrowClass && untested_narrow_class_steps<Config>() ? kClassSteps
+      : untested_packed_phase_a<Config>() && kFullWidth
+          ? (min_full_width_head_dim(kWidth) + kMmaK - 1) / kMmaK
+          : 0;
   // GroupedPhaseATests (backward_tile_config.hpp): not with shifted windows, whose tiles past the
   // window are not known to be zeros.
   constexpr int kGroupedStepsA = kFullWidth && !kShifted ? grouped_phase_a_steps<Config>() : 0;
   constexpr int kTestGroupA = phase_a_test_group_steps<Config>();
+  static_assert(kGroupedStepsA == 0 || !kNarrowClass, "grouped steps: the bucket's k-steps");
   static_assert(kGroupedStepsA == 0 || !pipelined_query_fragments<Config>(),
                 "grouped steps: the pipelined fragments load the next step inside each step");
   const int alignment = kShifted ? kWidest : params.alignment;
@@ -738,7 +758,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   const int key_row_a = (warp / Config::kWarpsQueriesA) * Config::kKeysPerWarpA;
   const int query_col_a = (warp % Config::kWarpsQueriesA) * Config::kQueriesPerWarpA;
   const int key_row_b = (warp / Config::kWarpsDimB) * Config::kKeysPerWarpB;
-  const int dim_step_b = (warp % Config::kWarpsDimB) * (Config::kDimPerWarpB / kMmaK);
+  const int dim_step_b = (warp % Config::kWarpsDimB) * kStepsPerWarpB;
   const int query_row_q = (warp / Config::kWarpsDimQ) * Config::kQueriesPerWarpQ;
   const int dim_step_q = (warp % Config::kWarpsDimQ) * (Config::kDimPerWarpQ / kMmaK);
 
@@ -873,7 +893,7 @@ __global__ void __launch_bounds__(Config::kThreads)
           }
           if constexpr (kPipelinedB) {
             std::uint32_t b_next[kQueryTilesA / 2][4];
-            if (step + 1 < kMaxSteps) load_b(b_next, step + 1, b_offset);
+            if (step + 1 < kStepsA) load_b(b_next, step + 1, b_offset);
 #pragma unroll
             for (int np = 0; np < kQueryTilesA / 2; ++np) {
               if (first) {
@@ -882,7 +902,7 @@ __global__ void __launch_bounds__(Config::kThreads)
                 mma_column_pair<Element>(acc, a, b[np], np);
               }
             }
-            if (step + 1 < kMaxSteps) __builtin_memcpy(b, b_next, sizeof(b));
+            if (step + 1 < kStepsA) __builtin_memcpy(b, b_next, sizeof(b));
           } else {
 #pragma unroll
             for (int np = 0; np < kQueryTilesA / 2; ++np) {
@@ -902,7 +922,7 @@ __global__ void __launch_bounds__(Config::kThreads)
           }
         };
 #pragma unroll
-        for (int step = 0; step < kMaxSteps; ++step) {
+        for (int step = 0; step < kStepsA; ++step) {
           // ZeroStart: step 0 always runs (steps_a >= 1) and writes the accumulators.
           const bool first = kZeroStart && step == 0;
           // GroupedPhaseATests: the steps of a group run under the test of the first one that
@@ -1111,7 +1131,7 @@ __global__ void __launch_bounds__(Config::kThreads)
       const int b_lane = kPerItemBAddresses ? opaque_lane_id() : lane;
       const int b_warp = kPerItemBAddresses ? opaque_thread_id() / kWarpSize : warp;
       const int b_dim_step =
-          kPerItemBAddresses ? (b_warp % Config::kWarpsDimB) * (Config::kDimPerWarpB / kMmaK)
+          kPerItemBAddresses ? (b_warp % Config::kWarpsDimB) * kStepsPerWarpB
                              : dim_step_b;
       const auto q_as_b =
           fragment_address<kXorQB, kWidth>(q_tile, b_lane % 16, b_lane / 16, 2 * b_dim_step);
@@ -1396,7 +1416,7 @@ __global__ void __launch_bounds__(Config::kThreads)
                   kv_head * params.dk_strides.head;
   auto* dv_base = static_cast<Element*>(params.dv) + batch * params.dv_strides.batch +
                   kv_head * params.dv_strides.head;
-  if constexpr (kStagedEpilogue) {
+  if constexpr (kStagedEpilogue && !kNarrowClass) {
     if (head_dim == kWidth && alignment >= kWidest) {
       static_assert(2 * kBlockN * Config::kStagedRowElements * sizeof(Element) <=
                         Config::kSharedBytes,

@@ -690,6 +690,38 @@ constexpr int grouped_phase_a_steps() {
   }
 }
 
+// NarrowStepClasses (twenty-fourth session, desk prep bwd80; lean full-width kernel without
+// shifted windows): besides the full-width kernel, one kernel per step class kFirst..kLast, for
+// the head dims of exactly that many 16-column k-steps (launch_backward_with picks it by
+// ceil(D / 16); 16-byte rows only, as the full-width kernel over zeros). Over zeros the full-width
+// kernel runs phase B and the dQ product over all the bucket's columns: at 128, D = 80 executed
+// 272 of D = 128's 320 HMMA per warp and query tile (phase A skips its steps at run time, phase B
+// and the dQ product do not), for 200 useful. A class kernel splits its k-steps evenly over phase
+// B's head-dim warp groups (5 or 6 steps at 128: 3 per group instead of 4 and 0-1), so the busiest
+// warp's phase B is 3/4 of the bucket's: 240 HMMA a warp at D = 80, 256 at D = 96. The dQ product
+// keeps the bucket's columns (its 4 x 32-column warp groups: the busiest warp does its whole
+// share at every D > 64 anyway). kUntestedSteps: phase A's steps without run-time tests (every
+// head dim of a class has them all).
+struct NarrowStepClassesOption {};
+template <class Tile, int kFirstArg, int kLastArg, bool kUntestedStepsArg>
+struct NarrowStepClasses : Tile, NarrowStepClassesOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+  static constexpr int kFirstStepClass = kFirstArg;
+  static constexpr int kLastStepClass = kLastArg;
+  static constexpr bool kUntestedClassSteps = kUntestedStepsArg;
+};
+template <class Config>
+constexpr bool narrow_step_classes() {
+  return has_option<Config, NarrowStepClassesOption>;
+}
+template <class Config>
+constexpr bool untested_narrow_class_steps() {
+  if constexpr (narrow_step_classes<Config>()) {
+    return Config::kUntestedClassSteps;
+  } else {
+    return false;
+  }
+}
 
 template <int kHeadDimBucket>
 struct BackwardConfig;
@@ -938,10 +970,15 @@ struct ScorePassesTile128
 // not): default 1.002-1.017x (N >= 4k 1.010-1.017), deterministic 1.007-1.012x; two tiles ahead
 // the same within 0.6 %. At 256 (with ScorePassesByQueryTile) its NoMask kernels spill 8 bytes.
 constexpr int kStatisticsAheadAt128 = 1;
+// Step classes (NarrowStepClasses): 5 and 6 k-steps, D = 65..80 and 81..96 (7 steps would split
+// 4 + 3, no fewer for the busiest warp than the bucket's 4).
+inline constexpr int kFirstStepClassAt128 = 5;
+inline constexpr int kLastStepClassAt128 = 6;
 template <>
 struct LargeSharedMemoryBackwardConfig<128>
-    : ScoreStatisticsAhead<ZeroStartAccumulators<StagedEpilogue<ScorePassesTile128>>,
-                           kStatisticsAheadAt128> {};
+    : NarrowStepClasses<ScoreStatisticsAhead<ZeroStartAccumulators<StagedEpilogue<ScorePassesTile128>>,
+                                             kStatisticsAheadAt128>,
+                        kFirstStepClassAt128, kLastStepClassAt128, false> {};
 // v41 (twenty-second session, bwd192-lines): DqReductionsByLine at 192, 8 staging rows per round
 // (one (row tile, half) pair: 4 rounds per query tile, 3 LDS.128 and 3 REDG.128 each), 12 KB of
 // staging on 192's 161 KB: 173 KB, Hopper only. v40's ncu (bench/results/sm80-bwd192-tile-h100-
