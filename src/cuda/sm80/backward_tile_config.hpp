@@ -700,8 +700,9 @@ constexpr int grouped_phase_a_steps() {
 // B's head-dim warp groups (5 or 6 steps at 128: 3 per group instead of 4 and 0-1), so the busiest
 // warp's phase B is 3/4 of the bucket's: 240 HMMA a warp at D = 80, 256 at D = 96. The dQ product
 // keeps the bucket's columns (its 4 x 32-column warp groups: the busiest warp does its whole
-// share at every D > 64 anyway). kUntestedSteps: phase A's steps without run-time tests (every
-// head dim of a class has them all).
+// share at every D > 64 anyway). kUntestedSteps: phase A's steps without run-time tests in the
+// NoMask kernels (every head dim of a class has them all; the WindowMask kernels keep the tests:
+// without them they spilled 4-12 bytes, bf16, sm_80 and sm_90a).
 struct NarrowStepClassesOption {};
 template <class Tile, int kFirstArg, int kLastArg, bool kUntestedStepsArg>
 struct NarrowStepClasses : Tile, NarrowStepClassesOption {
@@ -978,7 +979,7 @@ template <>
 struct LargeSharedMemoryBackwardConfig<128>
     : NarrowStepClasses<ScoreStatisticsAhead<ZeroStartAccumulators<StagedEpilogue<ScorePassesTile128>>,
                                              kStatisticsAheadAt128>,
-                        kFirstStepClassAt128, kLastStepClassAt128, false> {};
+                        kFirstStepClassAt128, kLastStepClassAt128, true> {};
 // v41 (twenty-second session, bwd192-lines): DqReductionsByLine at 192, 8 staging rows per round
 // (one (row tile, half) pair: 4 rounds per query tile, 3 LDS.128 and 3 REDG.128 each), 12 KB of
 // staging on 192's 161 KB: 173 KB, Hopper only. v40's ncu (bench/results/sm80-bwd192-tile-h100-
