@@ -374,15 +374,19 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr int kKeyTilesA = Config::kKeysPerWarpA / kMmaM;
   constexpr int kQueryTilesA = Config::kQueriesPerWarpA / Config::kQuerySplitsA / kMmaN;
   constexpr int kKeyTilesB = Config::kKeysPerWarpB / kMmaM;
-  // A narrow step class: phase B's kClassSteps column blocks split evenly over the head-dim
-  // warp groups (at 128, 5 or 6 steps: 3 per warp instead of the bucket's 4), its last group
-  // running the zero-filled columns past the class where the split is uneven.
+  // A narrow step class: phase B's kClassSteps column blocks split over its two head-dim warp
+  // groups, the first (light) group kLightStepsB of them, the second the rest (at 128: 5 steps as
+  // 2 + 3, 6 as 3 + 3, instead of the bucket's 4 + 4). With an odd class the light warps sit on
+  // the SM sub-partitions (warp % 4) whose dQ slices hold the most columns of the class
+  // (dq_slice below), so that phase B and the dQ product together are even over them.
   constexpr bool kNarrowClass = kClassSteps > 0;
-  static_assert(!kNarrowClass || (kFullWidth && !kShifted && kClassSteps < kMaxSteps),
-                "step classes: the full-width kernel without shifted windows, below the bucket");
-  constexpr int kStepsPerWarpB = kNarrowClass
-                                     ? (kClassSteps + Config::kWarpsDimB - 1) / Config::kWarpsDimB
-                                     : Config::kDimPerWarpB / kMmaK;
+  static_assert(!kNarrowClass || (kFullWidth && !kShifted && kClassSteps < kMaxSteps &&
+                                  Config::kWarpsDimB == 2 && Config::kWarpsDimQ == 4),
+                "step classes: the full-width kernel without shifted windows, below the bucket, "
+                "two head-dim warp groups in phase B and four in the dQ product");
+  constexpr int kStepsPerWarpB =
+      kNarrowClass ? (kClassSteps + 1) / 2 : Config::kDimPerWarpB / kMmaK;
+  constexpr int kLightStepsB = kNarrowClass ? kClassSteps / 2 : kStepsPerWarpB;
   constexpr int kDimTilesB = 2 * kStepsPerWarpB;
   // Phase A's unrolled k-steps: a step class has no step past its own.
   constexpr int kStepsA = kNarrowClass ? kClassSteps : kMaxSteps;
@@ -760,9 +764,15 @@ __global__ void __launch_bounds__(Config::kThreads)
   const int key_row_a = (warp / Config::kWarpsQueriesA) * Config::kKeysPerWarpA;
   const int query_col_a = (warp % Config::kWarpsQueriesA) * Config::kQueriesPerWarpA;
   const int key_row_b = (warp / Config::kWarpsDimB) * Config::kKeysPerWarpB;
-  const int dim_step_b = (warp % Config::kWarpsDimB) * kStepsPerWarpB;
+  const int dim_step_b = (warp % Config::kWarpsDimB) * kLightStepsB;
+  // Whether this warp runs all kStepsPerWarpB of phase B's steps (a uniform branch on the last
+  // one where the light group has fewer).
+  const bool all_steps_b = kLightStepsB == kStepsPerWarpB || warp % Config::kWarpsDimB != 0;
   const int query_row_q = (warp / Config::kWarpsDimQ) * Config::kQueriesPerWarpQ;
-  const int dim_step_q = (warp % Config::kWarpsDimQ) * (Config::kDimPerWarpQ / kMmaK);
+  // dQ slices: a step class puts slices 0 and 1 (the class's first 64 columns, all in it) on the
+  // sub-partitions of phase B's light warps (warp % 4 = 0, 2) and slices 2 and 3 on the others.
+  const int dq_slice = kNarrowClass ? (warp % 2) * 2 + (warp % 4) / 2 : warp % Config::kWarpsDimQ;
+  const int dim_step_q = dq_slice * (Config::kDimPerWarpQ / kMmaK);
 
   // V, dSᵀ and dO are read with the same lane addressing as K, Pᵀ and Q: their fragments are
   // the K / Pᵀ / Q addresses plus a compile-time byte offset (folded into the ldmatrix), so one
@@ -1111,6 +1121,8 @@ __global__ void __launch_bounds__(Config::kThreads)
     FATTN_SM80_BWD_TIMELINE_MARK(item, kScoreBarrier);
 
     // ---- phase B: dV += Pᵀ·dO, dK += dSᵀ·Q for this warp's keys x head-dim slice ----
+    static_assert(!kNarrowClass || (kRolledB && !kDqFirst && !kDqInB && !kRoundsInDk),
+                  "step classes: the light warps' test is in the rolled phase B only");
     // Query steps outer: the Pᵀ/dSᵀ fragments of one step are live at a time (loading all of
     // them first spilled next to the 128 dK/dV registers of the 128-key tiles). Inside a step,
     // every dV/dK accumulator is independent; a head dim short of the bucket skips whole
@@ -1133,7 +1145,7 @@ __global__ void __launch_bounds__(Config::kThreads)
       const int b_lane = kPerItemBAddresses ? opaque_lane_id() : lane;
       const int b_warp = kPerItemBAddresses ? opaque_thread_id() / kWarpSize : warp;
       const int b_dim_step =
-          kPerItemBAddresses ? (b_warp % Config::kWarpsDimB) * kStepsPerWarpB
+          kPerItemBAddresses ? (b_warp % Config::kWarpsDimB) * kLightStepsB
                              : dim_step_b;
       const auto q_as_b =
           fragment_address<kXorQB, kWidth>(q_tile, b_lane % 16, b_lane / 16, 2 * b_dim_step);
@@ -1151,11 +1163,13 @@ __global__ void __launch_bounds__(Config::kThreads)
         const std::uint32_t query_rows = qstep * kMmaK * kWidth * kBytesPerElement;
 #pragma unroll
         for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
-          std::uint32_t b[4];
-          ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows + kDoFromQ);
-          mma_column_pair<Element>(dv_acc, pa, b, dstep);
-          ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows);
-          mma_column_pair<Element>(dk_acc, dsa, b, dstep);
+          if (dstep < kLightStepsB || all_steps_b) {
+            std::uint32_t b[4];
+            ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows + kDoFromQ);
+            mma_column_pair<Element>(dv_acc, pa, b, dstep);
+            ldmatrix_x4_trans(b, q_as_b.at(dstep, 0) + query_rows);
+            mma_column_pair<Element>(dk_acc, dsa, b, dstep);
+          }
         }
       }
     } else {
@@ -1186,7 +1200,8 @@ __global__ void __launch_bounds__(Config::kThreads)
 
     // ---- dQ partial = dS·K for this warp's query rows x head-dim slice ----
     float dq[kRowTilesQ][kDimTilesQ][4];
-    if constexpr (!kZeroStart) zero_fill(dq);
+    // A step class skips the dQ columns past it: zeros there (the line reductions send them).
+    if constexpr (!kZeroStart || kNarrowClass) zero_fill(dq);
     // Key steps outer, one step's dS fragments live at a time (as in phase B); each K fragment
     // feeds the warp's kRowTilesQ row tiles. Row tile rt of dS is 2·rt query chunks to the right
     // in dSᵀ, i.e. the fragment address's step rt.
@@ -1199,7 +1214,8 @@ __global__ void __launch_bounds__(Config::kThreads)
       }
 #pragma unroll
       for (int dstep = 0; dstep < kDimTilesQ / 2; ++dstep) {
-        if (kFullWidth || dim_step_q + dstep < steps) {
+        if ((kFullWidth && !kNarrowClass) ||
+            dim_step_q + dstep < (kNarrowClass ? kClassSteps : steps)) {
           std::uint32_t b[4];
           ldmatrix_x4_trans(b, k_as_b.at(dstep, kstep * kMmaK));
 #pragma unroll
@@ -1449,7 +1465,7 @@ __global__ void __launch_bounds__(Config::kThreads)
                                dk_acc[kt][dt][2 * half + 1] * params.scale);
             store_shifted_pair(dv_row, column - epilogue_shifts.dout, params.head_dim,
                                dv_acc[kt][dt][2 * half], dv_acc[kt][dt][2 * half + 1]);
-          } else if (column < head_dim) {
+          } else if (column < head_dim && (dt < 2 * kLightStepsB || all_steps_b)) {
             store_pair(dk_row, column, head_dim, dk_acc[kt][dt][2 * half] * params.scale,
                        dk_acc[kt][dt][2 * half + 1] * params.scale, alignment);
             store_pair(dv_row, column, head_dim, dv_acc[kt][dt][2 * half],
