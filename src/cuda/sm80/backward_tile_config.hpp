@@ -690,19 +690,19 @@ constexpr int grouped_phase_a_steps() {
   }
 }
 
-// NarrowStepClasses (twenty-fourth session, desk prep bwd80; lean full-width kernel without
-// shifted windows): besides the full-width kernel, one kernel per step class kFirst..kLast, for
-// the head dims of exactly that many 16-column k-steps (launch_backward_with picks it by
-// ceil(D / 16); 16-byte rows only, as the full-width kernel over zeros). Over zeros the full-width
-// kernel runs phase B and the dQ product over all the bucket's columns: at 128, D = 80 executed
-// 272 of D = 128's 320 HMMA per warp and query tile (phase A skips its steps at run time, phase B
-// and the dQ product do not), for 200 useful. A class kernel splits its k-steps evenly over phase
-// B's head-dim warp groups (5 or 6 steps at 128: 3 per group instead of 4 and 0-1), so the busiest
-// warp's phase B is 3/4 of the bucket's: 240 HMMA a warp at D = 80, 256 at D = 96. The dQ product
-// keeps the bucket's columns (its 4 x 32-column warp groups: the busiest warp does its whole
-// share at every D > 64 anyway). kUntestedSteps: phase A's steps without run-time tests in the
-// NoMask kernels (every head dim of a class has them all; the WindowMask kernels keep the tests:
-// without them they spilled 4-12 bytes, bf16, sm_80 and sm_90a).
+// NarrowStepClasses (twenty-fourth session, desk prep bwd80, backward v47; lean full-width
+// kernel without shifted windows): besides the full-width kernel, one kernel per step class
+// kFirst..kLast, for the head dims of exactly that many 16-column k-steps (launch_backward_with
+// picks it by ceil(D / 16); 16-byte rows only, as the full-width kernel over zeros). Over zeros
+// the full-width kernel runs phase B and the dQ product over all the bucket's columns: at 128,
+// D = 80 executed 272 of D = 128's 320 HMMA per warp and query tile (phase A skips its steps at
+// run time, phase B and the dQ product do not), for 200 useful. A class kernel splits its k-steps
+// over phase B's two head-dim warp groups (5 steps: 2 + 3, 6: 3 + 3, instead of 4 + 4), skips the
+// dQ product's column slices past the class (a warp-uniform test; the slices are assigned so
+// that each SM sub-partition, warp % 4, gets an even share), and runs phase A without run-time
+// tests in the NoMask kernels (kUntestedSteps: every head dim of a class has all its steps; the
+// WindowMask kernels keep the tests, without them they spilled 4-12 bytes, bf16, sm_80 and
+// sm_90a). The busiest warp: 272 -> 208 HMMA at D = 80, 288 -> 256 at D = 96.
 struct NarrowStepClassesOption {};
 template <class Tile, int kFirstArg, int kLastArg, bool kUntestedStepsArg>
 struct NarrowStepClasses : Tile, NarrowStepClassesOption {
@@ -971,8 +971,12 @@ struct ScorePassesTile128
 // not): default 1.002-1.017x (N >= 4k 1.010-1.017), deterministic 1.007-1.012x; two tiles ahead
 // the same within 0.6 %. At 256 (with ScorePassesByQueryTile) its NoMask kernels spill 8 bytes.
 constexpr int kStatisticsAheadAt128 = 1;
-// Step classes (NarrowStepClasses): 5 and 6 k-steps, D = 65..80 and 81..96 (7 steps would split
-// 4 + 3, no fewer for the busiest warp than the bucket's 4).
+// Step classes (NarrowStepClasses, v47): 5 and 6 k-steps, D = 65..80 and 81..96 (7 steps would
+// split 4 + 3, no fewer for the busiest warp than the bucket's 4). Measured (H100, backward in
+// turns beside the table before it and FA2, 3 runs; bench/results/s24-h100-call5/turns_bwd80*.txt): fp16
+// N = 2k D = 72 / 80 / 96 x1.080 / 1.079 / 1.057, 80 causal x1.056, bf16 80 at 4k x1.090; D = 128
+// 1.00 (control); D = 72 / 80 0.98 / 0.97 -> 1.06 / 1.04x FA2's backward. Of D = 80's x1.079
+// the plain 3 + 3 split gave x1.048 and the untested phase A x1.010 more.
 inline constexpr int kFirstStepClassAt128 = 5;
 inline constexpr int kLastStepClassAt128 = 6;
 template <>
