@@ -973,10 +973,10 @@ struct ScorePassesTile128
 constexpr int kStatisticsAheadAt128 = 1;
 // Step classes (NarrowStepClasses, v47): 5 and 6 k-steps, D = 65..80 and 81..96 (7 steps would
 // split 4 + 3, no fewer for the busiest warp than the bucket's 4). Measured (H100, backward in
-// turns beside the table before it and FA2, 3 runs; bench/results/s24-h100-call5/turns_bwd80*.txt): fp16
-// N = 2k D = 72 / 80 / 96 x1.080 / 1.079 / 1.057, 80 causal x1.056, bf16 80 at 4k x1.090; D = 128
-// 1.00 (control); D = 72 / 80 0.98 / 0.97 -> 1.06 / 1.04x FA2's backward. Of D = 80's x1.079
-// the plain 3 + 3 split gave x1.048 and the untested phase A x1.010 more.
+// turns beside the table before it and FA2, 3 runs; bench/results/s24-h100-call5/): fp16 N = 2k
+// D = 72 / 80 / 96 x1.080 / 1.079 / 1.057, 80 causal x1.056, bf16 80 at 4k x1.090; D = 128 1.00
+// (control); D = 72 / 80 0.98 / 0.97 -> 1.06 / 1.04x FA2's backward. Of D = 80's x1.079 the
+// plain 3 + 3 split gave x1.048 and the untested phase A x1.010 more.
 inline constexpr int kFirstStepClassAt128 = 5;
 inline constexpr int kLastStepClassAt128 = 6;
 template <>
