@@ -113,19 +113,28 @@ FATTN_DEVICE void stage_rows(const float (&o)[kWidth / 2], const float (&inv_sum
     const std::uint32_t swizzle = static_cast<std::uint32_t>(row % kChunksPerRow) * kWordBytes;
     const unsigned skew =
         static_cast<unsigned>(2 * (lane % kLanesPerRow) - v_phase + lead + kWordColumns);
-    // The first element's column within its chunk (bytes, in the address) and its chunk's
-    // offset from j (in bytes of chunk index: 16 per chunk, wrapping below 0), opaque so that
-    // ptxas keeps these two per row instead of re-deriving them from the skew at each pair.
-    std::uint32_t column_base =
+    // The first element's column within its chunk (bytes) and its chunk: j + skew / 8 - 1.
+    const std::uint32_t column_base =
         warp_rows + row * kSwizzleRowBytes + (skew % kWordColumns) * kElementBytes;
-    std::uint32_t chunk_offset = (skew / kWordColumns - 1) * kWordBytes;
-    asm volatile("" : "+r"(column_base), "+r"(chunk_offset));
-    auto staged_address = [&](int j, std::uint32_t base, std::uint32_t offset) {
-      const std::uint32_t chunk_bytes = offset + j * kWordBytes;  // chunk index x 16
-      return base + (chunk_bytes / kSwizzleRowBytes) * block_bytes +
-             ((chunk_bytes % kSwizzleRowBytes) ^ swizzle);
+    const int chunk_bias = static_cast<int>(skew / kWordColumns) - 1;  // -1 .. 1
+    // Pair j's staged address is chunk_address[j % 8] + (j / 8) * block_bytes: entry m holds
+    // chunk m + chunk_bias's column block (-1 .. 1 blocks: where the bias carries the chunk
+    // across a block's edge) and swizzled chunk, so a pair's address is a register and an
+    // immediate. Opaque, so that ptxas keeps the eight per row instead of re-deriving them at
+    // each pair (~4 instructions a pair: an XOR, two masks, an add).
+    std::uint32_t chunk_address[kChunksPerRow];
+#pragma unroll
+    for (int m = 0; m < kChunksPerRow; ++m) {
+      const int chunk = m + chunk_bias;  // -1 .. 8
+      chunk_address[m] =
+          column_base + static_cast<std::uint32_t>((chunk >> 3) * static_cast<int>(block_bytes)) +
+          ((static_cast<std::uint32_t>(chunk % kChunksPerRow + kChunksPerRow) % kChunksPerRow) *
+               kWordBytes ^ swizzle);
+      asm volatile("" : "+r"(chunk_address[m]));
+    }
+    auto first_address = [&](int j) {
+      return chunk_address[j % kChunksPerRow] + (j / kChunksPerRow) * block_bytes;
     };
-    auto first_address = [&](int j) { return staged_address(j, column_base, chunk_offset); };
     // The second element of a pair stored alone: the next column, which opens the next chunk
     // where the first closes its chunk (column_base's low bits are the column's: the staged
     // rows start on 16-byte chunks).
@@ -133,9 +142,8 @@ FATTN_DEVICE void stage_rows(const float (&o)[kWidth / 2], const float (&inv_sum
         (column_base % kWordBytes) == (kWordColumns - 1) * kElementBytes;
     auto second_address = [&](int j) {
       return second_opens_chunk
-                 ? staged_address(j, column_base - (kWordColumns - 1) * kElementBytes,
-                                  chunk_offset + kWordBytes)
-                 : staged_address(j, column_base + kElementBytes, chunk_offset);
+                 ? first_address(j + 1) - (kWordColumns - 1) * kElementBytes
+                 : first_address(j) + kElementBytes;
     };
 #pragma unroll
     for (int j = 0; j < kWidth / kWordColumns; ++j) {
