@@ -700,11 +700,13 @@ inline constexpr int kWidestStagedOutputWidth = 256;  // the widest bucket: all 
 // The 128 bucket has no V ring to stage in (ForwardTraits::kOutAliasesV) but its own O buffer
 // (kOutOwnBuffer), which only the TMA-store epilogue uses: its heads-as-columns kernels stage
 // there up to this width (0: none, the register pairs). The first staging lost there (widths 80
-// / 96, D = 73..90: x0.91-0.975, twenty-second session) with ~33 instructions a pair for the
-// staging addresses and ~36 a whole-word pass; with the v2 addresses (~16 a pair) and a row a
-// pass (~15; twenty-fourth session, bench/results/sm90-s24-ostage3-prep) the staging costs about
-// what the register pairs' stores do (NOTES.md there): unmeasured, so the widths stay on the
-// register pairs until a call shows the staging ahead.
+// / 96, D = 73..90: x0.91-0.975, twenty-second session) at ~33 SASS instructions a stored pair
+// and ~36 a whole-word pass (~+720 executed per warp and tile over the register pairs). Now a
+// pair costs what a register pair does (11: the address table) and a pass ~14 (a row a pass),
+// ~+210 per warp and tile (twenty-fourth session, bench/results/sm90-s24-ostage3-prep/NOTES.md):
+// predicted about even (x0.99-1.04 non-causal, x0.97-1.02 causal), unmeasured, so 0 until a
+// call shows the staging ahead; 96 stages widths 80 / 96, 128 all four widths (112 / 128 also
+// 0 spills, unmeasured).
 inline constexpr int kWidestOwnBufferStagedOutputWidth = 0;
 template <class Traits>
 constexpr bool stages_heads_as_columns_output(int width) {

@@ -108,8 +108,8 @@ FATTN_DEVICE void stage_rows(const float (&o)[kWidth / 2], const float (&inv_sum
     // the swizzle redone for each of the kWidth / 4 pairs: ~4,000 of the staging's ~5,900 SASS
     // instructions at width 240; NOTES.md of bench/results/sm90-s24-ostage-prep). Here the
     // column's skew within word j - 1 (1 .. 3 * kWordColumns - 2: v_phase < kWordColumns) is
-    // non-negative, so its chunk is j plus a per-thread constant (unsigned: the wrapped chunk of
-    // a column left of the head is never stored) and the swizzle is one XOR.
+    // non-negative, so its chunk is j plus a per-row constant (-1 .. 1; chunk -1 holds only
+    // columns left of the head, never stored) and the swizzle is one XOR per row and chunk % 8.
     const std::uint32_t swizzle = static_cast<std::uint32_t>(row % kChunksPerRow) * kWordBytes;
     const unsigned skew =
         static_cast<unsigned>(2 * (lane % kLanesPerRow) - v_phase + lead + kWordColumns);
@@ -126,10 +126,13 @@ FATTN_DEVICE void stage_rows(const float (&o)[kWidth / 2], const float (&inv_sum
 #pragma unroll
     for (int m = 0; m < kChunksPerRow; ++m) {
       const int chunk = m + chunk_bias;  // -1 .. 8
-      chunk_address[m] =
-          column_base + static_cast<std::uint32_t>((chunk >> 3) * static_cast<int>(block_bytes)) +
-          ((static_cast<std::uint32_t>(chunk % kChunksPerRow + kChunksPerRow) % kChunksPerRow) *
-               kWordBytes ^ swizzle);
+      // Its column block, rounded down (-1 for chunk -1: the entry then serves j = 8, 16, ...),
+      // and its chunk in the block (two's complement: 7 for chunk -1).
+      const int block = chunk >= 0 ? chunk / kChunksPerRow : -1;
+      const auto chunk_in_block = static_cast<std::uint32_t>(chunk & (kChunksPerRow - 1));
+      chunk_address[m] = column_base +
+                         static_cast<std::uint32_t>(block * static_cast<int>(block_bytes)) +
+                         ((chunk_in_block * kWordBytes) ^ swizzle);
       asm volatile("" : "+r"(chunk_address[m]));
     }
     auto first_address = [&](int j) {
