@@ -28,7 +28,8 @@ for width in range(80, 257, 16):
                     table = []
                     for m in range(8):
                         chunk = m + bias
-                        table.append((column_base + (chunk >> 3) * BB + (((chunk % 8 + 8) % 8) * 16 ^ swizzle)) % M)
+                        block = chunk // 8 if chunk >= 0 else -1
+                        table.append((column_base + block * BB + (((chunk & 7) * 16) ^ swizzle)) % M)
                     first = lambda j: (table[j % 8] + (j // 8) * BB) % M
                     opens = (column_base % 16) == 14
                     second = lambda j: ((first(j + 1) - 14) if opens else (first(j) + 2)) % M
