@@ -1,6 +1,6 @@
 #!/bin/bash
 # s24 call: the staged O's whole-word passes a row a pass (A) and the 128 bucket's own-buffer
-# staging (B) (desk work s24-ostage3, NOTES.md here) in turns beside main (8f6c345), on packed odd
+# staging (B) (desk work s24-ostage3, NOTES.md here) in turns beside main (ed78217), on packed odd
 # head dims, then the Sm90Unaligned GPU tests (StagedOutput cases included) and both sanitizers
 # on the tree with B on. Three shims, each built from a source tarball (so the call does not
 # depend on which branch the device's working tree holds; bench/sm90_build.sh and
@@ -8,7 +8,7 @@
 #   all = this branch with kWidestOwnBufferStagedOutputWidth = 96 (A + B: widths 80 / 96 staged
 #         in the 128 bucket's own O buffer),
 #   new = this branch as committed (A only; the 128 bucket on the register pairs, as main),
-#   old = main 8f6c345.
+#   old = main ed78217.
 # `all` is first: --same-outputs compares the others' outputs with its, bit for bit.
 # Prepare on the desk machine (done by the desk session; the lead's checkout runs it):
 #   D=build-s24-ostage3; mkdir -p $D
