@@ -108,24 +108,36 @@ FATTN_DEVICE void stage_rows(const float (&o)[kWidth / 2], const float (&inv_sum
     // the swizzle redone for each of the kWidth / 4 pairs: ~4,000 of the staging's ~5,900 SASS
     // instructions at width 240; NOTES.md of bench/results/sm90-s24-ostage-prep). Here the
     // column's skew within word j - 1 (1 .. 3 * kWordColumns - 2: v_phase < kWordColumns) is
-    // non-negative, so its chunk is j plus a per-thread constant (unsigned: the wrapped chunk of
-    // a column left of the head is never stored) and the swizzle is one XOR.
+    // non-negative, so its chunk is j plus a per-row constant (-1 .. 1; chunk -1 holds only
+    // columns left of the head, never stored) and the swizzle is one XOR per row and chunk % 8.
     const std::uint32_t swizzle = static_cast<std::uint32_t>(row % kChunksPerRow) * kWordBytes;
     const unsigned skew =
         static_cast<unsigned>(2 * (lane % kLanesPerRow) - v_phase + lead + kWordColumns);
-    // The first element's column within its chunk (bytes, in the address) and its chunk's
-    // offset from j (in bytes of chunk index: 16 per chunk, wrapping below 0), opaque so that
-    // ptxas keeps these two per row instead of re-deriving them from the skew at each pair.
-    std::uint32_t column_base =
+    // The first element's column within its chunk (bytes) and its chunk: j + skew / 8 - 1.
+    const std::uint32_t column_base =
         warp_rows + row * kSwizzleRowBytes + (skew % kWordColumns) * kElementBytes;
-    std::uint32_t chunk_offset = (skew / kWordColumns - 1) * kWordBytes;
-    asm volatile("" : "+r"(column_base), "+r"(chunk_offset));
-    auto staged_address = [&](int j, std::uint32_t base, std::uint32_t offset) {
-      const std::uint32_t chunk_bytes = offset + j * kWordBytes;  // chunk index x 16
-      return base + (chunk_bytes / kSwizzleRowBytes) * block_bytes +
-             ((chunk_bytes % kSwizzleRowBytes) ^ swizzle);
+    const int chunk_bias = static_cast<int>(skew / kWordColumns) - 1;  // -1 .. 1
+    // Pair j's staged address is chunk_address[j % 8] + (j / 8) * block_bytes: entry m holds
+    // chunk m + chunk_bias's column block (-1 .. 1 blocks: where the bias carries the chunk
+    // across a block's edge) and swizzled chunk, so a pair's address is a register and an
+    // immediate. Opaque, so that ptxas keeps the eight per row instead of re-deriving them at
+    // each pair (~4 instructions a pair: an XOR, two masks, an add).
+    std::uint32_t chunk_address[kChunksPerRow];
+#pragma unroll
+    for (int m = 0; m < kChunksPerRow; ++m) {
+      const int chunk = m + chunk_bias;  // -1 .. 8
+      // Its column block, rounded down (-1 for chunk -1: the entry then serves j = 8, 16, ...),
+      // and its chunk in the block (two's complement: 7 for chunk -1).
+      const int block = chunk >= 0 ? chunk / kChunksPerRow : -1;
+      const auto chunk_in_block = static_cast<std::uint32_t>(chunk & (kChunksPerRow - 1));
+      chunk_address[m] = column_base +
+                         static_cast<std::uint32_t>(block * static_cast<int>(block_bytes)) +
+                         ((chunk_in_block * kWordBytes) ^ swizzle);
+      asm volatile("" : "+r"(chunk_address[m]));
+    }
+    auto first_address = [&](int j) {
+      return chunk_address[j % kChunksPerRow] + (j / kChunksPerRow) * block_bytes;
     };
-    auto first_address = [&](int j) { return staged_address(j, column_base, chunk_offset); };
     // The second element of a pair stored alone: the next column, which opens the next chunk
     // where the first closes its chunk (column_base's low bits are the column's: the staged
     // rows start on 16-byte chunks).
@@ -133,9 +145,8 @@ FATTN_DEVICE void stage_rows(const float (&o)[kWidth / 2], const float (&inv_sum
         (column_base % kWordBytes) == (kWordColumns - 1) * kElementBytes;
     auto second_address = [&](int j) {
       return second_opens_chunk
-                 ? staged_address(j, column_base - (kWordColumns - 1) * kElementBytes,
-                                  chunk_offset + kWordBytes)
-                 : staged_address(j, column_base + kElementBytes, chunk_offset);
+                 ? first_address(j + 1) - (kWordColumns - 1) * kElementBytes
+                 : first_address(j) + kElementBytes;
     };
 #pragma unroll
     for (int j = 0; j < kWidth / kWordColumns; ++j) {
@@ -214,42 +225,86 @@ FATTN_DEVICE void store_word_part(std::uint8_t* word, std::uint32_t chunk, int b
   piece_if_left<2>(word, chunk, &at, end);
 }
 
+// A whole word: staged chunk `chunk` to the output word `word` (16-byte aligned) where `store`,
+// by a predicated store (no branch). The load is not predicated: a predicated load leaves its
+// registers' old values where it is off, so ptxas kept them live from the kernel's start (228
+// bytes of spills at width 240). `chunk` is always inside the warp's staged rows (the O tile:
+// V-ring bytes no other warp touches until this warp's o_stored arrival, or its own buffer).
+FATTN_DEVICE void copy_word_if(bool store, std::uint32_t chunk, std::uint8_t* word) {
+  asm volatile(
+      "{\n"
+      " .reg .pred p;\n"
+      " .reg .b32 a, b, c, d;\n"
+      " .reg .b64 g;\n"
+      " setp.ne.b32 p, %0, 0;\n"
+      " cvta.to.global.u64 g, %2;\n"
+      " ld.shared.v4.b32 {a, b, c, d}, [%1];\n"
+      " @p st.global.v4.b32 [g], {a, b, c, d};\n"
+      "}\n" ::"r"(static_cast<int>(store)),
+      "r"(chunk), "l"(word));
+}
+
 // Stores the warp's first `rows` staged rows (0..16; `warp_rows` as in stage_rows) to the output
 // rows from `out_rows` (the first row's column 0), `row_bytes` apart, each row's D columns
-// exactly. The whole words first: lane l takes words l, l + 32, ... of the warp's rows laid end
-// to end, kWidth / 8 words a row (lead + D <= kWidth), so consecutive lanes store consecutive
-// words of a row. Then the ragged ones, one a lane: a row's first word where the row does not
-// start on a word, its last where it does not end on one (D > 8 columns: two different words),
-// lane 2r + e taking end e of row r (16 rows, 32 lanes), so the pieces' code is there once.
+// exactly. The whole words first, a row a pass (two where a row has 16 words or fewer): lane l
+// takes word l of the row (l % 16 of row l / 16 of the pair), so consecutive lanes store
+// consecutive words of a row; kWidth / 8 words a row (lead + D <= kWidth). Then the ragged
+// ones, one a lane: a row's first word where the row does not start on a word, its last where it
+// does not end on one (D > 8 columns: two different words), lane 2r + e taking end e of row r
+// (16 rows, 32 lanes), so the pieces' code is there once.
+// Why a row a pass, not the warp's rows laid end to end (lane l on word l + 32 p of them, as
+// before): the row and the word were then a division per pass and the staged chunk and the
+// row's address were rebuilt from them (~25 SASS instructions a pass at width 240, ~37 with the
+// branch per pass); here the word and the staged chunk's column block are the lane's, the row is
+// the pass's (a constant: the staged row and its swizzle are immediates), and a pass is its
+// row's address, lead, two compares and the copy (~14). More passes where a row has fewer than
+// 32 words (16 instead of 9 at width 144), but fewer instructions at every width.
 template <int kWidth>
 FATTN_DEVICE void store_rows(std::uint32_t warp_rows, std::uint32_t block_bytes,
                              std::uint8_t* out_rows, std::int64_t row_bytes, int rows,
                              int head_dim) {
   constexpr int kWordsPerRow = kWidth / kWordColumns;
-  constexpr int kSlots = kRowsPerWarp * kWordsPerRow;
-  static_assert(kSlots % kLanes == 0, "every lane takes the same number of words");
+  constexpr int kLanesPerRow = kWordsPerRow > kLanes / 2 ? kLanes : kLanes / 2;
+  constexpr int kRowsPerPass = kLanes / kLanesPerRow;
+  static_assert(kWordsPerRow <= kLanesPerRow && kRowsPerWarp % kRowsPerPass == 0,
+                "a lane for each word of a row");
   static_assert(2 * kRowsPerWarp == kLanes, "a lane for each end of each row");
   const int lane = opaque_lane();
   const int row_end_bytes = head_dim * kElementBytes;
+  const unsigned word = static_cast<unsigned>(lane % kLanesPerRow);
+  const unsigned pass_row = static_cast<unsigned>(lane / kLanesPerRow);
+  // A lane past the row's words stores nothing (its word would start past the row's end, see
+  // below) and reads its row's last chunk: inside the O tile, whose column blocks the V ring's
+  // other stages (being loaded meanwhile) follow.
+  const unsigned staged_k = word < kWordsPerRow ? word : kWordsPerRow - 1;
+  // Staged chunk k of row r: warp_rows + r * 128 + (k / 8) * block_bytes + ((k ^ r) % 8) * 16
+  // (staged_chunk), with r = first_row + pass_row, first_row a multiple of kRowsPerPass (even
+  // where pass_row is not 0): the row's part of the XOR is first_row's, an immediate.
+  const std::uint32_t lane_chunks =
+      warp_rows + pass_row * kSwizzleRowBytes + (staged_k / kChunksPerRow) * block_bytes;
+  const std::uint32_t lane_swizzle = ((staged_k ^ pass_row) % kChunksPerRow) * kWordBytes;
+  const std::uint8_t* lane_row = out_rows + pass_row * row_bytes;
+  const int lane_rows = rows - static_cast<int>(pass_row);
+  const int word_bytes = static_cast<int>(word) * kWordBytes;
+  // Word k of a row is whole in the output where it starts at or after the row's first byte and
+  // ends by its last: 0 <= 16k - first_byte <= row_end_bytes - 16, one unsigned compare (D > 8
+  // columns, so the bound is not negative). A lane past the row's words fails it: lead + D <=
+  // kWidth puts its word's start at or past the row's end.
+  const unsigned last_whole_word_offset =
+      static_cast<unsigned>(row_end_bytes - kWordBytes);
 #pragma unroll
-  for (int pass = 0; pass < kSlots / kLanes; ++pass) {
-    // Unsigned, so that the division by the row's words is a bare multiply-high.
-    const unsigned slot = static_cast<unsigned>(pass * kLanes + lane);
-    const unsigned row = slot / kWordsPerRow;
-    const unsigned k = slot % kWordsPerRow;
-    if (row >= static_cast<unsigned>(rows)) continue;
-    std::uint8_t* out_row = out_rows + row * row_bytes;
-    const int first_byte = lead_bytes(out_row);
-    // Whole words: from the row's first byte on, and ending by its last.
-    if ((k == 0 && first_byte != 0) ||
-        first_byte + row_end_bytes < static_cast<int>(k + 1) * kWordBytes) {
-      continue;
-    }
-    uint4 v;
-    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "r"(staged_chunk(warp_rows, block_bytes, row, k)));
-    *reinterpret_cast<uint4*>(out_row - first_byte + k * kWordBytes) = v;
+  for (int first_row = 0; first_row < kRowsPerWarp; first_row += kRowsPerPass) {
+    std::uint8_t* out_row = const_cast<std::uint8_t*>(lane_row) + first_row * row_bytes;
+    // Word k's offset from the row's first byte (negative for a first word the row starts in).
+    const int offset = word_bytes - lead_bytes(out_row);
+    // Predicated, not branched over: a branch per pass cost a BSSY / BSYNC pair and reloaded the
+    // store's memory descriptor in each pass; nearly every lane stores.
+    const bool whole =
+        first_row < lane_rows && static_cast<unsigned>(offset) <= last_whole_word_offset;
+    const std::uint32_t chunk =
+        lane_chunks + first_row * kSwizzleRowBytes +
+        (lane_swizzle ^ static_cast<std::uint32_t>((first_row % kChunksPerRow) * kWordBytes));
+    copy_word_if(whole, chunk, out_row + offset);
   }
   const int row = lane / 2;
   if (row >= rows) return;
