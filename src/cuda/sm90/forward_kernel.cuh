@@ -695,23 +695,15 @@ inline constexpr bool lazy_rescale =
 // session, perf-notes "Hopper staged O v2") every V-ring width gains over the register stores:
 // 217 / 234 (widths 224 / 240) x1.021 / 1.022 non-causal, x1.067 / 1.074 causal, bf16 x1.074 /
 // 1.034, and 144..208 gained again over the first staging (x1.04-1.08, causal x1.10-1.16). So
-// every V-ring width stages.
+// every V-ring width stages; s24-ostage3's cheaper passes and address table added x1.02-1.05
+// there. The 128 bucket (widths 80 / 96) keeps the register stores: it has no V ring to stage in
+// (kOutAliasesV), and staged in its own O buffer it lost with the first staging (x0.91-0.975)
+// and came out even with the cheap one (D = 74 / 76 / 90 x0.985-1.013, twenty-fourth session,
+// perf-notes "Hopper staged O v3"), not worth its second synchronization scheme.
 inline constexpr int kWidestStagedOutputWidth = 256;  // the widest bucket: all of them
-// The 128 bucket has no V ring to stage in (ForwardTraits::kOutAliasesV) but its own O buffer
-// (kOutOwnBuffer), which only the TMA-store epilogue uses: its heads-as-columns kernels stage
-// there up to this width (0: none, the register pairs). The first staging lost there (widths 80
-// / 96, D = 73..90: x0.91-0.975, twenty-second session) at ~33 SASS instructions a stored pair
-// and ~36 a whole-word pass (~+720 executed per warp and tile over the register pairs). Now a
-// pair costs what a register pair does (11: the address table) and a pass ~14 (a row a pass),
-// ~+210 per warp and tile (twenty-fourth session, bench/results/sm90-s24-ostage3-prep/NOTES.md):
-// predicted about even (x0.99-1.04 non-causal, x0.97-1.02 causal), unmeasured, so 0 until a
-// call shows the staging ahead; 96 stages widths 80 / 96, 128 all four widths (112 / 128 also
-// 0 spills, unmeasured).
-inline constexpr int kWidestOwnBufferStagedOutputWidth = 0;
 template <class Traits>
 constexpr bool stages_heads_as_columns_output(int width) {
-  return (Traits::kOutAliasesV && width <= kWidestStagedOutputWidth) ||
-         (Traits::kOutOwnBuffer && width <= kWidestOwnBufferStagedOutputWidth);
+  return Traits::kOutAliasesV && width <= kWidestStagedOutputWidth;
 }
 
 // Whether a kernel's producer issues the O stores (TileShape::producer_stores): only unmasked
@@ -755,15 +747,12 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
                                                       : Traits::kShape.tma_store_masked);
   // Where O reuses the V ring in this kernel (the bucket's layout leaves room for it either way).
   constexpr bool kOutInV = kTmaStore && Traits::kOutAliasesV;
-  // Heads as columns at some widths: O staged in the O tile (output_staging.cuh). Where that is
-  // the V ring (kStagedInV), the consumers wait for each other before staging and each warp
-  // arrives on o_stored once it has read its rows back; the producer loads a tile's first V
-  // after that, as for the TMA stores. In its own buffer, each warp stages and reads only its
-  // own rows: its __syncwarp orders them.
+  // Heads as columns at some widths: O staged in the V ring (output_staging.cuh); the consumers
+  // wait for each other before staging and each warp arrives on o_stored once it has read its
+  // rows back; the producer loads a tile's first V after that, as for the TMA stores.
   constexpr bool kStagedOutput =
       kHeadsAsColumns && stages_heads_as_columns_output<Traits>(kWidth);
-  constexpr bool kStagedInV = kStagedOutput && Traits::kOutAliasesV;
-  constexpr bool kRingHoldsOutput = kOutInV || kStagedInV;
+  constexpr bool kRingHoldsOutput = kOutInV || kStagedOutput;
   constexpr bool kLazyRescale = lazy_rescale<kHeadDim, kWidth, Mask>;
   constexpr bool kPinPvWait = Traits::kShape.pin_pv_wait_unmasked &&
                               std::is_same_v<Mask, NoMask> && kWidth == kHeadDim;
@@ -776,7 +765,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
   // in the masked 192 ones); these rare layouts pay a few divisions per tile instead. So do the
   // kernels that stage O in the V ring: the o_stored wait made the windowed width-192 producer
   // spill 16 bytes.
-  constexpr bool kDividedDecode = Traits::kShape.divided_tile_decode || kTailBoxes || kStagedInV;
+  constexpr bool kDividedDecode = Traits::kShape.divided_tile_decode || kTailBoxes || kStagedOutput;
   // TileShape::first_tile_coverage, in masked kernels: the first key tile is seen in two parts,
   // kPrefixKeys (a whole number of P's 16-key chunks, half the tile rounded up) and the rest;
   // the softmax works on the parts a warpgroup's rows can see, the mask is tested on the second
@@ -877,8 +866,8 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
     // One arrival per store thread, or per warp where the producer stores (each warp's
     // staging is done) or where the consumers stage O themselves (each warp's rows are read).
     if constexpr (kRingHoldsOutput) {
-      mbarrier_init(&bars->o_stored, kProducerStores || kStagedInV ? Traits::kConsumerWarps
-                                                                : Traits::kConsumerWarpgroups);
+      mbarrier_init(&bars->o_stored, kProducerStores || kStagedOutput ? Traits::kConsumerWarps
+                                                                   : Traits::kConsumerWarpgroups);
     }
     fence_barrier_init();
   }
@@ -1105,7 +1094,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
   // consumers (where O reuses the V ring, nobody may still be reading V).
   constexpr int kOutputBarrier = kSchedulerBarrier + kConsumers;
   constexpr int kAllConsumersBarrier = kOutputBarrier + kConsumers;
-  static_assert(!(kTmaStore || kStagedInV) || kAllConsumersBarrier < kNamedBarrierIds,
+  static_assert(!(kTmaStore || kStagedOutput) || kAllConsumersBarrier < kNamedBarrierIds,
                 "named barrier ids run from 1 to 15");
   // Computed where used, not kept across the tile loop: the D = 256 ping-pong consumers have
   // no register to spare (ptxas spilled with these two held).
@@ -1398,8 +1387,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
       }
     } else if constexpr (kStagedOutput) {
       // Heads as columns through shared memory (output_staging.cuh): the LSE, then each warp
-      // stages its 16 rows of O / l in the O tile (the V ring or its own buffer) and stores them
-      // a 16-byte word at a time.
+      // stages its 16 rows of O / l in the V ring and stores them a 16-byte word at a time.
       using output_staging::kRowsPerWarp;
       float inv_sum[2];
 #pragma unroll
@@ -1411,18 +1399,13 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
           store_lse(params, batch, head, row, row_lse(sum, row_max[h], params.scale));
         }
       }
-      if (kStagedInV && num_tiles == 0) {
+      if (num_tiles == 0) {
         // Fully masked: the V ring may be filling for the next tile (o_stored counts only
-        // tiles with loads), so the zeros go straight to global memory. (In its own buffer the
-        // staging stores them: O and 1 / l are 0.)
+        // tiles with loads), so the zeros go straight to global memory.
         store_zero_rows<Element>(params, head, batch, group_rows_begin, group_rows_end);
       } else {
-        if constexpr (kStagedInV) {
-          // Every consumer's last P·V has read the V ring that O is about to overwrite.
-          named_barrier_sync(kAllConsumersBarrier, kConsumers * kWarpgroupThreads);
-        } else {
-          __syncwarp();  // this warp's stores of its previous tile have read its rows
-        }
+        // Every consumer's last P·V has read the V ring that O is about to overwrite.
+        named_barrier_sync(kAllConsumersBarrier, kConsumers * kWarpgroupThreads);
         const int warp_first_row = group_rows_begin + warp_in_group * kRowsPerWarp;
         auto* out_rows = reinterpret_cast<std::uint8_t*>(
             static_cast<Element*>(params.out) + batch * params.out_stride_batch +
@@ -1449,7 +1432,7 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
         // No proxy fence: no async-proxy access reads the staged bytes, and the arrival's release
         // orders the reads before the TMA loads over them (as store_tail_columns' reads); a fence
         // would also wait for this warp's O stores to global memory.
-        if constexpr (kStagedInV) release(&bars->o_stored);
+        release(&bars->o_stored);
       }
     } else {
       auto* out = static_cast<Element*>(params.out) + batch * params.out_stride_batch +
