@@ -1119,11 +1119,18 @@ struct LargeSharedMemoryDeterministicBackward {
 // deterministic bwd 106.8 / 136.9 / 185.2 / 196.9 against 105.4 / 134.2 /
 // 181.3 / 193.1 TFLOP/s at N = 512 / 1k / 4k / 16k causal (+1.4 / +2.0 / +2.2 / +2.0 %), bitwise
 // repeatable; 4k non-causal 1.000.
+// v47d (twenty-fourth session, s24-bwd80b): v47's step classes here too (v47 left this
+// configuration at the bucket's kernel for D = 65..96). The deterministic mode is a run-time flag
+// of the same class kernels: their dQ partials (zeros past the class) go out through the same
+// ordered chain, and a head dim always gets the same kernel, so the gradients stay bitwise
+// repeatable. The option adds kernels and leaves the bucket's own unchanged.
 template <>
 struct LargeSharedMemoryDeterministicBackward<128> {
-  using type = ScoreStatisticsAhead<
-      QueryTilesDescending<ZeroStartAccumulators<UnmaskedStagedEpilogue<ScorePassesTile128>>>,
-      kStatisticsAheadAt128>;
+  using type = NarrowStepClasses<
+      ScoreStatisticsAhead<QueryTilesDescending<ZeroStartAccumulators<
+                               UnmaskedStagedEpilogue<ScorePassesTile128>>>,
+                           kStatisticsAheadAt128>,
+      kFirstStepClassAt128, kLastStepClassAt128, true>;
 };
 // v44d (twenty-fourth session): v44's GroupedPhaseATests here too (v44 left this configuration
 // at 1.000). 0 spills on sm_80 and sm_90a. H100, deterministic backward in turns beside v44 and
