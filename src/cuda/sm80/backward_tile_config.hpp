@@ -980,9 +980,9 @@ constexpr int kStatisticsAheadAt128 = 1;
 inline constexpr int kFirstStepClassAt128 = 5;
 // v47c (s24-bwd80b): class 7 too (D = 97..112, split 3 + 4). Its busiest warp keeps the
 // bucket's 4 phase-B steps, and with the dQ slices (2 + 2 + 2 + 1 steps) on the sub-partitions
-// the heaviest one still holds 4 + 2 steps, as the bucket's kernel at these head dims: the gain
-// left is phase A without run-time tests, 12 % fewer HMMA over the SM (the light warps' and the
-// last slice's) and fewer instructions issued.
+// the heaviest one still holds 4 + 2 steps, as the bucket's kernel at these head dims: what it
+// can gain is 12 % fewer phase-B and dQ HMMA over the SM (the light warps' and the last
+// slice's) and 6 % fewer instructions (sm_90a, NoMask), not a shorter critical sub-partition.
 inline constexpr int kLastStepClassAt128 = 7;
 // Phase A untested in the NoMask kernels of classes 5 and 6; class 7's keeps the tests (untested
 // it spilled 4 bytes, sm_80 and sm_90a, fp16 and bf16; with its last step tested, 4 bytes on
