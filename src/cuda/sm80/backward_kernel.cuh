@@ -376,9 +376,9 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr int kKeyTilesB = Config::kKeysPerWarpB / kMmaM;
   // A narrow step class: phase B's kClassSteps column blocks split over its two head-dim warp
   // groups, the first (light) group kLightStepsB of them, the second the rest (at 128: 5 steps as
-  // 2 + 3, 6 as 3 + 3, 7 as 3 + 4, instead of the bucket's 4 + 4). With an odd class the light
-  // warps sit on the SM sub-partitions (warp % 4) whose dQ slices hold the most columns of the
-  // class (dq_slice below), so that phase B and the dQ product together are even over them.
+  // 2 + 3, 6 as 3 + 3, instead of the bucket's 4 + 4). With an odd class the light warps sit on
+  // the SM sub-partitions (warp % 4) whose dQ slices hold the most columns of the class
+  // (dq_slice below), so that phase B and the dQ product together are even over them.
   constexpr bool kNarrowClass = kClassSteps > 0;
   static_assert(!kNarrowClass || (kFullWidth && !kShifted && kClassSteps < kMaxSteps &&
                                   Config::kWarpsDimB == 2 && Config::kWarpsDimQ == 4),
@@ -565,12 +565,11 @@ __global__ void __launch_bounds__(Config::kThreads)
   // and spills next to the single pass's registers.
   const int steps_a = kPackedP ? head_dim_steps : steps;
   // UntestedPackedPhaseA (backward_tile_config.hpp): no test on the k-steps every head dim has.
-  // A step class runs head dims of exactly kClassSteps k-steps: none of them tested in the NoMask
-  // kernels of the classes up to last_untested_narrow_step_class (the WindowMask kernels spilled
-  // 4-12 bytes without the tests, bf16 on sm_80 and sm_90a; class 7's NoMask kernel 4 bytes).
+  // A step class runs head dims of exactly kClassSteps k-steps: with
+  // untested_narrow_class_steps, none of them tested in the NoMask kernel (the WindowMask
+  // kernel spilled 4-12 bytes without the tests, bf16 on sm_80 and sm_90a).
   constexpr int kUntestedStepsA =
-      kNarrowClass && kClassSteps <= last_untested_narrow_step_class<Config>() &&
-              std::is_same_v<Mask, NoMask>
+      kNarrowClass && untested_narrow_class_steps<Config>() && std::is_same_v<Mask, NoMask>
           ? kClassSteps
       : untested_packed_phase_a<Config>() && kFullWidth
           ? (min_full_width_head_dim(kWidth) + kMmaK - 1) / kMmaK

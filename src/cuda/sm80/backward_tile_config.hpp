@@ -700,27 +700,27 @@ constexpr int grouped_phase_a_steps() {
 // over phase B's two head-dim warp groups (5 steps: 2 + 3, 6: 3 + 3, instead of 4 + 4), skips the
 // dQ product's column slices past the class (a warp-uniform test; the slices are assigned so
 // that each SM sub-partition, warp % 4, gets an even share), and runs phase A without run-time
-// tests in the NoMask kernels of the classes up to kLastUntested (every head dim of a class has
-// all its steps; the WindowMask kernels keep the tests, without them they spilled 4-12 bytes,
-// bf16, sm_80 and sm_90a). The busiest warp: 272 -> 208 HMMA at D = 80, 288 -> 256 at D = 96.
+// tests in the NoMask kernels (kUntestedSteps: every head dim of a class has all its steps; the
+// WindowMask kernels keep the tests, without them they spilled 4-12 bytes, bf16, sm_80 and
+// sm_90a). The busiest warp: 272 -> 208 HMMA at D = 80, 288 -> 256 at D = 96.
 struct NarrowStepClassesOption {};
-template <class Tile, int kFirstArg, int kLastArg, int kLastUntestedArg>
+template <class Tile, int kFirstArg, int kLastArg, bool kUntestedStepsArg>
 struct NarrowStepClasses : Tile, NarrowStepClassesOption {
   using GeneralKernelConfig = general_kernel_config<Tile>;
   static constexpr int kFirstStepClass = kFirstArg;
   static constexpr int kLastStepClass = kLastArg;
-  static constexpr int kLastUntestedStepClass = kLastUntestedArg;
+  static constexpr bool kUntestedClassSteps = kUntestedStepsArg;
 };
 template <class Config>
 constexpr bool narrow_step_classes() {
   return has_option<Config, NarrowStepClassesOption>;
 }
 template <class Config>
-constexpr int last_untested_narrow_step_class() {
+constexpr bool untested_narrow_class_steps() {
   if constexpr (narrow_step_classes<Config>()) {
-    return Config::kLastUntestedStepClass;
+    return Config::kUntestedClassSteps;
   } else {
-    return 0;
+    return false;
   }
 }
 
@@ -978,21 +978,12 @@ constexpr int kStatisticsAheadAt128 = 1;
 // (control); D = 72 / 80 0.98 / 0.97 -> 1.06 / 1.04x FA2's backward. Of D = 80's x1.079 the
 // plain 3 + 3 split gave x1.048 and the untested phase A x1.010 more.
 inline constexpr int kFirstStepClassAt128 = 5;
-// v47c (s24-bwd80b): class 7 too (D = 97..112, split 3 + 4). Its busiest warp keeps the
-// bucket's 4 phase-B steps, and with the dQ slices (2 + 2 + 2 + 1 steps) on the sub-partitions
-// the heaviest one still holds 4 + 2 steps, as the bucket's kernel at these head dims: what it
-// can gain is 12 % fewer phase-B and dQ HMMA over the SM (the light warps' and the last
-// slice's) and 6 % fewer instructions (sm_90a, NoMask), not a shorter critical sub-partition.
-inline constexpr int kLastStepClassAt128 = 7;
-// Phase A untested in the NoMask kernels of classes 5 and 6; class 7's keeps the tests (untested
-// it spilled 4 bytes, sm_80 and sm_90a, fp16 and bf16; with its last step tested, 4 bytes on
-// sm_80).
-inline constexpr int kLastUntestedStepClassAt128 = 6;
+inline constexpr int kLastStepClassAt128 = 6;
 template <>
 struct LargeSharedMemoryBackwardConfig<128>
     : NarrowStepClasses<ScoreStatisticsAhead<ZeroStartAccumulators<StagedEpilogue<ScorePassesTile128>>,
                                              kStatisticsAheadAt128>,
-                        kFirstStepClassAt128, kLastStepClassAt128, kLastUntestedStepClassAt128> {};
+                        kFirstStepClassAt128, kLastStepClassAt128, true> {};
 // v41 (twenty-second session, bwd192-lines): DqReductionsByLine at 192, 8 staging rows per round
 // (one (row tile, half) pair: 4 rounds per query tile, 3 LDS.128 and 3 REDG.128 each), 12 KB of
 // staging on 192's 161 KB: 173 KB, Hopper only. v40's ncu (bench/results/sm80-bwd192-tile-h100-
@@ -1132,14 +1123,19 @@ struct LargeSharedMemoryDeterministicBackward {
 // configuration at the bucket's kernel for D = 65..96). The deterministic mode is a run-time flag
 // of the same class kernels: their dQ partials (zeros past the class) go out through the same
 // ordered chain, and a head dim always gets the same kernel, so the gradients stay bitwise
-// repeatable. The option adds kernels and leaves the bucket's own unchanged.
+// repeatable. The option adds kernels and leaves the bucket's own unchanged. Measured (H100,
+// deterministic backward in turns beside the table before it and FA2, 3 runs; bench/results/
+// gpu-check-h100-2026-11-24-session24/final/turns_det.txt): fp16 N = 2k D = 72 / 80 / 96
+// x1.075 / 1.074 / 1.032, 80 causal x1.054, D = 128 1.00-1.005 (control).
+// Class 7 (D = 97..112, phase B 3 + 4) was tried with it and dropped: wrong dK / dV in its
+// kernels (relative error 0.89-0.93 at D = 104 / 112) and 0.988-0.993x in time.
 template <>
 struct LargeSharedMemoryDeterministicBackward<128> {
   using type = NarrowStepClasses<
       ScoreStatisticsAhead<QueryTilesDescending<ZeroStartAccumulators<
                                UnmaskedStagedEpilogue<ScorePassesTile128>>>,
                            kStatisticsAheadAt128>,
-      kFirstStepClassAt128, kLastStepClassAt128, kLastUntestedStepClassAt128>;
+      kFirstStepClassAt128, kLastStepClassAt128, true>;
 };
 // v44d (twenty-fourth session): v44's GroupedPhaseATests here too (v44 left this configuration
 // at 1.000). 0 spills on sm_80 and sm_90a. H100, deterministic backward in turns beside v44 and
