@@ -229,7 +229,7 @@ FATTN_DEVICE void store_word_part(std::uint8_t* word, std::uint32_t chunk, int b
 // by a predicated store (no branch). The load is not predicated: a predicated load leaves its
 // registers' old values where it is off, so ptxas kept them live from the kernel's start (228
 // bytes of spills at width 240). `chunk` is always inside the warp's staged rows (the O tile:
-// V-ring bytes no other warp touches until this warp's o_stored arrival, or its own buffer).
+// V-ring bytes no other warp touches until this warp's o_stored arrival).
 FATTN_DEVICE void copy_word_if(bool store, std::uint32_t chunk, std::uint8_t* word) {
   asm volatile(
       "{\n"
@@ -283,7 +283,7 @@ FATTN_DEVICE void store_rows(std::uint32_t warp_rows, std::uint32_t block_bytes,
   const std::uint32_t lane_chunks =
       warp_rows + pass_row * kSwizzleRowBytes + (staged_k / kChunksPerRow) * block_bytes;
   const std::uint32_t lane_swizzle = ((staged_k ^ pass_row) % kChunksPerRow) * kWordBytes;
-  const std::uint8_t* lane_row = out_rows + pass_row * row_bytes;
+  std::uint8_t* const lane_row = out_rows + pass_row * row_bytes;
   const int lane_rows = rows - static_cast<int>(pass_row);
   const int word_bytes = static_cast<int>(word) * kWordBytes;
   // Word k of a row is whole in the output where it starts at or after the row's first byte and
@@ -294,7 +294,7 @@ FATTN_DEVICE void store_rows(std::uint32_t warp_rows, std::uint32_t block_bytes,
       static_cast<unsigned>(row_end_bytes - kWordBytes);
 #pragma unroll
   for (int first_row = 0; first_row < kRowsPerWarp; first_row += kRowsPerPass) {
-    std::uint8_t* out_row = const_cast<std::uint8_t*>(lane_row) + first_row * row_bytes;
+    std::uint8_t* out_row = lane_row + first_row * row_bytes;
     // Word k's offset from the row's first byte (negative for a first word the row starts in).
     const int offset = word_bytes - lead_bytes(out_row);
     // Predicated, not branched over: a branch per pass cost a BSSY / BSYNC pair and reloaded the
