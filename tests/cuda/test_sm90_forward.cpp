@@ -481,6 +481,16 @@ INSTANTIATE_TEST_SUITE_P(
                  0},
         Sm90Case{"sector_d216_window", DType::bfloat16, 1, 600, 600, 2, 2, 216, false,
                  Window{100, 50}, 0},
+        // Causal sector-box launches of the 192 bucket (D = 136, width 144) with one pair per
+        // group up to 16 query tiles (tile_config.hpp, sector_causal_one_pair_groups_max_m_blocks):
+        // more queries than keys (15 query tiles, the first 600 rows fully masked), more keys
+        // than queries with GQA (odd key heads shifted), and 17 query tiles (the rule's groups).
+        Sm90Case{"sector_d136_causal_more_queries", DType::float16, 1, 1900, 1300, 8, 8, 136,
+                 true, kNoWindow, 0},
+        Sm90Case{"sector_d136_causal_more_keys_gqa", DType::bfloat16, 1, 1500, 2000, 8, 4, 136,
+                 true, kNoWindow, 0},
+        Sm90Case{"sector_d136_causal_rule_groups", DType::float16, 1, 2100, 2100, 4, 4, 136, true,
+                 kNoWindow, 0},
         // Consumers whose 64 rows all lie past seqlen_q (they compute on TMA's zero rows and
         // store nothing): one of two (130 = 128 + 2 rows), two of three with 192-row tiles
         // (1000 = 5 * 192 + 40; 193 = 192 + 1), over several tiles per CTA.
