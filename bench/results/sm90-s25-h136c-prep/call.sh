@@ -33,18 +33,21 @@ timeout 200 python3 bench/sm90_vs_cudnn.py "${libs[@]}" --bench --same-outputs -
   --json "$OUT/fp16.json" 2>&1 | grep -v -e Warning -e "cudnn failed" | tee "$OUT/fp16.txt"
 echo "== $(date +%T) (at $SECONDS s) bench rc ${PIPESTATUS[0]}"
 # Rows padded to 144 elements (288 bytes, every head on the 32-byte grid): the plain width-144
-# kernel on the same D = 136, in the rule's groups (old) and one-pair groups (new: not sector,
-# so unchanged: same launch). What packed D = 136 causal can reach without the sector shift.
+# kernel on the same D = 136 in the rule's 33-pair groups (old; new runs the same launch, as
+# these are no sector-box launches). What D = 136 causal reaches without the sector shift.
 timeout 60 python3 bench/sm90_vs_cudnn.py --lib old=/tmp/old.so --bench --no-flash --rounds 10 \
   --layout pad --shape 16,16 --dtype fp16 --points '136,2048,1;136,2048,0' \
   --json "$OUT/pad.json" 2>&1 | grep -v -e Warning -e "cudnn failed" | tee "$OUT/pad.txt"
-# One warm launch each under ncu (bf16, B = 8, H = 15 as --profile makes them; packed D = 136
-# still takes the sector kernels at odd heads): DRAM bytes and L2 hit rate of old / new.
-for t in old new; do
-  timeout 60 ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,lts__t_sector_hit_rate.pct,lts__t_requests_srcunit_tex_op_read.sum \
-    -k regex:forward_kernel -c 2 python3 bench/sm90_vs_cudnn.py --lib /tmp/$t.so \
-    --profile 136,2048,1 > "$OUT/ncu-$t.txt" 2>&1
-  grep -E "forward_kernel|duration|dram__|hit_rate|requests" "$OUT/ncu-$t.txt" | tail -8
+# Under ncu (two launches each, the second warm; bf16, B = 8 and H = 2048 / D as --profile
+# makes them: packed D = 136 still takes the sector kernels at odd heads): time, DRAM bytes, L2
+# hit rate and read requests of old / new at 136 causal, and of old at 144 causal.
+for p in old:136 new:136 old:144; do
+  t=${p%:*}; D=${p#*:}
+  timeout 60 ncu --clock-control none -k regex:forward_kernel -c 2 --metrics \
+    gpu__time_duration.sum,dram__bytes_read.sum,lts__t_sector_hit_rate.pct,lts__t_requests_srcunit_tex_op_read.sum \
+    python3 bench/sm90_vs_cudnn.py --lib /tmp/$t.so --profile $D,2048,1 > "$OUT/ncu-$t-$D.txt" 2>&1
+  echo "== ncu $t D=$D rc $?"
+  grep -E "duration|dram__|hit_rate|requests" "$OUT/ncu-$t-$D.txt" | tail -4
 done
 wait "$build_pid"
 tail -3 "$OUT/gc-build.txt"
