@@ -217,9 +217,16 @@ Status launch_forward_shape(const AttentionArgs& args) {
       2 * problem.seqlen_k * problem.head_dim * static_cast<std::int64_t>(sizeof(Element));
   const std::int64_t pairs = problem.batch * problem.heads_q;
   const std::int64_t total_tiles = std::int64_t{params.num_m_blocks} * pairs;
+  // Causal sector-box launches: one pair per group up to their own bound (tile_config.hpp,
+  // sector_causal_one_pair_groups_max_m_blocks).
+  const int one_pair_groups_max_m_blocks =
+      sector_boxes && args.mask.kind == MaskKind::causal
+          ? std::max(Traits::kShape.one_pair_groups_max_m_blocks,
+                     Traits::kShape.sector_causal_one_pair_groups_max_m_blocks)
+          : Traits::kShape.one_pair_groups_max_m_blocks;
   params.heads_per_group = heads_per_group(l2_bytes, kv_bytes_per_pair, pairs, params.num_m_blocks,
                                            sm_count, args.mask.kind != MaskKind::none,
-                                           Traits::kShape.one_pair_groups_max_m_blocks,
+                                           one_pair_groups_max_m_blocks,
                                            Traits::kShape.small_n_pairs_per_query_tile);
   if (total_tiles > std::numeric_limits<int>::max()) {
     return Status::Unsupported("cuda_sm90: more than 2^31 query tiles (batch x heads x seqlen_q / " +
