@@ -282,9 +282,8 @@ TEST(Sm90Scheduler, GroupSizes) {
   EXPECT_EQ(heads_per_group(kL2, 512 << 10, 256, 8, 132, true, 8), 1);
   EXPECT_EQ(heads_per_group(kL2, 1 << 20, 128, 16, 132, true, 8), 33);
   // Packed D = 136 causal at N = 2048 (B = 16, H = 16: 256 pairs of 1,114,112 bytes of K/V, 16
-  // query tiles): the 192 bucket's bound of 8 leaves the rule's 33 pairs; the sector-box
-  // kernels' bound of 16 (tile_config.hpp, sector_causal_one_pair_groups_max_m_blocks) gives
-  // one pair, as the unmasked launch.
+  // query tiles): past the 192 bucket's bound of 8 the rule gives 33 pairs (the sector-box
+  // kernels' causal launches take one pair instead: forward.cuh), within a bound of 16 one.
   EXPECT_EQ(heads_per_group(kL2, 1114112, 256, 16, 132, true, 8), 33);
   EXPECT_EQ(heads_per_group(kL2, 1114112, 256, 16, 132, true, 16), 1);
   // D = 64's sweep at N = 512 / 1k (bf16, H = 32, B·N = 16k; 192-row tiles: 3 / 6 per pair)
@@ -487,15 +486,19 @@ INSTANTIATE_TEST_SUITE_P(
                  0},
         Sm90Case{"sector_d216_window", DType::bfloat16, 1, 600, 600, 2, 2, 216, false,
                  Window{100, 50}, 0},
-        // Causal sector-box launches of the 192 bucket (D = 136, width 144) with one pair per
-        // group up to 16 query tiles (tile_config.hpp, sector_causal_one_pair_groups_max_m_blocks):
-        // more queries than keys (15 query tiles, the first 600 rows fully masked), more keys
-        // than queries with GQA (odd key heads shifted), and 17 query tiles (the rule's groups).
+        // Causal sector-box launches of the 192 bucket (D = 136, width 144), one pair per group
+        // (forward.cuh): more queries than keys (15 query tiles, the first 600 rows fully
+        // masked), more keys than queries with GQA (odd key heads shifted), 17 query tiles, and
+        // the 128 and 256 buckets' sector kernels (D = 104, 216).
         Sm90Case{"sector_d136_causal_more_queries", DType::float16, 1, 1900, 1300, 8, 8, 136,
                  true, kNoWindow, 0},
         Sm90Case{"sector_d136_causal_more_keys_gqa", DType::bfloat16, 1, 1500, 2000, 8, 4, 136,
                  true, kNoWindow, 0},
-        Sm90Case{"sector_d136_causal_rule_groups", DType::float16, 1, 2100, 2100, 4, 4, 136, true,
+        Sm90Case{"sector_d136_causal_17_tiles", DType::float16, 1, 2100, 2100, 4, 4, 136, true,
+                 kNoWindow, 0},
+        Sm90Case{"sector_d104_causal_gqa", DType::bfloat16, 2, 640, 640, 12, 4, 104, true,
+                 kNoWindow, 0},
+        Sm90Case{"sector_d216_causal_more_keys", DType::float16, 1, 500, 900, 6, 6, 216, true,
                  kNoWindow, 0},
         // Consumers whose 64 rows all lie past seqlen_q (they compute on TMA's zero rows and
         // store nothing): one of two (130 = 128 + 2 rows), two of three with 192-row tiles

@@ -217,17 +217,20 @@ Status launch_forward_shape(const AttentionArgs& args) {
       2 * problem.seqlen_k * problem.head_dim * static_cast<std::int64_t>(sizeof(Element));
   const std::int64_t pairs = problem.batch * problem.heads_q;
   const std::int64_t total_tiles = std::int64_t{params.num_m_blocks} * pairs;
-  // Causal sector-box launches: one pair per group up to their own bound (tile_config.hpp,
-  // sector_causal_one_pair_groups_max_m_blocks).
-  const int one_pair_groups_max_m_blocks =
-      sector_boxes && args.mask.kind == MaskKind::causal
-          ? std::max(Traits::kShape.one_pair_groups_max_m_blocks,
-                     Traits::kShape.sector_causal_one_pair_groups_max_m_blocks)
-          : Traits::kShape.one_pair_groups_max_m_blocks;
-  params.heads_per_group = heads_per_group(l2_bytes, kv_bytes_per_pair, pairs, params.num_m_blocks,
-                                           sm_count, args.mask.kind != MaskKind::none,
-                                           one_pair_groups_max_m_blocks,
-                                           Traits::kShape.small_n_pairs_per_query_tile);
+  // Causal launches of the sector-box kernels run one (batch, head) pair per group at every N,
+  // where the rule (tile_scheduler.hpp heads_per_group) gives groups of 33 pairs past 8 query
+  // tiles. With those groups packed D = 136 / 152 causal (fp16, H100, twenty-fifth session,
+  // bench/results/sm90-s25-h136c-prep/) ran at 0.76x / 0.62x / 0.58x cuDNN at N = 2k / 8k / 16k
+  // while the unmasked launches, one pair per group, ran 1.3x; one-pair groups: x1.07-1.09 at
+  // 2k, x1.30-1.34 at 4k, x1.76-2.03 at 8k / 16k (1.09-1.17x cuDNN), outputs bit for bit the
+  // same. The aligned kernels keep the rule: there one-pair groups lost 35-45 % at 16k (v14).
+  const bool sector_causal = sector_boxes && args.mask.kind == MaskKind::causal;
+  params.heads_per_group =
+      sector_causal ? 1
+                    : heads_per_group(l2_bytes, kv_bytes_per_pair, pairs, params.num_m_blocks,
+                                      sm_count, args.mask.kind != MaskKind::none,
+                                      Traits::kShape.one_pair_groups_max_m_blocks,
+                                      Traits::kShape.small_n_pairs_per_query_tile);
   if (total_tiles > std::numeric_limits<int>::max()) {
     return Status::Unsupported("cuda_sm90: more than 2^31 query tiles (batch x heads x seqlen_q / " +
                                std::to_string(Traits::kBlockM) + ")");

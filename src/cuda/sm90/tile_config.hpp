@@ -202,20 +202,6 @@ struct TileShape {
   // +11-15 % at N = 512 (0.83-0.85 -> 0.95x cuDNN; DRAM reads 223 -> 189 MB, K/V once), +7-8 %
   // at 1k (1.00 -> 1.07-1.08x), 2k / 4k causal 0.99-1.00, non-causal 1k 1.00-1.01.
   bool keys_ascending_even_rounds = false;
-  // Causal launches of the sector-aligned-box kernels (packed D = 16·k + 8; forward.cuh,
-  // sector_boxes) with at most this many query tiles per pair run one pair per group, as the
-  // unmasked launches do (tile_scheduler.hpp, heads_per_group; the key walk stays descending:
-  // keys_ascending_even_rounds reads one_pair_groups_max_m_blocks alone). Packed D = 136 at
-  // N = 2048 (16 query tiles; fp16, B = 16, H = 16, H100, s21 call 2) ran causal at 0.76x the
-  // TFLOP/s of packed D = 144 (361 against 475) but non-causal at 0.93x (548 / 591, about
-  // 136 / 144); 112 / 144 / 160 keep 0.80-0.83 causal / non-causal, 136 0.66. The two width-144
-  // causal kernels differ only in the producer's box columns and the epilogue's staging shift
-  // (sm_90a SASS: the same key loop and diagonal-tile path), and the launches in nothing else
-  // but the schedule the mask brings: the rule's groups of 33 pairs (37 MB of K/V streamed at
-  // once) instead of one pair's 16 query tiles together. A candidate (bench/results/
-  // sm90-s25-h136c-prep/NOTES.md): one-pair causal groups measured 0.96-1.02 at N = 2k / 4k at
-  // D = 128 / 256 (v19) but lost 35-45 % at 16k (balance), so the bound stays at N = 2048.
-  int sector_causal_one_pair_groups_max_m_blocks = 0;
 };
 
 template <int kHeadDimBucket>
@@ -260,8 +246,7 @@ struct TileConfig<192> {
                                     .tma_store_masked = true,
                                     .pin_pv_wait_unmasked = true,
                                     .one_pair_groups_max_m_blocks = 8,
-                                    .keys_ascending_even_rounds = true,
-                                    .sector_causal_one_pair_groups_max_m_blocks = 16};
+                                    .keys_ascending_even_rounds = true};
 };
 template <>
 struct TileConfig<256> {
