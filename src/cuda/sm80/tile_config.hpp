@@ -455,6 +455,24 @@ struct ForwardConfig<256>
     : UnmaskedRescalePastThreshold<QueryTilesSlowestInHeadGroups<
           WholePrologueCopies<ForwardTile<256, 64, 4, 1, true>>, kForwardGroupHeads256>> {};
 
+// The table's tile of the unmasked kernel (NoMask), where it differs from ForwardConfig: the
+// masked kernels keep the latter; by default the same tile.
+template <int kHeadDimBucket>
+struct UnmaskedForwardConfig : ForwardConfig<kHeadDimBucket> {};
+// Twenty-fifth session (desk work s25-fwd192, bench/results/sm80-s25-fwd192-prep/NOTES.md):
+// D = 145..192 unmasked on 128 keys x 8 warps instead of 64, as the narrow tiles at D = 136
+// (v9: 1.072) and D = 200 (v9: 1.112) took it: the per-tile work that does not grow with the
+// head dim (two barriers, the copies' setup, the row max's shuffles and the vote, the loop's
+// branch) paid per 128 keys (sm_90a SASS of the 12-step loop: per 64 keys x 16 rows 778 -> 720
+// instructions, BAR 2 -> 1, for the same 192 HMMA and 108 LDSM). S + O = 64 + 96 registers:
+// 250 / 244 on sm_90a / sm_80, 0 spills; 148 KB of shared memory (sm_80 takes 163 KB per
+// block), one CTA of 8 warps per SM as before. The masked kernel keeps the 64-key tile: on 128
+// keys it spills 92-120 bytes (52 / 4 with FewerLiveRegisters). The 9-step class is not
+// compiled here: aligned rows of D <= 144 run NarrowForwardConfig<192>.
+template <>
+struct UnmaskedForwardConfig<192>
+    : RescalePastThreshold<HalfLastStep<KvSourcesInSharedMemory<ForwardTile<192, 128, 8, 1, true>>>> {};
+
 // Rows only 2-byte aligned (odd head dims in packed 16-bit tensors, misaligned views) run
 // forward_kernel_unaligned_rows, whose tiles are copied as the aligned 16-byte words covering
 // their rows into a shared-memory stage and realigned from there (UnalignedTileStage in
