@@ -163,7 +163,8 @@ constexpr bool class_wide_kv_copies() {
 // for all of them; under P·V they take issue slots between HMMAs. K_{j+1} then has the rest of
 // P·V_j to land instead of the softmax and all of P·V_j (the next tile's first barrier waits
 // for it). Head dims of whole chunks only (the predicate form of cp.async, WholeTileCopy);
-// others, partial tiles and tiles copying from KvSourcesInSharedMemory keep the copy where it is.
+// others and partial tiles keep the copy where it is. A KvSourcesInSharedMemory tile issues them
+// from its K source there (twenty-fifth session: UnmaskedForwardConfig<192>).
 inline constexpr int kKeyCopyKeySteps = 4;
 struct KeyCopiesUnderPvOption {};
 template <class Tile>
@@ -469,9 +470,13 @@ struct UnmaskedForwardConfig : ForwardConfig<kHeadDimBucket> {};
 // block), one CTA of 8 warps per SM as before. The masked kernel keeps the 64-key tile: on 128
 // keys it spills 92-120 bytes (52 / 4 with FewerLiveRegisters). The 9-step class is not
 // compiled here: aligned rows of D <= 144 run NarrowForwardConfig<192>.
+// KeyCopiesUnderPv on top (from the K source in shared memory): the 16 LDGSTS of K_{j+1} with
+// their ~35 address terms leave the path from the tile's second barrier to its first P·V HMMA
+// for the slots between P·V's mma's, as at LargeSharedMemoryNarrowForwardConfig<256> (v24).
 template <>
 struct UnmaskedForwardConfig<192>
-    : RescalePastThreshold<HalfLastStep<KvSourcesInSharedMemory<ForwardTile<192, 128, 8, 1, true>>>> {};
+    : KeyCopiesUnderPv<RescalePastThreshold<
+          HalfLastStep<KvSourcesInSharedMemory<ForwardTile<192, 128, 8, 1, true>>>>> {};
 
 // Rows only 2-byte aligned (odd head dims in packed 16-bit tensors, misaligned views) run
 // forward_kernel_unaligned_rows, whose tiles are copied as the aligned 16-byte words covering
