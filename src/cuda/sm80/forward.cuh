@@ -160,16 +160,18 @@ Status launch_forward_with(const AttentionArgs& args, const ForwardParams& param
             NarrowConfig::kSharedBytes, args, params, mask);
       }
     }
+    // Not both: the table's unmasked kernel would be compiled and never launched.
     if constexpr (kSeparateUnmaskedTableTile && std::is_same_v<Mask, NoMask>) {
       return launch_with_shared_memory(
           &forward_kernel<UnmaskedConfig, Element, Mask>, "sm80::forward_kernel",
           forward_grid<UnmaskedConfig>(params, problem, mask), UnmaskedConfig::kThreads,
           UnmaskedConfig::kSharedBytes, args, params, mask);
+    } else {
+      return launch_with_shared_memory(&forward_kernel<Config, Element, Mask>,
+                                       "sm80::forward_kernel",
+                                       forward_grid<Config>(params, problem, mask),
+                                       Config::kThreads, Config::kSharedBytes, args, params, mask);
     }
-    return launch_with_shared_memory(&forward_kernel<Config, Element, Mask>,
-                                     "sm80::forward_kernel",
-                                     forward_grid<Config>(params, problem, mask),
-                                     Config::kThreads, Config::kSharedBytes, args, params, mask);
   });
 }
 
