@@ -1241,16 +1241,12 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
           using KeyCopy = WholeTileCopy<kBlockN, kWidth, Config::kThreads, Element>;
           constexpr int kPassesPerKeyStep =
               (KeyCopy::kPasses + kKeyCopyKeySteps - 1) / kKeyCopyKeySteps;
-          const KeyCopy key_copy = [&] {
-            if constexpr (kSourcesInShared) {
-              return KeyCopy(k_tile, k_source + next * params.k_strides.row,
-                             params.k_strides.row, key_copy_width, chunks, key_copy_under_pv,
-                             FromChunkSource{});
-            } else {
-              return KeyCopy(k_tile, k_global + next * params.k_strides.row,
-                             params.k_strides.row, key_copy_width, chunks, key_copy_under_pv);
-            }
-          }();
+          using KeyOrigin = std::conditional_t<kSourcesInShared, FromChunkSource, FromTileRows>;
+          const KeyCopy key_copy(k_tile,
+                                 (kSourcesInShared ? k_source : k_global) +
+                                     next * params.k_strides.row,
+                                 params.k_strides.row, key_copy_width, chunks, key_copy_under_pv,
+                                 KeyOrigin{});
 #pragma unroll
           for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
             if (kstep < kKeyCopyKeySteps) {
