@@ -284,6 +284,31 @@ INSTANTIATE_TEST_SUITE_P(
                        true, kNoWindow, false, 0}),
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
+// The 192 table's unmasked kernel on 128 keys x 8 warps (UnmaskedForwardConfig<192>, twenty-fifth
+// session), the next K tile copied between P·V's key steps from the source kept in shared memory
+// (KeyCopiesUnderPv with KvSourcesInSharedMemory): whole tiles only (1024 keys), a partial last
+// tile (1013 keys: the copy right after the barrier, then the general copy), the general walk
+// (D = 160), the halved class (D = 184), GQA, a negative scale, one query row, and scores spread
+// past the rescale threshold.
+INSTANTIATE_TEST_SUITE_P(
+    UnmaskedTable192, Sm80ForwardShapes,
+    ::testing::Values(
+        ForwardShapeCase{"d192_whole_tiles", DType::float16, 2, 300, 1024, 4, 2, 192, false,
+                       kNoWindow, false, 0},
+        ForwardShapeCase{"d192_gqa_1013", DType::bfloat16, 1, 1013, 1013, 4, 1, 192, false,
+                       kNoWindow, false, 0},
+        ForwardShapeCase{"d184_halved_1013", DType::float16, 1, 257, 1013, 2, 2, 184, false,
+                       kNoWindow, false, 0},
+        ForwardShapeCase{"d160_general_walk", DType::bfloat16, 1, 300, 700, 2, 1, 160, false,
+                       kNoWindow, false, 0},
+        ForwardShapeCase{"d192_one_query", DType::float16, 1, 1, 517, 2, 2, 192, false, kNoWindow,
+                       false, 0},
+        ForwardShapeCase{"d192_negative_scale5", DType::float16, 1, 700, 1013, 2, 2, 192, false,
+                       kNoWindow, false, 0, -5.0f},
+        ForwardShapeCase{"d192_scale5", DType::bfloat16, 1, 900, 1024, 2, 1, 192, false,
+                       kNoWindow, false, 0, 5.0f}),
+    [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
+
 // Forward v15's RescalePastThreshold (tile_config.hpp): scores spread over ~20 log2 units
 // (|scale| 5 on uniform [-1, 1] inputs), so a row's tile max passes its running max by more
 // than the threshold (8) on later key tiles and O and the sums are rescaled inside the walk,

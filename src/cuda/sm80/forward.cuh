@@ -101,12 +101,14 @@ constexpr bool halves_largest_class(int head_dim) {
 // tile of the kernel for 2-byte-aligned rows (uses_staged_loads), NarrowConfig the one for head
 // dims of at most its largest step class (tile_config.hpp), UnmaskedNarrowConfig the same for the
 // unmasked kernel (NoMask) where it differs, and UnmaskedHalvedConfig, where it is a
-// HalvedWalkOnly tile, the unmasked kernel of the head dims that halve its largest class.
+// HalvedWalkOnly tile, the unmasked kernel of the head dims that halve its largest class, and
+// UnmaskedConfig the unmasked kernel's tile for the head dims none of those take (Config where
+// it derives from it).
 // `params`: forward_params<Element>(args), built once by the caller (launch_forward's selector
 // reads them too).
 template <class Config, class Element, class StagedConfig = Config, class NarrowConfig = Config,
           class UnmaskedNarrowConfig = NarrowConfig,
-          class UnmaskedHalvedConfig = UnmaskedNarrowConfig>
+          class UnmaskedHalvedConfig = UnmaskedNarrowConfig, class UnmaskedConfig = Config>
 Status launch_forward_with(const AttentionArgs& args, const ForwardParams& params) {
   const Problem& problem = args.problem;
   ScopedDevice device(problem.device.index);
@@ -121,6 +123,8 @@ Status launch_forward_with(const AttentionArgs& args, const ForwardParams& param
   constexpr bool kSeparateUnmaskedTile = !std::is_base_of_v<NarrowConfig, UnmaskedNarrowConfig>;
   constexpr int kUnmaskedNarrowSteps =
       largest_step_class(typename UnmaskedNarrowConfig::NarrowStepClassList{});
+  // An UnmaskedConfig derived from Config is the same tile: no second kernel.
+  constexpr bool kSeparateUnmaskedTableTile = !std::is_base_of_v<Config, UnmaskedConfig>;
   return with_kernel_mask(args, [&](auto mask) -> Status {
     using Mask = decltype(mask);
     if (staged) {
@@ -156,19 +160,28 @@ Status launch_forward_with(const AttentionArgs& args, const ForwardParams& param
             NarrowConfig::kSharedBytes, args, params, mask);
       }
     }
-    return launch_with_shared_memory(&forward_kernel<Config, Element, Mask>,
-                                     "sm80::forward_kernel",
-                                     forward_grid<Config>(params, problem, mask),
-                                     Config::kThreads, Config::kSharedBytes, args, params, mask);
+    // Not both: the table's unmasked kernel would be compiled and never launched.
+    if constexpr (kSeparateUnmaskedTableTile && std::is_same_v<Mask, NoMask>) {
+      return launch_with_shared_memory(
+          &forward_kernel<UnmaskedConfig, Element, Mask>, "sm80::forward_kernel",
+          forward_grid<UnmaskedConfig>(params, problem, mask), UnmaskedConfig::kThreads,
+          UnmaskedConfig::kSharedBytes, args, params, mask);
+    } else {
+      return launch_with_shared_memory(&forward_kernel<Config, Element, Mask>,
+                                       "sm80::forward_kernel",
+                                       forward_grid<Config>(params, problem, mask),
+                                       Config::kThreads, Config::kSharedBytes, args, params, mask);
+    }
   });
 }
 
 template <class Config, class Element, class StagedConfig = Config, class NarrowConfig = Config,
           class UnmaskedNarrowConfig = NarrowConfig,
-          class UnmaskedHalvedConfig = UnmaskedNarrowConfig>
+          class UnmaskedHalvedConfig = UnmaskedNarrowConfig, class UnmaskedConfig = Config>
 Status launch_forward_with(const AttentionArgs& args) {
   return launch_forward_with<Config, Element, StagedConfig, NarrowConfig, UnmaskedNarrowConfig,
-                             UnmaskedHalvedConfig>(args, forward_params<Element>(args));
+                             UnmaskedHalvedConfig, UnmaskedConfig>(args,
+                                                                   forward_params<Element>(args));
 }
 
 // Shifted windows (forward_kernel_shifted_windows) on tile Config, for the rows
@@ -254,6 +267,7 @@ Status launch_forward(const AttentionArgs& args) {
   using UnmaskedNarrow = UnmaskedNarrowForwardConfig<kHeadDim>;
   using UnmaskedHalved = HalvedUnmaskedNarrowForwardConfig<kHeadDim>;
   using LargeStaged = LargeSharedMemoryStagedForwardConfig<kHeadDim>;
+  using Unmasked = UnmaskedForwardConfig<kHeadDim>;
   const ForwardParams params = forward_params<Element>(args);
   const int window_steps = (params.window + kMmaK - 1) / kMmaK;
   if constexpr (shifted_windows_compiled(kHeadDim)) {
@@ -286,7 +300,7 @@ Status launch_forward(const AttentionArgs& args) {
       FATTN_RETURN_IF_ERROR(device_fits_shared_bytes(args, LargeStaged::kSharedBytes, &fits));
       if (fits) {
         return launch_forward_with<ForwardConfig<kHeadDim>, Element, LargeStaged, Narrow,
-                                   UnmaskedNarrow, UnmaskedHalved>(args, params);
+                                   UnmaskedNarrow, UnmaskedHalved, Unmasked>(args, params);
       }
     }
   }
@@ -299,12 +313,12 @@ Status launch_forward(const AttentionArgs& args) {
       FATTN_RETURN_IF_ERROR(device_fits_shared_bytes(args, LargeNarrow::kSharedBytes, &fits));
       if (fits) {
         return launch_forward_with<ForwardConfig<kHeadDim>, Element, StagedForwardConfig<kHeadDim>,
-                                   LargeNarrow>(args, params);
+                                   LargeNarrow, LargeNarrow, LargeNarrow, Unmasked>(args, params);
       }
     }
   }
   return launch_forward_with<ForwardConfig<kHeadDim>, Element, StagedForwardConfig<kHeadDim>,
-                             Narrow, UnmaskedNarrow, UnmaskedHalved>(args, params);
+                             Narrow, UnmaskedNarrow, UnmaskedHalved, Unmasked>(args, params);
 }
 
 }  // namespace fattn::detail::sm80

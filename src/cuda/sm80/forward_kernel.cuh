@@ -847,11 +847,11 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     constexpr int kSteps = kFull ? kFixed : kMaxSteps;  // bound of the unrolled step loops
     constexpr bool kExponentsUnderPv =
         exponents_under_pv<Config, !std::is_same_v<Mask, NoMask>>() && kFull;
-    // KeyCopiesUnderPv: in a class's walk of the cp.async kernel, the K copies from the rows
-    // themselves (whole chunks: load_whole_chunks' form), with P·V's key steps after the
-    // exponentials.
+    // KeyCopiesUnderPv: in a class's walk of the cp.async kernel, the K copies in
+    // load_whole_chunks' form (from the rows themselves, or from this thread's source in shared
+    // memory where the tile keeps it there), with P·V's key steps after the exponentials.
     constexpr bool kKeyCopiesUnderPv =
-        key_copies_under_pv<Config>() && kFull && !kStaged && !kSourcesInShared;
+        key_copies_under_pv<Config>() && kFull && !kStaged;
     static_assert(!(kKeyCopiesUnderPv && kExponentsUnderPv), "one order of P·V's key steps");
     static_assert(!kKeyCopiesUnderPv ||
                       (kKeyCopyKeySteps <= kBlockN / kMmaK &&
@@ -1033,6 +1033,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
       // KeyCopiesUnderPv (tile_config.hpp): K_{j+1}'s whole-tile copies issued between P·V's
       // first key steps below (and committed there) instead of here.
       [[maybe_unused]] bool key_copy_under_pv = false;
+      [[maybe_unused]] const Element* k_source = nullptr;
       if constexpr (kStaged) {
         // v_tile is free: every warp finished P·V_{j-1} before the first barrier of this tile.
         cp_async_wait<0>();
@@ -1048,7 +1049,6 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
         cp_async_commit();
         __syncthreads();  // V_j stored; every warp is done with K_j
       } else {
-        [[maybe_unused]] const Element* k_source = nullptr;
         if constexpr (kSourcesInShared) k_source = kv_sources[kKeySlot * Config::kThreads];
         cp_async_wait<0>();
         __syncthreads();  // V_j landed; every warp is done with K_j
@@ -1241,8 +1241,12 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
           using KeyCopy = WholeTileCopy<kBlockN, kWidth, Config::kThreads, Element>;
           constexpr int kPassesPerKeyStep =
               (KeyCopy::kPasses + kKeyCopyKeySteps - 1) / kKeyCopyKeySteps;
-          const KeyCopy key_copy(k_tile, k_global + next * params.k_strides.row,
-                                 params.k_strides.row, key_copy_width, chunks, key_copy_under_pv);
+          using KeyOrigin = std::conditional_t<kSourcesInShared, FromChunkSource, FromTileRows>;
+          const KeyCopy key_copy(k_tile,
+                                 (kSourcesInShared ? k_source : k_global) +
+                                     next * params.k_strides.row,
+                                 params.k_strides.row, key_copy_width, chunks, key_copy_under_pv,
+                                 KeyOrigin{});
 #pragma unroll
           for (int kstep = 0; kstep < kBlockN / kMmaK; ++kstep) {
             if (kstep < kKeyCopyKeySteps) {

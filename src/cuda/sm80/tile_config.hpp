@@ -163,7 +163,8 @@ constexpr bool class_wide_kv_copies() {
 // for all of them; under P·V they take issue slots between HMMAs. K_{j+1} then has the rest of
 // P·V_j to land instead of the softmax and all of P·V_j (the next tile's first barrier waits
 // for it). Head dims of whole chunks only (the predicate form of cp.async, WholeTileCopy);
-// others, partial tiles and tiles copying from KvSourcesInSharedMemory keep the copy where it is.
+// others and partial tiles keep the copy where it is. A KvSourcesInSharedMemory tile issues them
+// from its K source there (twenty-fifth session: UnmaskedForwardConfig<192>).
 inline constexpr int kKeyCopyKeySteps = 4;
 struct KeyCopiesUnderPvOption {};
 template <class Tile>
@@ -454,6 +455,32 @@ template <>
 struct ForwardConfig<256>
     : UnmaskedRescalePastThreshold<QueryTilesSlowestInHeadGroups<
           WholePrologueCopies<ForwardTile<256, 64, 4, 1, true>>, kForwardGroupHeads256>> {};
+
+// The table's tile of the unmasked kernel (NoMask), where it differs from ForwardConfig: the
+// masked kernels keep the latter; by default the same tile.
+template <int kHeadDimBucket>
+struct UnmaskedForwardConfig : ForwardConfig<kHeadDimBucket> {};
+// Twenty-fifth session (desk work s25-fwd192, bench/results/sm80-s25-fwd192-prep/NOTES.md):
+// D = 145..192 unmasked on 128 keys x 8 warps instead of 64, as the narrow tiles at D = 136
+// (v9: 1.072) and D = 200 (v9: 1.112) took it: the per-tile work that does not grow with the
+// head dim (two barriers, the copies' setup, the row max's shuffles and the vote, the loop's
+// branch) paid per 128 keys. sm_90a SASS of the 12-step loop, per 64 keys x 16 rows: 778 -> 663
+// instructions (~567 -> ~524 on the steady-state path), BAR 2 -> 1, for the same 192 HMMA.
+// FA2's D = 192 tile is the old one (128 rows x 64 keys x 8 warps); the 8 warps of the one CTA
+// per SM leave each barrier together, so the path from a barrier to the next mma is paid by the
+// whole SM. S + O = 64 + 96 registers: 242 on sm_80 and sm_90a, 0 spills; 148 KB of shared
+// memory (sm_80 takes 163 KB per block), one CTA of 8 warps per SM as before. The masked kernel
+// keeps the 64-key tile: on 128 keys it spills 92-120 bytes (52 / 4 with FewerLiveRegisters).
+// The 9-step class is not compiled here: aligned rows of D <= 144 run NarrowForwardConfig<192>.
+// KeyCopiesUnderPv on top (from the K source in shared memory): the 16 LDGSTS of K_{j+1} with
+// their ~35 address terms leave the path from the tile's second barrier to its first P·V HMMA
+// for the slots between P·V's mma's, as at LargeSharedMemoryNarrowForwardConfig<256> (v24).
+// Not yet measured (the NOTES' call: this, the tile without KeyCopiesUnderPv, and the D = 200
+// recipe without KvSourcesInSharedMemory, each beside 221b474 and FA2).
+template <>
+struct UnmaskedForwardConfig<192>
+    : KeyCopiesUnderPv<RescalePastThreshold<
+          HalfLastStep<KvSourcesInSharedMemory<ForwardTile<192, 128, 8, 1, true>>>>> {};
 
 // Rows only 2-byte aligned (odd head dims in packed 16-bit tensors, misaligned views) run
 // forward_kernel_unaligned_rows, whose tiles are copied as the aligned 16-byte words covering

@@ -248,6 +248,11 @@ __device__ __forceinline__ void load_whole_chunks(Element* tile, const Element* 
 // first) and whole passes: kUsable, which the user asserts (the class is named in code that
 // other tiles compile and discard). `issue`: whether the copy is made at all; it and the lane's
 // chunk test predicate the copies instead of branching around them.
+// `global`: the tile's row 0 (FromTileRows), or with FromChunkSource this thread's
+// whole_chunk_source of the tile (a kernel that keeps it in shared memory:
+// KvSourcesInSharedMemory).
+struct FromTileRows {};
+struct FromChunkSource {};
 template <int kRows, int kWidth, int kThreads, class Element>
 struct WholeTileCopy {
   using Lanes = TileCopyLanes<kWidth, kThreads>;
@@ -260,14 +265,19 @@ struct WholeTileCopy {
   bool active = false;
 
   // `head_dim` % kChunkElements == 0 (the caller's test).
+  template <class Origin = FromTileRows>
   __device__ __forceinline__ WholeTileCopy(Element* tile, const Element* global,
                                            std::int64_t stride, int head_dim, int chunks,
-                                           bool issue)
+                                           bool issue, Origin = {})
       : row_stride(stride) {
     const int chunk = Lanes::chunk();
     active = issue && chunk < chunks;
     zero = chunk * kChunkElements >= head_dim;
-    source = whole_chunk_source<kWidth, kThreads>(global, row_stride, head_dim);
+    if constexpr (std::is_same_v<Origin, FromChunkSource>) {
+      source = global;
+    } else {
+      source = whole_chunk_source<kWidth, kThreads>(global, row_stride, head_dim);
+    }
     destination = smem_address(tile + swizzled_offset<kWidth>(Lanes::first_row(), chunk));
   }
   __device__ __forceinline__ void passes(int first, int count) const {
