@@ -475,8 +475,11 @@ struct UnmaskedForwardConfig : ForwardConfig<kHeadDimBucket> {};
 // KeyCopiesUnderPv on top (from the K source in shared memory): the 16 LDGSTS of K_{j+1} with
 // their ~35 address terms leave the path from the tile's second barrier to its first P·V HMMA
 // for the slots between P·V's mma's, as at LargeSharedMemoryNarrowForwardConfig<256> (v24).
-// Not yet measured (the NOTES' call: this, the tile without KeyCopiesUnderPv, and the D = 200
-// recipe without KvSourcesInSharedMemory, each beside 221b474 and FA2).
+// Measured (H100, forward in turns beside 221b474 and FA2, 3 runs; bench/results/
+// gpu-check-h100-2026-11-24-session25/call6/): D = 192 fp16 2k x1.099 (0.950 -> 1.044x FA2),
+// bf16 4k x1.107, bf16 512 x1.088, D = 160 x1.107, 184 x1.116; causal 192 and D = 136 (other
+// kernels) 0.99-1.00. Without KeyCopiesUnderPv x1.066-1.122, the D = 200 recipe (K/V sources
+// in registers) x1.101-1.150: within about 1 % of this in geomean, so the table keeps this one.
 template <>
 struct UnmaskedForwardConfig<192>
     : KeyCopiesUnderPv<RescalePastThreshold<
