@@ -224,9 +224,12 @@ Status launch_forward_shape(const AttentionArgs& args) {
   // while the unmasked launches, one pair per group, ran 1.3x; one-pair groups: x1.07-1.09 at
   // 2k, x1.30-1.34 at 4k, x1.76-2.03 at 8k / 16k (1.09-1.17x cuDNN), outputs bit for bit the
   // same. The aligned kernels keep the rule: there one-pair groups lost 35-45 % at 16k (v14).
-  const bool sector_causal = sector_boxes && args.mask.kind == MaskKind::causal;
+  const bool partial_box_causal =
+      args.mask.kind == MaskKind::causal &&
+      (sector_boxes || heads_as_columns ||
+       work_width(problem.head_dim) % kSwizzleSpanColumns != 0);
   params.heads_per_group =
-      sector_causal ? 1
+      partial_box_causal ? 1
                     : heads_per_group(l2_bytes, kv_bytes_per_pair, pairs, params.num_m_blocks,
                                       sm_count, args.mask.kind != MaskKind::none,
                                       Traits::kShape.one_pair_groups_max_m_blocks,
