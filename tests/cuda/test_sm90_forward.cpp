@@ -500,6 +500,13 @@ INSTANTIATE_TEST_SUITE_P(
                  kNoWindow, 0},
         Sm90Case{"sector_d216_causal_more_keys", DType::float16, 1, 500, 900, 6, 6, 216, true,
                  kNoWindow, 0},
+        // Causal launches of partial-box rows past 32 query tiles, one pair per group
+        // (forward.cuh, kPartialBoxOnePairGroupsMinQueryTiles): an aligned width-144 kernel and
+        // packed D = 129 (heads as columns) with GQA.
+        Sm90Case{"partial_box_d144_causal_33_tiles", DType::bfloat16, 1, 4200, 4000, 1, 1, 144,
+                 true, kNoWindow, 0},
+        Sm90Case{"packed_d129_causal_gqa_33_tiles", DType::float16, 1, 4100, 4100, 2, 1, 129,
+                 true, kNoWindow, 0},
         // Consumers whose 64 rows all lie past seqlen_q (they compute on TMA's zero rows and
         // store nothing): one of two (130 = 128 + 2 rows), two of three with 192-row tiles
         // (1000 = 5 * 192 + 40; 193 = 192 + 1), over several tiles per CTA.

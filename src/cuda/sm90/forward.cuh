@@ -128,6 +128,10 @@ inline bool sector_box_bits(const TensorView& tensor, HeadColumns* bits) {
   return true;
 }
 
+// Query tiles per pair from which the causal launches of partial-box rows take one-pair groups
+// (launch_forward_shape): N = 4k at 128-row tiles.
+inline constexpr int kPartialBoxOnePairGroupsMinQueryTiles = 32;
+
 // One tile shape's launch: the bucket's, or (kFitShape) its fit shape, which is compiled only at
 // the bucket's full width, for the masks it names and for tensors that TMA addresses throughout
 // (launch_forward).
@@ -217,23 +221,29 @@ Status launch_forward_shape(const AttentionArgs& args) {
       2 * problem.seqlen_k * problem.head_dim * static_cast<std::int64_t>(sizeof(Element));
   const std::int64_t pairs = problem.batch * problem.heads_q;
   const std::int64_t total_tiles = std::int64_t{params.num_m_blocks} * pairs;
-  // Causal launches of the sector-box kernels run one (batch, head) pair per group at every N,
-  // where the rule (tile_scheduler.hpp heads_per_group) gives groups of 33 pairs past 8 query
-  // tiles. With those groups packed D = 136 / 152 causal (fp16, H100, twenty-fifth session,
-  // bench/results/sm90-s25-h136c-prep/) ran at 0.76x / 0.62x / 0.58x cuDNN at N = 2k / 8k / 16k
-  // while the unmasked launches, one pair per group, ran 1.3x; one-pair groups: x1.07-1.09 at
-  // 2k, x1.30-1.34 at 4k, x1.76-2.03 at 8k / 16k (1.09-1.17x cuDNN), outputs bit for bit the
-  // same. The aligned kernels keep the rule: there one-pair groups lost 35-45 % at 16k (v14).
+  // One (batch, head) pair per group for the causal launches whose rows end in a partial 64-column
+  // TMA box (a work width that is not whole boxes, sector boxes, heads as columns), where the rule (tile_scheduler.hpp heads_per_group) gives groups of 33 pairs
+  // past 8 query tiles. Twenty-fifth session, H100, bf16 / fp16, outputs bit for bit the same
+  // (perf-notes "v36"; bench/results/gpu-check-h100-2026-11-24-session25/call6, call8, call9):
+  // - sector boxes at every N: packed D = 136 / 152 2k x1.07-1.10, 4k x1.30-1.34, 8k / 16k
+  //   x1.55-2.15 (16k 0.51-0.58x cuDNN before);
+  // - the other partial-box launches from kPartialBoxOnePairGroupsMinQueryTiles query tiles:
+  //   16k D = 144 x1.35, 160 x1.16, 240 x2.19 (0.50 -> 1.10x cuDNN), packed 105 / 129 / 161 /
+  //   234 x1.42-1.73, 72 / 80 / 96 / 200 0.98-1.03; 4k 0.99-1.08; at 2k mixed (112 / 129 0.92,
+  //   80 / 240 1.03-1.04), so not below 4k.
+  // Whole-box launches keep the rule: one-pair groups lost 24-36 % at D = 64 / 128 / 256 16k
+  // causal (call 8; v14 before).
   const bool partial_box_causal =
       args.mask.kind == MaskKind::causal &&
-      (sector_boxes || heads_as_columns ||
-       work_width(problem.head_dim) % kSwizzleSpanColumns != 0);
+      (sector_boxes || ((heads_as_columns ||
+                         work_width(problem.head_dim) % kSwizzleSpanColumns != 0) &&
+                        params.num_m_blocks >= kPartialBoxOnePairGroupsMinQueryTiles));
   params.heads_per_group =
       partial_box_causal ? 1
-                    : heads_per_group(l2_bytes, kv_bytes_per_pair, pairs, params.num_m_blocks,
-                                      sm_count, args.mask.kind != MaskKind::none,
-                                      Traits::kShape.one_pair_groups_max_m_blocks,
-                                      Traits::kShape.small_n_pairs_per_query_tile);
+                         : heads_per_group(l2_bytes, kv_bytes_per_pair, pairs, params.num_m_blocks,
+                                           sm_count, args.mask.kind != MaskKind::none,
+                                           Traits::kShape.one_pair_groups_max_m_blocks,
+                                           Traits::kShape.small_n_pairs_per_query_tile);
   if (total_tiles > std::numeric_limits<int>::max()) {
     return Status::Unsupported("cuda_sm90: more than 2^31 query tiles (batch x heads x seqlen_q / " +
                                std::to_string(Traits::kBlockM) + ")");
