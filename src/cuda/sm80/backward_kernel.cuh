@@ -557,7 +557,10 @@ __global__ void __launch_bounds__(Config::kThreads)
   auto current_shifts = [&] { return kShiftedFullWidth ? window_shifts_slot() : shifts; };
   const int head_dim = kShifted ? shifts.width : params.head_dim;
   const int steps = kFullWidth ? kMaxSteps : ceil_div(head_dim, kMmaK);
-  const int chunks = steps * (kMmaK / kChunkElements);
+  // ClassTileCopies (backward_tile_config.hpp): a step class copies only its own chunks of each
+  // row; nothing in its kernel reads the tiles' columns past the class.
+  const int chunks = (kNarrowClass && class_tile_copies<Config>() ? kClassSteps : steps) *
+                     (kMmaK / kChunkElements);
   // Phase B keeps its run-time column tests in both kernels (see there).
   const int head_dim_steps = ceil_div(head_dim, kMmaK);
   // The packed tiles keep phase A's run-time k-step tests in the full-width kernel too: without
@@ -1299,21 +1302,42 @@ __global__ void __launch_bounds__(Config::kThreads)
         }
       }
       if constexpr (kLineReductions) {
-        const int warp_row = row0 + query_row_q;
-        float* const warp_first =
-            params.dq_accum +
-            ((static_cast<std::int64_t>(batch) * params.heads_q + head) * params.seqlen_q +
-             warp_row) * kWidth +
-            dim_step_q * kMmaK;
-        float* const stage = delta_rows + kStages * kBlockM +
-                             warp * Config::kDqStageRows * Config::kDimPerWarpQ;
-        // A whole query tile adds without row tests (as in add_rows below).
-        if (row_end - row0 == kBlockM) {
-          reduce_dq_by_lines<Config::kDqStageRows, kWidth, true, kSplitSwizzle, kPairSwizzle>(
-              dq, stage, warp_first, 0);
-        } else {
-          reduce_dq_by_lines<Config::kDqStageRows, kWidth, false, kSplitSwizzle, kPairSwizzle>(
-              dq, stage, warp_first, params.seqlen_q - warp_row);
+        // ClassDqSlicesUnsent (backward_tile_config.hpp): a step class's slices wholly past it
+        // hold zeros and stay unsent. ClassDqChunkTests: in the slice that the class ends
+        // inside, the lanes of the chunks past it sit out; the slices wholly inside take the
+        // rounds without the tests. Both tests are warp-uniform, as votes: with a plain test on
+        // the warp index ptxas did not know it uniform and built each __syncwarp of the rounds
+        // a divergent path (WARPSYNC.COLLECTIVE, +248 SASS instructions).
+        constexpr bool kSkipZeroSlices = kNarrowClass && class_dq_slices_unsent<Config>();
+        constexpr bool kChunkTests = kNarrowClass && class_dq_chunk_tests<Config>();
+        constexpr int kSliceChunks = Config::kDimPerWarpQ / kLineChunkFloats;
+        const int class_chunks_left = (kClassSteps - dim_step_q) * kMmaK / kLineChunkFloats;
+        if (!kSkipZeroSlices || __all_sync(0xffffffffu, class_chunks_left > 0)) {
+          const int warp_row = row0 + query_row_q;
+          float* const warp_first =
+              params.dq_accum +
+              ((static_cast<std::int64_t>(batch) * params.heads_q + head) * params.seqlen_q +
+               warp_row) * kWidth +
+              dim_step_q * kMmaK;
+          float* const stage = delta_rows + kStages * kBlockM +
+                               warp * Config::kDqStageRows * Config::kDimPerWarpQ;
+          auto reduce = [&](auto chunk_tests) {
+            constexpr bool kTests = decltype(chunk_tests)::value;
+            // A whole query tile adds without row tests (as in add_rows below).
+            if (row_end - row0 == kBlockM) {
+              reduce_dq_by_lines<Config::kDqStageRows, kWidth, true, kSplitSwizzle, kPairSwizzle,
+                                 kTests>(dq, stage, warp_first, 0, class_chunks_left);
+            } else {
+              reduce_dq_by_lines<Config::kDqStageRows, kWidth, false, kSplitSwizzle,
+                                 kPairSwizzle, kTests>(
+                  dq, stage, warp_first, params.seqlen_q - warp_row, class_chunks_left);
+            }
+          };
+          if (!kChunkTests || __all_sync(0xffffffffu, class_chunks_left >= kSliceChunks)) {
+            reduce(std::false_type{});
+          } else {
+            reduce(std::bool_constant<kChunkTests>{});
+          }
         }
       } else if constexpr (kOneAddressAtomics) {
         // DqAtomicsFromOneAddress: accumulator rows are kWidth floats in this kernel, so every
