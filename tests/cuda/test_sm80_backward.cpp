@@ -180,6 +180,16 @@ INSTANTIATE_TEST_SUITE_P(
                  kNoWindow, 0, 0},
         Sm80Case{"step_class6_window_d88", DType::float16, 1, 500, 333, 2, 1, 88, false,
                  Window{64, 16}, 0, 0},
+        // The class kernels' work cut to the class (ClassDqSlicesUnsent, ClassDqChunkTests,
+        // ClassTileCopies): head dims that end inside a 16-byte chunk, rows padded to 16 bytes
+        // (D = 66 + 6, 84 + 4 elements): the class's last chunks copied in part and zero-filled
+        // inside the class, the chunks past it not copied at all; at class 5 the dQ slice that
+        // the class ends inside reduced by its first four chunks only (whole and partial query
+        // tiles), the slice past the class unsent; causal at class 6.
+        Sm80Case{"step_class5_nomask_padded_d66", DType::float16, 1, 1000, 700, 2, 2, 66, false,
+                 kNoWindow, 6, 0},
+        Sm80Case{"step_class6_causal_padded_d84", DType::bfloat16, 1, 700, 700, 3, 1, 84, true,
+                 kNoWindow, 4, 0},
         Sm80Case{"steps7_nomask_gqa_d112", DType::float16, 2, 700, 900, 4, 2, 112, false,
                  kNoWindow, 0, 0},
         Sm80Case{"steps7_causal_negative_scale_d104", DType::bfloat16, 1, 600, 450, 2, 2,
