@@ -379,7 +379,12 @@ __global__ void __launch_bounds__(Config::kThreads)
   // 2 + 3, 6 as 3 + 3, instead of the bucket's 4 + 4). With an odd class the light warps sit on
   // the SM sub-partitions (warp % 4) whose dQ slices hold the most columns of the class
   // (dq_slice below), so that phase B and the dQ product together are even over them.
-  constexpr bool kNarrowClass = kClassSteps > 0;
+  // DqStepClasses (backward_tile_config.hpp): a class of the dQ product and its reductions only
+  // (kDqClass); phase A, phase B, the copies and the epilogue stay the bucket's.
+  constexpr bool kDqClass = kClassSteps > 0;
+  constexpr bool kNarrowClass = kDqClass && !dq_only_step_classes<Config>();
+  static_assert(!kDqClass || (kFullWidth && !kShifted && kClassSteps < kMaxSteps),
+                "step classes: the full-width kernel without shifted windows, below the bucket");
   static_assert(!kNarrowClass || (kFullWidth && !kShifted && kClassSteps < kMaxSteps &&
                                   Config::kWarpsDimB == 2 && Config::kWarpsDimQ == 4),
                 "step classes: the full-width kernel without shifted windows, below the bucket, "
@@ -1204,7 +1209,7 @@ __global__ void __launch_bounds__(Config::kThreads)
     // ---- dQ partial = dS·K for this warp's query rows x head-dim slice ----
     float dq[kRowTilesQ][kDimTilesQ][4];
     // A step class skips the dQ columns past it: zeros there (the line reductions send them).
-    if constexpr (!kZeroStart || kNarrowClass) zero_fill(dq);
+    if constexpr (!kZeroStart || kDqClass) zero_fill(dq);
     // Key steps outer, one step's dS fragments live at a time (as in phase B); each K fragment
     // feeds the warp's kRowTilesQ row tiles. Row tile rt of dS is 2·rt query chunks to the right
     // in dSᵀ, i.e. the fragment address's step rt.
@@ -1217,8 +1222,8 @@ __global__ void __launch_bounds__(Config::kThreads)
       }
 #pragma unroll
       for (int dstep = 0; dstep < kDimTilesQ / 2; ++dstep) {
-        if ((kFullWidth && !kNarrowClass) ||
-            dim_step_q + dstep < (kNarrowClass ? kClassSteps : steps)) {
+        if ((kFullWidth && !kDqClass) ||
+            dim_step_q + dstep < (kDqClass ? kClassSteps : steps)) {
           std::uint32_t b[4];
           ldmatrix_x4_trans(b, k_as_b.at(dstep, kstep * kMmaK));
 #pragma unroll
@@ -1308,8 +1313,10 @@ __global__ void __launch_bounds__(Config::kThreads)
         // rounds without the tests. Both tests are warp-uniform, as votes: with a plain test on
         // the warp index ptxas did not know it uniform and built each __syncwarp of the rounds
         // a divergent path (WARPSYNC.COLLECTIVE, +248 SASS instructions).
-        constexpr bool kSkipZeroSlices = kNarrowClass && class_dq_slices_unsent<Config>();
-        constexpr bool kChunkTests = kNarrowClass && class_dq_chunk_tests<Config>();
+        constexpr bool kSkipZeroSlices = kDqClass && class_dq_slices_unsent<Config>();
+        // A class that ends on a slice boundary (6 steps at 128) has no slice to test.
+        constexpr bool kChunkTests = kDqClass && class_dq_chunk_tests<Config>() &&
+                                     kClassSteps * kMmaK % Config::kDimPerWarpQ != 0;
         constexpr int kSliceChunks = Config::kDimPerWarpQ / kLineChunkFloats;
         const int class_chunks_left = (kClassSteps - dim_step_q) * kMmaK / kLineChunkFloats;
         if (!kSkipZeroSlices || __all_sync(0xffffffffu, class_chunks_left > 0)) {
@@ -1458,7 +1465,7 @@ __global__ void __launch_bounds__(Config::kThreads)
                   kv_head * params.dk_strides.head;
   auto* dv_base = static_cast<Element*>(params.dv) + batch * params.dv_strides.batch +
                   kv_head * params.dv_strides.head;
-  if constexpr (kStagedEpilogue && !kNarrowClass) {
+  if constexpr (kStagedEpilogue && !kDqClass) {
     if (head_dim == kWidth && alignment >= kWidest) {
       static_assert(2 * kBlockN * Config::kStagedRowElements * sizeof(Element) <=
                         Config::kSharedBytes,

@@ -768,6 +768,24 @@ constexpr bool class_tile_copies() {
   return has_option<Config, ClassTileCopiesOption>;
 }
 
+// DqStepClasses (twenty-fifth session, desk prep bwdnarrow; lean full-width kernel without
+// shifted windows): NarrowStepClasses' kernels per class, changed in the dQ product and its line
+// reductions only: the product skips the k-steps past the class in each warp's slice, and with
+// ClassDqChunkTests the slice the class ends inside reduces its chunks in the class only. Phase
+// A, phase B (which may have any number of head-dim groups), the copies and the epilogue are the
+// bucket's kernel's. For the 256 bucket, whose four 64-column dQ slices leave no whole slice
+// past D = 193..240: at D = 200 (13 steps) the last slice reduces 4 of its 16 chunks per row
+// (REDG.128 of 2 rows x 64 bytes instead of 2 x 256) and runs 1 of its 4 product steps.
+struct DqOnlyStepClassesOption {};
+template <class Tile, int kFirst, int kLast>
+struct DqStepClasses : NarrowStepClasses<Tile, kFirst, kLast, false>, DqOnlyStepClassesOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool dq_only_step_classes() {
+  return has_option<Config, DqOnlyStepClassesOption>;
+}
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
@@ -1121,11 +1139,17 @@ using StatisticsAhead256 = ScoreStatisticsAhead<ScorePassesByQueryTile<Tile>,
 // backward (0.902-0.934 before).
 inline constexpr int kPhaseATestGroupAt256 = 4;
 inline constexpr int kNarrowestHeadDimAt256 = 193;  // the 192 bucket takes D <= 192
+// s25 (desk prep bwdnarrow): dQ step classes 13 and 14 (D = 193..224) in the default table, the
+// chunks of the last slice past the class unsent (DqStepClasses, ClassDqChunkTests).
+inline constexpr int kFirstDqStepClassAt256 = 13;
+inline constexpr int kLastDqStepClassAt256 = 14;
 template <>
 struct LargeSharedMemoryBackwardConfig<256>
-    : StatisticsAhead256<MaskedStridedItemLoads<StagedEpilogue<GroupedPhaseATests<
-          RangeSearchTile256, kPhaseATestGroupAt256, kNarrowestHeadDimAt256>>,
-                                                false>> {};
+    : ClassDqChunkTests<DqStepClasses<
+          StatisticsAhead256<MaskedStridedItemLoads<StagedEpilogue<GroupedPhaseATests<
+                                 RangeSearchTile256, kPhaseATestGroupAt256, kNarrowestHeadDimAt256>>,
+                             false>>,
+          kFirstDqStepClassAt256, kLastDqStepClassAt256>> {};
 
 // The deterministic mode's configuration on the same devices (launch_backward picks it when the
 // problem asks for deterministic gradients; the mode is a run-time flag of the same kernels, so
