@@ -1314,8 +1314,16 @@ __global__ void __launch_bounds__(Config::kThreads)
         // the warp index ptxas did not know it uniform and built each __syncwarp of the rounds
         // a divergent path (WARPSYNC.COLLECTIVE, +248 SASS instructions).
         constexpr bool kSkipZeroSlices = kDqClass && class_dq_slices_unsent<Config>();
-        // A class that ends on a slice boundary (6 steps at 128) has no slice to test.
+        // A class that ends on a slice boundary (6 steps at 128) has no slice to test. Below
+        // sm_90 a reduced quad is four scalar atomics, not a REDG.128 over the line: no test
+        // there (at 256 class 13 it spilled 52 bytes on sm_80, fp16 NoMask).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+        constexpr bool kVectorReductions = false;
+#else
+        constexpr bool kVectorReductions = true;
+#endif
         constexpr bool kChunkTests = kDqClass && class_dq_chunk_tests<Config>() &&
+                                     kVectorReductions &&
                                      kClassSteps * kMmaK % Config::kDimPerWarpQ != 0;
         constexpr int kSliceChunks = Config::kDimPerWarpQ / kLineChunkFloats;
         const int class_chunks_left = (kClassSteps - dim_step_q) * kMmaK / kLineChunkFloats;
