@@ -159,7 +159,7 @@ struct DqLineRounds {
   // read back row-major and reduced. The caller orders it after the previous round's reads
   // (__syncwarp). kChunkTests (ClassDqChunkTests, backward_tile_config.hpp): only the lanes whose
   // chunk of the row is below `chunks_left` reduce (the slice's chunks from there on are known
-  // zeros); the others still stage and load, so every round keeps its one code path.
+  // zeros); the others still stage their chunks, so the staging and the loads are unchanged.
   template <bool kChunkTests = false>
   __device__ __forceinline__ void issue(const float (&dq)[kRowTilesQ][kDimTilesQ][4],
                                         float* stage, int round, int rows_left,

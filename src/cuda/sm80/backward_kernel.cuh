@@ -360,7 +360,8 @@ __device__ __forceinline__ void store_dk_dv_staged(
 // full-width one from min_head_dim_over_zeros on).
 // kClassSteps: 0, or a narrow step class of the full-width kernel (NarrowStepClasses,
 // backward_tile_config.hpp): head dims of exactly that many 16-column k-steps, for which phase A
-// unrolls only those steps and phase B splits them over its head-dim warp groups.
+// unrolls only those steps and phase B splits them over its head-dim warp groups; with
+// DqStepClasses a class of the dQ product and its reductions only.
 template <class Config, class Element, class Mask, bool kFullWidth, bool kShifted = false,
           int kClassSteps = 0>
 __global__ void __launch_bounds__(Config::kThreads)

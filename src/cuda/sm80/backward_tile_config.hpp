@@ -730,12 +730,14 @@ constexpr bool untested_narrow_class_steps() {
 // - ClassDqSlicesUnsent: the dQ warps whose 32-column slice lies wholly past the class (slice 3
 //   at classes 5 and 6) send no line rounds: their partial is zeros (the product skipped it), and
 //   the accumulator's columns there stay the preprocess's zeros, which the postprocess never
-//   reads (it converts head_dim columns). 8 of the warp's 8 REDG.128 per query tile, i.e. a
-//   quarter of the tile's reduced bytes, off the L2; each REDG left keeps its shape (4 rows x
-//   128 bytes). Warp-uniform: the test is the warp's slice against the compile-time class.
+//   reads (it converts head_dim columns). Each such warp's 8 REDG.128 per query tile, a quarter
+//   of the tile's reduced bytes, stay off the L2; each REDG left keeps its shape (4 rows x 128
+//   bytes). Warp-uniform: a vote on the warp's slice against the compile-time class.
 // - ClassDqChunkTests: in the slice that the class ends inside (slice 2 at class 5: columns
 //   64..79 of 64..95), the REDG.128 lanes whose 16-byte chunk lies past the class sit out: 4 rows
 //   x 64 bytes per instruction instead of 4 x 128, half the bytes and sectors, the same lines.
+//   The slices wholly in the class keep the untested rounds (a second vote); sm_90 and up only
+//   (below it a reduced quad is four scalar atomics, and the tests spilled at 256 on sm_80).
 // - ClassTileCopies: the Q / dO / K / V copies issue only the class's 16-byte chunks per row
 //   (10 of 16 at class 5, 12 at 6) instead of zero-filling the rest: phase A, phase B, the dQ
 //   product and the class kernels' epilogue (registers, not staged) read no column past the
