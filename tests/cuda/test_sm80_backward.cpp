@@ -180,6 +180,24 @@ INSTANTIATE_TEST_SUITE_P(
                  kNoWindow, 0, 0},
         Sm80Case{"step_class6_window_d88", DType::float16, 1, 500, 333, 2, 1, 88, false,
                  Window{64, 16}, 0, 0},
+        // The class kernels' work cut to the class (ClassDqSlicesUnsent, ClassDqChunkTests,
+        // ClassTileCopies): head dims that end inside a 16-byte chunk, rows padded to 16 bytes
+        // (D = 66 + 6, 84 + 4 elements): the class's last chunks copied in part and zero-filled
+        // inside the class, the chunks past it not copied at all; at class 5 the dQ slice that
+        // the class ends inside reduced by its first four chunks only (whole and partial query
+        // tiles), the slice past the class unsent; causal at class 6.
+        Sm80Case{"step_class5_nomask_padded_d66", DType::float16, 1, 1000, 700, 2, 2, 66, false,
+                 kNoWindow, 6, 0},
+        Sm80Case{"step_class6_causal_padded_d84", DType::bfloat16, 1, 700, 700, 3, 1, 84, true,
+                 kNoWindow, 4, 0},
+        // The 256 bucket's dQ step classes (DqStepClasses with ClassDqChunkTests, the default
+        // mode of Hopper's table): 13 steps (D = 200: the last slice's product 1 of 4 steps, its
+        // REDG.128 by the first 4 of 16 chunks) and 14 (D = 216, causal, GQA), whole and partial
+        // query tiles.
+        Sm80Case{"dq_class13_nomask_d200", DType::float16, 1, 1000, 520, 2, 2, 200, false,
+                 kNoWindow, 0, 0},
+        Sm80Case{"dq_class14_causal_gqa_d216", DType::bfloat16, 1, 700, 700, 4, 2, 216, true,
+                 kNoWindow, 0, 0},
         Sm80Case{"steps7_nomask_gqa_d112", DType::float16, 2, 700, 900, 4, 2, 112, false,
                  kNoWindow, 0, 0},
         Sm80Case{"steps7_causal_negative_scale_d104", DType::bfloat16, 1, 600, 450, 2, 2,

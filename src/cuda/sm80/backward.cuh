@@ -123,8 +123,8 @@ Status finish_backward(const AttentionArgs& args, const BackwardParams& params) 
   return Status::Ok();
 }
 
-// The full-width kernel of step class kSteps (NarrowStepClasses) for a head dim of `steps`
-// k-steps, if Config has that class; else nullptr.
+// The full-width kernel of step class kSteps (NarrowStepClasses, DqStepClasses) for a head dim
+// of `steps` k-steps, if Config has that class; else nullptr.
 template <class Config, class Element, class Mask, int kSteps = Config::kFirstStepClass>
 auto narrow_class_kernel(int steps) -> void (*)(BackwardParams, Mask) {
   if constexpr (kSteps > Config::kLastStepClass) {

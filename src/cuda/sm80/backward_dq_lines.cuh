@@ -24,6 +24,24 @@ __device__ __forceinline__ int opaque_lane_id() {
   return lane;
 }
 
+// reduce_add_quad (ptx_sm80.cuh) under a lane predicate, as one predicated RED: as a C++ branch
+// ptxas put each round's REDG.128 behind a BSSY / BRA and rebuilt its 64-bit address there (12
+// more instructions a round) instead of adding the round's rows as an immediate.
+__device__ __forceinline__ void reduce_add_quad_if(bool active, float* accumulator, float4 v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "{\n"
+      ".reg .pred active;\n"
+      "setp.ne.b32 active, %5, 0;\n"
+      "@active red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n"
+      "}\n" ::"l"(accumulator),
+      "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w), "r"(static_cast<int>(active))
+      : "memory");
+#else
+  if (active) reduce_add_quad(accumulator, v);
+#endif
+}
+
 // DqReductionsByLine (tile_config.hpp): the warp's dQ partial (kRowTilesQ·16 rows x kDimTilesQ·8
 // columns of the accumulator, in the mma layout: a lane holds two floats of a row, so a REDG.64
 // of the warp touches 8 rows, 32 bytes each) goes through a staging tile of this warp's own in
@@ -139,9 +157,13 @@ struct DqLineRounds {
 
   // Round `round` (a compile-time constant once the caller's loop unrolls): its rows staged,
   // read back row-major and reduced. The caller orders it after the previous round's reads
-  // (__syncwarp).
+  // (__syncwarp). kChunkTests (ClassDqChunkTests, backward_tile_config.hpp): only the lanes whose
+  // chunk of the row is below `chunks_left` reduce (the slice's chunks from there on are known
+  // zeros); the others still stage their chunks, so the staging and the loads are unchanged.
+  template <bool kChunkTests = false>
   __device__ __forceinline__ void issue(const float (&dq)[kRowTilesQ][kDimTilesQ][4],
-                                        float* stage, int round, int rows_left) const {
+                                        float* stage, int round, int rows_left,
+                                        int chunks_left = kChunks) const {
 #pragma unroll
     for (int p = 0; p < kPairsPerRound; ++p) {
       const int pair = round * kPairsPerRound + p;
@@ -195,7 +217,10 @@ struct DqLineRounds {
 #pragma unroll
     for (int j = 0; j < kLoadsPerRound; ++j) {
       const int row = round * kRowsPerRound + j * kRowsPerLoad;
-      if (kWholeTile || row < rows_left - load_row) {
+      if constexpr (kChunkTests) {
+        reduce_add_quad_if((kWholeTile || row < rows_left - load_row) && load_chunk < chunks_left,
+                           lane_first + row * kWidth, values[j]);
+      } else if (kWholeTile || row < rows_left - load_row) {
         reduce_add_quad(lane_first + row * kWidth, values[j]);
       }
     }
@@ -330,6 +355,7 @@ struct DqPeriodicLineRounds {
 // The rounds for the warp's rows: DqLineRounds where a load covers whole rows (the 128 and 256
 // tables: 8 or 16 chunks of 16 bytes per warp row), else DqPeriodicLineRounds (192: 12).
 inline constexpr int kLineChunkBytes = 16;
+inline constexpr int kLineChunkFloats = kLineChunkBytes / static_cast<int>(sizeof(float));
 template <int kDimTilesQ>
 inline constexpr bool kWholeRowsPerLoad =
     kWarpSize % (kDimTilesQ * kMmaN * static_cast<int>(sizeof(float)) / kLineChunkBytes) == 0;
@@ -342,18 +368,25 @@ using DqLineRoundsFor = std::conditional_t<
     DqPeriodicLineRounds<kRowsPerRound, kWidth, kWholeTile, kSplitSwizzle, kRowTilesQ,
                          kDimTilesQ, kPairSwizzle>>;
 
+// kChunkTests, chunks_left: as DqLineRounds::issue (whole rows per load only).
 template <int kRowsPerRound, int kWidth, bool kWholeTile, bool kSplitSwizzle = false,
-          bool kPairSwizzle = false, int kRowTilesQ, int kDimTilesQ>
+          bool kPairSwizzle = false, bool kChunkTests = false, int kRowTilesQ, int kDimTilesQ>
 __device__ __forceinline__ void reduce_dq_by_lines(const float (&dq)[kRowTilesQ][kDimTilesQ][4],
                                                    float* stage, float* warp_first,
-                                                   int rows_left) {
+                                                   int rows_left, int chunks_left = 0) {
   using Rounds = DqLineRoundsFor<kRowsPerRound, kWidth, kWholeTile, kSplitSwizzle, kRowTilesQ,
                                  kDimTilesQ, kPairSwizzle>;
+  static_assert(!kChunkTests || kWholeRowsPerLoad<kDimTilesQ>,
+                "chunk tests: the rounds whose loads cover whole rows");
   const Rounds rounds(warp_first);
 #pragma unroll
   for (int round = 0; round < Rounds::kRounds; ++round) {
     if (round > 0) __syncwarp();  // every lane has read the previous round's rows
-    rounds.issue(dq, stage, round, rows_left);
+    if constexpr (kChunkTests) {
+      rounds.template issue<true>(dq, stage, round, rows_left, chunks_left);
+    } else {
+      rounds.issue(dq, stage, round, rows_left);
+    }
   }
 }
 

@@ -360,7 +360,8 @@ __device__ __forceinline__ void store_dk_dv_staged(
 // full-width one from min_head_dim_over_zeros on).
 // kClassSteps: 0, or a narrow step class of the full-width kernel (NarrowStepClasses,
 // backward_tile_config.hpp): head dims of exactly that many 16-column k-steps, for which phase A
-// unrolls only those steps and phase B splits them over its head-dim warp groups.
+// unrolls only those steps and phase B splits them over its head-dim warp groups; with
+// DqStepClasses a class of the dQ product and its reductions only.
 template <class Config, class Element, class Mask, bool kFullWidth, bool kShifted = false,
           int kClassSteps = 0>
 __global__ void __launch_bounds__(Config::kThreads)
@@ -379,7 +380,12 @@ __global__ void __launch_bounds__(Config::kThreads)
   // 2 + 3, 6 as 3 + 3, instead of the bucket's 4 + 4). With an odd class the light warps sit on
   // the SM sub-partitions (warp % 4) whose dQ slices hold the most columns of the class
   // (dq_slice below), so that phase B and the dQ product together are even over them.
-  constexpr bool kNarrowClass = kClassSteps > 0;
+  // DqStepClasses (backward_tile_config.hpp): a class of the dQ product and its reductions only
+  // (kDqClass); phase A, phase B, the copies and the epilogue stay the bucket's.
+  constexpr bool kDqClass = kClassSteps > 0;
+  constexpr bool kNarrowClass = kDqClass && !dq_only_step_classes<Config>();
+  static_assert(!kDqClass || (kFullWidth && !kShifted && kClassSteps < kMaxSteps),
+                "step classes: the full-width kernel without shifted windows, below the bucket");
   static_assert(!kNarrowClass || (kFullWidth && !kShifted && kClassSteps < kMaxSteps &&
                                   Config::kWarpsDimB == 2 && Config::kWarpsDimQ == 4),
                 "step classes: the full-width kernel without shifted windows, below the bucket, "
@@ -557,7 +563,10 @@ __global__ void __launch_bounds__(Config::kThreads)
   auto current_shifts = [&] { return kShiftedFullWidth ? window_shifts_slot() : shifts; };
   const int head_dim = kShifted ? shifts.width : params.head_dim;
   const int steps = kFullWidth ? kMaxSteps : ceil_div(head_dim, kMmaK);
-  const int chunks = steps * (kMmaK / kChunkElements);
+  // ClassTileCopies (backward_tile_config.hpp): a step class copies only its own chunks of each
+  // row; nothing in its kernel reads the tiles' columns past the class.
+  const int chunks = (kNarrowClass && class_tile_copies<Config>() ? kClassSteps : steps) *
+                     (kMmaK / kChunkElements);
   // Phase B keeps its run-time column tests in both kernels (see there).
   const int head_dim_steps = ceil_div(head_dim, kMmaK);
   // The packed tiles keep phase A's run-time k-step tests in the full-width kernel too: without
@@ -1201,7 +1210,7 @@ __global__ void __launch_bounds__(Config::kThreads)
     // ---- dQ partial = dS·K for this warp's query rows x head-dim slice ----
     float dq[kRowTilesQ][kDimTilesQ][4];
     // A step class skips the dQ columns past it: zeros there (the line reductions send them).
-    if constexpr (!kZeroStart || kNarrowClass) zero_fill(dq);
+    if constexpr (!kZeroStart || kDqClass) zero_fill(dq);
     // Key steps outer, one step's dS fragments live at a time (as in phase B); each K fragment
     // feeds the warp's kRowTilesQ row tiles. Row tile rt of dS is 2·rt query chunks to the right
     // in dSᵀ, i.e. the fragment address's step rt.
@@ -1214,8 +1223,8 @@ __global__ void __launch_bounds__(Config::kThreads)
       }
 #pragma unroll
       for (int dstep = 0; dstep < kDimTilesQ / 2; ++dstep) {
-        if ((kFullWidth && !kNarrowClass) ||
-            dim_step_q + dstep < (kNarrowClass ? kClassSteps : steps)) {
+        if ((kFullWidth && !kDqClass) ||
+            dim_step_q + dstep < (kDqClass ? kClassSteps : steps)) {
           std::uint32_t b[4];
           ldmatrix_x4_trans(b, k_as_b.at(dstep, kstep * kMmaK));
 #pragma unroll
@@ -1299,21 +1308,52 @@ __global__ void __launch_bounds__(Config::kThreads)
         }
       }
       if constexpr (kLineReductions) {
-        const int warp_row = row0 + query_row_q;
-        float* const warp_first =
-            params.dq_accum +
-            ((static_cast<std::int64_t>(batch) * params.heads_q + head) * params.seqlen_q +
-             warp_row) * kWidth +
-            dim_step_q * kMmaK;
-        float* const stage = delta_rows + kStages * kBlockM +
-                             warp * Config::kDqStageRows * Config::kDimPerWarpQ;
-        // A whole query tile adds without row tests (as in add_rows below).
-        if (row_end - row0 == kBlockM) {
-          reduce_dq_by_lines<Config::kDqStageRows, kWidth, true, kSplitSwizzle, kPairSwizzle>(
-              dq, stage, warp_first, 0);
-        } else {
-          reduce_dq_by_lines<Config::kDqStageRows, kWidth, false, kSplitSwizzle, kPairSwizzle>(
-              dq, stage, warp_first, params.seqlen_q - warp_row);
+        // ClassDqSlicesUnsent (backward_tile_config.hpp): a step class's slices wholly past it
+        // hold zeros and stay unsent. ClassDqChunkTests: in the slice that the class ends
+        // inside, the lanes of the chunks past it sit out; the slices wholly inside take the
+        // rounds without the tests. Both tests are warp-uniform, as votes: with a plain test on
+        // the warp index ptxas did not know it uniform and built each __syncwarp of the rounds
+        // a divergent path (WARPSYNC.COLLECTIVE, +248 SASS instructions).
+        constexpr bool kSkipZeroSlices = kDqClass && class_dq_slices_unsent<Config>();
+        // A class that ends on a slice boundary (6 steps at 128) has no slice to test. Below
+        // sm_90 a reduced quad is four scalar atomics, not a REDG.128 over the line: no test
+        // there (at 256 class 13 it spilled 52 bytes on sm_80, fp16 NoMask).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+        constexpr bool kVectorReductions = false;
+#else
+        constexpr bool kVectorReductions = true;
+#endif
+        constexpr bool kChunkTests = kDqClass && class_dq_chunk_tests<Config>() &&
+                                     kVectorReductions &&
+                                     kClassSteps * kMmaK % Config::kDimPerWarpQ != 0;
+        constexpr int kSliceChunks = Config::kDimPerWarpQ / kLineChunkFloats;
+        const int class_chunks_left = (kClassSteps - dim_step_q) * kMmaK / kLineChunkFloats;
+        if (!kSkipZeroSlices || __all_sync(0xffffffffu, class_chunks_left > 0)) {
+          const int warp_row = row0 + query_row_q;
+          float* const warp_first =
+              params.dq_accum +
+              ((static_cast<std::int64_t>(batch) * params.heads_q + head) * params.seqlen_q +
+               warp_row) * kWidth +
+              dim_step_q * kMmaK;
+          float* const stage = delta_rows + kStages * kBlockM +
+                               warp * Config::kDqStageRows * Config::kDimPerWarpQ;
+          auto reduce = [&](auto chunk_tests) {
+            constexpr bool kTests = decltype(chunk_tests)::value;
+            // A whole query tile adds without row tests (as in add_rows below).
+            if (row_end - row0 == kBlockM) {
+              reduce_dq_by_lines<Config::kDqStageRows, kWidth, true, kSplitSwizzle, kPairSwizzle,
+                                 kTests>(dq, stage, warp_first, 0, class_chunks_left);
+            } else {
+              reduce_dq_by_lines<Config::kDqStageRows, kWidth, false, kSplitSwizzle,
+                                 kPairSwizzle, kTests>(
+                  dq, stage, warp_first, params.seqlen_q - warp_row, class_chunks_left);
+            }
+          };
+          if (!kChunkTests || __all_sync(0xffffffffu, class_chunks_left >= kSliceChunks)) {
+            reduce(std::false_type{});
+          } else {
+            reduce(std::bool_constant<kChunkTests>{});
+          }
         }
       } else if constexpr (kOneAddressAtomics) {
         // DqAtomicsFromOneAddress: accumulator rows are kWidth floats in this kernel, so every
@@ -1434,7 +1474,7 @@ __global__ void __launch_bounds__(Config::kThreads)
                   kv_head * params.dk_strides.head;
   auto* dv_base = static_cast<Element*>(params.dv) + batch * params.dv_strides.batch +
                   kv_head * params.dv_strides.head;
-  if constexpr (kStagedEpilogue && !kNarrowClass) {
+  if constexpr (kStagedEpilogue && !kDqClass) {
     if (head_dim == kWidth && alignment >= kWidest) {
       static_assert(2 * kBlockN * Config::kStagedRowElements * sizeof(Element) <=
                         Config::kSharedBytes,

@@ -724,6 +724,70 @@ constexpr bool untested_narrow_class_steps() {
   }
 }
 
+// Step-class options (twenty-fifth session, desk prep bwdnarrow; NarrowStepClasses tiles only,
+// they change the class kernels and nothing else). A class kernel of the 128 bucket still did
+// work of the bucket's full 128 columns where no product reads or writes past the class:
+// - ClassDqSlicesUnsent: the dQ warps whose 32-column slice lies wholly past the class (slice 3
+//   at classes 5 and 6) send no line rounds: their partial is zeros (the product skipped it), and
+//   the accumulator's columns there stay the preprocess's zeros, which the postprocess never
+//   reads (it converts head_dim columns). Each such warp's 8 REDG.128 per query tile, a quarter
+//   of the tile's reduced bytes, stay off the L2; each REDG left keeps its shape (4 rows x 128
+//   bytes). Warp-uniform: a vote on the warp's slice against the compile-time class.
+// - ClassDqChunkTests: in the slice that the class ends inside (slice 2 at class 5: columns
+//   64..79 of 64..95), the REDG.128 lanes whose 16-byte chunk lies past the class sit out: 4 rows
+//   x 64 bytes per instruction instead of 4 x 128, half the bytes and sectors, the same lines.
+//   The slices wholly in the class keep the untested rounds (a second vote); sm_90 and up only
+//   (below it a reduced quad is four scalar atomics, and the tests spilled at 256 on sm_80).
+// - ClassTileCopies: the Q / dO / K / V copies issue only the class's 16-byte chunks per row
+//   (10 of 16 at class 5, 12 at 6) instead of zero-filling the rest: phase A, phase B, the dQ
+//   product and the class kernels' epilogue (registers, not staged) read no column past the
+//   class, so those shared-memory chunks are never read.
+struct ClassDqSlicesUnsentOption {};
+template <class Tile>
+struct ClassDqSlicesUnsent : Tile, ClassDqSlicesUnsentOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool class_dq_slices_unsent() {
+  return has_option<Config, ClassDqSlicesUnsentOption>;
+}
+struct ClassDqChunkTestsOption {};
+template <class Tile>
+struct ClassDqChunkTests : Tile, ClassDqChunkTestsOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool class_dq_chunk_tests() {
+  return has_option<Config, ClassDqChunkTestsOption>;
+}
+struct ClassTileCopiesOption {};
+template <class Tile>
+struct ClassTileCopies : Tile, ClassTileCopiesOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool class_tile_copies() {
+  return has_option<Config, ClassTileCopiesOption>;
+}
+
+// DqStepClasses (twenty-fifth session, desk prep bwdnarrow; lean full-width kernel without
+// shifted windows): NarrowStepClasses' kernels per class, changed in the dQ product and its line
+// reductions only: the product skips the k-steps past the class in each warp's slice, and with
+// ClassDqChunkTests the slice the class ends inside reduces its chunks in the class only. Phase
+// A, phase B (which may have any number of head-dim groups), the copies and the epilogue are the
+// bucket's kernel's. For the 256 bucket, whose four 64-column dQ slices leave no whole slice
+// past D = 193..240: at D = 200 (13 steps) the last slice reduces 4 of its 16 chunks per row
+// (REDG.128 of 2 rows x 64 bytes instead of 2 x 256) and runs 1 of its 4 product steps.
+struct DqOnlyStepClassesOption {};
+template <class Tile, int kFirst, int kLast>
+struct DqStepClasses : NarrowStepClasses<Tile, kFirst, kLast, false>, DqOnlyStepClassesOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool dq_only_step_classes() {
+  return has_option<Config, DqOnlyStepClassesOption>;
+}
+
 template <int kHeadDimBucket>
 struct BackwardConfig;
 
@@ -979,11 +1043,16 @@ constexpr int kStatisticsAheadAt128 = 1;
 // plain 3 + 3 split gave x1.048 and the untested phase A x1.010 more.
 inline constexpr int kFirstStepClassAt128 = 5;
 inline constexpr int kLastStepClassAt128 = 6;
+// s25 (desk prep bwdnarrow; bench/results/sm80-s25-bwdnarrow-prep/NOTES.md): the class kernels'
+// D-independent work cut to the class (the step-class options above), in both modes' tables.
+template <class Tile>
+using NarrowClassWork = ClassTileCopies<ClassDqChunkTests<ClassDqSlicesUnsent<Tile>>>;
 template <>
 struct LargeSharedMemoryBackwardConfig<128>
-    : NarrowStepClasses<ScoreStatisticsAhead<ZeroStartAccumulators<StagedEpilogue<ScorePassesTile128>>,
-                                             kStatisticsAheadAt128>,
-                        kFirstStepClassAt128, kLastStepClassAt128, true> {};
+    : NarrowClassWork<NarrowStepClasses<
+          ScoreStatisticsAhead<ZeroStartAccumulators<StagedEpilogue<ScorePassesTile128>>,
+                               kStatisticsAheadAt128>,
+          kFirstStepClassAt128, kLastStepClassAt128, true>> {};
 // v41 (twenty-second session, bwd192-lines): DqReductionsByLine at 192, 8 staging rows per round
 // (one (row tile, half) pair: 4 rounds per query tile, 3 LDS.128 and 3 REDG.128 each), 12 KB of
 // staging on 192's 161 KB: 173 KB, Hopper only. v40's ncu (bench/results/sm80-bwd192-tile-h100-
@@ -1072,11 +1141,17 @@ using StatisticsAhead256 = ScoreStatisticsAhead<ScorePassesByQueryTile<Tile>,
 // backward (0.902-0.934 before).
 inline constexpr int kPhaseATestGroupAt256 = 4;
 inline constexpr int kNarrowestHeadDimAt256 = 193;  // the 192 bucket takes D <= 192
+// s25 (desk prep bwdnarrow): dQ step classes 13 and 14 (D = 193..224) in the default table, the
+// chunks of the last slice past the class unsent (DqStepClasses, ClassDqChunkTests).
+inline constexpr int kFirstDqStepClassAt256 = 13;
+inline constexpr int kLastDqStepClassAt256 = 14;
 template <>
 struct LargeSharedMemoryBackwardConfig<256>
-    : StatisticsAhead256<MaskedStridedItemLoads<StagedEpilogue<GroupedPhaseATests<
-          RangeSearchTile256, kPhaseATestGroupAt256, kNarrowestHeadDimAt256>>,
-                                                false>> {};
+    : ClassDqChunkTests<DqStepClasses<
+          StatisticsAhead256<MaskedStridedItemLoads<StagedEpilogue<GroupedPhaseATests<
+                                 RangeSearchTile256, kPhaseATestGroupAt256, kNarrowestHeadDimAt256>>,
+                             false>>,
+          kFirstDqStepClassAt256, kLastDqStepClassAt256>> {};
 
 // The deterministic mode's configuration on the same devices (launch_backward picks it when the
 // problem asks for deterministic gradients; the mode is a run-time flag of the same kernels, so
@@ -1131,11 +1206,11 @@ struct LargeSharedMemoryDeterministicBackward {
 // kernels (relative error 0.89-0.93 at D = 104 / 112) and 0.988-0.993x in time.
 template <>
 struct LargeSharedMemoryDeterministicBackward<128> {
-  using type = NarrowStepClasses<
+  using type = NarrowClassWork<NarrowStepClasses<
       ScoreStatisticsAhead<QueryTilesDescending<ZeroStartAccumulators<
                                UnmaskedStagedEpilogue<ScorePassesTile128>>>,
                            kStatisticsAheadAt128>,
-      kFirstStepClassAt128, kLastStepClassAt128, true>;
+      kFirstStepClassAt128, kLastStepClassAt128, true>>;
 };
 // v44d (twenty-fourth session): v44's GroupedPhaseATests here too (v44 left this configuration
 // at 1.000). 0 spills on sm_80 and sm_90a. H100, deterministic backward in turns beside v44 and
