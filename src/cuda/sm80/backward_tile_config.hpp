@@ -1043,10 +1043,16 @@ constexpr int kStatisticsAheadAt128 = 1;
 // plain 3 + 3 split gave x1.048 and the untested phase A x1.010 more.
 inline constexpr int kFirstStepClassAt128 = 5;
 inline constexpr int kLastStepClassAt128 = 6;
-// s25 (desk prep bwdnarrow; bench/results/sm80-s25-bwdnarrow-prep/NOTES.md): the class kernels'
-// D-independent work cut to the class (the step-class options above), in both modes' tables.
+// v49 (twenty-fifth session, desk prep s25-bwdnarrow; bench/results/sm80-s25-bwdnarrow-prep/
+// NOTES.md): the class kernels' D-independent work cut to the class, in both modes' tables: the
+// dQ slice past the class unsent and the tile copies of the class's chunks only. Measured (H100,
+// backward in turns beside 221b474 and FA2; bench/results/gpu-check-h100-2026-11-24-session25/
+// call8/): default D = 72 / 80 ~x1.02 (the three options 0.995 / 0.996, less the chunk tests'
+// x0.976), deterministic (with the chunk tests) D = 72 / 80 / 96 x1.032-1.035, D = 128 1.00.
+// ClassDqChunkTests (REDG.128 of 4 rows x 64 B in the slice the class ends inside) cost 2.4 %
+// at 128 and is left to the 256 bucket's dQ classes, which were measured with it.
 template <class Tile>
-using NarrowClassWork = ClassTileCopies<ClassDqChunkTests<ClassDqSlicesUnsent<Tile>>>;
+using NarrowClassWork = ClassTileCopies<ClassDqSlicesUnsent<Tile>>;
 template <>
 struct LargeSharedMemoryBackwardConfig<128>
     : NarrowClassWork<NarrowStepClasses<
