@@ -284,7 +284,7 @@ INSTANTIATE_TEST_SUITE_P(
                        true, kNoWindow, false, 0}),
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
-// The 192 table's unmasked kernel on 128 keys x 8 warps (UnmaskedForwardConfig<192>, twenty-fifth
+// The 192 table's unmasked kernel on 128 keys x 8 warps (ForwardConfig<192>, twenty-fifth
 // session), the next K tile copied between P·V's key steps from the source kept in shared memory
 // (KeyCopiesUnderPv with KvSourcesInSharedMemory): whole tiles only (1024 keys), a partial last
 // tile (1013 keys: the copy right after the barrier, then the general copy), the general walk
@@ -309,14 +309,38 @@ INSTANTIATE_TEST_SUITE_P(
                        kNoWindow, false, 0, 5.0f}),
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
+// The 192 table's masked kernel on the same 128 keys x 8 warps and options (ForwardConfig<192>,
+// twenty-fifth session, s25-fwd192c): causal over whole tiles (1024 keys) and with the diagonal
+// off the tile grid (Nq < Nk, a partial last tile), rows with no visible key (Nq > Nk, GQA), the
+// halved class (D = 184), windows with both edges and a negative scale, and scores spread past
+// the rescale threshold on masked tiles.
+INSTANTIATE_TEST_SUITE_P(
+    MaskedTable192, Sm80ForwardShapes,
+    ::testing::Values(
+        ForwardShapeCase{"d192_causal_whole_tiles", DType::float16, 2, 1024, 1024, 4, 2, 192,
+                       true, kNoWindow, false, 0},
+        ForwardShapeCase{"d192_causal_nq_lt_nk_1013", DType::bfloat16, 1, 300, 1013, 4, 1, 192,
+                       true, kNoWindow, false, 0},
+        ForwardShapeCase{"d176_causal_gqa_fully_masked_rows", DType::float16, 1, 1013, 700, 8, 2,
+                       176, true, kNoWindow, false, 0},
+        ForwardShapeCase{"d184_halved_causal", DType::bfloat16, 1, 1013, 1013, 2, 2, 184, true,
+                       kNoWindow, false, 0},
+        ForwardShapeCase{"d192_window", DType::float16, 1, 1013, 1013, 2, 2, 192, false,
+                       Window{200, 70}, false, 0},
+        ForwardShapeCase{"d160_window_negative_scale", DType::bfloat16, 1, 700, 900, 2, 1, 160,
+                       false, Window{300, 0}, false, 0, -0.1f},
+        ForwardShapeCase{"d192_causal_negative_scale5", DType::float16, 1, 700, 1013, 2, 2, 192,
+                       true, kNoWindow, false, 0, -5.0f}),
+    [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
+
 // Forward v15's RescalePastThreshold (tile_config.hpp): scores spread over ~20 log2 units
 // (|scale| 5 on uniform [-1, 1] inputs), so a row's tile max passes its running max by more
 // than the threshold (8) on later key tiles and O and the sums are rescaled inside the walk,
 // not only on the first tile; between rescales P = 2^(S·c - m) reaches up to 2^8. The kernels
-// with the option: the 128 table (both masks), the unmasked kernels of the 192 and 256 tables,
+// with the option: the 128 and 192 tables (both masks), the unmasked kernels of the 256 table,
 // of the narrow 128 tile (D = 81..96), of the unmasked 128-key tiles (D = 65..72 halved,
 // 73..80) and of the large narrow 256 tile (D = 193..208); the other cases (D = 64, 136, the
-// masked 192 / 256 / D = 72 kernels) run the exact rescale on the same kind of inputs.
+// masked 256 / D = 72 kernels) run the exact rescale on the same kind of inputs.
 INSTANTIATE_TEST_SUITE_P(
     RescalePastThreshold, Sm80ForwardShapes,
     ::testing::Values(
