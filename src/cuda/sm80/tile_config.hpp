@@ -436,11 +436,12 @@ struct ForwardConfig<128>
 // v15: RescalePastThreshold in the unmasked kernel: B = 16, H = 16, N = 2048, fp16 1.020, bf16
 // 1.009 (the masked kernel not measured with it: unchanged).
 // Twenty-fifth session (desk work s25-fwd192, bench/results/sm80-s25-fwd192-prep/NOTES.md):
-// D = 145..192 unmasked (then UnmaskedForwardConfig<192>) on 128 keys x 8 warps instead of 64,
+// D = 145..192 unmasked (UnmaskedForwardConfig<192> below) on 128 keys x 8 warps instead of 64,
 // as the narrow tiles at D = 136 (v9: 1.072) and D = 200 (v9: 1.112) took it: the per-tile
 // work that does not grow with the head dim (two barriers, the copies' setup, the row max's
-// shuffles and the vote, the loop's branch) paid per 128 keys. sm_90a SASS of the 12-step loop, per 64 keys x 16 rows: 778 -> 663
-// instructions (~567 -> ~524 on the steady-state path), BAR 2 -> 1, for the same 192 HMMA.
+// shuffles and the vote, the loop's branch) paid per 128 keys. sm_90a SASS of the 12-step loop,
+// per 64 keys x 16 rows: 778 -> 663 instructions (~567 -> ~524 on the steady-state path), BAR
+// 2 -> 1, for the same 192 HMMA.
 // FA2's D = 192 tile is the old one (128 rows x 64 keys x 8 warps); the 8 warps of the one CTA
 // per SM leave each barrier together, so the path from a barrier to the next mma is paid by the
 // whole SM. S + O = 64 + 96 registers: 242 on sm_80 and sm_90a, 0 spills; 148 KB of shared
@@ -454,16 +455,21 @@ struct ForwardConfig<128>
 // bf16 4k x1.107, bf16 512 x1.088, D = 160 x1.107, 184 x1.116; causal 192 and D = 136 (other
 // kernels) 0.99-1.00. Without KeyCopiesUnderPv x1.066-1.122, the D = 200 recipe (K/V sources
 // in registers) x1.101-1.150: within about 1 % of this in geomean, so the table keeps this one.
-// s25-fwd192c (desk work, bench/results/sm80-s25-fwd192c-prep/NOTES.md): the masked kernel
-// (causal, windows) on the same tile and options, for the same reason. A causal diagonal costs
-// no more mma than on 64 keys: the CTA's 128 rows meet the same 128 diagonal keys either way.
-// Registers (ptxas -v, WindowMask kernel): with these options 246 on sm_80, 254 on sm_90a, 0
-// spills, fp16 and bf16; the exact rescale there (UnmaskedRescalePastThreshold) with
-// KeyCopiesUnderPv spilled 64 bytes on sm_90a (sm_80 0), and the 9-step class on top 92-124.
+// s25-fwd192c (desk work, bench/results/sm80-s25-fwd192c-prep/NOTES.md): the masked kernels
+// (causal, windows) on 128 keys too, for the same reason. A causal diagonal costs no more mma than
+// on 64 keys: the CTA's 128 rows meet the same 128 diagonal keys either way. With the exact
+// rescale (the 256 table's causal kernel measured RescalePastThreshold at 0.977-0.991) and the K
+// copies after the barrier: with KeyCopiesUnderPv the exact rescale spilled 64 bytes on sm_90a.
+// WindowMask kernel 254 registers on sm_90a, 246 on sm_80, 0 spills, fp16 and bf16. Measured
+// (H100, forward in turns beside main and FA2, 3 runs; bench/results/
+// gpu-check-h100-2026-11-24-session25/call11/): causal 192 fp16 2k / bf16 4k / bf16 1k x1.116 /
+// x1.121 / x1.104 (0.92 -> 1.02-1.05x FA2, 1.00 at 1k), 160 causal ~x1.12; the threshold with
+// KeyCopiesUnderPv measured 2.3-3.1 % below this. The 9-step class stays out: aligned rows of
+// D <= 144 run NarrowForwardConfig<192>, and on 128 keys it spilled 92-124 bytes.
 template <>
 struct ForwardConfig<192>
-    : KeyCopiesUnderPv<RescalePastThreshold<
-          HalfLastStep<KvSourcesInSharedMemory<ForwardTile<192, 128, 8, 1, true>>>>> {};
+    : UnmaskedRescalePastThreshold<
+          HalfLastStep<KvSourcesInSharedMemory<ForwardTile<192, 128, 8, 1, true>>>> {};
 // 256, fourth session: FA2's tile, 64 rows x 4 warps, two CTAs per SM (ncu showed PyTorch's
 // flash running it). With v4's copies and v5's epilogue it no longer loses to the 128-row tile:
 // H100, bf16, B·N = 16384, two runs in one call, this / the 8-warp tile above: N = 512-4k
@@ -485,6 +491,11 @@ struct ForwardConfig<256>
 // masked kernels keep the latter; by default the same tile.
 template <int kHeadDimBucket>
 struct UnmaskedForwardConfig : ForwardConfig<kHeadDimBucket> {};
+// 192: the unmasked kernel with KeyCopiesUnderPv and the rescale threshold (ForwardConfig<192>).
+template <>
+struct UnmaskedForwardConfig<192>
+    : KeyCopiesUnderPv<RescalePastThreshold<
+          HalfLastStep<KvSourcesInSharedMemory<ForwardTile<192, 128, 8, 1, true>>>>> {};
 
 // Rows only 2-byte aligned (odd head dims in packed 16-bit tensors, misaligned views) run
 // forward_kernel_unaligned_rows, whose tiles are copied as the aligned 16-byte words covering
