@@ -754,6 +754,15 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   // (load_tile_narrow takes every alignment) so that the loop's registers and code hold only the
   // short copy: inlined, the two copies spilled 4-68 bytes at D = 64 and 256.
   const bool whole_tile_copies = alignment >= kWidest;
+  // The general copy's alignment argument, hidden from NVVM in the shifted kernels, whose
+  // alignment is the constant kWidest (ptxas still folds it: their own code is unchanged). The
+  // out-of-line copy is one function per tile shape, shared with the table kernels of that shape,
+  // which pass the run-time alignment; where only shifted kernels call it (the 192 bucket's
+  // 64-key tile since forward v27 took the table to 128 keys) NVVM propagated the constant into
+  // it: the copy compiled for 16-byte rows only (1314 -> ~207 instructions), and ptxas gave the
+  // kernels 172 registers instead of 202 and the class-10 loops 10-14 % more static stalls
+  // (packed D = 153 measured x0.988, H100). Hidden, their SASS is that of before v27.
+  const int narrow_copy_alignment = kShifted ? opaque(alignment) : alignment;
   auto load_kv_tile = [&](Element* tile, const Element* rows, std::int64_t row_stride, int key,
                           int width) {
     if (whole_tile_copies && key + kBlockN <= params.seqlen_k) {
@@ -761,7 +770,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     } else {
       load_tile_narrow<kBlockN, kWidth, Config::kThreads>(tile, rows, row_stride,
                                                           params.seqlen_k - key, width, chunks,
-                                                          alignment);
+                                                          narrow_copy_alignment);
     }
   };
   // KvSourcesInSharedMemory (cp.async kernel): whole tiles whose chunks are all whole or past
@@ -804,7 +813,7 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     } else {
       load_tile_narrow<kBlockN, kWidth, Config::kThreads>(tile, rows_at_key(), row_stride,
                                                           params.seqlen_k - key, width, chunks,
-                                                          alignment);
+                                                          narrow_copy_alignment);
     }
   };
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900

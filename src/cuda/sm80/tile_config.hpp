@@ -790,7 +790,9 @@ struct WideWindowForwardConfig<128, kSteps>
                          TwoRowTileWideWindow128<HalfLastStep, kSteps>,
                          TwoRowTileWideWindow128<KeyWindowEdgesInSharedMemory, kSteps>> {};
 // 192: 64 keys x 8 warps (ForwardConfig<192>'s tile until the twenty-fifth session) with
-// KvSourcesInSharedMemory, classes 10-12 (windows 145..192); 100 KB of shared memory.
+// KvSourcesInSharedMemory, classes 10-12 (windows 145..192); 100 KB of shared memory. The only
+// kernels of their tile shape since then: their general copy is kept compiled for every
+// alignment as before (narrow_copy_alignment in forward_kernel.cuh).
 template <int kSteps>
 struct WideWindowForwardConfig<192, kSteps>
     : UnmaskedRescalePastThreshold<HalfLastStep<
