@@ -386,10 +386,9 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr bool kNarrowClass = kDqClass && !dq_only_step_classes<Config>();
   static_assert(!kDqClass || (kFullWidth && !kShifted && kClassSteps < kMaxSteps),
                 "step classes: the full-width kernel without shifted windows, below the bucket");
-  static_assert(!kNarrowClass || (kFullWidth && !kShifted && kClassSteps < kMaxSteps &&
-                                  Config::kWarpsDimB == 2 && Config::kWarpsDimQ == 4),
-                "step classes: the full-width kernel without shifted windows, below the bucket, "
-                "two head-dim warp groups in phase B and four in the dQ product");
+  static_assert(!kNarrowClass || (Config::kWarpsDimB == 2 && Config::kWarpsDimQ == 4),
+                "narrow step classes: two head-dim warp groups in phase B and four in the dQ "
+                "product");
   constexpr int kStepsPerWarpB =
       kNarrowClass ? (kClassSteps + 1) / 2 : Config::kDimPerWarpB / kMmaK;
   constexpr int kLightStepsB = kNarrowClass ? kClassSteps / 2 : kStepsPerWarpB;
@@ -782,6 +781,9 @@ __global__ void __launch_bounds__(Config::kThreads)
   // sub-partitions of phase B's light warps (warp % 4 = 0, 2) and slices 2 and 3 on the others.
   const int dq_slice = kNarrowClass ? (warp % 2) * 2 + (warp % 4) / 2 : warp % Config::kWarpsDimQ;
   const int dim_step_q = dq_slice * (Config::kDimPerWarpQ / kMmaK);
+  // The dQ paths below (phase-B atomics, the line rounds, one-address atomics) each spell out
+  // their accumulator address: one shared lambda for it changed ptxas's register allocation
+  // (twenty-fifth session: 36 bytes spilled at 256 on sm_90a, 4 on sm_80).
 
   // V, dSᵀ and dO are read with the same lane addressing as K, Pᵀ and Q: their fragments are
   // the K / Pᵀ / Q addresses plus a compile-time byte offset (folded into the ldmatrix), so one

@@ -466,10 +466,10 @@ struct ForwardConfig<128>
 // x1.121 / x1.104 (0.92 -> 1.02-1.05x FA2, 1.00 at 1k), 160 causal ~x1.12; the threshold with
 // KeyCopiesUnderPv measured 2.3-3.1 % below this. The 9-step class stays out: aligned rows of
 // D <= 144 run NarrowForwardConfig<192>, and on 128 keys it spilled 92-124 bytes.
+// The 128-key tile both 192 kernels take (v26 unmasked, v27 masked); their options differ.
+using KeyTile128At192 = HalfLastStep<KvSourcesInSharedMemory<ForwardTile<192, 128, 8, 1, true>>>;
 template <>
-struct ForwardConfig<192>
-    : UnmaskedRescalePastThreshold<
-          HalfLastStep<KvSourcesInSharedMemory<ForwardTile<192, 128, 8, 1, true>>>> {};
+struct ForwardConfig<192> : UnmaskedRescalePastThreshold<KeyTile128At192> {};
 // 256, fourth session: FA2's tile, 64 rows x 4 warps, two CTAs per SM (ncu showed PyTorch's
 // flash running it). With v4's copies and v5's epilogue it no longer loses to the 128-row tile:
 // H100, bf16, B·N = 16384, two runs in one call, this / the 8-warp tile above: N = 512-4k
@@ -494,8 +494,7 @@ struct UnmaskedForwardConfig : ForwardConfig<kHeadDimBucket> {};
 // 192: the unmasked kernel with KeyCopiesUnderPv and the rescale threshold (ForwardConfig<192>).
 template <>
 struct UnmaskedForwardConfig<192>
-    : KeyCopiesUnderPv<RescalePastThreshold<
-          HalfLastStep<KvSourcesInSharedMemory<ForwardTile<192, 128, 8, 1, true>>>>> {};
+    : KeyCopiesUnderPv<RescalePastThreshold<KeyTile128At192>> {};
 
 // Rows only 2-byte aligned (odd head dims in packed 16-bit tensors, misaligned views) run
 // forward_kernel_unaligned_rows, whose tiles are copied as the aligned 16-byte words covering
