@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """The Hopper forward at several scheduler group sizes, timed in turns beside cuDNN in one process.
 
-  python3 bench/sm90_group_scan.py --lib DIR/libsm90shim.so --points 'D,N,causal;...'
+  python3 bench/sm90_group_scan.py --lib DIR/libsm90shim.so --points 'D,N,causal[,B,H];...'
                                    [--groups 0,1,2,4,8] [--runs 2] [--rounds 10] [--dtype bf16]
-  python3 bench/sm90_group_scan.py --lib ... --profile D,N,causal,GROUP   (under ncu: one NVTX
-                                   range 'ours' around two launches at that group size)
+  python3 bench/sm90_group_scan.py --lib ... --profile D,N,causal,GROUP[,B,H]   (under ncu: one
+                                   NVTX range 'ours' around two launches at that group size)
 
 The shim comes from bench/sm90_group_scan_build.sh: a copy of the library whose launch takes its
 (batch, head) pairs per group (params.heads_per_group, tile_scheduler.hpp) from
 fattn_bench_set_heads_per_group; group 0 is the library's own rule. Shape per point as the
-TARGETS.md sweep: B·N = 16384, H·D = 2048 (H rounded down for head dims that do not divide 2048).
+TARGETS.md sweep: B·N = 16384, H·D = 2048 (H rounded down for head dims that do not divide 2048),
+unless the point names B and H. Causal points only where groups other than 0 are asked for: the
+unmasked kernels decode their tiles as one-pair groups.
 Every group size's out and lse must equal the rule's bit for bit (only which CTA takes which tile
 changes); a point where one does not is reported and the script exits with status 1.
 """
@@ -26,16 +28,20 @@ from sm90_vs_cudnn import PREFILL_CYCLES, Sm90, make_qkv
 
 
 def parse_points(text):
+    """'D,N,causal[,B,H];...' -> [(D, N, causal, B or None, H or None)]."""
     points = []
     for item in text.split(";"):
         if item.strip():
-            D, N, causal = (int(x) for x in item.split(","))
-            points.append((D, N, bool(causal)))
+            values = [int(x) for x in item.split(",")]
+            D, N, causal = values[:3]
+            B, H = values[3:5] if len(values) == 5 else (None, None)
+            points.append((D, N, bool(causal), B, H))
     return points
 
 
-def problem(D, N, causal, dtype, seed):
-    B, H = 16384 // N, max(1, 2048 // D)
+def problem(D, N, causal, dtype, seed, B=None, H=None):
+    if B is None:
+        B, H = 16384 // N, max(1, 2048 // D)
     gen = torch.Generator(device="cuda")
     gen.manual_seed(seed)
     q, k, v = make_qkv(dtype, B, N, N, H, H, D, "bshd", gen)
@@ -58,8 +64,9 @@ def main():
     set_group.argtypes = [ctypes.c_int]
 
     if a.profile:
-        D, N, causal, group = (int(x) for x in a.profile.split(","))
-        B, H, q, k, v, _ = problem(D, N, bool(causal), a.dtype, N + D)
+        values = [int(x) for x in a.profile.split(",")]
+        D, N, causal, group = values[:4]
+        B, H, q, k, v, _ = problem(D, N, bool(causal), a.dtype, N + D, *values[4:6])
         out = torch.empty_like(q)
         lse = torch.empty(B, H, N, device="cuda", dtype=torch.float32)
         set_group(group)
@@ -77,8 +84,13 @@ def main():
     groups = common.int_list(a.groups)
     failures = 0
     rows = []
-    for D, N, causal in parse_points(a.points):
-        B, H, q, k, v, flops = problem(D, N, causal, a.dtype, N + D)
+    for D, N, causal, B, H in parse_points(a.points):
+        if not causal and groups != [0]:
+            # Unmasked launches decode tiles as one-pair groups (forward_kernel.cuh decode_tile):
+            # an override there would decode wrong tiles.
+            print(f"D={D} N={N}: non-causal points take group 0 (the rule) only", flush=True)
+            continue
+        B, H, q, k, v, flops = problem(D, N, causal, a.dtype, N + D, B, H)
         scale = 1.0 / math.sqrt(D)
         outs = {}
         for g in groups:
