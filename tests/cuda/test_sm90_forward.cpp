@@ -300,6 +300,33 @@ TEST(Sm90Scheduler, GroupSizes) {
   EXPECT_EQ(heads_per_group(kL2, 128 << 10, 1024, 3, 132, true, 6, 0), 1);
 }
 
+// The simulated balance of the snake (tile_scheduler.hpp causal_schedule_balance) and the small
+// groups it picks for partial-box causal launches (balanced_small_group), at the shapes the
+// twenty-sixth session measured (perf-notes "v37"): 128 query tiles of 128 rows, 128-key tiles.
+TEST(Sm90Scheduler, BalancedSmallGroups) {
+  using detail::sm90::balanced_small_group;
+  using detail::sm90::causal_schedule_balance;
+  constexpr int kCtas = 132;
+  constexpr std::int64_t kN = 16384;
+  // 16 pairs: one pair per group leaves 35 % of the CTAs' time idle; one group of all 16 does not.
+  EXPECT_NEAR(causal_schedule_balance(128, 16, 1, kCtas, kN, kN, 128, 128, 0), 0.650, 0.002);
+  EXPECT_NEAR(causal_schedule_balance(128, 16, 16, kCtas, kN, kN, 128, 128, 0), 0.998, 0.002);
+  // Every tile counted once: a grid as wide as the tiles gives each CTA one tile, and the
+  // busiest is the heaviest (a 1-tile pair: every CTA's load equal).
+  EXPECT_NEAR(causal_schedule_balance(1, kCtas, 1, kCtas, 128, 128, 128, 128, 0), 1.0, 1e-12);
+  // Picks: all of 14 pairs (16 clamps to 14), one of 64 (balance 0.970), 16 of 48 (0.976 where
+  // 1 / 2 / 4 / 8 give 0.85 / 0.79 / 0.88 / 0.94), and the rule's 33 where no power of two up to
+  // 16 balances (48 pairs of 32 query tiles: 0.84 / 0.79 / 0.61 / 0.60 / 0.79).
+  EXPECT_EQ(balanced_small_group(128, 14, kCtas, kN, kN, 128, 128, 0, 14), 14);
+  EXPECT_EQ(balanced_small_group(128, 64, kCtas, kN, kN, 128, 128, 0, 33), 1);
+  EXPECT_EQ(balanced_small_group(128, 48, kCtas, kN, kN, 128, 128, 0, 33), 16);
+  EXPECT_EQ(balanced_small_group(32, 48, kCtas, 4096, 4096, 128, 128, 0, 33), 33);
+  // D = 240-like (80-key tiles), 8 pairs: one group of all 8.
+  EXPECT_EQ(balanced_small_group(128, 8, kCtas, kN, kN, 128, 80, 0, 8), 8);
+  // Past kMaxSimulatedTiles: one pair, without simulating.
+  EXPECT_EQ(balanced_small_group(128, 512, kCtas, kN, kN, 128, 128, 0, 33), 1);
+}
+
 // The area a launch's tiles walk, padding included, and where the fit shapes
 // (tile_config.hpp, FitTileConfig) take over: D = 64 unmasked on 256 x 64 tiles, D = 192 and
 // D = 256 on 128 x 64 tiles (D = 192 unmasked and causal, D = 256 causal).

@@ -221,29 +221,37 @@ Status launch_forward_shape(const AttentionArgs& args) {
       2 * problem.seqlen_k * problem.head_dim * static_cast<std::int64_t>(sizeof(Element));
   const std::int64_t pairs = problem.batch * problem.heads_q;
   const std::int64_t total_tiles = std::int64_t{params.num_m_blocks} * pairs;
-  // One (batch, head) pair per group for the causal launches whose rows end in a partial 64-column
-  // TMA box (a work width that is not whole boxes, sector boxes, heads as columns), where the rule (tile_scheduler.hpp heads_per_group) gives groups of 33 pairs
-  // past 8 query tiles. Twenty-fifth session, H100, bf16 / fp16, outputs bit for bit the same
-  // (perf-notes "v36"; bench/results/gpu-check-h100-2026-11-24-session25/call6, call8, call9):
-  // - sector boxes at every N: packed D = 136 / 152 2k x1.07-1.10, 4k x1.30-1.34, 8k / 16k
-  //   x1.55-2.15 (16k 0.51-0.58x cuDNN before);
-  // - the other partial-box launches from kPartialBoxOnePairGroupsMinQueryTiles query tiles:
-  //   16k D = 144 x1.35, 160 x1.16, 240 x2.19 (0.50 -> 1.10x cuDNN), packed 105 / 129 / 161 /
-  //   234 x1.42-1.73, 72 / 80 / 96 / 200 0.98-1.03; 4k 0.99-1.08; at 2k mixed (112 / 129 0.92,
+  // Small balanced groups (tile_scheduler.hpp balanced_small_group) for the causal launches whose
+  // rows end in a partial 64-column TMA box (a work width that is not whole boxes, sector boxes,
+  // heads as columns), where the rule's groups of 33 pairs past 8 query tiles read K/V from DRAM
+  // far more than small groups do: sector boxes at every N, the other partial widths from
+  // kPartialBoxOnePairGroupsMinQueryTiles query tiles.
+  // - v36 (twenty-fifth session, perf-notes "v36"; bench/results/gpu-check-h100-2026-11-24-
+  //   session25/call6, call8, call9) gave them one pair per group: at B = 4, H = 16 (64 pairs,
+  //   balance 0.97) packed D = 136 / 152 4k x1.30-1.34, 8k / 16k x1.55-2.15, 16k D = 144 x1.35,
+  //   160 x1.16, 240 x2.19, packed 105 / 129 / 161 / 234 x1.42-1.73; at 2k mixed (112 / 129 0.92,
   //   80 / 240 1.03-1.04), so not below 4k.
+  // - v37 (twenty-sixth session, perf-notes "v37"; bench/results/gpu-check-h100-2026-11-24-
+  //   session26/call2): with few pairs one pair per group is unbalanced (D = 144 16k B = 1 H = 14
+  //   386 TFLOP/s against 613 for one group of all 14 pairs; D = 240 B = 1 H = 8 413 against 745;
+  //   D = 160 B = 1 H = 12 398 against 667), so they take the smallest balanced group instead.
   // Whole-box launches keep the rule: one-pair groups lost 24-36 % at D = 64 / 128 / 256 16k
-  // causal (call 8; v14 before).
+  // causal (call 8; v14 before), which the simulated balance explains (0.56-0.79 there).
   const bool partial_box_causal =
       args.mask.kind == MaskKind::causal &&
       (sector_boxes || ((heads_as_columns ||
                          work_width(problem.head_dim) % kSwizzleSpanColumns != 0) &&
                         params.num_m_blocks >= kPartialBoxOnePairGroupsMinQueryTiles));
+  const int rule_pairs = heads_per_group(
+      l2_bytes, kv_bytes_per_pair, pairs, params.num_m_blocks, sm_count,
+      args.mask.kind != MaskKind::none, Traits::kShape.one_pair_groups_max_m_blocks,
+      Traits::kShape.small_n_pairs_per_query_tile);
   params.heads_per_group =
-      partial_box_causal ? 1
-                         : heads_per_group(l2_bytes, kv_bytes_per_pair, pairs, params.num_m_blocks,
-                                           sm_count, args.mask.kind != MaskKind::none,
-                                           Traits::kShape.one_pair_groups_max_m_blocks,
-                                           Traits::kShape.small_n_pairs_per_query_tile);
+      partial_box_causal
+          ? balanced_small_group(params.num_m_blocks, static_cast<int>(pairs), sm_count,
+                                 problem.seqlen_q, problem.seqlen_k, Traits::kBlockM,
+                                 Traits::kBlockN, params.row_offset, rule_pairs)
+          : rule_pairs;
   if (total_tiles > std::numeric_limits<int>::max()) {
     return Status::Unsupported("cuda_sm90: more than 2^31 query tiles (batch x heads x seqlen_q / " +
                                std::to_string(Traits::kBlockM) + ")");

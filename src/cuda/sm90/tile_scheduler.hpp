@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <vector>
 
 #include "common/fast_divisor.hpp"
 #include "common/host_device.hpp"
@@ -210,6 +211,87 @@ inline int heads_per_group(std::int64_t l2_bytes, std::int64_t kv_bytes_per_pair
     pairs = (pairs + pairs_per_whole_rounds - 1) / pairs_per_whole_rounds * pairs_per_whole_rounds;
   }
   return clamp_to_pairs(pairs, total_pairs);
+}
+
+
+// ---- balanced small groups for large-N causal launches --------------------------------------
+//
+// The static snake evens costs out only where they fall steadily along the order; a group that
+// ends inside a round breaks that, and how badly depends on the pair count, not on the group
+// size alone. Simulated over the causal launches below (132 CTAs, cost = key tiles + 1/2 per
+// tile), one-pair groups balance 0.97 at 32 / 64 / 128 pairs but 0.56-0.65 at 8-16 pairs and
+// 0.84 at 48; the whole-rounds rule above balances 0.99+ everywhere but keeps 33 pairs' K/V in
+// flight. Measured on an H100 (twenty-sixth session, bench/sm90_group_scan.py, every group size
+// in turns, outputs bit for bit the same; perf-notes "v37"), causal bf16 at N = 16k: the speed
+// of each group size tracks its simulated balance (D = 128, 16 pairs: one pair 421, two 403, four
+// 538, eight 619, sixteen 660 TFLOP/s; balance 0.65 / 0.59 / 0.77 / 0.91 / 1.00), while among
+// balanced groups the smaller is faster where K/V is wide (D = 240, 64 pairs: one pair 631, 33
+// pairs 286 TFLOP/s; packed D = 136, 64 pairs: 490 against 234). So such launches take the
+// smallest power-of-two group up to kSmallGroupMaxPairs whose simulated balance reaches
+// kMinSmallGroupBalance, and the rule's groups where none does.
+inline constexpr double kMinSmallGroupBalance = 0.965;
+inline constexpr int kSmallGroupMaxPairs = 16;
+// A tile's fixed cost (its boundary: Q load, first softmax, epilogue) in units of key tiles:
+// ~2,500 clocks against a ~3,000-clock key step at D = 128 (perf-notes "v24"), rounded down to
+// the half that the whole-rounds rule's simulation used.
+inline constexpr std::int64_t kTileFixedCostHalfKeyTiles = 1;
+// Past this many tiles (about 250 rounds of 132 CTAs) every CTA draws so many tiles that one-pair
+// groups balance >= 0.99 whatever the pair count (simulated at 25k-80k tiles): the launch takes
+// one pair per group without the O(tiles) simulation on the host.
+inline constexpr std::int64_t kMaxSimulatedTiles = std::int64_t{1} << 15;
+
+// Simulated balance (total work / (ctas · busiest CTA's work)) of the snake over a causal launch
+// (bottom-right aligned: query tile m walks the key tiles up to its last row's last key) whose
+// (batch, head) pairs are cut into groups of `pairs_per_group`, in TileScheduler::decode's order.
+// `row_offset` as ForwardParams::row_offset (the last tile's padding moved before row 0).
+inline double causal_schedule_balance(int num_m_blocks, int total_pairs, int pairs_per_group,
+                                      int ctas, std::int64_t seqlen_q, std::int64_t seqlen_k,
+                                      int block_m, int block_n, int row_offset) {
+  if (num_m_blocks <= 0 || total_pairs <= 0 || ctas <= 0) return 1.0;
+  std::vector<std::int64_t> cost(num_m_blocks);  // in halves of a key tile
+  for (int m = 0; m < num_m_blocks; ++m) {
+    const std::int64_t row_end =
+        std::min<std::int64_t>(std::int64_t{m + 1} * block_m - row_offset, seqlen_q);
+    const std::int64_t keys = std::clamp<std::int64_t>(row_end + seqlen_k - seqlen_q, 0, seqlen_k);
+    cost[m] = 2 * ((keys + block_n - 1) / block_n) + kTileFixedCostHalfKeyTiles;
+  }
+  std::vector<std::int64_t> work(ctas, 0);
+  int slot = 0;
+  bool odd_round = false;
+  std::int64_t total = 0;
+  for (int first_pair = 0; first_pair < total_pairs; first_pair += pairs_per_group) {
+    const int pairs = std::min(pairs_per_group, total_pairs - first_pair);
+    for (int m = num_m_blocks - 1; m >= 0; --m) {
+      for (int pair = 0; pair < pairs; ++pair) {
+        work[odd_round ? ctas - 1 - slot : slot] += cost[m];
+        total += cost[m];
+        if (++slot == ctas) {
+          slot = 0;
+          odd_round = !odd_round;
+        }
+      }
+    }
+  }
+  const std::int64_t busiest = *std::max_element(work.begin(), work.end());
+  return busiest > 0 ? static_cast<double>(total) / (static_cast<double>(ctas) * busiest) : 1.0;
+}
+
+// Pairs per group of a large-N causal launch: the smallest power of two up to
+// kSmallGroupMaxPairs whose simulated balance reaches kMinSmallGroupBalance, else `rule_pairs`
+// (heads_per_group's). See the measurements above.
+inline int balanced_small_group(int num_m_blocks, int total_pairs, int ctas, std::int64_t seqlen_q,
+                                std::int64_t seqlen_k, int block_m, int block_n, int row_offset,
+                                int rule_pairs) {
+  if (std::int64_t{num_m_blocks} * total_pairs > kMaxSimulatedTiles) return 1;
+  for (int pairs = 1; pairs <= kSmallGroupMaxPairs; pairs *= 2) {
+    const int group = clamp_to_pairs(pairs, total_pairs);
+    if (causal_schedule_balance(num_m_blocks, total_pairs, group, ctas, seqlen_q, seqlen_k,
+                                block_m, block_n, row_offset) >= kMinSmallGroupBalance) {
+      return group;
+    }
+    if (group == total_pairs) break;
+  }
+  return rule_pairs;
 }
 
 }  // namespace fattn::detail::sm90
