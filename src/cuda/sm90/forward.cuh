@@ -235,8 +235,9 @@ Status launch_forward_shape(const AttentionArgs& args) {
   //   session26/call2): with few pairs one pair per group is unbalanced (D = 144 16k B = 1 H = 14
   //   386 TFLOP/s against 613 for one group of all 14 pairs; D = 240 B = 1 H = 8 413 against 745;
   //   D = 160 B = 1 H = 12 398 against 667), so they take the smallest balanced group instead.
-  // Whole-box launches keep the rule: one-pair groups lost 24-36 % at D = 64 / 128 / 256 16k
-  // causal (call 8; v14 before), which the simulated balance explains (0.56-0.79 there).
+  // Whole-box launches keep the rule (but the 256 bucket's, below): one-pair groups lost 24-36 %
+  // at D = 64 / 128 / 256 16k causal (call 8; v14 before), which the simulated balance explains
+  // (0.56-0.79 there).
   const bool partial_box_causal =
       args.mask.kind == MaskKind::causal &&
       (sector_boxes || ((heads_as_columns ||
@@ -246,8 +247,13 @@ Status launch_forward_shape(const AttentionArgs& args) {
       l2_bytes, kv_bytes_per_pair, pairs, params.num_m_blocks, sm_count,
       args.mask.kind != MaskKind::none, Traits::kShape.one_pair_groups_max_m_blocks,
       Traits::kShape.small_n_pairs_per_query_tile);
+  // The 256 bucket's whole-box causal launches too (TileShape::balanced_small_causal_groups).
+  const bool small_causal_groups =
+      partial_box_causal ||
+      (Traits::kShape.balanced_small_causal_groups && args.mask.kind == MaskKind::causal &&
+       params.num_m_blocks > Traits::kShape.one_pair_groups_max_m_blocks);
   params.heads_per_group =
-      partial_box_causal
+      small_causal_groups
           ? balanced_small_group(params.num_m_blocks, static_cast<int>(pairs), sm_count,
                                  problem.seqlen_q, problem.seqlen_k, Traits::kBlockM,
                                  Traits::kBlockN, params.row_offset, rule_pairs)

@@ -202,6 +202,14 @@ struct TileShape {
   // +11-15 % at N = 512 (0.83-0.85 -> 0.95x cuDNN; DRAM reads 223 -> 189 MB, K/V once), +7-8 %
   // at 1k (1.00 -> 1.07-1.08x), 2k / 4k causal 0.99-1.00, non-causal 1k 1.00-1.01.
   bool keys_ascending_even_rounds = false;
+  // Causal launches past one_pair_groups_max_m_blocks take the smallest balanced power-of-two
+  // group (tile_scheduler.hpp balanced_small_group) instead of the rule's, as partial-box rows do
+  // (forward.cuh). Twenty-sixth session (perf-notes "v37"; H100, bf16, B·N = 16k, every group
+  // size in turns, bench/results/gpu-check-h100-2026-11-24-session26/call3/scan3.txt): one pair
+  // against the rule's 32-33 at D = 256 causal 2k / 4k +5.6 / +6.2 % (wide K/V: 33 pairs hold
+  // 130 MB against L2's 50), while at D = 128 2k / 4k / 8k +0.6 / +1.6 / -2.4 %, D = 192 4k -7 %
+  // and D = 64 4k / 8k -2 / -17 %: only the 256 bucket takes it.
+  bool balanced_small_causal_groups = false;
 };
 
 template <int kHeadDimBucket>
@@ -262,7 +270,8 @@ struct TileConfig<256> {
                                     .divided_tile_decode = true,
                                     .first_tile_coverage = true,
                                     .one_pair_groups_max_m_blocks = 8,
-                                    .keys_ascending_even_rounds = true};
+                                    .keys_ascending_even_rounds = true,
+                                    .balanced_small_causal_groups = true};
 };
 
 // Online-softmax rescale threshold in powers of two (forward_kernel.cuh, online_softmax and

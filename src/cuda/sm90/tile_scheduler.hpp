@@ -229,7 +229,9 @@ inline int heads_per_group(std::int64_t l2_bytes, std::int64_t kv_bytes_per_pair
 // pairs 286 TFLOP/s; packed D = 136, 64 pairs: 490 against 234). So such launches take the
 // smallest power-of-two group up to kSmallGroupMaxPairs whose simulated balance reaches
 // kMinSmallGroupBalance, and the rule's groups where none does.
-inline constexpr double kMinSmallGroupBalance = 0.965;
+// 0.95, not higher: packed D = 136 causal at 2k (256 pairs, one pair balances 0.965, four 0.970)
+// ran 395 / 382 / 365 TFLOP/s at one / two / four pairs (call 2), the smaller group faster.
+inline constexpr double kMinSmallGroupBalance = 0.95;
 inline constexpr int kSmallGroupMaxPairs = 16;
 // A tile's fixed cost (its boundary: Q load, first softmax, epilogue) in units of key tiles:
 // ~2,500 clocks against a ~3,000-clock key step at D = 128 (perf-notes "v24"), rounded down to
