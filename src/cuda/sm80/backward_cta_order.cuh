@@ -41,6 +41,18 @@ template <int kThreads>
 __device__ __forceinline__ void dq_turn_barrier_sync() {
   asm volatile("bar.sync %0, %1;\n" ::"n"(kDqTurnBarrier), "n"(kThreads) : "memory");
 }
+// Warp 0's part (the caller's vote picks it, so the call is warp-uniform): lane 0 waits until
+// the query tile's counter reads `turn`, the warp reconverges (__syncwarp orders the acquire
+// before its other lanes' reductions) and arrives on the barrier.
+template <int kThreads>
+__device__ __forceinline__ void take_dq_turn_for_cta(const int* semaphore, int turn, int lane) {
+  if (lane == 0) {
+    while (load_acquire(semaphore) != turn) {
+    }
+  }
+  __syncwarp();
+  dq_turn_barrier_arrive<kThreads>();
+}
 
 // Deterministic mode: the position of key tile `n_block` among the key tiles that add into the
 // dQ of query rows [row0, row_end). CTAs walk their query tiles in ascending order, so the order

@@ -1226,16 +1226,10 @@ __global__ void __launch_bounds__(Config::kThreads)
       // before their reductions (below). A vote, so that ptxas knows the branch warp-uniform.
       if (params.semaphores != nullptr &&
           __all_sync(0xffffffffu, warp == 0 && dq_turn(mask, row0, row_end, n_block) != 0)) {
-        if (lane == 0) {
-          const int* const semaphore =
-              params.semaphores +
-              (static_cast<std::int64_t>(batch) * params.heads_q + head) * m_blocks + m_block;
-          const int turn = dq_turn(mask, row0, row_end, n_block);
-          while (load_acquire(semaphore) != turn) {
-          }
-        }
-        __syncwarp();
-        dq_turn_barrier_arrive<Config::kThreads>();
+        take_dq_turn_for_cta<Config::kThreads>(
+            params.semaphores +
+                (static_cast<std::int64_t>(batch) * params.heads_q + head) * m_blocks + m_block,
+            dq_turn(mask, row0, row_end, n_block), lane);
       }
     }
 

@@ -403,7 +403,7 @@ constexpr bool ordered_dq_atomics_in_phase_b() {
 // the other warps start the next item, and the item loses a barrier; the hand-over comes a
 // DEPBAR and a barrier later (~100-200 clocks more per hop). The previous item's counter is
 // recomputed by thread 0 (carried, it is three registers across the loop in every thread).
-// Measured by the lead (the candidate's notes, bench/results/sm80-s26-det/NOTES.md).
+// Measured by the lead (H100, deterministic backward in turns beside main and FA2).
 struct DeferredDqHandOverOption {};
 template <class Tile>
 struct DeferredDqHandOver : Tile, DeferredDqHandOverOption {
@@ -432,7 +432,7 @@ constexpr bool unmasked_deferred_dq_hand_over() {
 // for the next key tile not to wait, so the chain's lag grows per hop, paid where chains start
 // (the ramp). Turn 0 neither polls nor waits, as LightDqRelease. 128 only: at 256 with the
 // hand-over its NoMask kernels spilled (44 bytes sm_90a in the head-group kernel, 16-24 on sm_80
-// fp16) in s25-det2. Measured by the lead (same notes).
+// fp16) in s25-det2. Measured by the lead (same setup).
 struct DqTurnBeforeDqProductOption {};
 template <class Tile>
 struct DqTurnBeforeDqProduct : Tile, DqTurnBeforeDqProductOption {
