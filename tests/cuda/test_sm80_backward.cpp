@@ -242,7 +242,20 @@ INSTANTIATE_TEST_SUITE_P(
         Sm80Case{"descending_walk_causal_gqa_d256", DType::float16, 5, 450, 600, 2, 1, 256, true,
                  kNoWindow, 0, 0},
         Sm80Case{"descending_walk_left_window_gqa_d128", DType::float16, 1, 1300, 1200, 4, 2, 128,
-                 false, Window{250, kUnboundedWindow}, 0, 0}),
+                 false, Window{250, kUnboundedWindow}, 0, 0},
+        // s26-det: the deterministic tables' dQ chain with the hand-over at the next item's loop
+        // top (DeferredDqHandOver; at 256 UnmaskedDeferredDqHandOver, past the 1k keys of
+        // DeterministicUnmaskedBackward<256>) and, at 128, the turn polled by warp 0 after phase
+        // B with the other warps waiting on a named barrier (DqTurnBeforeDqProduct): long chains
+        // (21 key tiles at 256, 12 at 128), GQA (the previous item's counter recomputed across a
+        // head change), whole query tiles then a partial last one; a two-sided window in the
+        // 128 bucket's class-5 kernel (D = 80), GQA, Nq > Nk.
+        Sm80Case{"burst_chain_nomask_gqa_d256", DType::bfloat16, 1, 700, 1300, 4, 2, 256, false,
+                 kNoWindow, 0, 0},
+        Sm80Case{"burst_chain_nomask_gqa_d128", DType::float16, 2, 1013, 1500, 4, 2, 128, false,
+                 kNoWindow, 0, 0},
+        Sm80Case{"burst_chain_window_d80", DType::bfloat16, 1, 900, 800, 4, 2, 80, false,
+                 Window{200, 100}, 0, 0}),
     [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
 
 // Backward v37: 16-byte rows of a head dim short of the 128 or 256 bucket run the bucket's

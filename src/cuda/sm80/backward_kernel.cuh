@@ -479,6 +479,18 @@ __global__ void __launch_bounds__(Config::kThreads)
   // deterministic mode's chain around those spread reductions: the turn polled before the
   // Pᵀ/dSᵀ barrier, the hand-over after the next item's loop-top barrier.
   constexpr bool kOrderedDqInB = ordered_dq_atomics_in_phase_b<Config>() && kDqInB;
+  // s26-det (backward_tile_config.hpp): the line reductions' hand-over after the next loop-top
+  // barrier (DeferredDqHandOver) and the turn polled by warp 0 after phase B
+  // (DqTurnBeforeDqProduct), both with LightDqRelease's single release store.
+  constexpr bool kDeferredHandOver =
+      (deferred_dq_hand_over<Config>() ||
+       (unmasked_deferred_dq_hand_over<Config>() && std::is_same_v<Mask, NoMask>)) &&
+      kLineReductions && kLightRelease;
+  constexpr bool kTurnBeforeDq =
+      dq_turn_before_dq_product<Config>() && kLineReductions && kLightRelease;
+  static_assert(!(kDeferredHandOver || kTurnBeforeDq) || !(kRoundsInDk || kDqFirst || kDqInB),
+                "the hand-over and the turn of the line reductions after phase B");
+  constexpr bool kHandOverAtLoopTop = kOrderedDqInB || kDeferredHandOver;
   static_assert(!dq_atomics_in_phase_b<Config>() ||
                     (rolled_product_b<Config>() && dq_atomics_from_one_address<Config>() &&
                      !dq_product_before_phase_b<Config>()),
@@ -819,7 +831,8 @@ __global__ void __launch_bounds__(Config::kThreads)
   if (kStages > 1 && items > 0) load_item(0, 0);
   cp_async_commit();
 
-  // OrderedDqAtomicsInPhaseB: item `item`'s place in its query tile's dQ chain (thread 0 only).
+  // OrderedDqAtomicsInPhaseB, DeferredDqHandOver: item `item`'s place in its query tile's dQ
+  // chain (thread 0 only).
   auto ordered_semaphore_of = [&](int item) {
     const int head_offset = head_in_group(item);
     const int head = kv_head * params.group_size + head_offset;
@@ -843,7 +856,7 @@ __global__ void __launch_bounds__(Config::kThreads)
     FATTN_SM80_BWD_TIMELINE_MARK(item, kCopiesWaited);
     __syncthreads();
     FATTN_SM80_BWD_TIMELINE_MARK(item, kTopBarrier);
-    if constexpr (kOrderedDqInB) {
+    if constexpr (kHandOverAtLoopTop) {
       // The previous item's hand-over: the barrier above ordered every warp's reductions of it.
       if (params.semaphores != nullptr && item > 0 && threadIdx.x == 0) {
         const auto [semaphore, turn] = ordered_semaphore_of(item - 1);
@@ -1208,6 +1221,17 @@ __global__ void __launch_bounds__(Config::kThreads)
       }
     }
     FATTN_SM80_BWD_TIMELINE_MARK(item, kPhaseBIssued);
+    if constexpr (kTurnBeforeDq) {
+      // DqTurnBeforeDqProduct: warp 0 takes the item's turn here, the other warps wait for it
+      // before their reductions (below). A vote, so that ptxas knows the branch warp-uniform.
+      if (params.semaphores != nullptr &&
+          __all_sync(0xffffffffu, warp == 0 && dq_turn(mask, row0, row_end, n_block) != 0)) {
+        take_dq_turn_for_cta<Config::kThreads>(
+            params.semaphores +
+                (static_cast<std::int64_t>(batch) * params.heads_q + head) * m_blocks + m_block,
+            dq_turn(mask, row0, row_end, n_block), lane);
+      }
+    }
 
     // ---- dQ partial = dS·K for this warp's query rows x head-dim slice ----
     float dq[kRowTilesQ][kDimTilesQ][4];
@@ -1301,7 +1325,11 @@ __global__ void __launch_bounds__(Config::kThreads)
         // (the counter starts at 0 and only this tile moves it from there): one L2 round trip
         // off the head of each tile's chain.
         const int turn = dq_turn(mask, row0, row_end, n_block);
-        if (!(kLightRelease && turn == 0)) {
+        if constexpr (kTurnBeforeDq) {
+          if (__all_sync(0xffffffffu, turn != 0 && warp != 0)) {
+            dq_turn_barrier_sync<Config::kThreads>();
+          }
+        } else if (!(kLightRelease && turn == 0)) {
           if (threadIdx.x == 0) {
             while (load_acquire(semaphore) != turn) {
             }
@@ -1425,7 +1453,8 @@ __global__ void __launch_bounds__(Config::kThreads)
             }
           }
       }
-      if (semaphore != nullptr) {
+      // DeferredDqHandOver: the hand-over at the next loop top (or after the loop).
+      if (semaphore != nullptr && !kDeferredHandOver) {
         if constexpr (!kLightRelease) fence_acq_rel_gpu();
         __syncthreads();
         if (threadIdx.x == 0) store_release(semaphore, dq_turn(mask, row0, row_end, n_block) + 1);
@@ -1446,7 +1475,7 @@ __global__ void __launch_bounds__(Config::kThreads)
     }
   }
   cp_async_wait<0>();
-  if constexpr (kOrderedDqInB) {
+  if constexpr (kHandOverAtLoopTop) {
     // The last item's hand-over (the others' are at the next item's loop top).
     if (params.semaphores != nullptr && items > 0) {
       __syncthreads();

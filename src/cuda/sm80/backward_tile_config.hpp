@@ -384,6 +384,65 @@ constexpr bool ordered_dq_atomics_in_phase_b() {
   return has_option<Config, OrderedDqAtomicsInPhaseBOption>;
 }
 
+// The deterministic chain's per-hop cost at 128 / 256 (twenty-sixth session, s26-det, from the
+// lost branch s25-det2's description, bench/results/sm80-s25-det2-prep/NOTES.md; lean full-width
+// kernels with DqReductionsByLine and LightDqRelease, the deterministic tables only). Per query
+// tile the ordered dQ chain puts on every CTA's own path, whatever the chain's lag: the poll
+// (thread 0's L2 round trip, ~700 clocks, with every warp held at the CTA barrier after it), the
+// barrier after the reductions, and the release's MEMBAR.ALL.GPU (the drain of the CTA's 32 KB of
+// REDG.128 to L2, ~600-900 clocks) with every warp held behind it at the next loop-top barrier:
+// 4 CTA barriers per item where the default mode has 2. That sum (~1,600 clocks) matches the
+// measured gap between the modes at 128, N = 4k (5.5 against 4.6 us per item). Both options
+// keep the order of the dQ additions (the turn is the key tile's place, the same counter), so
+// the gradients are bitwise those of the tables without them; a CTA still waits only on lower
+// grid indices, and nothing between its reductions and its release waits on another CTA.
+// DeferredDqHandOver: no barrier or release after the reductions; thread 0 hands item m on right
+// after item m + 1's loop-top barrier, which orders every warp's reductions of m before its
+// release store (a release is cumulative, as in LightDqRelease and OrderedDqAtomicsInPhaseB),
+// and the last item's after the loop, one barrier on. The MEMBAR then holds warp 0 alone while
+// the other warps start the next item, and the item loses a barrier; the hand-over comes a
+// DEPBAR and a barrier later (~100-200 clocks more per hop). The previous item's counter is
+// recomputed by thread 0 (carried, it is three registers across the loop in every thread).
+// Measured by the lead (H100, deterministic backward in turns beside main and FA2).
+struct DeferredDqHandOverOption {};
+template <class Tile>
+struct DeferredDqHandOver : Tile, DeferredDqHandOverOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool deferred_dq_hand_over() {
+  return has_option<Config, DeferredDqHandOverOption>;
+}
+// UnmaskedDeferredDqHandOver: the same in the NoMask kernels only (256: its WindowMask kernels
+// spilled 20 bytes with it on sm_90a, fp16 and bf16, in s25-det2).
+struct UnmaskedDeferredDqHandOverOption {};
+template <class Tile>
+struct UnmaskedDeferredDqHandOver : Tile, UnmaskedDeferredDqHandOverOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool unmasked_deferred_dq_hand_over() {
+  return has_option<Config, UnmaskedDeferredDqHandOverOption>;
+}
+// DqTurnBeforeDqProduct: warp 0 polls the item's turn right after phase B (lane 0), then
+// arrives on named barrier kDqTurnBarrier; warps 1-7 run their dQ products and wait on that
+// barrier before their reductions. The CTA barrier after the poll is gone and the round trip
+// overlaps the other warps' dQ products (64 HMMA each at 128, ~400 clocks per SM sub-partition
+// partner). The cost: the chain holder has to hand a tile on one dQ product (~1/5 item) sooner
+// for the next key tile not to wait, so the chain's lag grows per hop, paid where chains start
+// (the ramp). Turn 0 neither polls nor waits, as LightDqRelease. 128 only: at 256 with the
+// hand-over its NoMask kernels spilled (44 bytes sm_90a in the head-group kernel, 16-24 on sm_80
+// fp16) in s25-det2. Measured by the lead (same setup).
+struct DqTurnBeforeDqProductOption {};
+template <class Tile>
+struct DqTurnBeforeDqProduct : Tile, DqTurnBeforeDqProductOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool dq_turn_before_dq_product() {
+  return has_option<Config, DqTurnBeforeDqProductOption>;
+}
+
 // QueryTilesDescending (ninth session, h9-bwd80; bench/results/sm80-bwd-h100-2026-11-22-s9/
 // NOTES.md), for the deterministic mode: each CTA of the masked kernels walks its query tiles from
 // the last down. Under a right-bounded mask every key tile of a query tile then reaches it at the
@@ -1210,25 +1269,33 @@ struct LargeSharedMemoryDeterministicBackward {
 // x1.075 / 1.074 / 1.032, 80 causal x1.054, D = 128 1.00-1.005 (control).
 // Class 7 (D = 97..112, phase B 3 + 4) was tried with it and dropped: wrong dK / dV in its
 // kernels (relative error 0.89-0.93 at D = 104 / 112) and 0.988-0.993x in time.
+// s26-det (twenty-sixth session; bench/results/sm80-s26-det/NOTES.md): DeferredDqHandOver and
+// DqTurnBeforeDqProduct (above) in every kernel of this table (NoMask, WindowMask, the step
+// classes): per item 2 CTA barriers and named barrier 1 instead of 4 CTA barriers, the release's
+// MEMBAR off the other warps' path, the poll beside their dQ products.
+using DeterministicTile128 = NarrowClassWork<NarrowStepClasses<
+    ScoreStatisticsAhead<QueryTilesDescending<ZeroStartAccumulators<
+                             UnmaskedStagedEpilogue<ScorePassesTile128>>>,
+                         kStatisticsAheadAt128>,
+    kFirstStepClassAt128, kLastStepClassAt128, true>>;
 template <>
 struct LargeSharedMemoryDeterministicBackward<128> {
-  using type = NarrowClassWork<NarrowStepClasses<
-      ScoreStatisticsAhead<QueryTilesDescending<ZeroStartAccumulators<
-                               UnmaskedStagedEpilogue<ScorePassesTile128>>>,
-                           kStatisticsAheadAt128>,
-      kFirstStepClassAt128, kLastStepClassAt128, true>>;
+  using type = DeferredDqHandOver<DqTurnBeforeDqProduct<DeterministicTile128>>;
 };
 // v44d (twenty-fourth session): v44's GroupedPhaseATests here too (v44 left this configuration
 // at 1.000). 0 spills on sm_80 and sm_90a. H100, deterministic backward in turns beside v44 and
 // FA2 (bench/results/s24-h100-call3/turns_det.txt): bf16 N = 4k x1.028, causal x1.009, 1k x1.014,
 // fp16 2k x1.025, 16k x1.029; deterministic / default backward at 4k 0.84.
+// s26-det: UnmaskedDeferredDqHandOver (above) in the NoMask kernels; the masked kernels and
+// DeterministicUnmaskedBackward<256> (below) keep DeterministicTile256's code.
+using DeterministicTile256 = StatisticsAhead256<QueryTilesDescending<KeyTilesSlowestInHeadGroups<
+    MaskedStridedItemLoads<MaskedPerItemPhaseBAddresses<StagedEpilogue<GroupedPhaseATests<
+                               RangeSearchTile256, kPhaseATestGroupAt256, kNarrowestHeadDimAt256>>>,
+                           true>,
+    kCausalHeadGroupPairs>>>;
 template <>
 struct LargeSharedMemoryDeterministicBackward<256> {
-  using type = StatisticsAhead256<QueryTilesDescending<KeyTilesSlowestInHeadGroups<
-      MaskedStridedItemLoads<MaskedPerItemPhaseBAddresses<StagedEpilogue<GroupedPhaseATests<
-                                 RangeSearchTile256, kPhaseATestGroupAt256, kNarrowestHeadDimAt256>>>,
-                             true>,
-      kCausalHeadGroupPairs>>>;
+  using type = UnmaskedDeferredDqHandOver<DeterministicTile256>;
 };
 
 // v24 (twelfth session, h12-bwd80c; bench/results/sm80-bwd-h100-2026-11-23-s12c/NOTES.md): the
@@ -1282,8 +1349,7 @@ struct DeterministicMaskedBackward<64> {
 };
 template <>
 struct DeterministicUnmaskedBackward<256> {
-  using type = DeterministicUnmaskedHeadGroups<LargeSharedMemoryDeterministicBackward<256>::type,
-                                               kUnmaskedHeadGroupPairs>;
+  using type = DeterministicUnmaskedHeadGroups<DeterministicTile256, kUnmaskedHeadGroupPairs>;
   static constexpr std::int64_t kMaxKeys = 1024;  // measured: 1k gains, 4k loses
 };
 
