@@ -403,7 +403,10 @@ constexpr bool ordered_dq_atomics_in_phase_b() {
 // the other warps start the next item, and the item loses a barrier; the hand-over comes a
 // DEPBAR and a barrier later (~100-200 clocks more per hop). The previous item's counter is
 // recomputed by thread 0 (carried, it is three registers across the loop in every thread).
-// Measured by the lead (H100, deterministic backward in turns beside main and FA2).
+// Measured (twenty-sixth session, perf-notes "Backward v50"; H100, bf16, deterministic backward in
+// turns beside the tables before it and FA2, two runs, bench/results/gpu-check-h100-2026-11-24-
+// session26/call5): alone at 128 x1.038-1.045 (N = 2k / 4k / 16k, 4k causal); at 256 NoMask
+// x1.050 / 1.069 (2k / 4k).
 struct DeferredDqHandOverOption {};
 template <class Tile>
 struct DeferredDqHandOver : Tile, DeferredDqHandOverOption {
@@ -432,7 +435,9 @@ constexpr bool unmasked_deferred_dq_hand_over() {
 // for the next key tile not to wait, so the chain's lag grows per hop, paid where chains start
 // (the ramp). Turn 0 neither polls nor waits, as LightDqRelease. 128 only: at 256 with the
 // hand-over its NoMask kernels spilled (44 bytes sm_90a in the head-group kernel, 16-24 on sm_80
-// fp16) in s25-det2. Measured by the lead (same setup).
+// fp16) in s25-det2. Measured with the hand-over at 128 (same call): x1.107 / 1.120 / 1.130 at
+// N = 2k / 4k / 16k, x1.093 at 4k causal, against the hand-over alone's x1.04: the poll's move
+// is worth the ramp it costs.
 struct DqTurnBeforeDqProductOption {};
 template <class Tile>
 struct DqTurnBeforeDqProduct : Tile, DqTurnBeforeDqProductOption {
@@ -1272,7 +1277,9 @@ struct LargeSharedMemoryDeterministicBackward {
 // s26-det (twenty-sixth session; bench/results/sm80-s26-det/NOTES.md): DeferredDqHandOver and
 // DqTurnBeforeDqProduct (above) in every kernel of this table (NoMask, WindowMask, the step
 // classes): per item 2 CTA barriers and named barrier 1 instead of 4 CTA barriers, the release's
-// MEMBAR off the other warps' path, the poll beside their dQ products.
+// MEMBAR off the other warps' path, the poll beside their dQ products. Measured (perf-notes
+// "Backward v50", call 5 above): deterministic backward x1.09-1.13 at N = 2k-16k; deterministic /
+// default backward at 4k 0.83 -> 0.93; the default mode's kernels are SASS-identical.
 using DeterministicTile128 = NarrowClassWork<NarrowStepClasses<
     ScoreStatisticsAhead<QueryTilesDescending<ZeroStartAccumulators<
                              UnmaskedStagedEpilogue<ScorePassesTile128>>>,
