@@ -7,7 +7,10 @@ a threshold, and per-(D, N, causal) tables in the Markdown docs/perf-notes.md us
 
 Ratios printed (only those whose two sides are in the file):
   fwd auto / cuDNN, fwd cuda_sm80 / FA2 (sdpa:flash), fwd+bwd auto / cuDNN,
-  fwd+bwd cuda_sm80 / FA2, and deterministic / default fwd+bwd for cuda_sm80.
+  fwd+bwd cuda_sm80 / FA2, and deterministic / default fwd+bwd for cuda_sm80; and the backward
+  alone (mode "bwd": the fwd+bwd time less the same backend's forward time, the deterministic
+  mode's forward being the default's) for cuda_sm80 / FA2 and deterministic / default, the ratio
+  issue #5's 0.85 target names.
 """
 import argparse
 import json
@@ -21,7 +24,11 @@ RATIOS = [
     ("fwd+bwd", "fattn:cuda_sm80", "sdpa:flash", "fwd+bwd cuda_sm80 / FA2"),
     ("fwd+bwd", "fattn:cuda_sm80+deterministic", "fattn:cuda_sm80",
      "deterministic / default fwd+bwd, cuda_sm80"),
+    ("bwd", "fattn:cuda_sm80", "sdpa:flash", "bwd cuda_sm80 / FA2"),
+    ("bwd", "fattn:cuda_sm80+deterministic", "fattn:cuda_sm80",
+     "deterministic / default bwd, cuda_sm80"),
 ]
+DETERMINISTIC_SUFFIX = "+deterministic"  # a backend mode sharing the default's forward
 
 
 def seqlen_label(n):
@@ -39,10 +46,29 @@ def index_rows(rows):
     return table
 
 
+def backward_speeds(rows):
+    """(impl, "bwd") -> {point: 1 / backward ms}, the backward's time being the fwd+bwd time less
+    the forward's (the deterministic mode's forward is the default's: it has no fwd rows)."""
+    times = defaultdict(dict)
+    for row in rows:
+        if row.get("status") == "ok" and row.get("ms"):
+            key = (row["dtype"], row["head_dim"], row["seqlen"], row["causal"])
+            times[(row["impl"], row["mode"])][key] = row["ms"]
+    speeds = defaultdict(dict)
+    for (impl, mode), points in times.items():
+        if mode != "fwd+bwd":
+            continue
+        forward = times.get((impl.removesuffix(DETERMINISTIC_SUFFIX), "fwd"), {})
+        for key, ms in points.items():
+            if key in forward and ms > forward[key]:
+                speeds[(impl, "bwd")][key] = 1.0 / (ms - forward[key])
+    return speeds
+
+
 def paired_ratios(rows, ours, peer, mode):
     """{(dtype, head_dim, seqlen, causal): ours' TFLOP/s / peer's} over the points both ran in
-    `mode`. bench/compare.py's summary uses it too."""
-    table = index_rows(rows)
+    `mode` ("bwd": backward speeds, backward_speeds). bench/compare.py's summary uses it too."""
+    table = backward_speeds(rows) if mode == "bwd" else index_rows(rows)
     mine, theirs = table.get((ours, mode), {}), table.get((peer, mode), {})
     return {key: mine[key] / theirs[key] for key in mine if key in theirs}
 
