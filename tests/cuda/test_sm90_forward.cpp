@@ -328,6 +328,12 @@ TEST(Sm90Scheduler, BalancedSmallGroups) {
   EXPECT_EQ(balanced_small_group(128, 8, kCtas, kN, kN, 128, 80, 0, 8), 8);
   // Past kMaxSimulatedTiles: one pair, without simulating.
   EXPECT_EQ(balanced_small_group(128, 512, kCtas, kN, kN, 128, 128, 0, 33), 1);
+  // The per-thread cache answers a shape seen before (more shapes since than it holds, too).
+  for (int pairs = 1; pairs <= 2 * detail::sm90::kBalanceCacheEntries; ++pairs) {
+    balanced_small_group(32, pairs, kCtas, 4096, 4096, 128, 128, 0, pairs);
+  }
+  EXPECT_EQ(balanced_small_group(128, 48, kCtas, kN, kN, 128, 128, 0, 33), 16);
+  EXPECT_EQ(balanced_small_group(128, 48, kCtas, kN, kN, 128, 128, 0, 33), 16);
 }
 
 // The area a launch's tiles walk, padding included, and where the fit shapes

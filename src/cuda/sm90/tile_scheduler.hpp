@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <numeric>
 #include <vector>
 
@@ -238,9 +239,15 @@ inline constexpr int kSmallGroupMaxPairs = 16;
 // the half that the whole-rounds rule's simulation used.
 inline constexpr std::int64_t kTileFixedCostHalfKeyTiles = 1;
 // Past this many tiles (about 250 rounds of 132 CTAs) every CTA draws so many tiles that one-pair
-// groups balance >= 0.99 whatever the pair count (simulated at 25k-80k tiles): the launch takes
-// one pair per group without the O(tiles) simulation on the host.
+// groups balance about as well as the threshold asks whatever the pair count (simulated with
+// 128-row and 128-key tiles, 16..512 query tiles per pair: worst 0.948 from 32k tiles, 0.972 from
+// 64k, both at 256 query tiles per pair): the launch takes one pair per group without the
+// simulation. Below it the simulation costs up to ~0.1 ms of host time per group size (O(tiles)),
+// which balanced_small_group pays once per shape and thread (kBalanceCacheEntries).
 inline constexpr std::int64_t kMaxSimulatedTiles = std::int64_t{1} << 15;
+// Launch shapes whose group balanced_small_group remembers per host thread: a training or
+// decoding loop repeats a handful of shapes.
+inline constexpr int kBalanceCacheEntries = 8;
 
 // Simulated balance (total work / (ctas · busiest CTA's work)) of the snake over a causal launch
 // (bottom-right aligned: query tile m walks the key tiles up to its last row's last key) whose
@@ -281,10 +288,9 @@ inline double causal_schedule_balance(int num_m_blocks, int total_pairs, int pai
 // Pairs per group of a large-N causal launch: the smallest power of two up to
 // kSmallGroupMaxPairs whose simulated balance reaches kMinSmallGroupBalance, else `rule_pairs`
 // (heads_per_group's). See the measurements above.
-inline int balanced_small_group(int num_m_blocks, int total_pairs, int ctas, std::int64_t seqlen_q,
-                                std::int64_t seqlen_k, int block_m, int block_n, int row_offset,
-                                int rule_pairs) {
-  if (std::int64_t{num_m_blocks} * total_pairs > kMaxSimulatedTiles) return 1;
+inline int simulated_small_group(int num_m_blocks, int total_pairs, int ctas,
+                                 std::int64_t seqlen_q, std::int64_t seqlen_k, int block_m,
+                                 int block_n, int row_offset, int rule_pairs) {
   for (int pairs = 1; pairs <= kSmallGroupMaxPairs; pairs *= 2) {
     const int group = clamp_to_pairs(pairs, total_pairs);
     if (causal_schedule_balance(num_m_blocks, total_pairs, group, ctas, seqlen_q, seqlen_k,
@@ -294,6 +300,33 @@ inline int balanced_small_group(int num_m_blocks, int total_pairs, int ctas, std
     if (group == total_pairs) break;
   }
   return rule_pairs;
+}
+
+inline int balanced_small_group(int num_m_blocks, int total_pairs, int ctas, std::int64_t seqlen_q,
+                                std::int64_t seqlen_k, int block_m, int block_n, int row_offset,
+                                int rule_pairs) {
+  if (std::int64_t{num_m_blocks} * total_pairs > kMaxSimulatedTiles) return 1;
+  struct Entry {
+    bool used;
+    std::int64_t key[9];
+    int group;
+  };
+  thread_local Entry cache[kBalanceCacheEntries] = {};
+  thread_local int next_slot = 0;
+  const std::int64_t key[9] = {num_m_blocks, total_pairs, ctas,      seqlen_q,  seqlen_k,
+                               block_m,      block_n,     row_offset, rule_pairs};
+  for (const Entry& entry : cache) {
+    if (entry.used && std::equal(std::begin(key), std::end(key), std::begin(entry.key))) {
+      return entry.group;
+    }
+  }
+  Entry& entry = cache[next_slot];
+  next_slot = (next_slot + 1) % kBalanceCacheEntries;
+  entry.used = true;
+  std::copy(std::begin(key), std::end(key), std::begin(entry.key));
+  entry.group = simulated_small_group(num_m_blocks, total_pairs, ctas, seqlen_q, seqlen_k, block_m,
+                                      block_n, row_offset, rule_pairs);
+  return entry.group;
 }
 
 }  // namespace fattn::detail::sm90
