@@ -54,6 +54,20 @@ __device__ __forceinline__ void take_dq_turn_for_cta(const int* semaphore, int t
   dq_turn_barrier_arrive<kThreads>();
 }
 
+// MaskedDqTurnSlot (backward_tile_config.hpp): the current item's counter and turn, written by
+// thread 0 at the item's start and read where the chain needs them (warp 0's poll after phase B,
+// thread 0's deferred hand-over at the next loop top and after the loop), instead of derived
+// there again from the item's (batch, head, query tile). One slot per CTA: the next item's write
+// comes after the loop-top barrier that every reader of this item's passes.
+struct DqTurn {
+  int* semaphore;
+  int turn;
+};
+__device__ __forceinline__ DqTurn& dq_turn_slot() {
+  __shared__ DqTurn slot;
+  return slot;
+}
+
 // Deterministic mode: the position of key tile `n_block` among the key tiles that add into the
 // dQ of query rows [row0, row_end). CTAs walk their query tiles in ascending order, so the order
 // that costs the least waiting is the one in which the CTAs reach a query tile: under a causal
