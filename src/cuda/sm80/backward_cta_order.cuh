@@ -55,10 +55,10 @@ __device__ __forceinline__ void take_dq_turn_for_cta(const int* semaphore, int t
 }
 
 // MaskedDqTurnSlot (backward_tile_config.hpp): the current item's counter and turn, written by
-// thread 0 at the item's start and read where the chain needs them (warp 0's poll after phase B,
-// thread 0's deferred hand-over at the next loop top and after the loop), instead of derived
-// there again from the item's (batch, head, query tile). One slot per CTA: the next item's write
-// comes after the loop-top barrier that every reader of this item's passes.
+// thread 0 at the item's start and read by thread 0's deferred hand-over at the next loop top
+// (or after the loop), instead of derived there again from the previous item's (batch, head,
+// query tile). One slot per CTA, thread 0's own: it reads item m - 1's values before it writes
+// item m's (program order), so the slot needs no barrier.
 struct DqTurn {
   int* semaphore;
   int turn;
