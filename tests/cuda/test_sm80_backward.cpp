@@ -244,7 +244,7 @@ INSTANTIATE_TEST_SUITE_P(
         Sm80Case{"descending_walk_left_window_gqa_d128", DType::float16, 1, 1300, 1200, 4, 2, 128,
                  false, Window{250, kUnboundedWindow}, 0, 0},
         // s26-det: the deterministic tables' dQ chain with the hand-over at the next item's loop
-        // top (DeferredDqHandOver; at 256 UnmaskedDeferredDqHandOver, past the 1k keys of
+        // top (DeferredDqHandOver; at 256 in the NoMask kernel then, past the 1k keys of
         // DeterministicUnmaskedBackward<256>) and, at 128, the turn polled by warp 0 after phase
         // B with the other warps waiting on a named barrier (DqTurnBeforeDqProduct): long chains
         // (21 key tiles at 256, 12 at 128), GQA (the previous item's counter recomputed across a
@@ -255,7 +255,19 @@ INSTANTIATE_TEST_SUITE_P(
         Sm80Case{"burst_chain_nomask_gqa_d128", DType::float16, 2, 1013, 1500, 4, 2, 128, false,
                  kNoWindow, 0, 0},
         Sm80Case{"burst_chain_window_d80", DType::bfloat16, 1, 900, 800, 4, 2, 80, false,
-                 Window{200, 100}, 0, 0}),
+                 Window{200, 100}, 0, 0},
+        // s26-det256: the hand-over at the next item's loop top in the 256 table's masked
+        // kernel (DeferredDqHandOver with MaskedDqTurnSlot: thread 0 releases the counter that
+        // it wrote into the shared-memory slot at the previous item's start; the NoMask case
+        // above runs UnmaskedDqTurnBeforeDqProduct on Hopper): causal (descending walk,
+        // ascending dQ order) with Nq < Nk, GQA 4 -> 2 (the slot across a head change), 2
+        // batches (head groups over 4 pairs), up to 18 key tiles per query tile; a two-sided
+        // window with GQA 6 -> 2, Nq > Nk (fully masked rows), ~10 key tiles per query tile;
+        // whole query tiles then a partial last one in both.
+        Sm80Case{"burst_chain_causal_gqa_d256", DType::float16, 2, 900, 1100, 4, 2, 256, true,
+                 kNoWindow, 0, 0},
+        Sm80Case{"burst_chain_window_gqa_d256", DType::bfloat16, 1, 1100, 1000, 6, 2, 256, false,
+                 Window{400, 150}, 0, 0}),
     [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
 
 // Backward v37: 16-byte rows of a head dim short of the 128 or 256 bucket run the bucket's

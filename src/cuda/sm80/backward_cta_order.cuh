@@ -54,6 +54,20 @@ __device__ __forceinline__ void take_dq_turn_for_cta(const int* semaphore, int t
   dq_turn_barrier_arrive<kThreads>();
 }
 
+// MaskedDqTurnSlot (backward_tile_config.hpp): the current item's counter and turn, written by
+// thread 0 at the item's start and read by thread 0's deferred hand-over at the next loop top
+// (or after the loop), instead of derived there again from the previous item's (batch, head,
+// query tile). One slot per CTA, thread 0's own: it reads item m - 1's values before it writes
+// item m's (program order), so the slot needs no barrier.
+struct DqTurn {
+  int* semaphore;
+  int turn;
+};
+__device__ __forceinline__ DqTurn& dq_turn_slot() {
+  __shared__ DqTurn slot;
+  return slot;
+}
+
 // Deterministic mode: the position of key tile `n_block` among the key tiles that add into the
 // dQ of query rows [row0, row_end). CTAs walk their query tiles in ascending order, so the order
 // that costs the least waiting is the one in which the CTAs reach a query tile: under a causal

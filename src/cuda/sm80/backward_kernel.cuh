@@ -483,14 +483,25 @@ __global__ void __launch_bounds__(Config::kThreads)
   // barrier (DeferredDqHandOver) and the turn polled by warp 0 after phase B
   // (DqTurnBeforeDqProduct), both with LightDqRelease's single release store.
   constexpr bool kDeferredHandOver =
-      (deferred_dq_hand_over<Config>() ||
-       (unmasked_deferred_dq_hand_over<Config>() && std::is_same_v<Mask, NoMask>)) &&
-      kLineReductions && kLightRelease;
+      deferred_dq_hand_over<Config>() && kLineReductions && kLightRelease;
+  // UnmaskedDqTurnBeforeDqProduct: not below sm_90 (its 256 NoMask kernel spilled 16 bytes there,
+  // fp16; the table that takes it needs Hopper's shared memory).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  constexpr bool kUnmaskedTurnBeforeDq = false;
+#else
+  constexpr bool kUnmaskedTurnBeforeDq =
+      unmasked_dq_turn_before_dq_product<Config>() && std::is_same_v<Mask, NoMask>;
+#endif
   constexpr bool kTurnBeforeDq =
-      dq_turn_before_dq_product<Config>() && kLineReductions && kLightRelease;
+      (dq_turn_before_dq_product<Config>() || kUnmaskedTurnBeforeDq) && kLineReductions &&
+      kLightRelease;
   static_assert(!(kDeferredHandOver || kTurnBeforeDq) || !(kRoundsInDk || kDqFirst || kDqInB),
                 "the hand-over and the turn of the line reductions after phase B");
   constexpr bool kHandOverAtLoopTop = kOrderedDqInB || kDeferredHandOver;
+  // MaskedDqTurnSlot: the deferred hand-over reads the item's counter and turn from
+  // dq_turn_slot.
+  constexpr bool kTurnSlot =
+      masked_dq_turn_slot<Config>() && !std::is_same_v<Mask, NoMask> && kDeferredHandOver;
   static_assert(!dq_atomics_in_phase_b<Config>() ||
                     (rolled_product_b<Config>() && dq_atomics_from_one_address<Config>() &&
                      !dq_product_before_phase_b<Config>()),
@@ -859,7 +870,9 @@ __global__ void __launch_bounds__(Config::kThreads)
     if constexpr (kHandOverAtLoopTop) {
       // The previous item's hand-over: the barrier above ordered every warp's reductions of it.
       if (params.semaphores != nullptr && item > 0 && threadIdx.x == 0) {
-        const auto [semaphore, turn] = ordered_semaphore_of(item - 1);
+        const auto [semaphore, turn] =
+            kTurnSlot ? std::make_pair(dq_turn_slot().semaphore, dq_turn_slot().turn)
+                      : ordered_semaphore_of(item - 1);
         store_release(semaphore, turn + 1);
       }
     }
@@ -878,6 +891,17 @@ __global__ void __launch_bounds__(Config::kThreads)
     const Element* do_tile = do_tiles + stage * kBlockM * kWidth;
     const float* lse_tile = lse_rows + stage * kBlockM;
     const float* delta_tile = delta_rows + stage * kBlockM;
+    if constexpr (kTurnSlot) {
+      // This item's counter and turn, for thread 0's hand-over at the next loop top (or after
+      // the loop).
+      if (params.semaphores != nullptr && threadIdx.x == 0) {
+        dq_turn_slot() = {params.semaphores +
+                              (static_cast<std::int64_t>(batch) * params.heads_q + head) *
+                                  m_blocks +
+                              m_block,
+                          dq_turn(mask, row0, row_end, n_block)};
+      }
+    }
 
     // ---- phase A: Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ for this warp's keys x queries ----
     // In kQuerySplitsA passes of kQueryTilesA query tiles each, not unrolled: one pass's
@@ -1480,7 +1504,9 @@ __global__ void __launch_bounds__(Config::kThreads)
     if (params.semaphores != nullptr && items > 0) {
       __syncthreads();
       if (threadIdx.x == 0) {
-        const auto [semaphore, turn] = ordered_semaphore_of(items - 1);
+        const auto [semaphore, turn] =
+            kTurnSlot ? std::make_pair(dq_turn_slot().semaphore, dq_turn_slot().turn)
+                      : ordered_semaphore_of(items - 1);
         store_release(semaphore, turn + 1);
       }
     }

@@ -406,7 +406,9 @@ constexpr bool ordered_dq_atomics_in_phase_b() {
 // Measured (twenty-sixth session, perf-notes "Backward v50"; H100, bf16, deterministic backward in
 // turns beside the tables before it and FA2, two runs, bench/results/gpu-check-h100-2026-11-24-
 // session26/call5): alone at 128 x1.038-1.045 (N = 2k / 4k / 16k, 4k causal); at 256 NoMask
-// x1.050 / 1.069 (2k / 4k).
+// x1.050 / 1.069 (2k / 4k), there in the NoMask kernels only (UnmaskedDeferredDqHandOver, retired
+// by s26-det256: with the recomputed counter 256's WindowMask kernels spilled 20 bytes on sm_90a
+// in s25-det2; with MaskedDqTurnSlot below, none).
 struct DeferredDqHandOverOption {};
 template <class Tile>
 struct DeferredDqHandOver : Tile, DeferredDqHandOverOption {
@@ -416,28 +418,16 @@ template <class Config>
 constexpr bool deferred_dq_hand_over() {
   return has_option<Config, DeferredDqHandOverOption>;
 }
-// UnmaskedDeferredDqHandOver: the same in the NoMask kernels only (256: its WindowMask kernels
-// spilled 20 bytes with it on sm_90a, fp16 and bf16, in s25-det2).
-struct UnmaskedDeferredDqHandOverOption {};
-template <class Tile>
-struct UnmaskedDeferredDqHandOver : Tile, UnmaskedDeferredDqHandOverOption {
-  using GeneralKernelConfig = general_kernel_config<Tile>;
-};
-template <class Config>
-constexpr bool unmasked_deferred_dq_hand_over() {
-  return has_option<Config, UnmaskedDeferredDqHandOverOption>;
-}
 // DqTurnBeforeDqProduct: warp 0 polls the item's turn right after phase B (lane 0), then
 // arrives on named barrier kDqTurnBarrier; warps 1-7 run their dQ products and wait on that
 // barrier before their reductions. The CTA barrier after the poll is gone and the round trip
 // overlaps the other warps' dQ products (64 HMMA each at 128, ~400 clocks per SM sub-partition
 // partner). The cost: the chain holder has to hand a tile on one dQ product (~1/5 item) sooner
 // for the next key tile not to wait, so the chain's lag grows per hop, paid where chains start
-// (the ramp). Turn 0 neither polls nor waits, as LightDqRelease. 128 only: at 256 with the
-// hand-over its NoMask kernels spilled (44 bytes sm_90a in the head-group kernel, 16-24 on sm_80
-// fp16) in s25-det2. Measured with the hand-over at 128 (same call): x1.107 / 1.120 / 1.130 at
-// N = 2k / 4k / 16k, x1.093 at 4k causal, against the hand-over alone's x1.04: the poll's move
-// is worth the ramp it costs.
+// (the ramp). Turn 0 neither polls nor waits, as LightDqRelease. Measured with the hand-over at
+// 128 (same call): x1.107 / 1.120 / 1.130 at N = 2k / 4k / 16k, x1.093 at 4k causal, against the
+// hand-over alone's x1.04: the poll's move is worth the ramp it costs. At 256 see
+// UnmaskedDqTurnBeforeDqProduct.
 struct DqTurnBeforeDqProductOption {};
 template <class Tile>
 struct DqTurnBeforeDqProduct : Tile, DqTurnBeforeDqProductOption {
@@ -447,7 +437,41 @@ template <class Config>
 constexpr bool dq_turn_before_dq_product() {
   return has_option<Config, DqTurnBeforeDqProductOption>;
 }
+// UnmaskedDqTurnBeforeDqProduct (s26-det256, bench/results/sm80-s26-det256/NOTES.md): the same
+// in the NoMask kernels of sm_90 and later only, for 256's table. In its WindowMask kernel the
+// poll's move spilled 32-40 bytes on sm_90a fp16 (the counter and turn read from
+// MaskedDqTurnSlot's slot or derived again); the NoMask kernel spilled 16 bytes on sm_80 fp16
+// (s25-det2: 16-24), none on sm_90a, where alone the table runs (224 KB of shared memory). The
+// head-group kernel (DeterministicUnmaskedBackward<256>, 44 bytes with it in s25-det2) keeps
+// its code.
+struct UnmaskedDqTurnBeforeDqProductOption {};
+template <class Tile>
+struct UnmaskedDqTurnBeforeDqProduct : Tile, UnmaskedDqTurnBeforeDqProductOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool unmasked_dq_turn_before_dq_product() {
+  return has_option<Config, UnmaskedDqTurnBeforeDqProductOption>;
+}
 
+// MaskedDqTurnSlot (s26-det256): in the masked kernels with DeferredDqHandOver, thread 0 writes
+// the item's counter address and turn into a shared-memory slot at the item's start
+// (dq_turn_slot, backward_cta_order.cuh; ~45 instructions, mostly uniform-datapath, in warp 0)
+// and the hand-over at the next loop top (or after the loop) reads them there (two LDS) instead
+// of deriving the previous item's counter again from its (batch, head, query tile) and the
+// window's key range: that recomputation spilled 20 bytes in 256's WindowMask kernels on sm_90a
+// (s25-det2), the slot none (sm_80 and sm_90a, fp16 and bf16). Only thread 0 writes and reads
+// it: no barrier of its own. Not in the NoMask kernels, whose hand-over recomputes without
+// spills (the slot spilled 16 bytes there, sm_80 fp16 and bf16).
+struct MaskedDqTurnSlotOption {};
+template <class Tile>
+struct MaskedDqTurnSlot : Tile, MaskedDqTurnSlotOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool masked_dq_turn_slot() {
+  return has_option<Config, MaskedDqTurnSlotOption>;
+}
 // QueryTilesDescending (ninth session, h9-bwd80; bench/results/sm80-bwd-h100-2026-11-22-s9/
 // NOTES.md), for the deterministic mode: each CTA of the masked kernels walks its query tiles from
 // the last down. Under a right-bounded mask every key tile of a query tile then reaches it at the
@@ -1293,8 +1317,12 @@ struct LargeSharedMemoryDeterministicBackward<128> {
 // at 1.000). 0 spills on sm_80 and sm_90a. H100, deterministic backward in turns beside v44 and
 // FA2 (bench/results/s24-h100-call3/turns_det.txt): bf16 N = 4k x1.028, causal x1.009, 1k x1.014,
 // fp16 2k x1.025, 16k x1.029; deterministic / default backward at 4k 0.84.
-// s26-det: UnmaskedDeferredDqHandOver (above) in the NoMask kernels; the masked kernels and
-// DeterministicUnmaskedBackward<256> (below) keep DeterministicTile256's code.
+// s26-det: DeferredDqHandOver (above) in the NoMask kernels; DeterministicUnmaskedBackward<256>
+// (below) keeps DeterministicTile256's code. s26-det256 (bench/results/sm80-s26-det256/
+// NOTES.md): the hand-over in the WindowMask kernel too (causal and window launches) through
+// MaskedDqTurnSlot, 3 CTA barriers per item instead of 4 and the release's MEMBAR off the other
+// warps' path; the NoMask kernel with UnmaskedDqTurnBeforeDqProduct on sm_90a (2 CTA barriers
+// and named barrier 1 per item, as 128's).
 using DeterministicTile256 = StatisticsAhead256<QueryTilesDescending<KeyTilesSlowestInHeadGroups<
     MaskedStridedItemLoads<MaskedPerItemPhaseBAddresses<StagedEpilogue<GroupedPhaseATests<
                                RangeSearchTile256, kPhaseATestGroupAt256, kNarrowestHeadDimAt256>>>,
@@ -1302,7 +1330,8 @@ using DeterministicTile256 = StatisticsAhead256<QueryTilesDescending<KeyTilesSlo
     kCausalHeadGroupPairs>>>;
 template <>
 struct LargeSharedMemoryDeterministicBackward<256> {
-  using type = UnmaskedDeferredDqHandOver<DeterministicTile256>;
+  using type =
+      DeferredDqHandOver<UnmaskedDqTurnBeforeDqProduct<MaskedDqTurnSlot<DeterministicTile256>>>;
 };
 
 // v24 (twelfth session, h12-bwd80c; bench/results/sm80-bwd-h100-2026-11-23-s12c/NOTES.md): the
