@@ -245,11 +245,10 @@ INSTANTIATE_TEST_SUITE_P(
                  false, Window{250, kUnboundedWindow}, 0, 0},
         // s26-det: the deterministic tables' dQ chain with the hand-over at the next item's loop
         // top (DeferredDqHandOver; at 256 in the NoMask kernel then, past the 1k keys of
-        // DeterministicUnmaskedBackward<256>) and, at 128, the turn polled by warp 0 after phase
-        // B with the other warps waiting on a named barrier (DqTurnBeforeDqProduct): long chains
-        // (21 key tiles at 256, 12 at 128), GQA (the previous item's counter recomputed across a
-        // head change), whole query tiles then a partial last one; a two-sided window in the
-        // 128 bucket's class-5 kernel (D = 80), GQA, Nq > Nk.
+        // DeterministicUnmaskedBackward<256>): long chains (21 key tiles at 256, 12 at 128),
+        // GQA (the previous item's counter recomputed across a head change), whole query tiles
+        // then a partial last one; a two-sided window in the 128 bucket's class-5 kernel
+        // (D = 80), GQA, Nq > Nk.
         Sm80Case{"burst_chain_nomask_gqa_d256", DType::bfloat16, 1, 700, 1300, 4, 2, 256, false,
                  kNoWindow, 0, 0},
         Sm80Case{"burst_chain_nomask_gqa_d128", DType::float16, 2, 1013, 1500, 4, 2, 128, false,
@@ -258,12 +257,11 @@ INSTANTIATE_TEST_SUITE_P(
                  Window{200, 100}, 0, 0},
         // s26-det256: the hand-over at the next item's loop top in the 256 table's masked
         // kernel (DeferredDqHandOver with MaskedDqTurnSlot: thread 0 releases the counter that
-        // it wrote into the shared-memory slot at the previous item's start; the NoMask case
-        // above runs UnmaskedDqTurnBeforeDqProduct on Hopper): causal (descending walk,
-        // ascending dQ order) with Nq < Nk, GQA 4 -> 2 (the slot across a head change), 2
-        // batches (head groups over 4 pairs), up to 18 key tiles per query tile; a two-sided
-        // window with GQA 6 -> 2, Nq > Nk (fully masked rows), ~10 key tiles per query tile;
-        // whole query tiles then a partial last one in both.
+        // it wrote into the shared-memory slot at the previous item's start): causal
+        // (descending walk, ascending dQ order) with Nq < Nk, GQA 4 -> 2 (the slot across a
+        // head change), 2 batches (head groups over 4 pairs), up to 18 key tiles per query
+        // tile; a two-sided window with GQA 6 -> 2, Nq > Nk (fully masked rows), ~10 key tiles
+        // per query tile; whole query tiles then a partial last one in both.
         Sm80Case{"burst_chain_causal_gqa_d256", DType::float16, 2, 900, 1100, 4, 2, 256, true,
                  kNoWindow, 0, 0},
         Sm80Case{"burst_chain_window_gqa_d256", DType::bfloat16, 1, 1100, 1000, 6, 2, 256, false,

@@ -26,34 +26,6 @@ __device__ __forceinline__ void store_release(int* address, int value) {
   asm volatile("st.release.gpu.global.s32 [%0], %1;\n" ::"l"(address), "r"(value) : "memory");
 }
 
-// DqTurnBeforeDqProduct (backward_tile_config.hpp): the named barrier on which warp 0, once its
-// lane 0 has acquired the item's turn, arrives and the other warps wait before their dQ
-// reductions (id 0 is __syncthreads; the sm80 backward uses no other named barrier). In the PTX
-// memory model a bar.arrive synchronizes with the bar.sync that completes the same barrier, so
-// the acquire (and, through __syncwarp, warp 0's lanes) is ordered before every waiting warp's
-// reductions, as the CTA barrier after the poll did.
-inline constexpr int kDqTurnBarrier = 1;
-template <int kThreads>
-__device__ __forceinline__ void dq_turn_barrier_arrive() {
-  asm volatile("bar.arrive %0, %1;\n" ::"n"(kDqTurnBarrier), "n"(kThreads) : "memory");
-}
-template <int kThreads>
-__device__ __forceinline__ void dq_turn_barrier_sync() {
-  asm volatile("bar.sync %0, %1;\n" ::"n"(kDqTurnBarrier), "n"(kThreads) : "memory");
-}
-// Warp 0's part (the caller's vote picks it, so the call is warp-uniform): lane 0 waits until
-// the query tile's counter reads `turn`, the warp reconverges (__syncwarp orders the acquire
-// before its other lanes' reductions) and arrives on the barrier.
-template <int kThreads>
-__device__ __forceinline__ void take_dq_turn_for_cta(const int* semaphore, int turn, int lane) {
-  if (lane == 0) {
-    while (load_acquire(semaphore) != turn) {
-    }
-  }
-  __syncwarp();
-  dq_turn_barrier_arrive<kThreads>();
-}
-
 // MaskedDqTurnSlot (backward_tile_config.hpp): the current item's counter and turn, written by
 // thread 0 at the item's start and read by thread 0's deferred hand-over at the next loop top
 // (or after the loop), instead of derived there again from the previous item's (batch, head,
