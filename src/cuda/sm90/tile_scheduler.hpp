@@ -112,6 +112,14 @@ FATTN_HOST_DEVICE void TileScheduler::decode_one_pair_groups(int position,
   *head = pair - *batch * heads;
 }
 
+// The keys a causal query tile sees (bottom-right aligned: Nk - Nq keys left of the diagonal):
+// those up to its last row's last key, none where every row is masked. `row_end` is one past the
+// tile's last row.
+inline std::int64_t causal_keys_seen(std::int64_t row_end, std::int64_t seqlen_q,
+                                     std::int64_t seqlen_k) {
+  return std::clamp<std::int64_t>(std::min(row_end, seqlen_q) + seqlen_k - seqlen_q, 0, seqlen_k);
+}
+
 // The score area a forward launch's tiles cover per (batch, head) pair, padding included: each
 // query tile of block_m rows times the key tiles of block_n it walks. Unmasked, every query tile
 // walks all of ceil(seqlen_k / block_n) key tiles; causal (bottom-right aligned, Nk - Nq keys to
@@ -124,10 +132,7 @@ inline std::int64_t walked_tile_area(std::int64_t seqlen_q, std::int64_t seqlen_
   if (!causal) return query_tiles * block_m * round_up(seqlen_k, block_n);
   std::int64_t area = 0;
   for (std::int64_t m = 0; m < query_tiles; ++m) {
-    const std::int64_t last_row_end = std::min((m + 1) * block_m, seqlen_q);
-    const std::int64_t keys = std::clamp<std::int64_t>(last_row_end + seqlen_k - seqlen_q, 0,
-                                                       seqlen_k);
-    area += block_m * round_up(keys, block_n);
+    area += block_m * round_up(causal_keys_seen((m + 1) * block_m, seqlen_q, seqlen_k), block_n);
   }
   return area;
 }
@@ -259,9 +264,8 @@ inline double causal_schedule_balance(int num_m_blocks, int total_pairs, int pai
   if (num_m_blocks <= 0 || total_pairs <= 0 || ctas <= 0) return 1.0;
   std::vector<std::int64_t> cost(num_m_blocks);  // in halves of a key tile
   for (int m = 0; m < num_m_blocks; ++m) {
-    const std::int64_t row_end =
-        std::min<std::int64_t>(std::int64_t{m + 1} * block_m - row_offset, seqlen_q);
-    const std::int64_t keys = std::clamp<std::int64_t>(row_end + seqlen_k - seqlen_q, 0, seqlen_k);
+    const std::int64_t keys =
+        causal_keys_seen(std::int64_t{m + 1} * block_m - row_offset, seqlen_q, seqlen_k);
     cost[m] = 2 * ((keys + block_n - 1) / block_n) + kTileFixedCostHalfKeyTiles;
   }
   std::vector<std::int64_t> work(ctas, 0);
