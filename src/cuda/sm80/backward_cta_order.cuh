@@ -3,7 +3,10 @@
 // in a fixed key-tile order, handed from CTA to CTA by an acquire / release counter).
 #pragma once
 
+#include <cstdint>
+
 #include "common/mask.hpp"
+#include "cuda/common/ptx_sm80.cuh"
 #include "cuda/sm80/tile_config.hpp"
 
 namespace fattn::detail::sm80 {
@@ -26,6 +29,55 @@ __device__ __forceinline__ void store_release(int* address, int value) {
   asm volatile("st.release.gpu.global.s32 [%0], %1;\n" ::"l"(address), "r"(value) : "memory");
 }
 
+// DqTurnBeforeDqProduct (backward_tile_config.hpp): an mbarrier in shared memory on which warp 0's
+// lane 0, once it has acquired the item's turn, arrives, and on whose phase the other warps wait
+// before their dQ reductions. One arrival completes a phase, and warp 0 arrives at every item of
+// the deterministic mode (without polling where the turn is 0), so item i is phase i and a waiter
+// needs only the item's parity. mbarrier.arrive releases and test_wait acquires at CTA scope:
+// lane 0's acquire of the counter (and, through __syncwarp, warp 0's lanes) is ordered before
+// every waiting warp's reductions, as the CTA barrier after the poll did. Not a named barrier's
+// bar.arrive: racecheck reports hazards across every later __syncthreads of a warp that arrives
+// on one (bench/racecheck_named_barrier.cu, perf-notes "Backward v50").
+__device__ __forceinline__ std::uint64_t* dq_turn_mbarrier() {
+  __shared__ std::uint64_t barrier;
+  return &barrier;
+}
+// Thread 0, before the item loop (whose first barrier makes the initialised barrier visible).
+__device__ __forceinline__ void dq_turn_mbarrier_init() {
+  asm volatile("mbarrier.init.shared.b64 [%0], 1;\n" ::"r"(smem_address(dq_turn_mbarrier()))
+               : "memory");
+}
+// Until item `item`'s phase has completed: the other warps before their reductions where the
+// turn is not 0, and warp 0 at every item, after its arrival has completed the phase (so at
+// once). Warp 0's wait is for synccheck: without it the phases of turn-0 items (which no other
+// warp waits on) completed unobserved, and synccheck reported "Missing wait" at warp 0's arrival
+// (twenty-seventh session, call 1; bench/racecheck_named_barrier.cu, where every phase has
+// waiters, reports nothing in either form). The wait sits in the waiters' code (the caller's
+// vote), not after the arrival: there it spilled 8 bytes in the 256 NoMask kernel on sm_90a.
+__device__ __forceinline__ void wait_dq_turn_of_cta(int item) {
+  asm volatile(
+      "{\n .reg .pred done;\n"
+      "DQ_TURN_WAIT_%=:\n"
+      " mbarrier.test_wait.parity.shared.b64 done, [%0], %1;\n"
+      " @!done bra DQ_TURN_WAIT_%=;\n}\n" ::"r"(smem_address(dq_turn_mbarrier())),
+      "r"(static_cast<std::uint32_t>(item) & 1u)
+      : "memory");
+}
+// Warp 0's part (the caller's vote picks it, so the call is warp-uniform): lane 0 waits until
+// the query tile's counter reads `turn` (not at turn 0, which no other key tile precedes) and
+// arrives, and the warp reconverges (__syncwarp orders the acquire before its other lanes'
+// reductions).
+__device__ __forceinline__ void take_dq_turn_for_cta(const int* semaphore, int turn, int lane) {
+  if (lane == 0) {
+    if (turn != 0) {
+      while (load_acquire(semaphore) != turn) {
+      }
+    }
+    asm volatile("mbarrier.arrive.shared.b64 _, [%0];\n" ::"r"(smem_address(dq_turn_mbarrier()))
+                 : "memory");
+  }
+  __syncwarp();
+}
 // MaskedDqTurnSlot (backward_tile_config.hpp): the current item's counter and turn, written by
 // thread 0 at the item's start and read by thread 0's deferred hand-over at the next loop top
 // (or after the loop), instead of derived there again from the previous item's (batch, head,

@@ -480,11 +480,25 @@ __global__ void __launch_bounds__(Config::kThreads)
   // Pᵀ/dSᵀ barrier, the hand-over after the next item's loop-top barrier.
   constexpr bool kOrderedDqInB = ordered_dq_atomics_in_phase_b<Config>() && kDqInB;
   // s26-det (backward_tile_config.hpp): the line reductions' hand-over after the next loop-top
-  // barrier (DeferredDqHandOver), with LightDqRelease's single release store.
+  // barrier (DeferredDqHandOver) and the turn polled by warp 0 after phase B
+  // (DqTurnBeforeDqProduct), both with LightDqRelease's single release store.
   constexpr bool kDeferredHandOver =
       deferred_dq_hand_over<Config>() && kLineReductions && kLightRelease;
-  static_assert(!kDeferredHandOver || !(kRoundsInDk || kDqFirst || kDqInB),
-                "the hand-over of the line reductions after phase B");
+  // UnmaskedDqTurnBeforeDqProduct: not below sm_90 (its 256 NoMask kernel spilled 16 bytes there,
+  // fp16; the table that takes it needs Hopper's shared memory).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  constexpr bool kUnmaskedTurnBeforeDq = false;
+#else
+  constexpr bool kUnmaskedTurnBeforeDq =
+      unmasked_dq_turn_before_dq_product<Config>() && std::is_same_v<Mask, NoMask>;
+#endif
+  // Not in the step-class kernels (D = 65..96 at 128): there it measured x0.995 / 0.988 at
+  // D = 80 / 96 causal (twenty-seventh session, call 2), against x1.05-1.08 at D = 128.
+  constexpr bool kTurnBeforeDq =
+      ((dq_turn_before_dq_product<Config>() && !kNarrowClass) || kUnmaskedTurnBeforeDq) &&
+      kLineReductions && kLightRelease;
+  static_assert(!(kDeferredHandOver || kTurnBeforeDq) || !(kRoundsInDk || kDqFirst || kDqInB),
+                "the hand-over and the turn of the line reductions after phase B");
   constexpr bool kHandOverAtLoopTop = kOrderedDqInB || kDeferredHandOver;
   // MaskedDqTurnSlot: the deferred hand-over reads the item's counter and turn from
   // dq_turn_slot.
@@ -844,6 +858,9 @@ __global__ void __launch_bounds__(Config::kThreads)
     return std::make_pair(semaphore, dq_turn(mask, row0, row_end, n_block));
   };
 
+  if constexpr (kTurnBeforeDq) {
+    if (params.semaphores != nullptr && threadIdx.x == 0) dq_turn_mbarrier_init();
+  }
   for (int item = 0; item < items; ++item) {
     const int stage = kStages > 1 ? item % kStages : 0;
     if (kStages == 1) {
@@ -1233,6 +1250,17 @@ __global__ void __launch_bounds__(Config::kThreads)
       }
     }
     FATTN_SM80_BWD_TIMELINE_MARK(item, kPhaseBIssued);
+    if constexpr (kTurnBeforeDq) {
+      // DqTurnBeforeDqProduct: warp 0 takes the item's turn here, the other warps wait for it
+      // before their reductions (below). A vote, so that ptxas knows the branch warp-uniform.
+      if (params.semaphores != nullptr && __all_sync(0xffffffffu, warp == 0)) {
+        take_dq_turn_for_cta(
+            params.semaphores +
+                (static_cast<std::int64_t>(batch) * params.heads_q + head) * m_blocks + m_block,
+            dq_turn(mask, row0, row_end, n_block), lane);
+      }
+    }
+
     // ---- dQ partial = dS·K for this warp's query rows x head-dim slice ----
     float dq[kRowTilesQ][kDimTilesQ][4];
     // A step class skips the dQ columns past it: zeros there (the line reductions send them).
@@ -1325,7 +1353,9 @@ __global__ void __launch_bounds__(Config::kThreads)
         // (the counter starts at 0 and only this tile moves it from there): one L2 round trip
         // off the head of each tile's chain.
         const int turn = dq_turn(mask, row0, row_end, n_block);
-        if (!(kLightRelease && turn == 0)) {
+        if constexpr (kTurnBeforeDq) {
+          if (__all_sync(0xffffffffu, turn != 0 || warp == 0)) wait_dq_turn_of_cta(item);
+        } else if (!(kLightRelease && turn == 0)) {
           if (threadIdx.x == 0) {
             while (load_acquire(semaphore) != turn) {
             }

@@ -418,13 +418,54 @@ template <class Config>
 constexpr bool deferred_dq_hand_over() {
   return has_option<Config, DeferredDqHandOverOption>;
 }
-// The turn's poll moved beside the dQ products (DqTurnBeforeDqProduct: warp 0 polls after phase
-// B and arrives on a named barrier, warps 1-7 wait on it before their reductions) measured x1.07
-// more at 128 (x1.107-1.130 with the hand-over) and x1.034 at 256 NoMask, but racecheck reports
-// its bar.arrive as hazards across every later __syncthreads (a race-free reproducer does the
-// same: bench/racecheck_named_barrier.cu), so it is not in the library; perf-notes "Backward
-// v50". Its mbarrier form, not measured: bench/results/sm80-s26-mbar/candidate.patch. Each warp
-// polling its own turn instead measured x0.965-0.994 ("Backward v53").
+// DqTurnBeforeDqProduct: warp 0 polls the item's turn right after phase B (lane 0), then
+// arrives on an mbarrier (backward_cta_order.cuh; first measured with a named barrier's
+// bar.arrive, see below); warps 1-7 run their dQ products and wait on its phase before their
+// reductions. The CTA barrier after the poll is gone and the round trip
+// overlaps the other warps' dQ products (64 HMMA each at 128, ~400 clocks per SM sub-partition
+// partner). The cost: the chain holder has to hand a tile on one dQ product (~1/5 item) sooner
+// for the next key tile not to wait, so the chain's lag grows per hop, paid where chains start
+// (the ramp). Turn 0 neither polls nor waits, as LightDqRelease. Measured in its named-barrier
+// form with the hand-over at 128: x1.107 / 1.120 / 1.130 at N = 2k / 4k / 16k, x1.093 at 4k causal, against the
+// hand-over alone's x1.04: the poll's move is worth the ramp it costs. At 256 see
+// UnmaskedDqTurnBeforeDqProduct.
+// Out of the tables in the twenty-sixth session (calls 8-9): compute-sanitizer's racecheck
+// reported hazards in every kernel with the named barrier, all between shared-memory accesses
+// that a __syncthreads separates, and the same in a kernel race-free by construction
+// (bench/racecheck_named_barrier.cu mode 1: warp 0's `bar.arrive`): the tool's model of
+// bar.arrive, not a race, but a racecheck that always reports would hide a real race.
+// Back in the 128 table on the mbarrier (twenty-seventh session, calls 1-2; perf-notes "Backward
+// v54"): racecheck, memcheck and synccheck clean (synccheck once warp 0 waits on its own phase,
+// see wait_dq_turn_of_cta). Measured (H100, bf16, deterministic backward in turns beside the table
+// with the hand-over alone and FA2, two runs): x1.047 / 1.062 / 1.074 / 1.080 at N = 1k / 2k / 4k
+// / 16k, x1.057 / 1.062 at 4k / 16k causal; the default mode's kernels SASS-identical. Not in the
+// step-class kernels (D = 65..96): x0.995 / 0.988 at D = 80 / 96 causal there.
+struct DqTurnBeforeDqProductOption {};
+template <class Tile>
+struct DqTurnBeforeDqProduct : Tile, DqTurnBeforeDqProductOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool dq_turn_before_dq_product() {
+  return has_option<Config, DqTurnBeforeDqProductOption>;
+}
+// UnmaskedDqTurnBeforeDqProduct (s26-det256, bench/results/sm80-s26-det256/NOTES.md): the same
+// in the NoMask kernels of sm_90 and later only, for 256's table. In its WindowMask kernel the
+// poll's move spilled 32-40 bytes on sm_90a fp16 (the counter and turn read from
+// MaskedDqTurnSlot's slot or derived again); the NoMask kernel spilled 16 bytes on sm_80 fp16
+// (s25-det2: 16-24), none on sm_90a, where alone the table runs (224 KB of shared memory). The
+// head-group kernel (DeterministicUnmaskedBackward<256>, 44 bytes with it in s25-det2) keeps
+// its code.
+struct UnmaskedDqTurnBeforeDqProductOption {};
+template <class Tile>
+struct UnmaskedDqTurnBeforeDqProduct : Tile, UnmaskedDqTurnBeforeDqProductOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool unmasked_dq_turn_before_dq_product() {
+  return has_option<Config, UnmaskedDqTurnBeforeDqProductOption>;
+}
+
 // MaskedDqTurnSlot (s26-det256): in the masked kernels with DeferredDqHandOver, thread 0 writes
 // the item's counter address and turn into a shared-memory slot at the item's start
 // (dq_turn_slot, backward_cta_order.cuh; ~45 instructions, mostly uniform-datapath, in warp 0)
@@ -1273,8 +1314,9 @@ struct LargeSharedMemoryDeterministicBackward {
 // in every kernel of this table (NoMask, WindowMask, the step classes): per item 3 CTA barriers
 // instead of 4, the release's MEMBAR off the other warps' path. Measured (perf-notes "Backward
 // v50", call 5): deterministic backward x1.038-1.045 at N = 2k-16k and 4k causal; the default
-// mode's kernels are SASS-identical. With the turn's poll moved too x1.09-1.13 (deterministic /
-// default at 4k 0.93 against 0.86): not in the library, see above DeferredDqHandOver's note.
+// mode's kernels are SASS-identical. s27-mbar (twenty-seventh session): DqTurnBeforeDqProduct on
+// an mbarrier, in the bucket's own kernels (not the step classes), x1.05-1.08 more: see that
+// option.
 using DeterministicTile128 = NarrowClassWork<NarrowStepClasses<
     ScoreStatisticsAhead<QueryTilesDescending<ZeroStartAccumulators<
                              UnmaskedStagedEpilogue<ScorePassesTile128>>>,
@@ -1282,7 +1324,7 @@ using DeterministicTile128 = NarrowClassWork<NarrowStepClasses<
     kFirstStepClassAt128, kLastStepClassAt128, true>>;
 template <>
 struct LargeSharedMemoryDeterministicBackward<128> {
-  using type = DeferredDqHandOver<DeterministicTile128>;
+  using type = DeferredDqHandOver<DqTurnBeforeDqProduct<DeterministicTile128>>;
 };
 // v44d (twenty-fourth session): v44's GroupedPhaseATests here too (v44 left this configuration
 // at 1.000). 0 spills on sm_80 and sm_90a. H100, deterministic backward in turns beside v44 and
@@ -1295,8 +1337,8 @@ struct LargeSharedMemoryDeterministicBackward<128> {
 // warps' path. Measured (perf-notes "Backward v52"; H100, bf16, deterministic backward in turns
 // beside the table with the hand-over in NoMask only and FA2, two runs, bench/results/
 // gpu-check-h100-2026-11-24-session26/call7): causal N = 1k / 2k / 4k / 8k / 16k x1.034 / 1.057 /
-// 1.075 / 1.088 / 1.104; default mode 1.000. (The same call's non-causal 4k x1.034 was the
-// turn's poll moved in the NoMask kernel, not in the library: see after DeferredDqHandOver.)
+// 1.075 / 1.088 / 1.104; default mode 1.000. (The same call's non-causal 4k x1.034 was
+// UnmaskedDqTurnBeforeDqProduct's, in no table: its mbarrier form spills 8 bytes here.)
 using DeterministicTile256 = StatisticsAhead256<QueryTilesDescending<KeyTilesSlowestInHeadGroups<
     MaskedStridedItemLoads<MaskedPerItemPhaseBAddresses<StagedEpilogue<GroupedPhaseATests<
                                RangeSearchTile256, kPhaseATestGroupAt256, kNarrowestHeadDimAt256>>>,
