@@ -53,7 +53,7 @@ __device__ __forceinline__ void dq_turn_mbarrier_init() {
 // warp waits on) completed unobserved, and synccheck reported "Missing wait" at warp 0's arrival
 // (twenty-seventh session, call 1; bench/racecheck_named_barrier.cu, where every phase has
 // waiters, reports nothing in either form). The wait sits in the waiters' code (the caller's
-// vote), not after the arrival: there it spilled 8 bytes in the 256 NoMask kernel on sm_90a.
+// vote): no extra code path for warp 0.
 __device__ __forceinline__ void wait_dq_turn_of_cta(int item) {
   asm volatile(
       "{\n .reg .pred done;\n"
