@@ -265,7 +265,23 @@ INSTANTIATE_TEST_SUITE_P(
         Sm80Case{"burst_chain_causal_gqa_d256", DType::float16, 2, 900, 1100, 4, 2, 256, true,
                  kNoWindow, 0, 0},
         Sm80Case{"burst_chain_window_gqa_d256", DType::bfloat16, 1, 1100, 1000, 6, 2, 256, false,
-                 Window{400, 150}, 0, 0}),
+                 Window{400, 150}, 0, 0},
+        // s27-det256: the 256 table's NoMask kernel with the turn taken before the dQ product
+        // (UnmaskedDqTurnBeforeDqProduct, sm_90a: warp 0 polls and arrives on the mbarrier, the
+        // other warps wait on its phase; thread 0 hands over the counter that its poll wrote into
+        // the slot), fp16 beside burst_chain_nomask_gqa_d256's bf16: past the 1k keys of
+        // DeterministicUnmaskedBackward<256> (18 key tiles per query tile), GQA 6 -> 2 (the slot
+        // across head changes), 2 batches, 16 query tiles per head, the last one partial (53
+        // rows), so 48 items per CTA: the wait's parity over many phases.
+        Sm80Case{"turn_before_dq_nomask_gqa_d256_odd", DType::float16, 2, 1013, 1100, 6, 2, 256,
+                 false, kNoWindow, 0, 0},
+        // The same in the table's WindowMask kernel (MaskedDqTurnBeforeDqProduct: warp 0 polls
+        // the counter and turn from MaskedDqTurnSlot's slot): causal bf16, GQA 4 -> 2, 3 batches
+        // (head groups over 6 pairs), Nq < Nk with a partial last query tile: 21 key tiles, each
+        // CTA's turn its key tile (0-20; at turn 0 the other warps skip the wait, warp 0 still
+        // arrives); burst_chain_window_gqa_d256 has turns that change from item to item.
+        Sm80Case{"turn_before_dq_causal_gqa_d256_odd", DType::bfloat16, 3, 1013, 1300, 4, 2, 256,
+                 true, kNoWindow, 0, 0}),
     [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
 
 // Backward v37: 16-byte rows of a head dim short of the 128 or 256 bucket run the bucket's

@@ -29,15 +29,34 @@ __device__ __forceinline__ void store_release(int* address, int value) {
   asm volatile("st.release.gpu.global.s32 [%0], %1;\n" ::"l"(address), "r"(value) : "memory");
 }
 
+// MaskedDqTurnSlot (backward_tile_config.hpp): the current item's counter and turn, written by
+// thread 0 at the item's start and read by thread 0's deferred hand-over at the next loop top
+// (or after the loop), instead of derived there again from the previous item's (batch, head,
+// query tile). One slot per CTA, thread 0's own: it reads item m - 1's values before it writes
+// item m's (program order), so the slot needs no barrier.
+struct DqTurn {
+  int* semaphore;
+  int turn;
+};
+__device__ __forceinline__ DqTurn& dq_turn_slot() {
+  __shared__ DqTurn slot;
+  return slot;
+}
+
 // DqTurnBeforeDqProduct (backward_tile_config.hpp): an mbarrier in shared memory on which warp 0's
 // lane 0, once it has acquired the item's turn, arrives, and on whose phase the other warps wait
 // before their dQ reductions. One arrival completes a phase, and warp 0 arrives at every item of
 // the deterministic mode (without polling where the turn is 0), so item i is phase i and a waiter
-// needs only the item's parity. mbarrier.arrive releases and test_wait acquires at CTA scope:
-// lane 0's acquire of the counter (and, through __syncwarp, warp 0's lanes) is ordered before
-// every waiting warp's reductions, as the CTA barrier after the poll did. Not a named barrier's
-// bar.arrive: racecheck reports hazards across every later __syncthreads of a warp that arrives
-// on one (bench/racecheck_named_barrier.cu, perf-notes "Backward v50").
+// needs only the item's parity. The parity is enough because warp 0 never completes phase i + 1
+// before a waiter of item i is through: its arrival of item i + 1 comes after item i + 1's loop-top
+// __syncthreads, which every warp reaches only after its wait of item i. So a waiter sees phase i
+// pending or completed, never phase i + 1 completed as well (on which test_wait.parity would read
+// phase i's parity as pending again and wait for ever). Keep a CTA barrier between the wait of one
+// item and warp 0's arrival of the next, or wait on the phase count. mbarrier.arrive releases and
+// test_wait acquires at CTA scope: lane 0's acquire of the counter (and, through __syncwarp, warp
+// 0's lanes) is ordered before every waiting warp's reductions, as the CTA barrier after the poll
+// did. Not a named barrier's bar.arrive: racecheck reports hazards across every later __syncthreads
+// of a warp that arrives on one (bench/racecheck_named_barrier.cu, perf-notes "Backward v50").
 __device__ __forceinline__ std::uint64_t* dq_turn_mbarrier() {
   __shared__ std::uint64_t barrier;
   return &barrier;
@@ -63,33 +82,49 @@ __device__ __forceinline__ void wait_dq_turn_of_cta(int item) {
       "r"(static_cast<std::uint32_t>(item) & 1u)
       : "memory");
 }
+// The same wait, returning `row` through a selp on the wait's predicate (true after the loop, so
+// `row` unchanged): ptxas does not move what the caller computes from the result above the wait
+// (in the SASS the selp itself is gone, folded, and that math follows the wait loop).
+// Unmasked- and MaskedDqTurnBeforeDqProduct pass the reductions' query row through it: without,
+// ptxas moved their address and row-count math (after the plain wait) into the dQ product, and
+// the 256 NoMask kernel spilled 4-8 bytes on sm_90a (twenty-seventh session, s27-det256).
+__device__ __forceinline__ int row_after_dq_turn_of_cta(int item, int row) {
+  asm volatile(
+      "{\n .reg .pred done;\n"
+      "DQ_TURN_WAIT_%=:\n"
+      " mbarrier.test_wait.parity.shared.b64 done, [%1], %2;\n"
+      " @!done bra DQ_TURN_WAIT_%=;\n"
+      " selp.b32 %0, %0, 0, done;\n}\n"
+      : "+r"(row)
+      : "r"(smem_address(dq_turn_mbarrier())), "r"(static_cast<std::uint32_t>(item) & 1u)
+      : "memory");
+  return row;
+}
 // Warp 0's part (the caller's vote picks it, so the call is warp-uniform): lane 0 waits until
 // the query tile's counter reads `turn` (not at turn 0, which no other key tile precedes) and
 // arrives, and the warp reconverges (__syncwarp orders the acquire before its other lanes'
-// reductions).
-__device__ __forceinline__ void take_dq_turn_for_cta(const int* semaphore, int turn, int lane) {
+// reductions). kWriteSlot (UnmaskedDqTurnBeforeDqProduct): lane 0, which is thread 0, also
+// writes the counter and turn into dq_turn_slot for its own deferred hand-over (as
+// MaskedDqTurnSlot's write at the item's start: thread 0's own slot, read at the next loop top
+// or after the loop, before the next item's poll writes it again). kReadSlot (MaskedDqTurnSlot
+// with MaskedDqTurnBeforeDqProduct): lane 0 polls the counter and turn that it wrote into the
+// slot at the item's start, in place of the caller's.
+template <bool kWriteSlot, bool kReadSlot = false>
+__device__ __forceinline__ void take_dq_turn_for_cta(int* semaphore, int turn, int lane) {
   if (lane == 0) {
+    if constexpr (kReadSlot) {
+      semaphore = dq_turn_slot().semaphore;
+      turn = dq_turn_slot().turn;
+    }
     if (turn != 0) {
       while (load_acquire(semaphore) != turn) {
       }
     }
     asm volatile("mbarrier.arrive.shared.b64 _, [%0];\n" ::"r"(smem_address(dq_turn_mbarrier()))
                  : "memory");
+    if constexpr (kWriteSlot) dq_turn_slot() = {semaphore, turn};
   }
   __syncwarp();
-}
-// MaskedDqTurnSlot (backward_tile_config.hpp): the current item's counter and turn, written by
-// thread 0 at the item's start and read by thread 0's deferred hand-over at the next loop top
-// (or after the loop), instead of derived there again from the previous item's (batch, head,
-// query tile). One slot per CTA, thread 0's own: it reads item m - 1's values before it writes
-// item m's (program order), so the slot needs no barrier.
-struct DqTurn {
-  int* semaphore;
-  int turn;
-};
-__device__ __forceinline__ DqTurn& dq_turn_slot() {
-  __shared__ DqTurn slot;
-  return slot;
 }
 
 // Deterministic mode: the position of key tile `n_block` among the key tiles that add into the

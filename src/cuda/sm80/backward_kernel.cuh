@@ -486,17 +486,26 @@ __global__ void __launch_bounds__(Config::kThreads)
       deferred_dq_hand_over<Config>() && kLineReductions && kLightRelease;
   // UnmaskedDqTurnBeforeDqProduct: not below sm_90 (its 256 NoMask kernel spilled 16 bytes there,
   // fp16; the table that takes it needs Hopper's shared memory).
+  // MaskedDqTurnBeforeDqProduct: the same in the masked kernels, also on sm_90 and later only
+  // (256's table).
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   constexpr bool kUnmaskedTurnBeforeDq = false;
+  constexpr bool kMaskedTurnBeforeDq = false;
 #else
   constexpr bool kUnmaskedTurnBeforeDq =
       unmasked_dq_turn_before_dq_product<Config>() && std::is_same_v<Mask, NoMask>;
+  constexpr bool kMaskedTurnBeforeDq =
+      masked_dq_turn_before_dq_product<Config>() && !std::is_same_v<Mask, NoMask>;
 #endif
-  // Not in the step-class kernels (D = 65..96 at 128): there it measured x0.995 / 0.988 at
-  // D = 80 / 96 causal (twenty-seventh session, call 2), against x1.05-1.08 at D = 128.
+  // DqTurnBeforeDqProduct is not in the step-class kernels (D = 65..96 at 128): there it measured
+  // x0.995 / 0.988 at D = 80 / 96 causal (twenty-seventh session, call 2), against x1.05-1.08 at
+  // D = 128.
   constexpr bool kTurnBeforeDq =
-      ((dq_turn_before_dq_product<Config>() && !kNarrowClass) || kUnmaskedTurnBeforeDq) &&
+      ((dq_turn_before_dq_product<Config>() && !kNarrowClass) || kUnmaskedTurnBeforeDq ||
+       kMaskedTurnBeforeDq) &&
       kLineReductions && kLightRelease;
+  // The reductions' first query row through the turn's wait (row_after_dq_turn_of_cta).
+  constexpr bool kRowThroughTurn = kUnmaskedTurnBeforeDq || kMaskedTurnBeforeDq;
   static_assert(!(kDeferredHandOver || kTurnBeforeDq) || !(kRoundsInDk || kDqFirst || kDqInB),
                 "the hand-over and the turn of the line reductions after phase B");
   constexpr bool kHandOverAtLoopTop = kOrderedDqInB || kDeferredHandOver;
@@ -504,6 +513,10 @@ __global__ void __launch_bounds__(Config::kThreads)
   // dq_turn_slot.
   constexpr bool kTurnSlot =
       masked_dq_turn_slot<Config>() && !std::is_same_v<Mask, NoMask> && kDeferredHandOver;
+  // UnmaskedDqTurnBeforeDqProduct: warp 0's poll writes the slot (thread 0 is its lane 0) and
+  // the hand-over reads it (recomputing the previous item's counter there, the NoMask kernel
+  // spilled 4-8 bytes at 256 on sm_90a).
+  constexpr bool kTurnSlotAtPoll = kUnmaskedTurnBeforeDq && kTurnBeforeDq && kDeferredHandOver;
   static_assert(!dq_atomics_in_phase_b<Config>() ||
                     (rolled_product_b<Config>() && dq_atomics_from_one_address<Config>() &&
                      !dq_product_before_phase_b<Config>()),
@@ -876,8 +889,9 @@ __global__ void __launch_bounds__(Config::kThreads)
       // The previous item's hand-over: the barrier above ordered every warp's reductions of it.
       if (params.semaphores != nullptr && item > 0 && threadIdx.x == 0) {
         const auto [semaphore, turn] =
-            kTurnSlot ? std::make_pair(dq_turn_slot().semaphore, dq_turn_slot().turn)
-                      : ordered_semaphore_of(item - 1);
+            kTurnSlot || kTurnSlotAtPoll
+                ? std::make_pair(dq_turn_slot().semaphore, dq_turn_slot().turn)
+                : ordered_semaphore_of(item - 1);
         store_release(semaphore, turn + 1);
       }
     }
@@ -1254,7 +1268,9 @@ __global__ void __launch_bounds__(Config::kThreads)
       // DqTurnBeforeDqProduct: warp 0 takes the item's turn here, the other warps wait for it
       // before their reductions (below). A vote, so that ptxas knows the branch warp-uniform.
       if (params.semaphores != nullptr && __all_sync(0xffffffffu, warp == 0)) {
-        take_dq_turn_for_cta(
+        // MaskedDqTurnSlot: lane 0 (thread 0) reads the counter and turn that it wrote into the
+        // slot at the item's start instead.
+        take_dq_turn_for_cta<kTurnSlotAtPoll, kTurnSlot>(
             params.semaphores +
                 (static_cast<std::int64_t>(batch) * params.heads_q + head) * m_blocks + m_block,
             dq_turn(mask, row0, row_end, n_block), lane);
@@ -1345,6 +1361,10 @@ __global__ void __launch_bounds__(Config::kThreads)
     // ---- the dQ partial into the fp32 accumulator ----
     {
       int* semaphore = nullptr;
+      // The reductions' first query row: with Unmasked- / MaskedDqTurnBeforeDqProduct passed
+      // through the turn's wait (row_after_dq_turn_of_cta), so that their address math stays
+      // after it.
+      int reduction_row0 = row0;
       if (params.semaphores != nullptr) {
         // Deterministic: the key tiles that touch this query tile add in a fixed order.
         semaphore = params.semaphores +
@@ -1354,7 +1374,13 @@ __global__ void __launch_bounds__(Config::kThreads)
         // off the head of each tile's chain.
         const int turn = dq_turn(mask, row0, row_end, n_block);
         if constexpr (kTurnBeforeDq) {
-          if (__all_sync(0xffffffffu, turn != 0 || warp == 0)) wait_dq_turn_of_cta(item);
+          if (__all_sync(0xffffffffu, turn != 0 || warp == 0)) {
+            if constexpr (kRowThroughTurn) {
+              reduction_row0 = row_after_dq_turn_of_cta(item, row0);
+            } else {
+              wait_dq_turn_of_cta(item);
+            }
+          }
         } else if (!(kLightRelease && turn == 0)) {
           if (threadIdx.x == 0) {
             while (load_acquire(semaphore) != turn) {
@@ -1385,7 +1411,7 @@ __global__ void __launch_bounds__(Config::kThreads)
         constexpr int kSliceChunks = Config::kDimPerWarpQ / kLineChunkFloats;
         const int class_chunks_left = (kClassSteps - dim_step_q) * kMmaK / kLineChunkFloats;
         if (!kSkipZeroSlices || __all_sync(0xffffffffu, class_chunks_left > 0)) {
-          const int warp_row = row0 + query_row_q;
+          const int warp_row = reduction_row0 + query_row_q;
           float* const warp_first =
               params.dq_accum +
               ((static_cast<std::int64_t>(batch) * params.heads_q + head) * params.seqlen_q +
@@ -1396,7 +1422,7 @@ __global__ void __launch_bounds__(Config::kThreads)
           auto reduce = [&](auto chunk_tests) {
             constexpr bool kTests = decltype(chunk_tests)::value;
             // A whole query tile adds without row tests (as in add_rows below).
-            if (row_end - row0 == kBlockM) {
+            if (row_end - reduction_row0 == kBlockM) {
               reduce_dq_by_lines<Config::kDqStageRows, kWidth, true, kSplitSwizzle, kPairSwizzle,
                                  kTests>(dq, stage, warp_first, 0, class_chunks_left);
             } else {
@@ -1507,8 +1533,9 @@ __global__ void __launch_bounds__(Config::kThreads)
       __syncthreads();
       if (threadIdx.x == 0) {
         const auto [semaphore, turn] =
-            kTurnSlot ? std::make_pair(dq_turn_slot().semaphore, dq_turn_slot().turn)
-                      : ordered_semaphore_of(items - 1);
+            kTurnSlot || kTurnSlotAtPoll
+                ? std::make_pair(dq_turn_slot().semaphore, dq_turn_slot().turn)
+                : ordered_semaphore_of(items - 1);
         store_release(semaphore, turn + 1);
       }
     }

@@ -455,7 +455,17 @@ constexpr bool dq_turn_before_dq_product() {
 // MaskedDqTurnSlot's slot or derived again); the NoMask kernel spilled 16 bytes on sm_80 fp16
 // (s25-det2: 16-24), none on sm_90a, where alone the table runs (224 KB of shared memory). The
 // head-group kernel (DeterministicUnmaskedBackward<256>, 44 bytes with it in s25-det2) keeps
-// its code.
+// its code. s27-det256 (bench/results/sm80-s27-det256/NOTES.md): on the mbarrier
+// (DqTurnBeforeDqProduct's form) the NoMask kernel spilled 8 bytes on sm_90a, fp16 and bf16 (two
+// loop-invariant copy offsets, STL before the loop, LDL at the next item's copies). Two changes
+// take it to 0 (sm_90a fp16 / bf16; sm_80 builds the kernel without the option): warp 0's lane
+// 0 (thread 0) writes the item's counter and turn into MaskedDqTurnSlot's slot after its poll and
+// the hand-over reads them there (kTurnSlotAtPoll, backward_kernel.cuh), and the reductions'
+// query row passes through the wait (row_after_dq_turn_of_cta, backward_cta_order.cuh), so that
+// ptxas keeps their address math after the wait instead of inside the dQ product. Either alone
+// left 4-8 bytes; the slot with every warp waiting (no vote), without __syncwarp after the poll
+// or with try_wait for test_wait left 4; the slot written at the item's start and read by the
+// poll spilled 20.
 struct UnmaskedDqTurnBeforeDqProductOption {};
 template <class Tile>
 struct UnmaskedDqTurnBeforeDqProduct : Tile, UnmaskedDqTurnBeforeDqProductOption {
@@ -464,6 +474,25 @@ struct UnmaskedDqTurnBeforeDqProduct : Tile, UnmaskedDqTurnBeforeDqProductOption
 template <class Config>
 constexpr bool unmasked_dq_turn_before_dq_product() {
   return has_option<Config, UnmaskedDqTurnBeforeDqProductOption>;
+}
+// MaskedDqTurnBeforeDqProduct (s27-det256): the same in the masked kernels (WindowMask: causal
+// and window launches), sm_90 and later only, for 256's table; with MaskedDqTurnSlot warp 0's
+// lane 0 polls the counter and turn from the slot that it wrote at the item's start, and the
+// reductions' row passes through the wait as in the NoMask kernel. 0 spills on sm_90a, fp16 and
+// bf16 (254 registers; the kernel 7,552 -> 7,440 SASS instructions fp16, 2 CTA barriers per item
+// instead of 3). Its named-barrier form spilled 32-40 bytes (s26-det256); on the mbarrier the
+// kernel also had 0 spills with the address derived again in warp 0 or without the row through
+// the wait (7,448-7,472 instructions), the slot's form is the shortest path to warp 0's arrival
+// (18 instructions from its vote, against 46).
+// Not measured; prediction in bench/results/sm80-s27-det256/NOTES.md.
+struct MaskedDqTurnBeforeDqProductOption {};
+template <class Tile>
+struct MaskedDqTurnBeforeDqProduct : Tile, MaskedDqTurnBeforeDqProductOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool masked_dq_turn_before_dq_product() {
+  return has_option<Config, MaskedDqTurnBeforeDqProductOption>;
 }
 
 // MaskedDqTurnSlot (s26-det256): in the masked kernels with DeferredDqHandOver, thread 0 writes
@@ -1338,7 +1367,9 @@ struct LargeSharedMemoryDeterministicBackward<128> {
 // beside the table with the hand-over in NoMask only and FA2, two runs, bench/results/
 // gpu-check-h100-2026-11-24-session26/call7): causal N = 1k / 2k / 4k / 8k / 16k x1.034 / 1.057 /
 // 1.075 / 1.088 / 1.104; default mode 1.000. (The same call's non-causal 4k x1.034 was
-// UnmaskedDqTurnBeforeDqProduct's, in no table: its mbarrier form spills 8 bytes here.)
+// UnmaskedDqTurnBeforeDqProduct's named-barrier form, left out with DqTurnBeforeDqProduct.)
+// s27-det256: UnmaskedDqTurnBeforeDqProduct on the mbarrier in the NoMask kernel (sm_90a), 0
+// spills; MaskedDqTurnBeforeDqProduct the same in the WindowMask kernel.
 using DeterministicTile256 = StatisticsAhead256<QueryTilesDescending<KeyTilesSlowestInHeadGroups<
     MaskedStridedItemLoads<MaskedPerItemPhaseBAddresses<StagedEpilogue<GroupedPhaseATests<
                                RangeSearchTile256, kPhaseATestGroupAt256, kNarrowestHeadDimAt256>>>,
@@ -1347,7 +1378,8 @@ using DeterministicTile256 = StatisticsAhead256<QueryTilesDescending<KeyTilesSlo
 template <>
 struct LargeSharedMemoryDeterministicBackward<256> {
   using type =
-      DeferredDqHandOver<MaskedDqTurnSlot<DeterministicTile256>>;
+      DeferredDqHandOver<MaskedDqTurnBeforeDqProduct<
+          UnmaskedDqTurnBeforeDqProduct<MaskedDqTurnSlot<DeterministicTile256>>>>;
 };
 
 // v24 (twelfth session, h12-bwd80c; bench/results/sm80-bwd-h100-2026-11-23-s12c/NOTES.md): the
