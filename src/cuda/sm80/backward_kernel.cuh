@@ -1031,6 +1031,7 @@ __global__ void __launch_bounds__(Config::kThreads)
       // selects on the other tiles and exists once (a second, masked copy spilled at 64).
       const float score_scale =
           kLean && params.sign_flip != 0 ? -params.scale_log2 : params.scale_log2;
+      constexpr bool kBranchedMaskPass = branched_mask_pass<Config, kFullWidth>();
       if (kLean && partial) {
         const float masked_score = score_scale < 0.0f ? -kNegativeInfinity : kNegativeInfinity;
 #pragma unroll
@@ -1043,7 +1044,12 @@ __global__ void __launch_bounds__(Config::kThreads)
               for (int e = 0; e < 2; ++e) {
                 const int query = query_col + nt * kMmaN + 2 * quad_lane + e;
                 const int key = key_row_a + kt * kMmaM + group + 8 * half;
-                if (key0 + key >= params.seqlen_k || mask.is_masked(row0 + query, key0 + key)) {
+                const bool masked =
+                    kBranchedMaskPass
+                        ? key0 + key >= params.seqlen_k || mask.is_masked(row0 + query, key0 + key)
+                        : (key0 + key >= params.seqlen_k) |
+                              mask.is_masked_unbranched(row0 + query, key0 + key);
+                if (masked) {
                   s[kt][nt][2 * half + e] = masked_score;
                 }
               }
@@ -1061,8 +1067,12 @@ __global__ void __launch_bounds__(Config::kThreads)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           float score = s[kt][nt][2 * half + e];
-          if (partial && (key0 + key >= params.seqlen_k ||
-                          mask.is_masked(row0 + query + e, key0 + key))) {
+          const bool masked =
+              kBranchedMaskPass
+                  ? key0 + key >= params.seqlen_k || mask.is_masked(row0 + query + e, key0 + key)
+                  : (key0 + key >= params.seqlen_k) |
+                        mask.is_masked_unbranched(row0 + query + e, key0 + key);
+          if (partial && masked) {
             score = kNegativeInfinity;
           }
           p[e] = exp2_approx(fmaf(score, params.scale_log2, -(e == 0 ? lse.x : lse.y)));

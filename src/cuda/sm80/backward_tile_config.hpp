@@ -123,6 +123,28 @@ template <class Config>
 constexpr bool lean_tile_loop() {
   return has_option<Config, LeanTileLoopOption>;
 }
+// A partial tile's per-score mask tests (the lean loop's pass over the scores, or the probabilities
+// of the other kernels) use Mask::is_masked_unbranched (compares and selects: twenty-seventh
+// session, perf-notes "Backward v55"); BranchedMaskPass keeps is_masked's short-circuit branches
+// there, for the configurations
+// whose kernels spill with the unbranched pass: sm_90a LargeSharedMemoryBackwardConfig<128>'s
+// full-width WindowMask kernel 28 bytes (bf16), BackwardConfig<256>'s 4 bytes and the 256
+// deterministic table's WindowMask kernel 8 bytes (fp16); with kGeneralKernelOnly the general
+// (not full-width) kernels only: BackwardConfig<64>'s WindowMask general kernels 4-8 bytes on
+// sm_80.
+struct BranchedMaskPassOption {};
+template <class Tile, bool kGeneralKernelOnly = false>
+struct BranchedMaskPass : Tile, BranchedMaskPassOption {
+  static constexpr bool kBranchedMaskPassInGeneralKernelOnly = kGeneralKernelOnly;
+};
+template <class Config, bool kFullWidth>
+constexpr bool branched_mask_pass() {
+  if constexpr (has_option<Config, BranchedMaskPassOption>) {
+    return !(Config::kBranchedMaskPassInGeneralKernelOnly && kFullWidth);
+  } else {
+    return false;
+  }
+}
 
 // v5 options (fifth session, second round; docs/perf-notes.md "Backward v5"), in the table. ncu
 // at 128 (v4) counted 1243 instructions per warp and query tile against FA2's 1016, of which ~217
@@ -1034,9 +1056,11 @@ constexpr int kStatisticsAheadAt64 = 2;
 template <>
 struct BackwardConfig<64>
     : StagedEpilogue<ScoreStatisticsAhead<
-          ScorePassesByQueryTile<DqAtomicsInPhaseB<DqAtomicsFromOneAddress<ZeroStartAccumulators<
-              StridedItemLoads<LightDqRelease<LeanTileLoop<RolledProductB<PackedProbabilities<
-                  BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>>>>>,
+          ScorePassesByQueryTile<DqAtomicsInPhaseB<BranchedMaskPass<
+              DqAtomicsFromOneAddress<ZeroStartAccumulators<StridedItemLoads<LightDqRelease<
+                  LeanTileLoop<RolledProductB<PackedProbabilities<
+                      BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>>>,
+              true>>>,
           kStatisticsAheadAt64>> {};
 // 128: packed Pᵀ (PackedProbabilities) with phase A in one pass, and 32 x 32 dQ warp tiles:
 // 608 instead of 768 KB of ldmatrix per query tile. fwd+bwd 212 / 251 / 261, causal 149 / 205 /
@@ -1099,8 +1123,8 @@ struct BackwardConfig<192> : StagedEpilogue<UntestedPackedPhaseA<LeanBackwardTil
 // LargeSharedMemoryBackwardConfig below.
 template <>
 struct BackwardConfig<256>
-    : LightDqRelease<LeanTileLoop<RolledProductB<
-          PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 1, 1, true, 2>>>>> {};
+    : BranchedMaskPass<LightDqRelease<LeanTileLoop<RolledProductB<
+          PackedProbabilities<BackwardTile<256, 64, 64, 8, 2, 4, 1, 1, true, 2>>>>>> {};
 
 // A second table for devices whose blocks may take more shared memory than sm_80's 163 KB
 // (Hopper: 227 KB); launch_backward picks it by the device's opt-in limit. Where it equals
@@ -1184,10 +1208,10 @@ template <class Tile>
 using NarrowClassWork = ClassTileCopies<ClassDqSlicesUnsent<Tile>>;
 template <>
 struct LargeSharedMemoryBackwardConfig<128>
-    : NarrowClassWork<NarrowStepClasses<
+    : BranchedMaskPass<NarrowClassWork<NarrowStepClasses<
           ScoreStatisticsAhead<ZeroStartAccumulators<StagedEpilogue<ScorePassesTile128>>,
                                kStatisticsAheadAt128>,
-          kFirstStepClassAt128, kLastStepClassAt128, true>> {};
+          kFirstStepClassAt128, kLastStepClassAt128, true>>> {};
 // v41 (twenty-second session, bwd192-lines): DqReductionsByLine at 192, 8 staging rows per round
 // (one (row tile, half) pair: 4 rounds per query tile, 3 LDS.128 and 3 REDG.128 each), 12 KB of
 // staging on 192's 161 KB: 173 KB, Hopper only. v40's ncu (bench/results/sm80-bwd192-tile-h100-
@@ -1370,11 +1394,13 @@ struct LargeSharedMemoryDeterministicBackward<128> {
 // UnmaskedDqTurnBeforeDqProduct's named-barrier form, left out with DqTurnBeforeDqProduct.)
 // s27-det256: UnmaskedDqTurnBeforeDqProduct on the mbarrier in the NoMask kernel (sm_90a), 0
 // spills; MaskedDqTurnBeforeDqProduct the same in the WindowMask kernel.
-using DeterministicTile256 = StatisticsAhead256<QueryTilesDescending<KeyTilesSlowestInHeadGroups<
-    MaskedStridedItemLoads<MaskedPerItemPhaseBAddresses<StagedEpilogue<GroupedPhaseATests<
-                               RangeSearchTile256, kPhaseATestGroupAt256, kNarrowestHeadDimAt256>>>,
-                           true>,
-    kCausalHeadGroupPairs>>>;
+using DeterministicTile256 = BranchedMaskPass<StatisticsAhead256<QueryTilesDescending<
+    KeyTilesSlowestInHeadGroups<
+        MaskedStridedItemLoads<MaskedPerItemPhaseBAddresses<StagedEpilogue<GroupedPhaseATests<
+                                   RangeSearchTile256, kPhaseATestGroupAt256,
+                                   kNarrowestHeadDimAt256>>>,
+                               true>,
+        kCausalHeadGroupPairs>>>>;
 template <>
 struct LargeSharedMemoryDeterministicBackward<256> {
   using type =
