@@ -448,9 +448,9 @@ constexpr bool deferred_dq_hand_over() {
 // partner). The cost: the chain holder has to hand a tile on one dQ product (~1/5 item) sooner
 // for the next key tile not to wait, so the chain's lag grows per hop, paid where chains start
 // (the ramp). Turn 0 neither polls nor waits, as LightDqRelease. Measured in its named-barrier
-// form with the hand-over at 128: x1.107 / 1.120 / 1.130 at N = 2k / 4k / 16k, x1.093 at 4k causal, against the
-// hand-over alone's x1.04: the poll's move is worth the ramp it costs. At 256 see
-// UnmaskedDqTurnBeforeDqProduct.
+// form with the hand-over at 128: x1.107 / 1.120 / 1.130 at N = 2k / 4k / 16k, x1.093 at 4k
+// causal, against the hand-over alone's x1.04: the poll's move is worth the ramp it costs. At 256
+// see UnmaskedDqTurnBeforeDqProduct and MaskedDqTurnBeforeDqProduct.
 // Out of the tables in the twenty-sixth session (calls 8-9): compute-sanitizer's racecheck
 // reported hazards in every kernel with the named barrier, all between shared-memory accesses
 // that a __syncthreads separates, and the same in a kernel race-free by construction
