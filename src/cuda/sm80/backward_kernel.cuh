@@ -981,12 +981,7 @@ __global__ void __launch_bounds__(Config::kThreads)
         std::uint32_t pa[kKeyTilesB][4];
         std::uint32_t dsa[kKeyTilesB][4];
         const std::uint32_t p_address = xor_address_at(p_as_a, qstep, 0);
-#pragma unroll
-        for (int kt = 0; kt < kKeyTilesB; ++kt) {
-          constexpr std::uint32_t kTileRowBytes = kMmaM * kBlockM * kBytesPerElement;
-          ldmatrix_x4(pa[kt], p_address + kt * kTileRowBytes);
-          ldmatrix_x4(dsa[kt], p_address + kt * kTileRowBytes + kDsFromP);
-        }
+        load_step_fragments<kBlockM, kDsFromP>(pa, dsa, p_address);
         const std::uint32_t query_rows = qstep * kMmaK * kWidth * kBytesPerElement;
 #pragma unroll
         for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {

@@ -63,6 +63,20 @@ __device__ __forceinline__ void unpack_pair(std::uint32_t packed, float (&values
   }
 }
 
+// A query step's Pᵀ and dSᵀ fragments (phase B's A operands) for the warp's key tiles, from the
+// warp's Pᵀ rows at `p_address` (dSᵀ kDsFromP bytes after them).
+template <int kBlockM, std::uint32_t kDsFromP, int kKeyTilesB>
+__device__ __forceinline__ void load_step_fragments(std::uint32_t (&pa)[kKeyTilesB][4],
+                                                    std::uint32_t (&dsa)[kKeyTilesB][4],
+                                                    std::uint32_t p_address) {
+#pragma unroll
+  for (int kt = 0; kt < kKeyTilesB; ++kt) {
+    constexpr std::uint32_t kTileRowBytes = kMmaM * kBlockM * kBytesPerElement;
+    ldmatrix_x4(pa[kt], p_address + kt * kTileRowBytes);
+    ldmatrix_x4(dsa[kt], p_address + kt * kTileRowBytes + kDsFromP);
+  }
+}
+
 // One query step of phase B (dV += Pᵀ·dO, dK += dSᵀ·Q over the warp's key tiles and head-dim
 // slice, every head-dim block untested): the step's Pᵀ/dSᵀ fragments, then per head-dim block
 // pair the dO and Q fragments and their mma's. `p_as_a` addresses the warp's Pᵀ rows (dSᵀ at
@@ -76,12 +90,7 @@ __device__ __forceinline__ void phase_b_step(float (&dv_acc)[kKeyTilesB][kDimTil
   std::uint32_t pa[kKeyTilesB][4];
   std::uint32_t dsa[kKeyTilesB][4];
   const std::uint32_t p_address = xor_address_at(p_as_a, qstep, 0);
-#pragma unroll
-  for (int kt = 0; kt < kKeyTilesB; ++kt) {
-    constexpr std::uint32_t kTileRowBytes = kMmaM * kBlockM * kBytesPerElement;
-    ldmatrix_x4(pa[kt], p_address + kt * kTileRowBytes);
-    ldmatrix_x4(dsa[kt], p_address + kt * kTileRowBytes + kDsFromP);
-  }
+  load_step_fragments<kBlockM, kDsFromP>(pa, dsa, p_address);
   const std::uint32_t query_rows = qstep * kMmaK * kWidth * kBytesPerElement;
 #pragma unroll
   for (int dstep = 0; dstep < kDimTilesB / 2; ++dstep) {
@@ -245,12 +254,7 @@ __device__ __forceinline__ void phase_b_with_dq_atomics(
     std::uint32_t pa[kKeyTilesB][4];
     std::uint32_t dsa[kKeyTilesB][4];
     const std::uint32_t p_address = xor_address_at(p_as_a, kStep, 0);
-#pragma unroll
-    for (int kt = 0; kt < kKeyTilesB; ++kt) {
-      constexpr std::uint32_t kTileRowBytes = kMmaM * kBlockM * kBytesPerElement;
-      ldmatrix_x4(pa[kt], p_address + kt * kTileRowBytes);
-      ldmatrix_x4(dsa[kt], p_address + kt * kTileRowBytes + kDsFromP);
-    }
+    load_step_fragments<kBlockM, kDsFromP>(pa, dsa, p_address);
     constexpr std::uint32_t kQueryRows = kStep * kMmaK * kWidth * kBytesPerElement;
 #pragma unroll
     for (int dstep = 0; dstep < kBlocks; ++dstep) {
