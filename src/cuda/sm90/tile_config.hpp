@@ -210,13 +210,14 @@ struct TileShape {
   // 130 MB against L2's 50), while at D = 128 2k / 4k / 8k +0.6 / +1.6 / -2.4 %, D = 192 4k -7 %
   // and D = 64 4k / 8k -2 / -17 %: only the 256 bucket takes it.
   bool balanced_small_causal_groups = false;
-  // The per-score mask test (forward_kernel.cuh, apply_mask) keeps Mask::is_masked's
+  // The per-score mask test (forward_kernel.cuh, masked_by) keeps Mask::is_masked's
   // short-circuit branches instead of is_masked_unbranched's compares and selects, which every
-  // other kernel takes (twenty-seventh session: the WindowMask kernels of the 128 bucket from
-  // 82-116 BSSY / 334-406 BRA to 20-54 / 173-265, those of the 256 bucket from 14-122 / 274-453
-  // to 14-84 / 110-313; the other masks' SASS unchanged). Width 224 keeps it: there the
-  // windowed register-store heads-as-columns consumers, at the 240-register limit with masked
-  // ping-pong, spilled 4 bytes (24 bytes of loads) with the selects (ptxas).
+  // other kernel takes. Twenty-seventh session (desk, sm_90a SASS per WindowMask kernel, BSSY /
+  // BRA): 128 bucket 82-116 / 334-406 -> 20-54 / 173-265, 192 bucket 70-122 / 239-375 ->
+  // 24-76 / 143-279, 256 bucket (widths 208, 240, 256) 14-118 / 274-453 -> 14-80 / 110-313,
+  // D = 64 8 / 376 -> 8 / 143; NoMask and CausalMask kernels unchanged. Width 224 keeps the
+  // branches: its windowed register-store heads-as-columns kernel, at the 240-register limit
+  // with masked ping-pong, spilled 4 bytes (24 bytes of loads) with the selects (ptxas).
   bool branched_mask_test = false;
 };
 
