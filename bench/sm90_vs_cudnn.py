@@ -15,6 +15,10 @@ first one is "ours" in the summary.
          CUDA events (median; the order of the contestants rotates from point to point), plus the
          bf16 GEMM ceiling (8192^3) measured in the same run.
 --small  only a few tiny shapes (for compute-sanitizer runs).
+--window=LEFT,RIGHT  with --bench: every point with that sliding window (flash_attn's
+         bottom-right-aligned (left, right); -1 = unbounded side; a causal point forces right = 0).
+         TFLOP/s count the visible scores only. SDPA's cuDNN and flash backends take no sliding
+         window, so only the --lib builds are timed (the cudnn and flash columns read nan).
 The kernels are called through bench/sm90_shim.cu (ctypes), i.e. exactly the launch templates the
 library's cuda_sm90 backend runs.
 """
@@ -212,7 +216,7 @@ def gemm_ceiling():
     return common.gemm_ceiling(time_ms, reps=20)
 
 
-def outputs_equal_to_first(libs, names, q, k, v, dtype, scale, causal):
+def outputs_equal_to_first(libs, names, q, k, v, dtype, scale, causal, left=-1, right=-1):
     """{name: whether its out and lse are bitwise equal to the first lib's} at one sweep point,
     each into fresh NaN-filled buffers: builds that differ only in which CTA takes which tile
     (scheduler groups) must agree bit for bit."""
@@ -221,7 +225,7 @@ def outputs_equal_to_first(libs, names, q, k, v, dtype, scale, causal):
         out = torch.full(q.shape, float("nan"), device="cuda", dtype=q.dtype)
         lse = torch.full((q.shape[0], q.shape[2], q.shape[1]), float("nan"), device="cuda",
                          dtype=torch.float32)
-        libs[name].forward(q, k, v, out, lse, dtype, scale, causal)
+        libs[name].forward(q, k, v, out, lse, dtype, scale, causal, left, right)
         results.append((out, lse))
     torch.cuda.synchronize()
     first_out, first_lse = results[0]
@@ -230,11 +234,12 @@ def outputs_equal_to_first(libs, names, q, k, v, dtype, scale, causal):
 
 
 def bench(libs, dims, seqlens, dtype="bf16", shape=None, causals=(False, True), layout="bshd",
-          prefill=False, flash=True, rounds=10, points=None, same_outputs=False):
+          prefill=False, flash=True, rounds=10, points=None, same_outputs=False, window=None):
     """The sweep: B·N = 16384 and H·D = 2048 (TARGETS.md), or a fixed (B, H) from `shape` (the
     odd-head-dim comparison: every D at the same B, H, N). `points` [(D, N, causal)] replaces
     dims x seqlens x causals; `same_outputs` also checks every lib's outputs against the first
-    lib's, bit for bit (outputs_equal_to_first)."""
+    lib's, bit for bit (outputs_equal_to_first). `window` (left, right): every point with that
+    sliding window; the SDPA contestants are left out (they take no sliding window)."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     import torch.nn.functional as F
     results = []
@@ -253,10 +258,15 @@ def bench(libs, dims, seqlens, dtype="bf16", shape=None, causals=(False, True), 
         scale = 1.0 / math.sqrt(D)
         qt, kt, vt = (x.transpose(1, 2).contiguous() for x in (q, k, v))
         flops = 4 * B * H * N * N * D / (2 if causal else 1)
+        left, right = window if window else (-1, -1)
         row = dict(D=D, N=N, B=B, H=H, causal=causal, dtype=dtype, layout=layout)
+        if window:
+            visible = N * N - int(mask_of(N, N, causal, left, right, "cuda").sum())
+            flops = 4 * B * H * visible * D
+            row.update(left=left, right=right)
 
         def ours(lib):
-            return lambda: lib.forward(q, k, v, out, lse, dtype, scale, causal)
+            return lambda: lib.forward(q, k, v, out, lse, dtype, scale, causal, left, right)
 
         def sdpa():
             F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal)
@@ -265,7 +275,10 @@ def bench(libs, dims, seqlens, dtype="bf16", shape=None, causals=(False, True), 
         contestants = [(name, ours(libs[name]), None) for name in names] + [
             ("cudnn", sdpa, SDPBackend.CUDNN_ATTENTION),
             ("flash", sdpa, SDPBackend.FLASH_ATTENTION)][:None if flash else -1]
-        if not flash:
+        if window:
+            contestants = contestants[:len(names)]
+            row["cudnn"] = float("nan")
+        if not flash or window:
             row["flash"] = float("nan")
         runnable = []
         for name, fn, backend in contestants:
@@ -293,11 +306,12 @@ def bench(libs, dims, seqlens, dtype="bf16", shape=None, causals=(False, True), 
         same = ""
         if same_outputs and len(names) > 1:
             row["same_outputs"] = outputs_equal_to_first(libs, names, q, k, v, dtype, scale,
-                                                         causal)
+                                                         causal, left, right)
             same = "  same outputs as " + names[0] + ": " + " ".join(
                 f"{n} {'yes' if ok else 'NO'}" for n, ok in row["same_outputs"].items())
         results.append(row)
-        print(f"D={D:3d} N={N:5d} causal={int(causal)}: " +
+        where = f" window({left},{right})" if window else ""
+        print(f"D={D:3d} N={N:5d} causal={int(causal)}{where}: " +
               "  ".join(f"{n} {row[n]:6.1f}" for n in names + ["cudnn", "flash"]) +
               f"  x{row['vs_cudnn']:.3f}{same}", flush=True)
     print("\n| D | N | causal | " + " | ".join(names) + " | cudnn | flash | "
@@ -350,6 +364,8 @@ def main():
     p.add_argument("--same-outputs", action="store_true",
                    help="with --bench: check each lib's outputs against the first lib's, bit "
                    "for bit, at every point (builds that differ only in tile order)")
+    p.add_argument("--window", help="LEFT,RIGHT: with --bench, every point with this sliding "
+                   "window (-1 = unbounded side); the libs alone are timed (SDPA takes no window)")
     p.add_argument("--json")
     p.add_argument("--profile", help="D,N,causal: run the first --lib 3 times on that sweep point "
                    "(for ncu), nothing else")
@@ -402,7 +418,8 @@ def main():
                                 tuple(bool(int(x)) for x in a.causal.split(",")), a.layout,
                                 a.prefill, not a.no_flash, a.rounds,
                                 [(D, N, bool(c)) for D, N, c in map(int_list, a.points.split(";"))]
-                                if a.points else None, a.same_outputs)
+                                if a.points else None, a.same_outputs,
+                                tuple(int_list(a.window)) if a.window else None)
     return common.finish(report, a.json, failures)
 
 

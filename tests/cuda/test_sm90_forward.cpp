@@ -723,7 +723,15 @@ INSTANTIATE_TEST_SUITE_P(
         Sm90Case{"one_step_tiles_d256_causal", DType::bfloat16, 12, 77, 77, 32, 16, 256,
                  true, kNoWindow, 8},
         Sm90Case{"one_step_tiles_d250_tail", DType::float16, 12, 77, 77, 32, 8, 250, true,
-                 kNoWindow, 6}),
+                 kNoWindow, 6},
+        // Windows unbounded on one side (apply_mask's Mask::is_masked_unbranched: the band of
+        // offsets from the diagonal reaches INT_MIN or INT_MAX): unbounded left with more
+        // queries than keys (the first 260 rows see nothing), unbounded right with more keys
+        // than queries, a ragged last key tile, GQA.
+        Sm90Case{"window_unbounded_left_d128_more_queries", DType::bfloat16, 2, 900, 600, 4, 2,
+                 128, false, Window{-1, 40}, 0},
+        Sm90Case{"window_unbounded_right_d64_more_keys", DType::float16, 2, 500, 1013, 4, 2, 64,
+                 false, Window{150, -1}, 0}),
     [](const ::testing::TestParamInfo<Sm90Case>& info) { return std::string(info.param.name); });
 
 }  // namespace

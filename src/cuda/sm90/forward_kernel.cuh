@@ -355,10 +355,24 @@ struct Consumer {
     wgmma_commit();
   }
 
+  // apply_mask's test of the mask itself: Mask::is_masked_unbranched (compares and selects;
+  // with is_masked's short circuits the WindowMask kernels carried several times the causal
+  // kernels' BSSY / BRA), except where the tile shape says branched_mask_test (tile_config.hpp).
+  template <class Mask>
+  static FATTN_DEVICE bool masked_by(const Mask& mask, int row, int col) {
+    if constexpr (Traits::kShape.branched_mask_test) {
+      return mask.is_masked(row, col);
+    } else {
+      return mask.is_masked_unbranched(row, col);
+    }
+  }
+
   // Scores of keys outside the mask or past seqlen_k become -inf. Accumulator layout of a
   // m64nN wgmma: register 4j + 2h + e holds row (warp·16 + lane/4 + 8h), column (8j + 2·(lane%4) + e).
   // Only the 8-key groups [kGroupBegin, kGroupEnd) are tested (the first key tile's coverage,
-  // first_tile_coverage, knows the others to be all visible or never read).
+  // first_tile_coverage, knows the others to be all visible or never read). The || stays a
+  // short circuit: ptxas builds it with selects, and as a bitwise | with the result in a bool
+  // the causal kernels' SASS changed (twenty-seventh session).
   template <class Mask, int kGroupBegin = 0, int kGroupEnd = kKeyGroups>
   static FATTN_DEVICE void apply_mask(float (&s)[kScoreRegs], const Mask& mask, int row0,
                                       int col0, int seqlen_k) {
@@ -371,7 +385,7 @@ struct Consumer {
         for (int e = 0; e < 2; ++e) {
           const int col = col0 + 8 * j + 2 * (lane % 4) + e;
           const int row = row0 + 8 * h;
-          if (col >= seqlen_k || mask.is_masked(row, col)) s[4 * j + 2 * h + e] = -INFINITY;
+          if (col >= seqlen_k || masked_by(mask, row, col)) s[4 * j + 2 * h + e] = -INFINITY;
         }
       }
     }

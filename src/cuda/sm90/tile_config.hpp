@@ -210,6 +210,15 @@ struct TileShape {
   // 130 MB against L2's 50), while at D = 128 2k / 4k / 8k +0.6 / +1.6 / -2.4 %, D = 192 4k -7 %
   // and D = 64 4k / 8k -2 / -17 %: only the 256 bucket takes it.
   bool balanced_small_causal_groups = false;
+  // The per-score mask test (forward_kernel.cuh, masked_by) keeps Mask::is_masked's
+  // short-circuit branches instead of is_masked_unbranched's compares and selects, which every
+  // other kernel takes. Twenty-seventh session (desk, sm_90a SASS per WindowMask kernel, BSSY /
+  // BRA): 128 bucket 82-116 / 334-406 -> 20-54 / 173-265, 192 bucket 70-122 / 239-375 ->
+  // 24-76 / 143-279, 256 bucket (widths 208, 240, 256) 14-118 / 274-453 -> 14-80 / 110-313,
+  // D = 64 8 / 376 -> 8 / 143; NoMask and CausalMask kernels unchanged. Width 224 keeps the
+  // branches: its windowed register-store heads-as-columns kernel, at the 240-register limit
+  // with masked ping-pong, spilled 4 bytes (24 bytes of loads) with the selects (ptxas).
+  bool branched_mask_test = false;
 };
 
 template <int kHeadDimBucket>
@@ -372,8 +381,9 @@ struct WidthTileConfig<kHeadDimBucket, kWidth, true> {
 // Widths 208 and 224 (D = 193..224): O takes 104 / 112 registers instead of 128, and the masked
 // kernels fit ping-pong (ptxas: 0 spills at 240 registers), which the D = 256 masked kernels
 // cannot. Width 240 cannot either (ptxas: 40 bytes spilled in the windowed kernels).
-constexpr TileShape with_masked_ping_pong(TileShape shape) {
+constexpr TileShape with_masked_ping_pong(TileShape shape, bool branched_mask_test = false) {
   shape.ping_pong_masked = true;
+  shape.branched_mask_test = branched_mask_test;
   return shape;
 }
 template <>
@@ -382,7 +392,8 @@ struct WidthTileConfig<256, 208> {
 };
 template <>
 struct WidthTileConfig<256, 224> {
-  static constexpr TileShape kShape = with_masked_ping_pong(TileConfig<256>::kShape);
+  static constexpr TileShape kShape =
+      with_masked_ping_pong(TileConfig<256>::kShape, /*branched_mask_test=*/true);
 };
 
 // Widths compiled with sector-aligned boxes (forward_kernel.cuh, kSectorBoxes): W = D + 8 for the
