@@ -66,14 +66,13 @@ struct WindowMask {
     const int diagonal = row + shift();
     return (right >= 0 && col > diagonal + right) || (left >= 0 && col < diagonal - left);
   }
-  // The same test with every comparison evaluated (bitwise, no short circuit), so that a
-  // kernel's per-element test compiles to predicates and selects. With is_masked, nvcc built the
-  // sm80 backward's per-score tests as nested branches (BSSY / BSYNC, 2 scores per block of ~25
-  // instructions): at D = 64 N = 512 causal ncu counted 6.7 M BRA against FA2's 0.4 M and the
+  // The same answer without short circuits, so that a kernel's per-score test compiles to
+  // compares and selects: one unsigned comparison of col - row against the visible band
+  // [lowest, highest] of offsets from the diagonal, which depends on the mask alone (a kernel
+  // computes it once); per score two subtractions and one comparison. With is_masked, nvcc built
+  // the sm80 backward's per-score tests as nested branches (BSSY / BSYNC, 2 scores per block of
+  // ~25 instructions): at D = 64 N = 512 causal ncu counted 6.7 M BRA against FA2's 0.4 M, the
   // branches ~10 % of the kernel's stall samples (twenty-seventh session, call 3).
-  // As one unsigned comparison of col - row against the visible band [lowest, highest] of
-  // offsets from the diagonal, which depends on the mask alone (a kernel computes it once): the
-  // per-score work is two subtractions and one comparison.
   FATTN_HOST_DEVICE bool is_masked_unbranched(int row, int col) const {
     const unsigned lowest = static_cast<unsigned>(left < 0 ? INT_MIN : shift() - left);
     const unsigned highest = static_cast<unsigned>(right < 0 ? INT_MAX : shift() + right);

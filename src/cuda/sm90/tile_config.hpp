@@ -381,9 +381,12 @@ struct WidthTileConfig<kHeadDimBucket, kWidth, true> {
 // Widths 208 and 224 (D = 193..224): O takes 104 / 112 registers instead of 128, and the masked
 // kernels fit ping-pong (ptxas: 0 spills at 240 registers), which the D = 256 masked kernels
 // cannot. Width 240 cannot either (ptxas: 40 bytes spilled in the windowed kernels).
-constexpr TileShape with_masked_ping_pong(TileShape shape, bool branched_mask_test = false) {
+constexpr TileShape with_masked_ping_pong(TileShape shape) {
   shape.ping_pong_masked = true;
-  shape.branched_mask_test = branched_mask_test;
+  return shape;
+}
+constexpr TileShape with_branched_mask_test(TileShape shape) {
+  shape.branched_mask_test = true;
   return shape;
 }
 template <>
@@ -393,7 +396,7 @@ struct WidthTileConfig<256, 208> {
 template <>
 struct WidthTileConfig<256, 224> {
   static constexpr TileShape kShape =
-      with_masked_ping_pong(TileConfig<256>::kShape, /*branched_mask_test=*/true);
+      with_branched_mask_test(with_masked_ping_pong(TileConfig<256>::kShape));
 };
 
 // Widths compiled with sector-aligned boxes (forward_kernel.cuh, kSectorBoxes): W = D + 8 for the
