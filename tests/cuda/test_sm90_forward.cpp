@@ -506,6 +506,12 @@ INSTANTIATE_TEST_SUITE_P(
                  kNoWindow, 0},
         Sm90Case{"width224_d224_window", DType::float16, 1, 600, 600, 2, 2, 224, false,
                  Window{150, 0}, 0},
+        // Width 224's windowed kernels test the mask without branches (tile_config.hpp): a
+        // two-sided window with GQA and more keys than queries, and one open on its left.
+        Sm90Case{"width224_d224_window_gqa_more_keys", DType::bfloat16, 2, 333, 777, 4, 2, 224,
+                 false, Window{100, 40}, 0},
+        Sm90Case{"width224_d224_window_right_only", DType::float16, 1, 701, 500, 2, 2, 224,
+                 false, Window{-1, 64}, 0},
         Sm90Case{"width240_d232_causal", DType::float16, 1, 400, 300, 2, 2, 232, true, kNoWindow,
                  0},
         // Sector-aligned boxes (forward_kernel.cuh, kSectorBoxes): D = 16·k + 8 with key/value

@@ -304,7 +304,8 @@ FATTN_DEVICE TileWork decode_tile(const TileScheduler& scheduler, const TileDivi
 // so the fence waits for little.
 FATTN_DEVICE void schedule_anchor() { asm volatile("fence.acq_rel.cta;\n" ::: "memory"); }
 
-template <class Traits, class Element>
+// kBranchedMaskTest: apply_mask tests the mask with is_masked's short circuits (masked_by).
+template <class Traits, class Element, bool kBranchedMaskTest = false>
 struct Consumer {
   static constexpr int kBlockN = Traits::kBlockN;
   static constexpr int kWidth = Traits::kWidth;
@@ -357,10 +358,11 @@ struct Consumer {
 
   // apply_mask's test of the mask itself: Mask::is_masked_unbranched (compares and selects;
   // with is_masked's short circuits the WindowMask kernels carried several times the causal
-  // kernels' BSSY / BRA), except where the tile shape says branched_mask_test (tile_config.hpp).
+  // kernels' BSSY / BRA), except in the kernels that forward_kernel picks kBranchedMaskTest for
+  // (the tile shape's heads_as_columns_branched_mask_test, tile_config.hpp).
   template <class Mask>
   static FATTN_DEVICE bool masked_by(const Mask& mask, int row, int col) {
-    if constexpr (Traits::kShape.branched_mask_test) {
+    if constexpr (kBranchedMaskTest) {
       return mask.is_masked(row, col);
     } else {
       return mask.is_masked_unbranched(row, col);
@@ -750,7 +752,9 @@ __global__ void __launch_bounds__(ForwardTraits<kHeadDim, Element, kWidth, kFitS
                    const ForwardParams params,
                    const __grid_constant__ TailBoxMapsOf<kHeadsAsColumns, kWidth> tail_maps) {
   using Traits = ForwardTraits<kHeadDim, Element, kWidth, kFitShape>;
-  using Math = Consumer<Traits, Element>;
+  constexpr bool kBranchedMaskTest =
+      kHeadsAsColumns && Traits::kShape.heads_as_columns_branched_mask_test;
+  using Math = Consumer<Traits, Element, kBranchedMaskTest>;
   constexpr int kBlockM = Traits::kBlockM;
   constexpr int kBlockN = Traits::kBlockN;
   constexpr int kStages = Traits::kStages;

@@ -210,15 +210,17 @@ struct TileShape {
   // 130 MB against L2's 50), while at D = 128 2k / 4k / 8k +0.6 / +1.6 / -2.4 %, D = 192 4k -7 %
   // and D = 64 4k / 8k -2 / -17 %: only the 256 bucket takes it.
   bool balanced_small_causal_groups = false;
-  // The per-score mask test (forward_kernel.cuh, masked_by) keeps Mask::is_masked's
-  // short-circuit branches instead of is_masked_unbranched's compares and selects, which every
-  // other kernel takes. Twenty-seventh session (desk, sm_90a SASS per WindowMask kernel, BSSY /
-  // BRA): 128 bucket 82-116 / 334-406 -> 20-54 / 173-265, 192 bucket 70-122 / 239-375 ->
-  // 24-76 / 143-279, 256 bucket (widths 208, 240, 256) 14-118 / 274-453 -> 14-80 / 110-313,
-  // D = 64 8 / 376 -> 8 / 143; NoMask and CausalMask kernels unchanged. Width 224 keeps the
-  // branches: its windowed register-store heads-as-columns kernel, at the 240-register limit
-  // with masked ping-pong, spilled 4 bytes (24 bytes of loads) with the selects (ptxas).
-  bool branched_mask_test = false;
+  // The per-score mask test of the heads-as-columns kernels (forward_kernel.cuh, masked_by) keeps
+  // Mask::is_masked's short-circuit branches instead of is_masked_unbranched's compares and
+  // selects, which every other kernel takes. Twenty-seventh session (desk, sm_90a SASS per
+  // WindowMask kernel, BSSY / BRA): 128 bucket 82-116 / 334-406 -> 20-54 / 173-265, 192 bucket
+  // 70-122 / 239-375 -> 24-76 / 143-279, 256 bucket (widths 208, 240, 256) 14-118 / 274-453 ->
+  // 14-80 / 110-313, D = 64 8 / 376 -> 8 / 143; NoMask and CausalMask kernels unchanged; window
+  // launches x1.15-1.32 (perf-notes "v38"). Width 224 keeps the branches in its heads-as-columns
+  // kernels only: its windowed one (register stores, at the 240-register limit with masked
+  // ping-pong) spilled 4 bytes (24 bytes of loads) with the selects (ptxas); its other windowed
+  // kernels take the selects with 0 spills (twenty-eighth session).
+  bool heads_as_columns_branched_mask_test = false;
 };
 
 template <int kHeadDimBucket>
@@ -385,8 +387,8 @@ constexpr TileShape with_masked_ping_pong(TileShape shape) {
   shape.ping_pong_masked = true;
   return shape;
 }
-constexpr TileShape with_branched_mask_test(TileShape shape) {
-  shape.branched_mask_test = true;
+constexpr TileShape with_heads_as_columns_branched_mask_test(TileShape shape) {
+  shape.heads_as_columns_branched_mask_test = true;
   return shape;
 }
 template <>
@@ -396,7 +398,7 @@ struct WidthTileConfig<256, 208> {
 template <>
 struct WidthTileConfig<256, 224> {
   static constexpr TileShape kShape =
-      with_branched_mask_test(with_masked_ping_pong(TileConfig<256>::kShape));
+      with_heads_as_columns_branched_mask_test(with_masked_ping_pong(TileConfig<256>::kShape));
 };
 
 // Widths compiled with sector-aligned boxes (forward_kernel.cuh, kSectorBoxes): W = D + 8 for the
