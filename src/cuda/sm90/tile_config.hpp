@@ -219,7 +219,8 @@ struct TileShape {
   // launches x1.15-1.32 (perf-notes "v38"). Width 224 keeps the branches in its heads-as-columns
   // kernels only: its windowed one (register stores, at the 240-register limit with masked
   // ping-pong) spilled 4 bytes (24 bytes of loads) with the selects (ptxas); its other windowed
-  // kernels take the selects with 0 spills (twenty-eighth session).
+  // kernels take the selects with 0 spills: window launches x1.07-1.10 at D = 224, x1.01-1.04 at
+  // D = 216 (twenty-eighth session, perf-notes "v39").
   bool heads_as_columns_branched_mask_test = false;
 };
 
