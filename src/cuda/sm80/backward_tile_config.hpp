@@ -145,6 +145,22 @@ constexpr bool branched_mask_pass() {
     return false;
   }
 }
+// DiagonalBandMaskPass: the lean loop's pass over a partial tile's scores in the masked kernels
+// (mask_scores_by_band, backward_products.cuh) as one per-thread offset from the mask's band of
+// visible diagonals plus a compile-time constant per score, the sequence end once per key row:
+// ptxas keeps the band's width in a uniform register and shares the compares of equal offsets, so
+// the pass holds fewer registers than is_masked_unbranched's per-score key and query sums
+// (twenty-eighth session, s28-bwd128mask). LargeSharedMemoryBackwardConfig<128>'s full-width
+// WindowMask kernel: 0 spills where is_masked_unbranched spilled 28 bytes (sm_90a bf16).
+// BackwardConfig<128> keeps is_masked_unbranched: its full-width WindowMask kernel spilled 8
+// bytes (sm_90a bf16) with this pass. The NoMask kernels keep their pass (no band to test).
+struct DiagonalBandMaskPassOption {};
+template <class Tile>
+struct DiagonalBandMaskPass : Tile, DiagonalBandMaskPassOption {};
+template <class Config>
+constexpr bool diagonal_band_mask_pass() {
+  return has_option<Config, DiagonalBandMaskPassOption>;
+}
 
 // v5 options (fifth session, second round; docs/perf-notes.md "Backward v5"), in the table. ncu
 // at 128 (v4) counted 1243 instructions per warp and query tile against FA2's 1016, of which ~217
@@ -1208,7 +1224,7 @@ template <class Tile>
 using NarrowClassWork = ClassTileCopies<ClassDqSlicesUnsent<Tile>>;
 template <>
 struct LargeSharedMemoryBackwardConfig<128>
-    : BranchedMaskPass<NarrowClassWork<NarrowStepClasses<
+    : DiagonalBandMaskPass<NarrowClassWork<NarrowStepClasses<
           ScoreStatisticsAhead<ZeroStartAccumulators<StagedEpilogue<ScorePassesTile128>>,
                                kStatisticsAheadAt128>,
           kFirstStepClassAt128, kLastStepClassAt128, true>>> {};
