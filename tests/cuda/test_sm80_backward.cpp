@@ -295,7 +295,11 @@ INSTANTIATE_TEST_SUITE_P(
         Sm80Case{"band_pass_right_window_gqa_d128", DType::float16, 2, 300, 700, 4, 2, 128, false,
                  Window{kUnboundedWindow, 40}, 0, 0},
         Sm80Case{"band_pass_left_window_step_class6_d88", DType::bfloat16, 1, 450, 600, 2, 2, 88,
-                 false, Window{20, 0}, 0, 0}),
+                 false, Window{20, 0}, 0, 0},
+        // The same pass in the 256 deterministic table's WindowMask kernel: a band 9 diagonals
+        // wide, Nq < Nk, partial last key and query tiles, a negative scale.
+        Sm80Case{"band_pass_narrow_window_negative_scale_d256", DType::float16, 1, 389, 517, 2, 2,
+                 256, false, Window{3, 5}, 0, -0.05f}),
     [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
 
 // Backward v37: 16-byte rows of a head dim short of the 128 or 256 bucket run the bucket's

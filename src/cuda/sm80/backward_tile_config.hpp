@@ -127,10 +127,10 @@ constexpr bool lean_tile_loop() {
 // of the other kernels) use Mask::is_masked_unbranched (compares and selects: twenty-seventh
 // session, perf-notes "Backward v55"); BranchedMaskPass keeps is_masked's short-circuit branches
 // there, for the configurations whose kernels spill with the unbranched pass:
-// BackwardConfig<256>'s 4 bytes and the 256 deterministic table's WindowMask kernel 8 bytes
-// (fp16); with kGeneralKernelOnly the general (not full-width) kernels only: BackwardConfig<64>'s
-// WindowMask general kernels 4-8 bytes on sm_80. LargeSharedMemoryBackwardConfig<128> (28 bytes
-// in its sm_90a bf16 full-width WindowMask kernel) takes DiagonalBandMaskPass (below) instead.
+// BackwardConfig<256>'s 4 bytes; with kGeneralKernelOnly the general (not full-width) kernels
+// only: BackwardConfig<64>'s WindowMask general kernels 4-8 bytes on sm_80.
+// LargeSharedMemoryBackwardConfig<128> (28 bytes in its sm_90a bf16 full-width WindowMask kernel)
+// and the 256 deterministic table (8 bytes, fp16) take DiagonalBandMaskPass (below) instead.
 struct BranchedMaskPassOption {};
 template <class Tile, bool kGeneralKernelOnly = false>
 struct BranchedMaskPass : Tile, BranchedMaskPassOption {
@@ -149,9 +149,9 @@ constexpr bool branched_mask_pass() {
 // mask's band of diagonals plus a compile-time constant per score, the sequence end per key row:
 // ptxas keeps the band's width in a uniform register and shares the compares of equal offsets,
 // fewer registers than is_masked_unbranched's per-score key and query sums. 0 spills in
-// LargeSharedMemoryBackwardConfig<128>'s kernels; BackwardConfig<128>'s full-width WindowMask
-// kernel spilled 8 bytes with it (sm_90a bf16) and keeps is_masked_unbranched. NoMask kernels
-// keep their pass.
+// LargeSharedMemoryBackwardConfig<128>'s kernels and the 256 deterministic table's;
+// BackwardConfig<128>'s full-width WindowMask kernel spilled 8 bytes with it (sm_90a bf16) and
+// keeps is_masked_unbranched. NoMask kernels keep their pass.
 struct DiagonalBandMaskPassOption {};
 template <class Tile>
 struct DiagonalBandMaskPass : Tile, DiagonalBandMaskPassOption {};
@@ -1414,7 +1414,10 @@ struct LargeSharedMemoryDeterministicBackward<128> {
 // UnmaskedDqTurnBeforeDqProduct's named-barrier form, left out with DqTurnBeforeDqProduct.)
 // s27-det256: UnmaskedDqTurnBeforeDqProduct on the mbarrier in the NoMask kernel (sm_90a), 0
 // spills; MaskedDqTurnBeforeDqProduct the same in the WindowMask kernel.
-using DeterministicTile256 = BranchedMaskPass<StatisticsAhead256<QueryTilesDescending<
+// s28-bwd128mask: DiagonalBandMaskPass instead of BranchedMaskPass (kept here because
+// is_masked_unbranched spilled 8 bytes): the WindowMask kernel's pass branch-free, 0 spills
+// (sm_90a: BSSY 125 -> 113, BRA 469 -> 397, 7,440 -> 7,088 instructions); NoMask SASS-identical.
+using DeterministicTile256 = DiagonalBandMaskPass<StatisticsAhead256<QueryTilesDescending<
     KeyTilesSlowestInHeadGroups<
         MaskedStridedItemLoads<MaskedPerItemPhaseBAddresses<StagedEpilogue<GroupedPhaseATests<
                                    RangeSearchTile256, kPhaseATestGroupAt256,
