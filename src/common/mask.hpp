@@ -20,6 +20,23 @@ FATTN_HOST_DEVICE int clamp_int(int value, int low, int high) {
   return value < low ? low : (value > high ? high : value);
 }
 
+// The scores a mask leaves visible as a band of offsets from the diagonal, col - row in
+// [lowest, lowest + width] (wrapping, unsigned): one subtraction and one unsigned comparison per
+// score, no short-circuit branches. A kernel that knows a score's offset as a per-thread base
+// plus a compile-time constant tests it as base_from_lowest + constant > width
+// (excludes_from_lowest), one add of an immediate and one compare.
+struct DiagonalBand {
+  unsigned lowest = 0;
+  unsigned width = UINT_MAX;  // every offset visible
+
+  FATTN_HOST_DEVICE bool excludes(int offset) const {
+    return excludes_from_lowest(static_cast<unsigned>(offset) - lowest);
+  }
+  FATTN_HOST_DEVICE bool excludes_from_lowest(unsigned offset_from_lowest) const {
+    return offset_from_lowest > width;
+  }
+};
+
 // Every key visible to every query.
 struct NoMask {
   int seqlen_q = 0;
@@ -27,6 +44,7 @@ struct NoMask {
 
   FATTN_HOST_DEVICE bool is_masked(int /*row*/, int /*col*/) const { return false; }
   FATTN_HOST_DEVICE bool is_masked_unbranched(int /*row*/, int /*col*/) const { return false; }
+  FATTN_HOST_DEVICE DiagonalBand diagonal_band() const { return {}; }
   FATTN_HOST_DEVICE int key_begin(int /*row_begin*/) const { return 0; }
   FATTN_HOST_DEVICE int key_end(int /*row_end*/) const { return seqlen_k; }
   // True when no score in the tile rows [r0, r1) x cols [c0, c1) is masked (no per-element
@@ -74,9 +92,19 @@ struct WindowMask {
   // ~25 instructions): at D = 64 N = 512 causal ncu counted 6.7 M BRA against FA2's 0.4 M, the
   // branches ~10 % of the kernel's stall samples (twenty-seventh session, call 3).
   FATTN_HOST_DEVICE bool is_masked_unbranched(int row, int col) const {
-    const unsigned lowest = static_cast<unsigned>(left < 0 ? INT_MIN : shift() - left);
-    const unsigned highest = static_cast<unsigned>(right < 0 ? INT_MAX : shift() + right);
+    const unsigned lowest = lowest_diagonal();
+    const unsigned highest = highest_diagonal();
     return static_cast<unsigned>(col - row) - lowest > highest - lowest;
+  }
+  FATTN_HOST_DEVICE DiagonalBand diagonal_band() const {
+    return {lowest_diagonal(), highest_diagonal() - lowest_diagonal()};
+  }
+  // The band's ends (unbounded sides as INT_MIN / INT_MAX), as unsigned offsets col - row.
+  FATTN_HOST_DEVICE unsigned lowest_diagonal() const {
+    return static_cast<unsigned>(left < 0 ? INT_MIN : shift() - left);
+  }
+  FATTN_HOST_DEVICE unsigned highest_diagonal() const {
+    return static_cast<unsigned>(right < 0 ? INT_MAX : shift() + right);
   }
   FATTN_HOST_DEVICE int key_begin(int row_begin) const {
     return left < 0 ? 0 : clamp_int(row_begin + shift() - left, 0, seqlen_k);

@@ -281,7 +281,25 @@ INSTANTIATE_TEST_SUITE_P(
         // CTA's turn its key tile (0-20; at turn 0 the other warps skip the wait, warp 0 still
         // arrives); burst_chain_window_gqa_d256 has turns that change from item to item.
         Sm80Case{"turn_before_dq_causal_gqa_d256_odd", DType::bfloat16, 3, 1013, 1300, 4, 2, 256,
-                 true, kNoWindow, 0, 0}),
+                 true, kNoWindow, 0, 0},
+        // s28-bwd128mask: the default table's masked kernels at 128 (Hopper's shared memory)
+        // test a partial tile's scores against the mask's band of diagonals (DiagonalBandMaskPass:
+        // a per-thread offset plus a constant per score, the sequence end per key row). A band 9
+        // diagonals wide inside one key tile, Nq > Nk (rows above the band fully masked), partial
+        // last key and query tiles (389 = 3·128 + 5 keys, 517 = 8·64 + 5 rows), a negative scale
+        // (the +inf that the signed exponent turns into p = 0); a window bounded on the right
+        // only (lowest diagonal INT_MIN), Nq < Nk, GQA 4 -> 2; a narrow left window in the
+        // class-6 kernel (D = 88) with Nq < Nk.
+        Sm80Case{"band_pass_narrow_window_negative_scale_d128", DType::bfloat16, 1, 517, 389, 2,
+                 2, 128, false, Window{5, 3}, 0, -0.06f},
+        Sm80Case{"band_pass_right_window_gqa_d128", DType::float16, 2, 300, 700, 4, 2, 128, false,
+                 Window{kUnboundedWindow, 40}, 0, 0},
+        Sm80Case{"band_pass_left_window_step_class6_d88", DType::bfloat16, 1, 450, 600, 2, 2, 88,
+                 false, Window{20, 0}, 0, 0},
+        // The same pass in the 256 deterministic table's WindowMask kernel: a band 9 diagonals
+        // wide, Nq < Nk, partial last key and query tiles, a negative scale.
+        Sm80Case{"band_pass_narrow_window_negative_scale_d256", DType::float16, 1, 389, 517, 2, 2,
+                 256, false, Window{3, 5}, 0, -0.05f}),
     [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
 
 // Backward v37: 16-byte rows of a head dim short of the 128 or 256 bucket run the bucket's

@@ -782,27 +782,34 @@ __global__ void __launch_bounds__(Config::kThreads)
       const float score_scale =
           kLean && params.sign_flip != 0 ? -params.scale_log2 : params.scale_log2;
       constexpr bool kBranchedMaskPass = branched_mask_pass<Config, kFullWidth>();
+      constexpr bool kBandMaskPass =
+          diagonal_band_mask_pass<Config>() && !std::is_same_v<Mask, NoMask>;
       if (kLean && partial) {
         const float masked_score = score_scale < 0.0f ? -kNegativeInfinity : kNegativeInfinity;
+        if constexpr (kBandMaskPass) {
+          mask_scores_by_band(s, mask, key0 + key_row_a + group, row0 + query_col + 2 * quad_lane,
+                              params.seqlen_k, masked_score);
+        } else {
 #pragma unroll
-        for (int kt = 0; kt < kKeyTilesA; ++kt)
+          for (int kt = 0; kt < kKeyTilesA; ++kt)
 #pragma unroll
-          for (int nt = 0; nt < kQueryTilesA; ++nt)
+            for (int nt = 0; nt < kQueryTilesA; ++nt)
 #pragma unroll
-            for (int half = 0; half < 2; ++half)
+              for (int half = 0; half < 2; ++half)
 #pragma unroll
-              for (int e = 0; e < 2; ++e) {
-                const int query = query_col + nt * kMmaN + 2 * quad_lane + e;
-                const int key = key_row_a + kt * kMmaM + group + 8 * half;
-                const bool masked =
-                    kBranchedMaskPass
-                        ? key0 + key >= params.seqlen_k || mask.is_masked(row0 + query, key0 + key)
-                        : (key0 + key >= params.seqlen_k) |
-                              mask.is_masked_unbranched(row0 + query, key0 + key);
-                if (masked) {
-                  s[kt][nt][2 * half + e] = masked_score;
+                for (int e = 0; e < 2; ++e) {
+                  const int query = query_col + nt * kMmaN + 2 * quad_lane + e;
+                  const int key = key_row_a + kt * kMmaM + group + 8 * half;
+                  const bool masked =
+                      kBranchedMaskPass ? key0 + key >= params.seqlen_k ||
+                                              mask.is_masked(row0 + query, key0 + key)
+                                        : (key0 + key >= params.seqlen_k) |
+                                              mask.is_masked_unbranched(row0 + query, key0 + key);
+                  if (masked) {
+                    s[kt][nt][2 * half + e] = masked_score;
+                  }
                 }
-              }
+        }
       }
       auto lean_probabilities = [&](int kt, int nt, int half, float2 lse, float (&p)[2]) {
 #pragma unroll

@@ -9,12 +9,49 @@
 #include <type_traits>
 #include <utility>
 
+#include "common/mask.hpp"
 #include "cuda/common/ptx_sm80.cuh"
 #include "cuda/sm80/backward_dq_lines.cuh"
 #include "cuda/sm80/forward_kernel.cuh"
 #include "cuda/sm80/tile_io.cuh"
 
 namespace fattn::detail::sm80 {
+
+// DiagonalBandMaskPass (backward_tile_config.hpp): the lean loop's pass over a partial tile's
+// scores, overwriting the masked ones with `masked_score`. Score (kt, nt, half, e) of this thread
+// lies at key first_key + kt·16 + 8·half and query first_query + nt·8 + e, so its offset from the
+// mask's band (DiagonalBand, common/mask.hpp) is one per-thread value plus a compile-time
+// constant: per score an add of an immediate and an unsigned compare (ptxas shares the compares
+// of equal constants), and the sequence end once per key row. The same answer as
+// is_masked_unbranched with the sequence-end test (the unsigned sums wrap alike).
+template <int kKeyTiles, int kQueryTiles, class Mask>
+__device__ __forceinline__ void mask_scores_by_band(float (&s)[kKeyTiles][kQueryTiles][4],
+                                                    const Mask& mask, int first_key,
+                                                    int first_query, int seqlen_k,
+                                                    float masked_score) {
+  const DiagonalBand band = mask.diagonal_band();
+  const unsigned first_from_lowest = static_cast<unsigned>(first_key - first_query) - band.lowest;
+  const int keys_left = seqlen_k - first_key;
+#pragma unroll
+  for (int kt = 0; kt < kKeyTiles; ++kt)
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int key_offset = kt * kMmaM + 8 * half;
+      const bool past_end = key_offset >= keys_left;
+#pragma unroll
+      for (int nt = 0; nt < kQueryTiles; ++nt)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int query_offset = nt * kMmaN + e;
+          const bool masked =
+              past_end | band.excludes_from_lowest(
+                             first_from_lowest + static_cast<unsigned>(key_offset - query_offset));
+          if (masked) {
+            s[kt][nt][2 * half + e] = masked_score;
+          }
+        }
+    }
+}
 
 // ldmatrix addresses of a fragment: the five-register FragmentAddress, or with kXor the
 // one-register XorFragmentAddress. `chunk_base` counts chunks to the right of the tile's first.

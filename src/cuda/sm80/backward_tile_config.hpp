@@ -126,12 +126,11 @@ constexpr bool lean_tile_loop() {
 // A partial tile's per-score mask tests (the lean loop's pass over the scores, or the probabilities
 // of the other kernels) use Mask::is_masked_unbranched (compares and selects: twenty-seventh
 // session, perf-notes "Backward v55"); BranchedMaskPass keeps is_masked's short-circuit branches
-// there, for the configurations
-// whose kernels spill with the unbranched pass: sm_90a LargeSharedMemoryBackwardConfig<128>'s
-// full-width WindowMask kernel 28 bytes (bf16), BackwardConfig<256>'s 4 bytes and the 256
-// deterministic table's WindowMask kernel 8 bytes (fp16); with kGeneralKernelOnly the general
-// (not full-width) kernels only: BackwardConfig<64>'s WindowMask general kernels 4-8 bytes on
-// sm_80.
+// there, for the configurations whose kernels spill with the unbranched pass:
+// BackwardConfig<256>'s 4 bytes; with kGeneralKernelOnly the general (not full-width) kernels
+// only: BackwardConfig<64>'s WindowMask general kernels 4-8 bytes on sm_80.
+// LargeSharedMemoryBackwardConfig<128> (28 bytes in its sm_90a bf16 full-width WindowMask kernel)
+// and the 256 deterministic table (8 bytes, fp16) take DiagonalBandMaskPass (below) instead.
 struct BranchedMaskPassOption {};
 template <class Tile, bool kGeneralKernelOnly = false>
 struct BranchedMaskPass : Tile, BranchedMaskPassOption {
@@ -144,6 +143,21 @@ constexpr bool branched_mask_pass() {
   } else {
     return false;
   }
+}
+// DiagonalBandMaskPass (s28-bwd128mask): the lean loop's pass over a partial tile's scores in the
+// masked kernels (mask_scores_by_band, backward_products.cuh) as one per-thread offset from the
+// mask's band of diagonals plus a compile-time constant per score, the sequence end per key row:
+// ptxas keeps the band's width in a uniform register and shares the compares of equal offsets,
+// fewer registers than is_masked_unbranched's per-score key and query sums. 0 spills in
+// LargeSharedMemoryBackwardConfig<128>'s kernels and the 256 deterministic table's;
+// BackwardConfig<128>'s full-width WindowMask kernel spilled 8 bytes with it (sm_90a bf16) and
+// keeps is_masked_unbranched. NoMask kernels keep their pass.
+struct DiagonalBandMaskPassOption {};
+template <class Tile>
+struct DiagonalBandMaskPass : Tile, DiagonalBandMaskPassOption {};
+template <class Config>
+constexpr bool diagonal_band_mask_pass() {
+  return has_option<Config, DiagonalBandMaskPassOption>;
 }
 
 // v5 options (fifth session, second round; docs/perf-notes.md "Backward v5"), in the table. ncu
@@ -1206,9 +1220,15 @@ inline constexpr int kLastStepClassAt128 = 6;
 // at 128 and is left to the 256 bucket's dQ classes, which were measured with it.
 template <class Tile>
 using NarrowClassWork = ClassTileCopies<ClassDqSlicesUnsent<Tile>>;
+// s28-bwd128mask (twenty-eighth session, bench/results/sm80-s28-bwd128mask-prep/NOTES.md):
+// DiagonalBandMaskPass instead of BranchedMaskPass, the masked kernels' pass over a partial tile
+// branch-free (sm_90a bf16 full-width WindowMask kernel: BSSY 131 -> 107, BRA 552 -> 408, 8,200
+// -> 7,432 instructions; 245 registers, 0 spills). The deterministic table below keeps
+// is_masked_unbranched, already branch-free and spill-free there (the band form: the same
+// instruction count within 1 %).
 template <>
 struct LargeSharedMemoryBackwardConfig<128>
-    : BranchedMaskPass<NarrowClassWork<NarrowStepClasses<
+    : DiagonalBandMaskPass<NarrowClassWork<NarrowStepClasses<
           ScoreStatisticsAhead<ZeroStartAccumulators<StagedEpilogue<ScorePassesTile128>>,
                                kStatisticsAheadAt128>,
           kFirstStepClassAt128, kLastStepClassAt128, true>>> {};
@@ -1394,7 +1414,10 @@ struct LargeSharedMemoryDeterministicBackward<128> {
 // UnmaskedDqTurnBeforeDqProduct's named-barrier form, left out with DqTurnBeforeDqProduct.)
 // s27-det256: UnmaskedDqTurnBeforeDqProduct on the mbarrier in the NoMask kernel (sm_90a), 0
 // spills; MaskedDqTurnBeforeDqProduct the same in the WindowMask kernel.
-using DeterministicTile256 = BranchedMaskPass<StatisticsAhead256<QueryTilesDescending<
+// s28-bwd128mask: DiagonalBandMaskPass instead of BranchedMaskPass (kept here because
+// is_masked_unbranched spilled 8 bytes): the WindowMask kernel's pass branch-free, 0 spills
+// (sm_90a: BSSY 125 -> 113, BRA 469 -> 397, 7,440 -> 7,088 instructions); NoMask SASS-identical.
+using DeterministicTile256 = DiagonalBandMaskPass<StatisticsAhead256<QueryTilesDescending<
     KeyTilesSlowestInHeadGroups<
         MaskedStridedItemLoads<MaskedPerItemPhaseBAddresses<StagedEpilogue<GroupedPhaseATests<
                                    RangeSearchTile256, kPhaseATestGroupAt256,
