@@ -1223,7 +1223,10 @@ using NarrowClassWork = ClassTileCopies<ClassDqSlicesUnsent<Tile>>;
 // s28-bwd128mask (twenty-eighth session, bench/results/sm80-s28-bwd128mask-prep/NOTES.md):
 // DiagonalBandMaskPass instead of BranchedMaskPass, the masked kernels' pass over a partial tile
 // branch-free (sm_90a bf16 full-width WindowMask kernel: BSSY 131 -> 107, BRA 552 -> 408, 8,200
-// -> 7,432 instructions; 245 registers, 0 spills). The deterministic table below keeps
+// -> 7,432 instructions; 245 registers, 0 spills). Measured (H100, bf16, B·N = 16384, H·D = 2048,
+// bwd in turns beside main 4ddfad9 and FA2, perf-notes "Backward v57"): D = 128 causal x1.046 /
+// 1.031 / 1.023 / 1.015 at N = 512 / 1k / 2k / 4k (0.958 -> 1.002x FA2 at 512), D = 80 causal 2k
+// x1.02, non-causal 1.000. The deterministic table below keeps
 // is_masked_unbranched, already branch-free and spill-free there (the band form: the same
 // instruction count within 1 %).
 template <>
@@ -1417,6 +1420,8 @@ struct LargeSharedMemoryDeterministicBackward<128> {
 // s28-bwd128mask: DiagonalBandMaskPass instead of BranchedMaskPass (kept here because
 // is_masked_unbranched spilled 8 bytes): the WindowMask kernel's pass branch-free, 0 spills
 // (sm_90a: BSSY 125 -> 113, BRA 469 -> 397, 7,440 -> 7,088 instructions); NoMask SASS-identical.
+// Measured neutral (0.997-1.003 at 256 causal 512 / 1k / 2k, "Backward v57"), kept: one pass form
+// in both tables.
 using DeterministicTile256 = DiagonalBandMaskPass<StatisticsAhead256<QueryTilesDescending<
     KeyTilesSlowestInHeadGroups<
         MaskedStridedItemLoads<MaskedPerItemPhaseBAddresses<StagedEpilogue<GroupedPhaseATests<
