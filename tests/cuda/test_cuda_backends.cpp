@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/common/shared_memory_limit.hpp"
 #include "device_buffer.hpp"
 #include "support/pruning.hpp"
 #include "support/test_tensors.hpp"
@@ -324,6 +325,26 @@ TEST(CudaStats, StandardReportsQuadraticWorkspaceAndLaunches) {
   ASSERT_TRUE(forward(q.view, k.view, v.view, out.view, lse.view, o, ctx).ok());
   EXPECT_EQ(stats.workspace_bytes, 0u);
   EXPECT_EQ(stats.kernel_launches, 1);
+}
+
+// A launch whose blocks need more shared memory than the device allows is refused before the
+// driver sees it, with both sizes named (sm_86 / sm_89 cards allow 99 KB per block, fewer than
+// the sm80 backward's and the simt backward's tiles at D >= 128 ask); exactly the limit passes.
+TEST(CudaSharedMemoryLimit, RefusesBlocksLargerThanTheDeviceAllowsNamingBothSizes) {
+  if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  int shared_optin = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0),
+            cudaSuccess);
+  detail::AttentionArgs args;
+  args.problem.device = Device::cuda(0);
+  args.problem.head_dim = 129;
+  const Status refused = detail::require_shared_bytes(args, shared_optin + 1, "test_kernel");
+  EXPECT_EQ(refused.code(), StatusCode::unsupported);
+  for (const std::string& part : {std::string("test_kernel"), std::to_string(shared_optin + 1),
+                                  std::to_string(shared_optin), std::string("head_dim 129")}) {
+    EXPECT_NE(refused.message().find(part), std::string::npos) << refused.message();
+  }
+  EXPECT_TRUE(detail::require_shared_bytes(args, shared_optin, "test_kernel").ok());
 }
 
 }  // namespace

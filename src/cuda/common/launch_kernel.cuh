@@ -7,6 +7,7 @@
 
 #include "api/attention_args.hpp"
 #include "cuda/common/cuda_check.hpp"
+#include "cuda/common/shared_memory_limit.hpp"
 #include "cuda/common/stream.hpp"
 
 namespace fattn::detail {
@@ -16,6 +17,7 @@ template <class... KernelParams, class... Args>
 Status launch_with_shared_memory(void (*kernel)(KernelParams...), const char* name, dim3 grid,
                                  dim3 block, int shared_bytes, const AttentionArgs& args,
                                  const Args&... kernel_args) {
+  FATTN_RETURN_IF_ERROR(require_shared_bytes(args, shared_bytes, name));
   FATTN_CUDA_TRY(
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
   kernel<<<grid, block, shared_bytes, stream_of(args)>>>(kernel_args...);

@@ -15,6 +15,8 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/launch_kernel.cuh"
 #include "cuda/common/stream.hpp"
@@ -355,6 +357,11 @@ Status launch_backward(const AttentionArgs& args) {
   p.vectors_ok = pr.alignment_bytes >= static_cast<std::size_t>(kVectorBytes);
   const cudaStream_t stream = stream_of(args);
 
+  // Both main kernels' shared memory is checked before the first launch, so that a device too
+  // small for either leaves dK, dV and dQ untouched.
+  constexpr int kLargestSharedBytes = static_cast<int>(
+      std::max(KeyTiles<kHeadDim>::kSharedBytes, QueryTiles<kHeadDim>::kSharedBytes));
+  FATTN_RETURN_IF_ERROR(require_shared_bytes(args, kLargestSharedBytes, "simt backward"));
   const std::int64_t rows = pr.batch * pr.heads_q * pr.seqlen_q;
   Workspace delta(args);
   FATTN_RETURN_IF_ERROR(delta.allocate(static_cast<std::size_t>(rows) * sizeof(float)));

@@ -238,8 +238,7 @@ constexpr bool wide_windows_compiled(int head_dim_bucket) {
 // ask before they launch.
 inline Status device_fits_shared_bytes(const AttentionArgs& args, int bytes, bool* fits) {
   int shared_optin = 0;
-  FATTN_CUDA_TRY(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                                        args.problem.device.index));
+  FATTN_RETURN_IF_ERROR(device_shared_bytes_optin(args, &shared_optin));
   *fits = shared_optin >= bytes;
   return Status::Ok();
 }
