@@ -29,6 +29,26 @@
 
 namespace fattn::detail::sm80 {
 
+// start_backward's workspace: the fp32 dQ accumulator, LSE·log2e and D_i per row (each region
+// rounded up to kWorkspaceAlignment bytes), then the deterministic semaphores or the tickets.
+inline constexpr std::int64_t kWorkspaceAlignment = 256;
+__host__ __device__ constexpr std::int64_t workspace_aligned_bytes(std::int64_t bytes) {
+  return (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
+}
+__host__ __device__ constexpr std::int64_t row_statistics_bytes(std::int64_t batch,
+                                                                std::int64_t heads_q,
+                                                                std::int64_t rows_rounded) {
+  return workspace_aligned_bytes(static_cast<std::int64_t>(sizeof(float)) * batch * heads_q *
+                                 rows_rounded);
+}
+// The tickets of a fused launch (params.dq_fused): right after the D_i rows. The main kernel's
+// grid has the batch in z.
+__device__ __forceinline__ int* dq_tickets_of(const BackwardParams& params) {
+  return reinterpret_cast<int*>(
+      reinterpret_cast<unsigned char*>(params.delta) +
+      row_statistics_bytes(gridDim.z, params.heads_q, params.rows_rounded));
+}
+
 // The key tiles whose CTAs walk query rows [row0, row_end): [key_begin / kBlockN,
 // ceil(key_end / kBlockN)), as dq_turn_for counts the deterministic chain (every key tile of
 // that range visits the query tile: backward_kernel.cuh's `touches`). Where key_end <= key_begin
@@ -60,13 +80,12 @@ __device__ __forceinline__ int fetch_add_acq_rel_gpu(int* address, int value) {
 }
 
 // dQ of query rows [row0, row0 + rows) of `head` from the accumulator: each thread 16-byte
-// chunks (two float4 loads past L1, one 16-byte store; element stores for the chunk that the
-// head dim ends inside), the loads of kLoadsAhead chunks issued before their stores. 16-byte
-// aligned dQ rows (the launcher's test), accumulator rows of dq_accum_stride >= kWidth floats.
+// chunks (two float4 loads past L1, one 16-byte store), the loads of kLoadsAhead chunks issued
+// before their stores. 16-byte-aligned dQ rows and head_dim % 8 == 0 (the launcher's tests: whole
+// chunks only), accumulator rows of dq_accum_stride >= kWidth floats.
 template <class Element, int kBlockM, int kWidth, int kThreads>
 __device__ __forceinline__ void convert_dq_tile(const BackwardParams& params, int batch, int head,
                                                 int row0, int rows) {
-  using Traits = ElementTraits<Element>;
   constexpr int kRowChunks = kWidth / kRowChunkElements;
   constexpr int kPasses = kBlockM * kRowChunks / kThreads;
   static_assert(kBlockM * kRowChunks % kThreads == 0, "whole passes of the CTA over a tile");
@@ -96,14 +115,7 @@ __device__ __forceinline__ void convert_dq_tile(const BackwardParams& params, in
       const int row = chunk / kRowChunks;
       const int column = (chunk % kRowChunks) * kRowChunkElements;
       if (row < rows && column < params.head_dim) {
-        Element* const destination = dq + row * params.dq_strides.row + column;
-        if (column + kRowChunkElements <= params.head_dim) {
-          store_scaled_chunk(destination, values[p], params.scale);
-        } else {
-          for (int e = 0; e < params.head_dim - column; ++e) {
-            destination[e] = Traits::from_float(values[p][e] * params.scale);
-          }
-        }
+        store_scaled_chunk(dq + row * params.dq_strides.row + column, values[p], params.scale);
       }
     }
   }
@@ -122,6 +134,7 @@ __device__ __forceinline__ void take_dq_tickets(const BackwardParams& params, co
   const int m_blocks = (params.seqlen_q + kBlockM - 1) / kBlockM;
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
   const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
+  int* const tickets = dq_tickets_of(params);
   for (int base = 0; base < items; base += kThreads) {
     // Every warp's reductions issued (and, from the second round on, the flags read).
     __syncthreads();
@@ -132,7 +145,7 @@ __device__ __forceinline__ void take_dq_tickets(const BackwardParams& params, co
       const int row0 = tile.y * kBlockM;
       const int row_end = min(row0 + kBlockM, params.seqlen_q);
       int* const ticket =
-          params.dq_tickets +
+          tickets +
           (static_cast<std::int64_t>(batch) * params.heads_q + tile.x) * m_blocks + tile.y;
       last = fetch_add_acq_rel_gpu(ticket, 1) ==
              dq_tile_contributors<kBlockN>(mask, row0, row_end) - 1;

@@ -1319,7 +1319,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   // into (backward_dq_tickets.cuh), after the dK / dV stores (whose registers are free then).
   auto convert_fused_dq = [&] {
     if constexpr (kFusedDq) {
-      if (params.dq_tickets != nullptr) {
+      if (params.dq_fused) {
         take_dq_tickets<Element, kBlockM, kBlockN, kWidth, Config::kThreads>(
             params, mask, batch, items,
             [&](int item) {

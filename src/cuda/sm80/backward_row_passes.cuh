@@ -36,6 +36,11 @@ struct BackwardParams {
   // the accumulator's column c + s, s the Q row's element offset within its 16-byte word.
   int dq_accum_stride = 0;
   bool dq_accum_shifted = false;
+  // FusedDqConversion (backward_tile_config.hpp): the main kernel converts dQ itself
+  // (backward_dq_tickets.cuh, its tickets at dq_tickets_of) and no postprocess runs. In the
+  // padding after dq_accum_shifted: no other field moves, so the kernels that do not read it
+  // keep their SASS (a new field at the end moves the kernels' second parameter).
+  bool dq_fused = false;
   int dq_accum_min_width = 0;  // the launcher's: a full-width kernel's rows are kWidth floats
   float* lse_log2 = nullptr;  // (batch, heads_q, rows_rounded): LSE·log2(e), +inf if masked
   float* delta = nullptr;     // (batch, heads_q, rows_rounded): rowsum(dO∘O)
@@ -51,11 +56,6 @@ struct BackwardParams {
   const void* k_end = nullptr;
   const void* v_end = nullptr;
   const void* dout_end = nullptr;
-  // FusedDqConversion (backward_tile_config.hpp): one ticket per (batch, head_q, query tile),
-  // zeroed before the main kernel, which then converts dQ itself (backward_dq_tickets.cuh) and
-  // no postprocess runs. Null: the postprocess converts dQ. Last here, so that the fields above
-  // keep their offsets in the parameter block.
-  int* dq_tickets = nullptr;
   FATTN_SM80_BWD_TIMELINE_FIELD  // bench builds only (backward_timeline.cuh)
 };
 
