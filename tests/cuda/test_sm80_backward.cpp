@@ -401,12 +401,12 @@ INSTANTIATE_TEST_SUITE_P(
 // 4 -> 1 and 4 -> 2 (a CTA converts tiles of several query heads), causal with Nq < Nk, causal
 // with Nq slightly above Nk (rows 0-9 fully masked inside the first query tile, which is still
 // converted: dQ 0 there), a two-sided window whose every tile sees keys (WindowMask kernel), head
-// dims short of the bucket over zero-filled columns (104, 200: chunks past the head dim not
-// stored) and a step class (96), a negative scale. The rule's fallbacks keep the postprocess:
-// causal Nq > Nk by a query tile or more (tiles with no visible key), more than 16 query tiles
-// (N = 1100 at 128, 2100 at 64, and GQA 4 x 5 tiles), D = 124 in 16-byte rows (a partial
-// last chunk), and the
-// deterministic runs of every case.
+// dims short of the bucket over zero-filled columns (104, 232: chunks past the head dim not
+// stored) and a step class of 128 (96), a negative scale. The rule's fallbacks keep the
+// postprocess: causal Nq > Nk by a query tile or more (tiles with no visible key), more than 16
+// query tiles (N = 1100 at 128, 2100 at 64, and GQA 4 x 5 tiles), the 256 table's dQ step
+// classes (D = 200), D = 124 in 16-byte rows (a partial last chunk), and the deterministic runs
+// of every case.
 INSTANTIATE_TEST_SUITE_P(
     FusedDqConversion, Sm80Backward,
     ::testing::Values(
@@ -432,7 +432,7 @@ INSTANTIATE_TEST_SUITE_P(
                  Window{64, 16}, 0, 0},
         Sm80Case{"fused_over_zeros_d104", DType::bfloat16, 1, 700, 500, 2, 2, 104, false,
                  kNoWindow, 0, 0},
-        Sm80Case{"fused_dq_class13_causal_d200", DType::float16, 1, 600, 650, 2, 2, 200, true,
+        Sm80Case{"fused_over_zeros_causal_d232", DType::float16, 1, 600, 650, 2, 2, 232, true,
                  kNoWindow, 0, 0},
         Sm80Case{"fused_step_class6_d96", DType::bfloat16, 1, 700, 700, 3, 3, 96, false,
                  kNoWindow, 0, 0},
@@ -446,6 +446,8 @@ INSTANTIATE_TEST_SUITE_P(
                  kNoWindow, 0, 0},
         Sm80Case{"fallback_gqa_tiles_d256", DType::bfloat16, 1, 300, 300, 8, 2, 256, true,
                  kNoWindow, 0, 0},
+        Sm80Case{"fallback_dq_class13_causal_d200", DType::float16, 1, 600, 650, 2, 2, 200,
+                 true, kNoWindow, 0, 0},
         Sm80Case{"fallback_partial_chunk_d124", DType::float16, 1, 500, 500, 2, 2, 124, false,
                  kNoWindow,
                  4, 0}),

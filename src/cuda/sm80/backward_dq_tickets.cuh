@@ -70,18 +70,6 @@ bool every_query_tile_has_keys(const Mask& mask, int seqlen_q, int block_m) {
   return true;
 }
 
-// The CTA's walk (its key tile's batch and KV head, the query tiles [m_first, m_first + m_count)
-// of each query head of the group), written by thread 0 before the item loop and read back by
-// take_dq_tickets: held in registers across the loop instead, the 256 table's WindowMask class
-// kernels spilled 4-12 bytes (bf16, sm_90a).
-struct FusedDqWalk {
-  int batch, kv_head, m_first, m_count;
-};
-__device__ __forceinline__ FusedDqWalk& fused_dq_walk_slot() {
-  __shared__ FusedDqWalk slot;
-  return slot;
-}
-
 __device__ __forceinline__ int fetch_add_acq_rel_gpu(int* address, int value) {
   int old;
   asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], %2;\n"
@@ -90,10 +78,6 @@ __device__ __forceinline__ int fetch_add_acq_rel_gpu(int* address, int value) {
                : "memory");
   return old;
 }
-
-// Chunks whose loads a thread issues before their stores: one L2 round trip per tile up to 256
-// (8 chunks a thread), 64 registers of loaded floats (the item loop's registers are free then).
-inline constexpr int kMaxLoadsAhead = 8;
 
 // dQ of query rows [row0, row0 + rows) of `head` from the accumulator: each thread 16-byte
 // chunks (two float4 loads past L1, one 16-byte store), the loads of kLoadsAhead chunks issued
@@ -105,7 +89,7 @@ __device__ __forceinline__ void convert_dq_tile(const BackwardParams& params, in
   constexpr int kRowChunks = kWidth / kRowChunkElements;
   constexpr int kPasses = kBlockM * kRowChunks / kThreads;
   static_assert(kBlockM * kRowChunks % kThreads == 0, "whole passes of the CTA over a tile");
-  constexpr int kLoadsAhead = kPasses < kMaxLoadsAhead ? kPasses : kMaxLoadsAhead;
+  constexpr int kLoadsAhead = kPasses < 4 ? kPasses : 4;
   static_assert(kPasses % kLoadsAhead == 0, "whole groups of loads");
   const std::int64_t head_index = static_cast<std::int64_t>(batch) * params.heads_q + head;
   const float* accumulator =
@@ -137,37 +121,32 @@ __device__ __forceinline__ void convert_dq_tile(const BackwardParams& params, in
   }
 }
 
-// The CTA's tickets for the items of its walk (fused_dq_walk_slot), and the conversion of the
-// tiles whose last ticket it took. Every thread of the CTA calls it, after its last dQ
-// reduction; `flags` is kThreads / 32 words of shared memory that nothing else uses from the
-// first barrier here on.
-template <class Element, int kBlockM, int kBlockN, int kWidth, int kThreads, class Mask>
+// The CTA's tickets for its `items` items (item -> (head, query tile) by `tile_of`, an int2),
+// and the conversion of the tiles whose last ticket it took. Every thread of the CTA calls it,
+// after its last dQ reduction; `flags` is kThreads / 32 words of shared memory that nothing else
+// uses from the first barrier here on.
+template <class Element, int kBlockM, int kBlockN, int kWidth, int kThreads, class Mask,
+          class TileOf>
 __device__ __forceinline__ void take_dq_tickets(const BackwardParams& params, const Mask& mask,
+                                                int batch, int items, const TileOf& tile_of,
                                                 unsigned* flags) {
   constexpr int kWarps = kThreads / kWarpSize;
-  // Every warp's reductions issued, the walk's slot written.
-  __syncthreads();
-  const FusedDqWalk walk = fused_dq_walk_slot();
-  const int items = walk.m_count * params.group_size;
   const int m_blocks = (params.seqlen_q + kBlockM - 1) / kBlockM;
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
   const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
   int* const tickets = dq_tickets_of(params);
-  // Item i: query head kv_head · group_size + i / m_count, query tile m_first + i % m_count.
-  auto head_of = [&](int item) { return walk.kv_head * params.group_size + item / walk.m_count; };
-  auto m_block_of = [&](int item) { return walk.m_first + item % walk.m_count; };
   for (int base = 0; base < items; base += kThreads) {
-    if (base > 0) __syncthreads();  // the previous round's flags read
+    // Every warp's reductions issued (and, from the second round on, the flags read).
+    __syncthreads();
     const int item = base + static_cast<int>(threadIdx.x);
     bool last = false;
     if (item < items) {
-      const int m_block = m_block_of(item);
-      const int row0 = m_block * kBlockM;
+      const int2 tile = tile_of(item);
+      const int row0 = tile.y * kBlockM;
       const int row_end = min(row0 + kBlockM, params.seqlen_q);
       int* const ticket =
           tickets +
-          (static_cast<std::int64_t>(walk.batch) * params.heads_q + head_of(item)) * m_blocks +
-          m_block;
+          (static_cast<std::int64_t>(batch) * params.heads_q + tile.x) * m_blocks + tile.y;
       last = fetch_add_acq_rel_gpu(ticket, 1) ==
              dq_tile_contributors<kBlockN>(mask, row0, row_end) - 1;
     }
@@ -178,11 +157,12 @@ __device__ __forceinline__ void take_dq_tickets(const BackwardParams& params, co
     for (int w = 0; w < kWarps; ++w) {
       unsigned pending = flags[w];
       while (pending != 0) {
-        const int done = base + w * kWarpSize + __ffs(pending) - 1;
+        const int bit = __ffs(pending) - 1;
         pending &= pending - 1;
-        const int row0 = m_block_of(done) * kBlockM;
+        const int2 tile = tile_of(base + w * kWarpSize + bit);
+        const int row0 = tile.y * kBlockM;
         convert_dq_tile<Element, kBlockM, kWidth, kThreads>(
-            params, walk.batch, head_of(done), row0, min(kBlockM, params.seqlen_q - row0));
+            params, batch, tile.x, row0, min(kBlockM, params.seqlen_q - row0));
       }
     }
   }

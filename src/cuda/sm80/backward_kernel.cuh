@@ -286,8 +286,11 @@ __global__ void __launch_bounds__(Config::kThreads)
   static_assert(!(kShifted && kPipelinedB),
                 "shifted windows mask the first k-step's fragments, loaded per step");
   // FusedDqConversion (backward_tile_config.hpp): the full-width kernels without shifted windows
-  // convert dQ after their epilogue where the launcher gives them tickets (a run-time flag).
-  constexpr bool kFusedDq = fused_dq_conversion<Config>() && kFullWidth && !kShifted;
+  // convert dQ after their epilogue where the launcher gives them tickets (a run-time flag). Not
+  // the dQ step classes (DqStepClasses, the 256 table's): with it their WindowMask kernels
+  // spilled 4-12 bytes (bf16 and fp16, sm_90a).
+  constexpr bool kFusedDq = fused_dq_conversion<Config>() && kFullWidth && !kShifted &&
+                            !(kDqClass && dq_only_step_classes<Config>());
 
   extern __shared__ __align__(128) unsigned char shared_bytes[];
   Element* k_tile = reinterpret_cast<Element*>(shared_bytes);
@@ -411,12 +414,6 @@ __global__ void __launch_bounds__(Config::kThreads)
                            : m_first + item - head_offset * m_count;
   };
   const int items = m_count * params.group_size;
-  // FusedDqConversion: the walk for take_dq_tickets (seen after the loop's barriers, or the
-  // barrier that opens take_dq_tickets).
-  static_assert(!kFusedDq || !kDescendingWalk, "the fused conversion walks query tiles upwards");
-  if constexpr (kFusedDq) {
-    if (threadIdx.x == 0) fused_dq_walk_slot() = {batch, kv_head, m_first, m_count};
-  }
   auto dq_turn = [&](const Mask& m, int r0, int r1, int n) {
     return dq_turn_for<kBlockN>(m, r0, r1, n, descending);
   };
@@ -1322,13 +1319,18 @@ __global__ void __launch_bounds__(Config::kThreads)
   const int epilogue_group = epilogue_lane / 4;
   const int epilogue_quad_lane = epilogue_lane % 4;
   // FusedDqConversion: this CTA's tickets, and the dQ of the query tiles it was last to reduce
-  // into (backward_dq_tickets.cuh), after the dK / dV stores (whose registers are free then);
-  // the walk is read back from fused_dq_walk_slot, not held across the loop.
+  // into (backward_dq_tickets.cuh), after the dK / dV stores (whose registers are free then).
   auto convert_fused_dq = [&] {
     if constexpr (kFusedDq) {
       if (params.dq_fused) {
         take_dq_tickets<Element, kBlockM, kBlockN, kWidth, Config::kThreads>(
-            params, mask, reinterpret_cast<unsigned*>(shared_bytes));
+            params, mask, batch, items,
+            [&](int item) {
+              const int head_offset = item / m_count;
+              return make_int2(kv_head * params.group_size + head_offset,
+                               m_block_of(item, head_offset));
+            },
+            reinterpret_cast<unsigned*>(shared_bytes));
       }
     }
   };
