@@ -79,6 +79,10 @@ __device__ __forceinline__ int fetch_add_acq_rel_gpu(int* address, int value) {
   return old;
 }
 
+// Chunks whose loads a thread issues before their stores (32 registers of loaded floats): one L2
+// round trip per tile at 64 and 128 (4 chunks a thread), two at 256.
+inline constexpr int kMaxLoadsAhead = 4;
+
 // dQ of query rows [row0, row0 + rows) of `head` from the accumulator: each thread 16-byte
 // chunks (two float4 loads past L1, one 16-byte store), the loads of kLoadsAhead chunks issued
 // before their stores. 16-byte-aligned dQ rows and head_dim % 8 == 0 (the launcher's tests: whole
@@ -89,7 +93,7 @@ __device__ __forceinline__ void convert_dq_tile(const BackwardParams& params, in
   constexpr int kRowChunks = kWidth / kRowChunkElements;
   constexpr int kPasses = kBlockM * kRowChunks / kThreads;
   static_assert(kBlockM * kRowChunks % kThreads == 0, "whole passes of the CTA over a tile");
-  constexpr int kLoadsAhead = kPasses < 4 ? kPasses : 4;
+  constexpr int kLoadsAhead = kPasses < kMaxLoadsAhead ? kPasses : kMaxLoadsAhead;
   static_assert(kPasses % kLoadsAhead == 0, "whole groups of loads");
   const std::int64_t head_index = static_cast<std::int64_t>(batch) * params.heads_q + head;
   const float* accumulator =
