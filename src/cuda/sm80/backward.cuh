@@ -19,10 +19,8 @@
 
 namespace fattn::detail::sm80 {
 
-inline constexpr std::size_t kWorkspaceAlignment = 256;
-
 inline std::size_t aligned_bytes(std::size_t bytes) {
-  return (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
+  return static_cast<std::size_t>(workspace_aligned_bytes(static_cast<std::int64_t>(bytes)));
 }
 
 // The grid of the pre- and postprocess over `rows` query rows of every (head, batch), and the
@@ -46,9 +44,13 @@ inline RowPassLaunch row_pass_launch(int rows, const Problem& problem, int head_
 // kernel that reads it (the caller's scope). `accum_floats` (the Hopper backward's register-order
 // dQ accumulator, padded to whole query tiles): the accumulator's size in floats when larger
 // than the row layout's; the floats past the rows the preprocess zeroes are zeroed here.
+// `dq_tickets` (FusedDqConversion, default mode only): the main kernel converts dQ
+// (params.dq_fused); a zeroed ticket per (batch, head, query tile) where the deterministic
+// semaphores go (dq_tickets_of).
 template <class Element>
 Status start_backward(const AttentionArgs& args, int block_m, Workspace& workspace,
-                      BackwardParams& params, std::size_t accum_floats = 0) {
+                      BackwardParams& params, std::size_t accum_floats = 0,
+                      bool dq_tickets = false) {
   const Problem& problem = args.problem;
   const cudaStream_t stream = stream_of(args);
   fill_shared_params(params, args);
@@ -83,17 +85,24 @@ Status start_backward(const AttentionArgs& args, int block_m, Workspace& workspa
   const std::size_t accum_bytes =
       aligned_bytes(sizeof(float) * (accum_floats > row_accum_floats ? accum_floats
                                                                       : row_accum_floats));
-  const std::size_t stat_bytes = aligned_bytes(sizeof(float) * batch * heads_q * params.rows_rounded);
+  // The tickets' place is derived from this in the main kernel (dq_tickets_of).
+  const auto stat_bytes =
+      static_cast<std::size_t>(row_statistics_bytes(batch, heads_q, params.rows_rounded));
   const std::size_t semaphore_bytes =
-      deterministic ? aligned_bytes(sizeof(int) * batch * heads_q * m_blocks) : 0;
+      deterministic || dq_tickets ? aligned_bytes(sizeof(int) * batch * heads_q * m_blocks) : 0;
   FATTN_RETURN_IF_ERROR(workspace.allocate(accum_bytes + 2 * stat_bytes + semaphore_bytes));
   auto* base = workspace.as<unsigned char>();
   params.dq_accum = reinterpret_cast<float*>(base);
   params.lse_log2 = reinterpret_cast<float*>(base + accum_bytes);
   params.delta = reinterpret_cast<float*>(base + accum_bytes + stat_bytes);
-  if (deterministic) {
-    params.semaphores = reinterpret_cast<int*>(base + accum_bytes + 2 * stat_bytes);
-    FATTN_CUDA_TRY(cudaMemsetAsync(params.semaphores, 0, semaphore_bytes, stream));
+  if (deterministic || dq_tickets) {
+    int* const counters = reinterpret_cast<int*>(base + accum_bytes + 2 * stat_bytes);
+    if (deterministic) {
+      params.semaphores = counters;
+    } else {
+      params.dq_fused = true;
+    }
+    FATTN_CUDA_TRY(cudaMemsetAsync(counters, 0, semaphore_bytes, stream));
   }
   if (accum_floats > row_accum_floats) {
     FATTN_CUDA_TRY(cudaMemsetAsync(params.dq_accum + row_accum_floats, 0,
@@ -111,10 +120,11 @@ Status start_backward(const AttentionArgs& args, int block_m, Workspace& workspa
   return Status::Ok();
 }
 
-// dQ = scale · accumulator, converted to the storage type (after the main kernel).
+// dQ = scale · accumulator, converted to the storage type (after the main kernel), unless the
+// main kernel did (params.dq_fused, FusedDqConversion).
 template <class Element>
 Status finish_backward(const AttentionArgs& args, const BackwardParams& params) {
-  if (params.seqlen_q == 0) return Status::Ok();
+  if (params.seqlen_q == 0 || params.dq_fused) return Status::Ok();
   const RowPassLaunch launch = row_pass_launch(params.seqlen_q, args.problem, params.head_dim);
   backward_postprocess_kernel<Element>
       <<<launch.grid, kRowPassThreads, 0, stream_of(args)>>>(params, launch.threads_per_row);
@@ -132,6 +142,18 @@ auto narrow_class_kernel(int steps) -> void (*)(BackwardParams, Mask) {
   } else {
     if (steps == kSteps) return &backward_kernel<Config, Element, Mask, true, false, kSteps>;
     return narrow_class_kernel<Config, Element, Mask, kSteps + 1>(steps);
+  }
+}
+
+// Whether launch_backward_with runs one of Config's dQ step-class kernels (DqStepClasses) for
+// `head_dim` (with full-width rows): those kernels do not take FusedDqConversion.
+template <class Config>
+constexpr bool runs_dq_step_class(std::int64_t head_dim) {
+  if constexpr (dq_only_step_classes<Config>()) {
+    const std::int64_t steps = (head_dim + kMmaK - 1) / kMmaK;
+    return steps >= Config::kFirstStepClass && steps <= Config::kLastStepClass;
+  } else {
+    return false;
   }
 }
 
@@ -167,10 +189,30 @@ Status launch_backward_with(const AttentionArgs& args) {
   BackwardParams params;
   params.dq_accum_shifted = kShifted;
   if (full_width) params.dq_accum_min_width = Config::kWidth;
+  const int n_blocks =
+      static_cast<int>((problem.seqlen_k + Config::kBlockN - 1) / Config::kBlockN);
+  // FusedDqConversion (backward_tile_config.hpp): the full-width kernels convert dQ themselves
+  // (no postprocess) in the default mode, for 16-byte-aligned rows of whole 16-byte chunks, few
+  // query tiles per head group, and where some CTA visits every query tile; not in the dQ step
+  // classes (the kernel's kFusedDq).
+  bool fuse_dq = false;
+  if constexpr (fused_dq_conversion<Config>() && Config::kFullWidthKernel && !kShifted) {
+    const auto m_blocks =
+        (problem.seqlen_q + Config::kBlockM - 1) / Config::kBlockM;
+    fuse_dq = full_width && !runs_dq_step_class<Config>(problem.head_dim) &&
+              !problem.options.deterministic &&
+              static_cast<int>(problem.alignment_bytes) >= kWidest &&
+              problem.head_dim % kRowChunkElements == 0 && n_blocks > 0 &&
+              m_blocks > 0 && m_blocks * args.group_size() <= kFusedDqMaxTiles &&
+              with_kernel_mask(args, [&](auto mask) {
+                return every_query_tile_has_keys(mask, static_cast<int>(problem.seqlen_q),
+                                                 Config::kBlockM);
+              });
+  }
   Workspace workspace(args);
-  FATTN_RETURN_IF_ERROR(start_backward<Element>(args, Config::kBlockM, workspace, params));
+  FATTN_RETURN_IF_ERROR(
+      start_backward<Element>(args, Config::kBlockM, workspace, params, 0, fuse_dq));
 
-  const int n_blocks = (params.seqlen_k + Config::kBlockN - 1) / Config::kBlockN;
   if (n_blocks > 0) {
     const dim3 grid(static_cast<unsigned>(n_blocks), static_cast<unsigned>(problem.heads_kv),
                     static_cast<unsigned>(problem.batch));

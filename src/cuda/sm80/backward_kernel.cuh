@@ -28,6 +28,7 @@
 #include "common/mask.hpp"
 #include "cuda/common/ptx_sm80.cuh"
 #include "cuda/sm80/backward_cta_order.cuh"
+#include "cuda/sm80/backward_dq_tickets.cuh"
 #include "cuda/sm80/backward_dq_lines.cuh"
 #include "cuda/sm80/backward_products.cuh"
 #include "cuda/sm80/backward_row_passes.cuh"
@@ -284,6 +285,12 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr int kStatChunks = kBlockM * 4 / 16;  // 16-byte chunks of one LSE / D_i row tile
   static_assert(!(kShifted && kPipelinedB),
                 "shifted windows mask the first k-step's fragments, loaded per step");
+  // FusedDqConversion (backward_tile_config.hpp): the full-width kernels without shifted windows
+  // convert dQ after their epilogue where the launcher gives them tickets (a run-time flag). Not
+  // the dQ step classes (DqStepClasses, the 256 table's): with it their WindowMask kernels
+  // spilled 4-12 bytes (bf16 and fp16, sm_90a).
+  constexpr bool kFusedDq = fused_dq_conversion<Config>() && kFullWidth && !kShifted &&
+                            !(kDqClass && dq_only_step_classes<Config>());
 
   extern __shared__ __align__(128) unsigned char shared_bytes[];
   Element* k_tile = reinterpret_cast<Element*>(shared_bytes);
@@ -1318,6 +1325,22 @@ __global__ void __launch_bounds__(Config::kThreads)
 #endif
   const int epilogue_group = epilogue_lane / 4;
   const int epilogue_quad_lane = epilogue_lane % 4;
+  // FusedDqConversion: this CTA's tickets, and the dQ of the query tiles it was last to reduce
+  // into (backward_dq_tickets.cuh), after the dK / dV stores (whose registers are free then).
+  auto convert_fused_dq = [&] {
+    if constexpr (kFusedDq) {
+      if (params.dq_fused) {
+        take_dq_tickets<Element, kBlockM, kBlockN, kWidth, Config::kThreads>(
+            params, mask, batch, items,
+            [&](int item) {
+              const int head_offset = item / m_count;
+              return make_int2(kv_head * params.group_size + head_offset,
+                               m_block_of(item, head_offset));
+            },
+            reinterpret_cast<unsigned*>(shared_bytes));
+      }
+    }
+  };
   auto* dk_base = static_cast<Element*>(params.dk) + batch * params.dk_strides.batch +
                   kv_head * params.dk_strides.head;
   auto* dv_base = static_cast<Element*>(params.dv) + batch * params.dv_strides.batch +
@@ -1330,6 +1353,7 @@ __global__ void __launch_bounds__(Config::kThreads)
       store_dk_dv_staged<Element, Config::kStagedRowElements, kBlockN, kWidth, Config::kThreads>(
           dk_acc, dv_acc, reinterpret_cast<Element*>(shared_bytes), params, dk_base, dv_base,
           key0, key_row_b, dim_step_b * kMmaK, epilogue_lane);
+      convert_fused_dq();
       FATTN_SM80_BWD_TIMELINE_END();
       return;
     }
@@ -1362,6 +1386,7 @@ __global__ void __launch_bounds__(Config::kThreads)
         }
       }
     }
+  convert_fused_dq();
   FATTN_SM80_BWD_TIMELINE_END();
 }
 

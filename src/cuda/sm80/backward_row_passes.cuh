@@ -36,6 +36,11 @@ struct BackwardParams {
   // the accumulator's column c + s, s the Q row's element offset within its 16-byte word.
   int dq_accum_stride = 0;
   bool dq_accum_shifted = false;
+  // FusedDqConversion (backward_tile_config.hpp): the main kernel converts dQ itself
+  // (backward_dq_tickets.cuh, its tickets at dq_tickets_of) and no postprocess runs. In the
+  // padding after dq_accum_shifted: no other field moves, so the kernels that do not read it
+  // keep their SASS (a new field at the end moves the kernels' second parameter).
+  bool dq_fused = false;
   int dq_accum_min_width = 0;  // the launcher's: a full-width kernel's rows are kWidth floats
   float* lse_log2 = nullptr;  // (batch, heads_q, rows_rounded): LSE·log2(e), +inf if masked
   float* delta = nullptr;     // (batch, heads_q, rows_rounded): rowsum(dO∘O)
@@ -82,6 +87,30 @@ __device__ __forceinline__ void load_chunk(const Element* source, float (&values
   __builtin_memcpy(elements, &bits, sizeof(bits));
 #pragma unroll
   for (int i = 0; i < kRowChunkElements; ++i) values[i] = ElementTraits<Element>::to_float(elements[i]);
+}
+
+// Eight floats of an accumulator row from a 16-byte-aligned address, as two float4 loads;
+// kL2Only: ld.global.cg (past L1), for the main kernel's fused conversion
+// (backward_dq_tickets.cuh), which reads rows that other SMs reduced into.
+template <bool kL2Only = false>
+__device__ __forceinline__ void load_accumulator_chunk(const float* source,
+                                                       float (&values)[kRowChunkElements]) {
+  float4 low, high;
+  if constexpr (kL2Only) {
+    low = __ldcg(reinterpret_cast<const float4*>(source));
+    high = __ldcg(reinterpret_cast<const float4*>(source + kAccumulatorVectorFloats));
+  } else {
+    low = *reinterpret_cast<const float4*>(source);
+    high = *reinterpret_cast<const float4*>(source + kAccumulatorVectorFloats);
+  }
+  values[0] = low.x;
+  values[1] = low.y;
+  values[2] = low.z;
+  values[3] = low.w;
+  values[4] = high.x;
+  values[5] = high.y;
+  values[6] = high.z;
+  values[7] = high.w;
 }
 
 // scale · values[0, 8) as eight elements to a 16-byte-aligned address (load_chunk's way back);
@@ -216,11 +245,8 @@ __global__ void __launch_bounds__(kRowPassThreads)
              row * params.dq_strides.row + head * params.dq_strides.head;
   const int column0 = thread_in_row * kRowChunkElements;
   if (params.alignment >= kWidest && column0 + kRowChunkElements <= params.head_dim) {
-    const float4 low = *reinterpret_cast<const float4*>(accumulator + column0);
-    const float4 high =
-        *reinterpret_cast<const float4*>(accumulator + column0 + kAccumulatorVectorFloats);
-    const float values[kRowChunkElements] = {low.x, low.y, low.z, low.w,
-                                             high.x, high.y, high.z, high.w};
+    float values[kRowChunkElements];
+    load_accumulator_chunk(accumulator + column0, values);
     store_scaled_chunk(dq + column0, values, params.scale);
   } else if (params.dq_accum_shifted) {
     const int query_shift = element_shift(static_cast<const Element*>(params.q) +

@@ -420,6 +420,31 @@ constexpr bool ordered_dq_atomics_in_phase_b() {
   return has_option<Config, OrderedDqAtomicsInPhaseBOption>;
 }
 
+// FusedDqConversion (twenty-eighth session, desk prep s28-dqfuse; bench/results/
+// sm80-s28-dqfuse-prep/NOTES.md; issue #5): the default mode's full-width kernels (not shifted
+// windows) convert dQ themselves: after its dK / dV epilogue a CTA takes a ticket per item it
+// walked, and the CTA that takes a query tile's last ticket stores that tile's
+// dQ = scale · accumulator (backward_dq_tickets.cuh); the postprocess launch (~62 µs at
+// B·N = 16k, H·D = 2048 on the H100 at every N: 134 MB of fp32 read, 67 MB written at the copy
+// rate, perf-notes "The pre- and postprocess") is skipped. A run-time flag of the same kernels
+// (no new instantiation): the launcher sets it (launch_backward_with) in the default mode, for
+// 16-byte-aligned rows, where every query tile has a visible key (some CTA converts each) and
+// the head group has at most kFusedDqMaxTiles query tiles: the last CTA of a head group converts
+// up to all of them at its end, serially (~0.5-1 µs a tile), and the tickets' tiles are the
+// L2-hot ones only while the walk is short. A marker base of the table's entries, not a wrapper:
+// the general kernels keep their configuration (and do not take it). Not in the deterministic
+// configurations that derive from BackwardConfig<64> (OrderedDqAtomicsInPhaseB): that mode keeps
+// its chain and the postprocess. Not yet measured.
+struct FusedDqConversionOption {};
+template <class Config>
+constexpr bool fused_dq_conversion() {
+  return has_option<Config, FusedDqConversionOption> && !ordered_dq_atomics_in_phase_b<Config>();
+}
+// Query tiles per head group (m_blocks · group size) up to which the launcher fuses: N <= 1k at
+// the 64-row query tiles of 128 and 256, N <= 2k at 64's 128-row tiles (without GQA). Not yet
+// measured: set from the postprocess's cost (~62 µs) against the last CTA's serial conversions.
+inline constexpr int kFusedDqMaxTiles = 16;
+
 // The deterministic chain's per-hop cost at 128 / 256 (twenty-sixth session, s26-det, from the
 // lost branch s25-det2's description, bench/results/sm80-s25-det2-prep/NOTES.md; lean full-width
 // kernels with DqReductionsByLine and LightDqRelease, the deterministic tables only). Per query
@@ -1075,7 +1100,8 @@ struct BackwardConfig<64>
                   LeanTileLoop<RolledProductB<PackedProbabilities<
                       BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>>>,
               true>>>,
-          kStatisticsAheadAt64>> {};
+          kStatisticsAheadAt64>>,
+      FusedDqConversionOption {};
 // 128: packed Pᵀ (PackedProbabilities) with phase A in one pass, and 32 x 32 dQ warp tiles:
 // 608 instead of 768 KB of ldmatrix per query tile. fwd+bwd 212 / 251 / 261, causal 149 / 205 /
 // 235 against v2's 206 / 243 / 254 and 141 / 191 / 228 (2 query passes, 16 x 64 dQ tiles); the
@@ -1234,7 +1260,8 @@ struct LargeSharedMemoryBackwardConfig<128>
     : DiagonalBandMaskPass<NarrowClassWork<NarrowStepClasses<
           ScoreStatisticsAhead<ZeroStartAccumulators<StagedEpilogue<ScorePassesTile128>>,
                                kStatisticsAheadAt128>,
-          kFirstStepClassAt128, kLastStepClassAt128, true>>> {};
+          kFirstStepClassAt128, kLastStepClassAt128, true>>>,
+      FusedDqConversionOption {};
 // v41 (twenty-second session, bwd192-lines): DqReductionsByLine at 192, 8 staging rows per round
 // (one (row tile, half) pair: 4 rounds per query tile, 3 LDS.128 and 3 REDG.128 each), 12 KB of
 // staging on 192's 161 KB: 173 KB, Hopper only. v40's ncu (bench/results/sm80-bwd192-tile-h100-
@@ -1333,7 +1360,8 @@ struct LargeSharedMemoryBackwardConfig<256>
           StatisticsAhead256<MaskedStridedItemLoads<StagedEpilogue<GroupedPhaseATests<
                                  RangeSearchTile256, kPhaseATestGroupAt256, kNarrowestHeadDimAt256>>,
                              false>>,
-          kFirstDqStepClassAt256, kLastDqStepClassAt256>> {};
+          kFirstDqStepClassAt256, kLastDqStepClassAt256>>,
+      FusedDqConversionOption {};
 
 // The deterministic mode's configuration on the same devices (launch_backward picks it when the
 // problem asks for deterministic gradients; the mode is a run-time flag of the same kernels, so
