@@ -11,7 +11,7 @@
 source scripts/gpu-env.sh 2>/dev/null
 source bench/sm80_call_steps.sh
 mkdir -p $OUT/gc
-( OUT=$OUT/gc nice -n 19 scripts/gpu-check --families "simt;sm80" --dtypes "fp32;fp16;bf16" \
+( OUT=$OUT/gc nice -n 19 scripts/gpu-check --families sm80 --dtypes "fp16;bf16" \
     --no-bench --no-tests --no-sanitizers --jobs 14 > $OUT/gc-build.txt 2>&1 ) &
 BUILD=$!
 sm80_unpack_old_new build-s28dqfuse/carry
@@ -20,8 +20,8 @@ timeout 220 python3 bench/sm80_bwd_turns.py --old /tmp/old.so --new /tmp/new.so 
   > $OUT/fused.txt 2>&1; echo "fused rc $?"; grep "^D=" $OUT/fused.txt
 wait $BUILD; tail -3 $OUT/gc-build.txt
 echo "== $(date +%T) (at $SECONDS s) tests"
-OUT=$OUT/gc timeout 330 scripts/gpu-check --families "simt;sm80" --dtypes "fp32;fp16;bf16" --no-bench \
-  --no-sanitizers --filter '*Sm80Backward*:*cuda_sm80*:*CudaSharedMemoryLimit*:*cuda_simt*' 2>&1 | tail -3
+OUT=$OUT/gc timeout 330 scripts/gpu-check --families sm80 --dtypes "fp16;bf16" --no-bench \
+  --no-sanitizers --filter '*Sm80Backward*:*cuda_sm80*:*CudaSharedMemoryLimit*' 2>&1 | tail -3
 T=build-gpu-check/tests/cuda/fattn_cuda_tests
 F='FusedDqConversion/*'
 $T --gtest_list_tests --gtest_filter="$F" | grep -c "^  " | sed 's/^/fused cases: /'
