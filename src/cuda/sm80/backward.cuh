@@ -191,10 +191,10 @@ Status launch_backward_with(const AttentionArgs& args) {
   if (full_width) params.dq_accum_min_width = Config::kWidth;
   const int n_blocks =
       static_cast<int>((problem.seqlen_k + Config::kBlockN - 1) / Config::kBlockN);
-  // FusedDqConversion (backward_tile_config.hpp): the full-width kernels convert dQ themselves
-  // (no postprocess) in the default mode, for 16-byte-aligned rows of whole 16-byte chunks, few
-  // query tiles per head group, and where some CTA visits every query tile; not in the dQ step
-  // classes (the kernel's kFusedDq).
+  // FusedDqConversion (backward_tile_config.hpp): the NoMask full-width kernels convert dQ
+  // themselves (no postprocess) in the default mode, for 16-byte-aligned rows of whole 16-byte
+  // chunks and few query tiles per head group; not in the dQ step classes (the kernel's
+  // kFusedDq).
   bool fuse_dq = false;
   if constexpr (fused_dq_conversion<Config>() && Config::kFullWidthKernel && !kShifted) {
     const auto m_blocks =
@@ -204,10 +204,7 @@ Status launch_backward_with(const AttentionArgs& args) {
               static_cast<int>(problem.alignment_bytes) >= kWidest &&
               problem.head_dim % kRowChunkElements == 0 && n_blocks > 0 &&
               m_blocks > 0 && m_blocks * args.group_size() <= kFusedDqMaxTiles &&
-              with_kernel_mask(args, [&](auto mask) {
-                return every_query_tile_has_keys(mask, static_cast<int>(problem.seqlen_q),
-                                                 Config::kBlockM);
-              });
+              args.mask.kind == MaskKind::none;
   }
   Workspace workspace(args);
   FATTN_RETURN_IF_ERROR(

@@ -51,23 +51,12 @@ __device__ __forceinline__ int* dq_tickets_of(const BackwardParams& params) {
 
 // The key tiles whose CTAs walk query rows [row0, row_end): [key_begin / kBlockN,
 // ceil(key_end / kBlockN)), as dq_turn_for counts the deterministic chain (every key tile of
-// that range visits the query tile: backward_kernel.cuh's `touches`). Where key_end <= key_begin
-// no CTA visits the tile: the launcher does not fuse such launches (every_query_tile_has_keys).
+// that range visits the query tile: backward_kernel.cuh's `touches`). The fused launches are
+// unmasked (every key tile visits every query tile), the form stays the mask's.
 template <int kBlockN, class Mask>
 __host__ __device__ __forceinline__ int dq_tile_contributors(const Mask& mask, int row0,
                                                              int row_end) {
   return (mask.key_end(row_end) + kBlockN - 1) / kBlockN - mask.key_begin(row0) / kBlockN;
-}
-
-// Whether some key is visible to every query tile of `block_m` rows (so that some CTA converts
-// each tile's dQ).
-template <class Mask>
-bool every_query_tile_has_keys(const Mask& mask, int seqlen_q, int block_m) {
-  for (int row0 = 0; row0 < seqlen_q; row0 += block_m) {
-    const int row_end = row0 + block_m < seqlen_q ? row0 + block_m : seqlen_q;
-    if (mask.key_end(row_end) <= mask.key_begin(row0)) return false;
-  }
-  return true;
 }
 
 __device__ __forceinline__ int fetch_add_acq_rel_gpu(int* address, int value) {

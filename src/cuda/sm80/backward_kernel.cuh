@@ -285,11 +285,12 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr int kStatChunks = kBlockM * 4 / 16;  // 16-byte chunks of one LSE / D_i row tile
   static_assert(!(kShifted && kPipelinedB),
                 "shifted windows mask the first k-step's fragments, loaded per step");
-  // FusedDqConversion (backward_tile_config.hpp): the full-width kernels without shifted windows
-  // convert dQ after their epilogue where the launcher gives them tickets (a run-time flag). Not
-  // the dQ step classes (DqStepClasses, the 256 table's): with it their WindowMask kernels
-  // spilled 4-12 bytes (bf16 and fp16, sm_90a).
-  constexpr bool kFusedDq = fused_dq_conversion<Config>() && kFullWidth && !kShifted &&
+  // FusedDqConversion (backward_tile_config.hpp): the NoMask full-width kernels without shifted
+  // windows convert dQ after their epilogue where the launcher gives them tickets (a run-time
+  // flag). Not the masked kernels (measured slower fused) nor the dQ step classes
+  // (DqStepClasses, the 256 table's: with it their WindowMask kernels spilled 4-12 bytes).
+  constexpr bool kFusedDq = fused_dq_conversion<Config>() && std::is_same_v<Mask, NoMask> &&
+                            kFullWidth && !kShifted &&
                             !(kDqClass && dq_only_step_classes<Config>());
 
   extern __shared__ __align__(128) unsigned char shared_bytes[];

@@ -421,28 +421,29 @@ constexpr bool ordered_dq_atomics_in_phase_b() {
 }
 
 // FusedDqConversion (twenty-eighth session, desk prep s28-dqfuse; bench/results/
-// sm80-s28-dqfuse-prep/NOTES.md; issue #5): the default mode's full-width kernels (not shifted
-// windows) convert dQ themselves: after its dK / dV epilogue a CTA takes a ticket per item it
-// walked, and the CTA that takes a query tile's last ticket stores that tile's
+// sm80-s28-dqfuse-prep/NOTES.md; issue #5): the default mode's NoMask full-width kernels (not
+// shifted windows) convert dQ themselves: after its dK / dV epilogue a CTA takes a ticket per item
+// it walked, and the CTA that takes a query tile's last ticket stores that tile's
 // dQ = scale · accumulator (backward_dq_tickets.cuh); the postprocess launch (~62 µs at
 // B·N = 16k, H·D = 2048 on the H100 at every N: 134 MB of fp32 read, 67 MB written at the copy
 // rate, perf-notes "The pre- and postprocess") is skipped. A run-time flag of the same kernels
 // (no new instantiation): the launcher sets it (launch_backward_with) in the default mode, for
-// 16-byte-aligned rows, where every query tile has a visible key (some CTA converts each) and
-// the head group has at most kFusedDqMaxTiles query tiles: the last CTA of a head group converts
-// up to all of them at its end, serially (~0.5-1 µs a tile), and the tickets' tiles are the
-// L2-hot ones only while the walk is short. A marker base of the table's entries, not a wrapper:
-// the general kernels keep their configuration (and do not take it). Not in the deterministic
-// configurations that derive from BackwardConfig<64> (OrderedDqAtomicsInPhaseB): that mode keeps
-// its chain and the postprocess. Not yet measured.
+// unmasked launches on 16-byte-aligned rows of whole chunks, where the head group has at most
+// kFusedDqMaxTiles query tiles: the last CTA of a head group converts up to all of them at its
+// end, serially. A marker base of the table's entries, not a wrapper: the general kernels keep
+// their configuration (and do not take it). Measured (H100, bf16, B·N = 16384, H·D = 2048, bwd
+// in turns beside main ea4fa5c and FA2, perf-notes "Backward v58"): D = 128 N = 512 / 1k
+// non-causal x1.034 / 1.017; D = 256 x1.006 / 0.995 and D = 64 x1.004, so only the 128 table
+// takes it; masked launches x0.945-0.989 (causal: the key tile of the diagonal's CTA walks the
+// most query tiles, finishes last and converts them all), so masked kernels do not compile it.
 struct FusedDqConversionOption {};
 template <class Config>
 constexpr bool fused_dq_conversion() {
-  return has_option<Config, FusedDqConversionOption> && !ordered_dq_atomics_in_phase_b<Config>();
+  return has_option<Config, FusedDqConversionOption>;
 }
 // Query tiles per head group (m_blocks · group size) up to which the launcher fuses: N <= 1k at
-// the 64-row query tiles of 128 and 256, N <= 2k at 64's 128-row tiles (without GQA). Not yet
-// measured: set from the postprocess's cost (~62 µs) against the last CTA's serial conversions.
+// the 128 table's 64-row query tiles (without GQA), set from the postprocess's cost (~62 µs)
+// against the last CTA's serial conversions: 1k measured x1.017, 2k (32 tiles) not measured.
 inline constexpr int kFusedDqMaxTiles = 16;
 
 // The deterministic chain's per-hop cost at 128 / 256 (twenty-sixth session, s26-det, from the
@@ -1100,8 +1101,7 @@ struct BackwardConfig<64>
                   LeanTileLoop<RolledProductB<PackedProbabilities<
                       BackwardTile<64, 128, 128, 8, 2, 2, 2, 1, true, 4>>>>>>>>,
               true>>>,
-          kStatisticsAheadAt64>>,
-      FusedDqConversionOption {};
+          kStatisticsAheadAt64>> {};
 // 128: packed Pᵀ (PackedProbabilities) with phase A in one pass, and 32 x 32 dQ warp tiles:
 // 608 instead of 768 KB of ldmatrix per query tile. fwd+bwd 212 / 251 / 261, causal 149 / 205 /
 // 235 against v2's 206 / 243 / 254 and 141 / 191 / 228 (2 query passes, 16 x 64 dQ tiles); the
@@ -1360,8 +1360,7 @@ struct LargeSharedMemoryBackwardConfig<256>
           StatisticsAhead256<MaskedStridedItemLoads<StagedEpilogue<GroupedPhaseATests<
                                  RangeSearchTile256, kPhaseATestGroupAt256, kNarrowestHeadDimAt256>>,
                              false>>,
-          kFirstDqStepClassAt256, kLastDqStepClassAt256>>,
-      FusedDqConversionOption {};
+          kFirstDqStepClassAt256, kLastDqStepClassAt256>> {};
 
 // The deterministic mode's configuration on the same devices (launch_backward picks it when the
 // problem asks for deterministic gradients; the mode is a run-time flag of the same kernels, so
