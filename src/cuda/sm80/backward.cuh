@@ -12,6 +12,7 @@
 #include "cuda/common/launch_kernel.cuh"
 #include "cuda/common/stream.hpp"
 #include "cuda/common/workspace.hpp"
+#include "cuda/sm80/backward_deterministic_tables.hpp"
 #include "cuda/sm80/backward_kernel.cuh"
 #include "cuda/sm80/forward.cuh"
 #include "cuda/sm80/launch.hpp"
