@@ -146,18 +146,6 @@ auto narrow_class_kernel(int steps) -> void (*)(BackwardParams, Mask) {
   }
 }
 
-// Whether launch_backward_with runs one of Config's dQ step-class kernels (DqStepClasses) for
-// `head_dim` (with full-width rows): those kernels do not take FusedDqConversion.
-template <class Config>
-constexpr bool runs_dq_step_class(std::int64_t head_dim) {
-  if constexpr (dq_only_step_classes<Config>()) {
-    const std::int64_t steps = (head_dim + kMmaK - 1) / kMmaK;
-    return steps >= Config::kFirstStepClass && steps <= Config::kLastStepClass;
-  } else {
-    return false;
-  }
-}
-
 // Any tile configuration; launch_backward uses the table's. bench/sm80_bwd_variants.cu and
 // bench/sm80_bwd_timeline_shim.cu also run alternatives through this to measure the table's
 // choices against them.
@@ -194,14 +182,12 @@ Status launch_backward_with(const AttentionArgs& args) {
       static_cast<int>((problem.seqlen_k + Config::kBlockN - 1) / Config::kBlockN);
   // FusedDqConversion (backward_tile_config.hpp): the NoMask full-width kernels convert dQ
   // themselves (no postprocess) in the default mode, for 16-byte-aligned rows of whole 16-byte
-  // chunks and few query tiles per head group; not in the dQ step classes (the kernel's
-  // kFusedDq).
+  // chunks and few query tiles per head group.
   bool fuse_dq = false;
   if constexpr (fused_dq_conversion<Config>() && Config::kFullWidthKernel && !kShifted) {
     const auto m_blocks =
         (problem.seqlen_q + Config::kBlockM - 1) / Config::kBlockM;
-    fuse_dq = full_width && !runs_dq_step_class<Config>(problem.head_dim) &&
-              !problem.options.deterministic &&
+    fuse_dq = full_width && !problem.options.deterministic &&
               static_cast<int>(problem.alignment_bytes) >= kWidest &&
               problem.head_dim % kRowChunkElements == 0 && n_blocks > 0 &&
               m_blocks > 0 && m_blocks * args.group_size() <= kFusedDqMaxTiles &&

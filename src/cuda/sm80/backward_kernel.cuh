@@ -287,11 +287,13 @@ __global__ void __launch_bounds__(Config::kThreads)
                 "shifted windows mask the first k-step's fragments, loaded per step");
   // FusedDqConversion (backward_tile_config.hpp): the NoMask full-width kernels without shifted
   // windows convert dQ after their epilogue where the launcher gives them tickets (a run-time
-  // flag). Not the masked kernels (measured slower fused) nor the dQ step classes
-  // (DqStepClasses, the 256 table's: with it their WindowMask kernels spilled 4-12 bytes).
+  // flag). Not the masked kernels (measured slower fused).
   constexpr bool kFusedDq = fused_dq_conversion<Config>() && std::is_same_v<Mask, NoMask> &&
-                            kFullWidth && !kShifted &&
-                            !(kDqClass && dq_only_step_classes<Config>());
+                            kFullWidth && !kShifted;
+  // The dQ step classes (DqStepClasses) spilled 4-12 bytes with the fused code (WindowMask, sm_90a,
+  // twenty-eighth session), and the launcher fuses whatever the head dim: one or the other.
+  static_assert(!(fused_dq_conversion<Config>() && dq_only_step_classes<Config>()),
+                "FusedDqConversion with DqStepClasses");
 
   extern __shared__ __align__(128) unsigned char shared_bytes[];
   Element* k_tile = reinterpret_cast<Element*>(shared_bytes);
