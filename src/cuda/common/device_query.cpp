@@ -2,6 +2,7 @@
 // the toolkit but no GPU or driver (CI): every query then reports "no device" instead of failing.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <string>
@@ -20,6 +21,7 @@ struct DeviceCache {
   bool counted = false;
   int device_count = 0;
   std::map<int, DeviceInfo> devices;
+  std::map<int, int> shared_bytes_caps;  // cap_shared_bytes_per_block_for_testing
 };
 
 DeviceCache& cache() {
@@ -55,18 +57,35 @@ DeviceInfo query_cuda_device(int ordinal) {
   DeviceCache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   if (ordinal < 0 || ordinal >= device_count_locked(c)) return {};
-  if (auto it = c.devices.find(ordinal); it != c.devices.end()) return it->second;
-  DeviceInfo info;
-  cudaDeviceProp properties{};
-  if (cudaGetDeviceProperties(&properties, ordinal) == cudaSuccess) {
-    info.present = true;
-    info.compute_capability = properties.major * kCapabilityDigitsPerMajor + properties.minor;
-    info.name = properties.name;
-  } else {
-    cudaGetLastError();
+  auto it = c.devices.find(ordinal);
+  if (it == c.devices.end()) {
+    DeviceInfo info;
+    cudaDeviceProp properties{};
+    if (cudaGetDeviceProperties(&properties, ordinal) == cudaSuccess) {
+      info.present = true;
+      info.compute_capability = properties.major * kCapabilityDigitsPerMajor + properties.minor;
+      info.shared_bytes_per_block = static_cast<int>(properties.sharedMemPerBlockOptin);
+      info.name = properties.name;
+    } else {
+      cudaGetLastError();
+    }
+    it = c.devices.emplace(ordinal, info).first;
   }
-  c.devices.emplace(ordinal, info);
+  DeviceInfo info = it->second;
+  if (auto cap = c.shared_bytes_caps.find(ordinal); cap != c.shared_bytes_caps.end()) {
+    info.shared_bytes_per_block = std::min(info.shared_bytes_per_block, cap->second);
+  }
   return info;
+}
+
+void cap_shared_bytes_per_block_for_testing(int ordinal, int bytes) {
+  DeviceCache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  if (bytes > 0) {
+    c.shared_bytes_caps[ordinal] = bytes;
+  } else {
+    c.shared_bytes_caps.erase(ordinal);
+  }
 }
 
 Status verify_pointer_location(const TensorView& tensor, const char* argument) {

@@ -7,14 +7,21 @@
 #include <string>
 
 #include "api/attention_args.hpp"
+#include "api/device_query.hpp"
 #include "cuda/common/cuda_check.hpp"
 
 namespace fattn::detail {
 
-// The most shared memory one block may take on the problem's device (the opt-in limit).
+// The most shared memory one block may take on the problem's device (the opt-in limit, or a
+// test's cap): the selector's DeviceInfo, so that the launchers pick their tiles from the same
+// number the selector judged by (and the query is cached, not a driver call per launch).
 inline Status device_shared_bytes_optin(const AttentionArgs& args, int* shared_optin) {
-  FATTN_CUDA_TRY(cudaDeviceGetAttribute(shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                                        args.problem.device.index));
+  const DeviceInfo device = query_cuda_device(args.problem.device.index);
+  if (!device.present) {
+    return Status::InvalidArgument("no CUDA device " + to_string(args.problem.device) +
+                                   " is available");
+  }
+  *shared_optin = device.shared_bytes_per_block;
   return Status::Ok();
 }
 
