@@ -8,7 +8,7 @@ namespace fattn::detail {
 
 DeviceInfo query_cuda_device(int /*ordinal*/) { return {}; }
 
-void cap_shared_bytes_per_block_for_testing(int /*ordinal*/, int /*bytes*/) {}
+void cap_shared_bytes_per_block(int /*ordinal*/, int /*bytes*/) {}
 
 Status verify_pointer_location(const TensorView& tensor, const char* argument) {
   if (tensor.device.type == DeviceType::cuda) {

@@ -1,6 +1,6 @@
 // A test's stand-in for a GPU with less shared memory per block: while a ScopedSharedMemoryCap
 // lives, device `ordinal` reports at most `bytes` per block to the selector and to every launcher
-// (detail::cap_shared_bytes_per_block_for_testing), so an H100 runs the tiles and refusals of an
+// (detail::cap_shared_bytes_per_block), so an H100 runs the tiles and refusals of an
 // sm_86 / sm_89 card (99 KB) or an A100 (163 KB). 0 bytes: no cap.
 #pragma once
 
@@ -11,10 +11,10 @@ namespace fattn::testing {
 class ScopedSharedMemoryCap {
  public:
   ScopedSharedMemoryCap(int ordinal, int bytes) : ordinal_(ordinal), active_(bytes > 0) {
-    if (active_) detail::cap_shared_bytes_per_block_for_testing(ordinal_, bytes);
+    if (active_) detail::cap_shared_bytes_per_block(ordinal_, bytes);
   }
   ~ScopedSharedMemoryCap() {
-    if (active_) detail::cap_shared_bytes_per_block_for_testing(ordinal_, 0);
+    if (active_) detail::cap_shared_bytes_per_block(ordinal_, 0);
   }
   ScopedSharedMemoryCap(const ScopedSharedMemoryCap&) = delete;
   ScopedSharedMemoryCap& operator=(const ScopedSharedMemoryCap&) = delete;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "api/device_query.hpp"  // cap_shared_bytes_per_block: --shared-memory-per-block
 #include "cli_args.hpp"
 #include "cli_device.hpp"
 #include "cli_format.hpp"
@@ -345,6 +346,10 @@ int bench_main(const std::vector<std::string>& args) {
   parser.add_option("sweep", "WHAT",
                     "head-dim: repeat over D = 64…256 with the odd values 72, 80, 96, 129, 136, 200");
   parser.add_option("sweep-values", "LIST", "the values of the sweep, comma-separated");
+  parser.add_option("shared-memory-per-block", "BYTES",
+                    "run the tiles of a GPU whose blocks take at most BYTES of shared memory on\n"
+                    "this one (101376: RTX 30xx/40xx, A10, L4, L40; 166912: A100)",
+                    "the device's own limit");
   parser.add_flag("json", "print JSON instead of a table");
   return run_reporting_errors("bench", [&]() -> int {
     if (!parser.parse(args)) return 0;
@@ -368,6 +373,12 @@ int bench_main(const std::vector<std::string>& args) {
     settings.reference_budget = parser.double_value("reference-budget", kReferenceFlopBudget);
     if (settings.timing.repeats < 0 || settings.timing.warmup < 0)
       throw UsageError("--repeats and --warmup must be >= 0");
+    if (parser.has("shared-memory-per-block")) {
+      const auto bytes = parser.int_value("shared-memory-per-block", 0);
+      if (spec.device.type != DeviceType::cuda || bytes <= 0)
+        throw UsageError("--shared-memory-per-block: expected a positive byte count and a CUDA device");
+      detail::cap_shared_bytes_per_block(spec.device.index, static_cast<int>(bytes));
+    }
     const std::vector<BackendChoice> backends = backends_to_run(parser, spec);
     if (!sweep.empty()) return run_head_dim_sweep(parser, spec, backends, settings, parser.has("json"));
     return run_single(spec, backends, settings, parser.has("json"));

@@ -5,6 +5,7 @@
 
 #if FATTN_HAS_CUDA
 #include <cuda_runtime_api.h>
+#include "api/device_query.hpp"  // the shared memory per block fattn sees (a bench cap)
 #endif
 
 namespace fattn::cli {
@@ -47,8 +48,15 @@ int cuda_device_count() {
 std::string cuda_device_description(int ordinal) {
   cudaDeviceProp properties{};
   if (cudaGetDeviceProperties(&properties, ordinal) != cudaSuccess) return {};
-  return std::string(properties.name) + " (sm_" + std::to_string(properties.major) +
-         std::to_string(properties.minor) + ")";
+  std::string text = std::string(properties.name) + " (sm_" + std::to_string(properties.major) +
+                     std::to_string(properties.minor) + ")";
+  // A cap (bench --shared-memory-per-block) shows: the tiles timed are that device's.
+  const int shared = detail::query_cuda_device(ordinal).shared_bytes_per_block;
+  if (shared < static_cast<int>(properties.sharedMemPerBlockOptin)) {
+    text += ", shared memory per block capped at " + std::to_string(shared) + " bytes (the device has " +
+            std::to_string(properties.sharedMemPerBlockOptin) + ")";
+  }
+  return text;
 }
 
 void cuda_synchronize() {

@@ -21,7 +21,7 @@ struct DeviceCache {
   bool counted = false;
   int device_count = 0;
   std::map<int, DeviceInfo> devices;
-  std::map<int, int> shared_bytes_caps;  // cap_shared_bytes_per_block_for_testing
+  std::map<int, int> shared_bytes_caps;  // cap_shared_bytes_per_block
 };
 
 DeviceCache& cache() {
@@ -78,7 +78,7 @@ DeviceInfo query_cuda_device(int ordinal) {
   return info;
 }
 
-void cap_shared_bytes_per_block_for_testing(int ordinal, int bytes) {
+void cap_shared_bytes_per_block(int ordinal, int bytes) {
   DeviceCache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   if (bytes > 0) {
