@@ -26,7 +26,9 @@
 #include <optional>
 #include <string>
 
+#include "api/device_query.hpp"
 #include "device_buffer.hpp"
+#include "shared_memory_cap.hpp"
 #include "support/pruning.hpp"
 #include "support/test_tensors.hpp"
 
@@ -84,6 +86,7 @@ struct ForwardShapeCase {
   bool sliced;             // q, k, v are [..., 1:] views of tensors one element wider
   std::size_t lead_bytes;  // where the device copies start in their allocations
   float scale = 0.0f;      // softmax scale; 0: the default 1/sqrt(head_dim)
+  int shared_bytes_cap = 0;  // device 0's shared memory per block seen by the forward; 0: its own
 };
 
 class Sm80ForwardShapes : public ::testing::TestWithParam<ForwardShapeCase> {
@@ -121,7 +124,10 @@ TEST_P(Sm80ForwardShapes, ForwardMatchesReference) {
                                                                             Direction::forward))) {
     GTEST_SKIP() << *pruned;
   }
-  const Status s = forward(d_q.view, d_k.view, d_v.view, d_out.view, d_lse.view, options);
+  const Status s = [&] {
+    ScopedSharedMemoryCap cap(0, c.shared_bytes_cap);
+    return forward(d_q.view, d_k.view, d_v.view, d_out.view, d_lse.view, options);
+  }();
   ASSERT_TRUE(s.ok()) << s.message();
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_LE(relative_error(d_out.to_host(out), ref_out), tolerance_for(c.dtype)) << "out";
@@ -199,6 +205,116 @@ INSTANTIATE_TEST_SUITE_P(
         ForwardShapeCase{"d256_negative_scale_window", DType::bfloat16, 1, 200, 333, 2, 1, 256,
                        false, Window{100, 20}, false, 0, -0.07f}),
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
+
+// A device with 99 KB of shared memory per block (sm_86 / sm_89: RTX 30xx / 40xx, A10, L4, L40),
+// emulated by capping device 0's limit: launch_forward takes the small roles wherever a table
+// tile does not fit (tile_config.hpp, SmallSharedMemoryForwardTiles): at 128 the 64-key narrow
+// tile for the unmasked D = 65..80 (d72, d80), at 192 the 64-key 8-warp tile in every role
+// (d129 its halved 9-step class, d160 the general walk, d192 the full width), at 256 FA2's 64 x
+// 64 tile in every role (d200, d201: the narrow head dims on its general walk). Rows only 2-byte
+// aligned (packed odd D, sliced views) take the staged kernel at 64 and 128 and, at 192 and
+// 256, the table kernels' general copy (16-bit loads); packed odd D with 8 heads (row strides
+// of whole words) would take the shifted-window kernels, which do not fit at 192 and 256 and are
+// skipped there (d161, d197 with 8 heads). Causal with Nq > Nk (fully masked rows) and Nq < Nk,
+// windows, GQA / MQA, N = 1, 17, 1013.
+constexpr int kSmall = detail::kConsumerAmpereSharedBytesPerBlock;
+
+INSTANTIATE_TEST_SUITE_P(
+    SmallSharedMemory, Sm80ForwardShapes,
+    ::testing::Values(
+        ForwardShapeCase{"small_d8_causal_nq_above_nk", DType::float16, 2, 1013, 700, 4, 2, 8,
+                         true, kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d8_sliced_window_17", DType::bfloat16, 1, 17, 17, 2, 1, 8, false,
+                         Window{5, 3}, true, 2, 0.0f, kSmall},
+        ForwardShapeCase{"small_d64_causal_nk_above_nq", DType::bfloat16, 1, 300, 1013, 4, 2, 64,
+                         true, kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d64_sliced_gqa", DType::float16, 2, 257, 300, 4, 1, 64, false,
+                         kNoWindow, true, 2, 0.0f, kSmall},
+        ForwardShapeCase{"small_d72_unmasked", DType::float16, 1, 1013, 1013, 2, 2, 72, false,
+                         kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d72_unmasked_gqa_17", DType::bfloat16, 2, 17, 17, 4, 2, 72, false,
+                         kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d80_unmasked", DType::bfloat16, 1, 300, 1013, 2, 1, 80, false,
+                         kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d72_sliced_causal", DType::float16, 1, 300, 130, 2, 1, 72, true,
+                         kNoWindow, true, 2, 0.0f, kSmall},
+        ForwardShapeCase{"small_d96_window", DType::float16, 1, 1013, 700, 2, 2, 96, false,
+                         Window{100, 20}, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d96_sliced_causal", DType::bfloat16, 1, 200, 300, 2, 1, 96, true,
+                         kNoWindow, true, 2, 0.0f, kSmall},
+        ForwardShapeCase{"small_d128_causal_gqa_nq_above_nk", DType::float16, 1, 1013, 300, 8, 2,
+                         128, true, kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d128_one_query", DType::bfloat16, 2, 1, 1013, 2, 2, 128, false,
+                         kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d129_packed_gqa", DType::float16, 2, 257, 1013, 4, 2, 129, false,
+                         kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d129_packed_causal_17", DType::bfloat16, 1, 17, 300, 2, 1, 129,
+                         true, kNoWindow, false, 2, 0.0f, kSmall},
+        ForwardShapeCase{"small_d136_window", DType::bfloat16, 1, 300, 257, 2, 1, 136, false,
+                         Window{50, 0}, false, 0, -0.1f, kSmall},
+        ForwardShapeCase{"small_d160_window", DType::float16, 1, 700, 1013, 2, 2, 160, false,
+                         Window{64, 16}, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d160_causal_nq_above_nk", DType::bfloat16, 1, 1013, 300, 4, 1, 160,
+                         true, kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d161_packed_8_heads_causal", DType::float16, 1, 300, 300, 8, 8, 161,
+                         true, kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d192_causal_nk_above_nq", DType::float16, 1, 300, 1013, 4, 2, 192,
+                         true, kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d192_sliced_window", DType::bfloat16, 1, 257, 300, 2, 1, 192,
+                         false, Window{100, 30}, true, 2, 0.0f, kSmall},
+        ForwardShapeCase{"small_d192_unmasked_17", DType::float16, 2, 17, 17, 2, 2, 192, false,
+                         kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d200_causal_gqa", DType::bfloat16, 1, 300, 700, 8, 2, 200, true,
+                         kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d200_unmasked", DType::float16, 1, 1013, 1013, 2, 2, 200, false,
+                         kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d197_packed_8_heads_window", DType::bfloat16, 1, 300, 257, 8, 8,
+                         197, false, Window{64, 16}, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d201_packed_causal_nq_above_nk", DType::float16, 1, 300, 200, 2, 1,
+                         201, true, kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d256_causal_nq_above_nk", DType::float16, 2, 1013, 700, 4, 2, 256,
+                         true, kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d256_sliced_window_one_query", DType::bfloat16, 1, 1, 300, 2, 1,
+                         256, false, Window{100, 20}, true, 2, 0.0f, kSmall},
+        ForwardShapeCase{"small_d256_unmasked_gqa_17", DType::bfloat16, 2, 17, 17, 4, 1, 256,
+                         false, kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d255_sliced_unmasked", DType::float16, 1, 300, 1013, 2, 2, 255,
+                         false, kNoWindow, true, 2, 0.0f, kSmall}),
+    [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
+
+// Below every small role's tile (40 KB against 53,760 bytes at 64 and 72,192 at 128): the forward
+// is refused, naming the device's bytes (require_shared_bytes; the selector once it knows
+// smallest_forward_shared_bytes), and writes no output.
+TEST(Sm80ForwardSmallSharedMemory, RefusedBelowTheSmallTiles) {
+  if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  if (!backend_compiled(Backend::cuda_sm80)) GTEST_SKIP() << "cuda_sm80 is not compiled";
+  constexpr int kTooSmall = 40 * 1024;
+  std::mt19937_64 rng(kTooSmall);
+  const std::int64_t dim = 128, seqlen = 257, heads = 2;
+  const HostTensor q = random_tensor(DType::float16, 1, seqlen, heads, dim, false, rng);
+  const HostTensor k = random_tensor(DType::float16, 1, seqlen, heads, dim, false, rng);
+  const HostTensor v = random_tensor(DType::float16, 1, seqlen, heads, dim, false, rng);
+  HostTensor out = make_tensor(DType::float16, {1, seqlen, heads, dim});
+  HostTensor lse = make_tensor(DType::float32, {1, heads, seqlen});
+  poison(out);
+  ExactDeviceCopy d_q(q, 0), d_k(k, 0), d_v(v, 0);
+  DeviceBuffer d_out(out), d_lse(lse);
+  Options options;
+  options.backend = Backend::cuda_sm80;
+  if (auto pruned = pruned_from_build(Backend::cuda_sm80, Problem::describe(d_q.view, d_k.view,
+                                                                            options,
+                                                                            Direction::forward))) {
+    GTEST_SKIP() << *pruned;
+  }
+  const Status s = [&] {
+    ScopedSharedMemoryCap cap(0, kTooSmall);
+    return forward(d_q.view, d_k.view, d_v.view, d_out.view, d_lse.view, options);
+  }();
+  EXPECT_EQ(s.code(), StatusCode::unsupported) << s.message();
+  EXPECT_NE(s.message().find(std::to_string(kTooSmall)), std::string::npos) << s.message();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_TRUE(d_out.to_host(out).storage == out.storage) << "no output written";
+}
 
 // The masked kernels' head-group grid (QueryTilesSlowestInHeadGroups: 8 heads at 64 and 128, 4
 // at 256, only where heads_q is a multiple of the group; otherwise the grid order) and the

@@ -98,7 +98,8 @@ constexpr bool halves_largest_class(int head_dim) {
 
 // Any tile configuration; launch_forward uses the table's. bench/sm80_shim.cu also runs
 // alternatives through this to measure the table's choices against them. StagedConfig is the
-// tile of the kernel for 2-byte-aligned rows (uses_staged_loads), NarrowConfig the one for head
+// tile of the kernel for 2-byte-aligned rows (uses_staged_loads; NoStagedTile: none, those rows
+// take the other kernels' general copy), NarrowConfig the one for head
 // dims of at most its largest step class (tile_config.hpp), UnmaskedNarrowConfig the same for the
 // unmasked kernel (NoMask) where it differs, and UnmaskedHalvedConfig, where it is a
 // HalvedWalkOnly tile, the unmasked kernel of the head dims that halve its largest class, and
@@ -114,7 +115,7 @@ Status launch_forward_with(const AttentionArgs& args, const ForwardParams& param
   ScopedDevice device(problem.device.index);
 
   if (problem.seqlen_q == 0 || problem.batch == 0 || problem.heads_q == 0) return Status::Ok();
-  const bool staged = uses_staged_loads(params.alignment);
+  [[maybe_unused]] const bool staged = uses_staged_loads(params.alignment);
   // A NarrowConfig derived from Config is the same tile: no second kernel.
   constexpr bool kSeparateNarrowTile = !std::is_base_of_v<Config, NarrowConfig>;
   constexpr int kNarrowSteps = largest_step_class(typename NarrowConfig::NarrowStepClassList{});
@@ -127,12 +128,15 @@ Status launch_forward_with(const AttentionArgs& args, const ForwardParams& param
   constexpr bool kSeparateUnmaskedTableTile = !std::is_base_of_v<Config, UnmaskedConfig>;
   return with_kernel_mask(args, [&](auto mask) -> Status {
     using Mask = decltype(mask);
-    if (staged) {
-      return launch_with_shared_memory(&forward_kernel_unaligned_rows<StagedConfig, Element, Mask>,
-                                       "sm80::forward_kernel_unaligned_rows",
-                                       forward_grid<StagedConfig>(params, problem, mask),
-                                       StagedConfig::kThreads, StagedConfig::kSharedBytes, args,
-                                       params, mask);
+    // NoStagedTile (tile_config.hpp): 2-byte rows take the kernels below, on their general copy.
+    if constexpr (!std::is_same_v<StagedConfig, NoStagedTile>) {
+      if (staged) {
+        return launch_with_shared_memory(
+            &forward_kernel_unaligned_rows<StagedConfig, Element, Mask>,
+            "sm80::forward_kernel_unaligned_rows",
+            forward_grid<StagedConfig>(params, problem, mask), StagedConfig::kThreads,
+            StagedConfig::kSharedBytes, args, params, mask);
+      }
     }
     if constexpr (halved_walk_only<UnmaskedHalvedConfig>() && std::is_same_v<Mask, NoMask>) {
       if (halves_largest_class<UnmaskedHalvedConfig>(params.head_dim)) {
@@ -215,6 +219,18 @@ Status launch_forward_wide_windows(const AttentionArgs& args, const ForwardParam
       args, params);
 }
 
+// The most shared memory of the wide-window kernels from class kSteps to the bucket's width.
+template <int kHeadDim, int kSteps>
+constexpr int wide_window_shared_bytes() {
+  constexpr int kBytes = WideWindowForwardConfig<kHeadDim, kSteps>::kSharedBytes;
+  if constexpr (kSteps < kHeadDim / kMmaK) {
+    constexpr int kWider = wide_window_shared_bytes<kHeadDim, kSteps + 1>();
+    return kWider > kBytes ? kWider : kBytes;
+  } else {
+    return kBytes;
+  }
+}
+
 // The buckets whose narrow tile runs shifted windows (uses_shifted_windows): D = 129..137 on
 // the aligned D = 129..144 tile (forward v16), D = 65..89 on the 128 bucket's 64-key narrow
 // tile (forward v19, whose 5- and 6-step classes span windows of up to 96 columns) and
@@ -247,7 +263,12 @@ inline Status device_fits_shared_bytes(const AttentionArgs& args, int bytes, boo
 // large-shared-memory narrow tile where the device's blocks may take its shared memory
 // (tile_config.hpp; asked only for head dims that tile covers, and only in buckets where it
 // differs). Buckets have a large narrow tile or an unmasked narrow tile, not both. Rows only
-// 2-byte aligned take the large-shared-memory staged tile the same way.
+// 2-byte aligned take the large-shared-memory staged tile the same way. On a device whose blocks
+// take less than some tile of the table's roles needs (sm_86 / sm_89: 99 KB), the small roles
+// (SmallSharedMemoryForwardTiles), and the shifted-window kernels only where they fit (their
+// rows, not on 16-byte words, are then the roles' rows: 4- and 8-byte cp.async or the staged /
+// general copy, as before the shifted kernels; forward_kernel.cuh's unshifted kernels take the
+// alignment at run time).
 // Whether a shifted window of `window_steps` k-steps has a class of its own in `Classes`. A class's
 // walk masks K only where the row ends (its last step, or the second half of the one before), so
 // a class wider than the window would multiply K's columns past the row, which may hold another
@@ -267,6 +288,9 @@ Status launch_forward(const AttentionArgs& args) {
   using UnmaskedHalved = HalvedUnmaskedNarrowForwardConfig<kHeadDim>;
   using LargeStaged = LargeSharedMemoryStagedForwardConfig<kHeadDim>;
   using Unmasked = UnmaskedForwardConfig<kHeadDim>;
+  // The most any role takes on a device with less shared memory per block than the table's tiles
+  // need: tiles past it are asked about first (and skipped where they do not fit).
+  constexpr int kSmallTilesBytes = small_tiles_forward_shared_bytes<kHeadDim>();
   const ForwardParams params = forward_params<Element>(args);
   const int window_steps = (params.window + kMmaK - 1) / kMmaK;
   if constexpr (shifted_windows_compiled(kHeadDim)) {
@@ -278,7 +302,12 @@ Status launch_forward(const AttentionArgs& args) {
         FATTN_RETURN_IF_ERROR(device_fits_shared_bytes(args, LargeNarrow::kSharedBytes, &fits));
         if (fits) return launch_forward_shifted_windows<LargeNarrow, Element>(args, params);
       }
-      return launch_forward_shifted_windows<Narrow, Element>(args, params);
+      bool fits = true;
+      if constexpr (Narrow::kSharedBytes > kSmallTilesBytes) {
+        FATTN_RETURN_IF_ERROR(device_fits_shared_bytes(args, Narrow::kSharedBytes, &fits));
+      }
+      // Where it does not fit, the rows take the small roles below (SmallSharedMemoryForwardTiles).
+      if (fits) return launch_forward_shifted_windows<Narrow, Element>(args, params);
     }
   }
   if constexpr (wide_windows_compiled(kHeadDim)) {
@@ -286,8 +315,15 @@ Status launch_forward(const AttentionArgs& args) {
     // start where the narrow tile's largest ends (narrower windows: has_step_class).
     constexpr int kFirstWideSteps = largest_step_class(typename Narrow::NarrowStepClassList{}) + 1;
     if (uses_shifted_windows(params, kHeadDim) && window_steps >= kFirstWideSteps) {
-      return launch_forward_wide_windows<kHeadDim, Element, kFirstWideSteps>(args, params,
-                                                                              window_steps);
+      constexpr int kWideBytes = wide_window_shared_bytes<kHeadDim, kFirstWideSteps>();
+      bool fits = true;
+      if constexpr (kWideBytes > kSmallTilesBytes) {
+        FATTN_RETURN_IF_ERROR(device_fits_shared_bytes(args, kWideBytes, &fits));
+      }
+      if (fits) {
+        return launch_forward_wide_windows<kHeadDim, Element, kFirstWideSteps>(args, params,
+                                                                                window_steps);
+      }
     }
   }
   if constexpr (LargeStaged::kSharedBytes != StagedForwardConfig<kHeadDim>::kSharedBytes) {
@@ -314,6 +350,20 @@ Status launch_forward(const AttentionArgs& args) {
         return launch_forward_with<ForwardConfig<kHeadDim>, Element, StagedForwardConfig<kHeadDim>,
                                    LargeNarrow, LargeNarrow, LargeNarrow, Unmasked>(args, params);
       }
+    }
+  }
+  // A device whose blocks do not take every tile of the table's roles (sm_86 / sm_89: 99 KB) runs
+  // the small roles (tile_config.hpp, SmallSharedMemoryForwardTiles).
+  if constexpr (table_forward_shared_bytes<kHeadDim>() > kSmallTilesBytes) {
+    bool fits = false;
+    FATTN_RETURN_IF_ERROR(
+        device_fits_shared_bytes(args, table_forward_shared_bytes<kHeadDim>(), &fits));
+    if (!fits) {
+      using Small = SmallSharedMemoryForwardTiles<kHeadDim>;
+      return launch_forward_with<typename Small::Table, Element, typename Small::Staged,
+                                 typename Small::Narrow, typename Small::UnmaskedNarrow,
+                                 typename Small::UnmaskedHalved, typename Small::Unmasked>(args,
+                                                                                          params);
     }
   }
   return launch_forward_with<ForwardConfig<kHeadDim>, Element, StagedForwardConfig<kHeadDim>,

@@ -15,6 +15,8 @@
 
 #include <type_traits>
 
+#include "api/device_query.hpp"
+
 namespace fattn::detail::sm80 {
 
 inline constexpr int kWarpSize = 32;
@@ -814,6 +816,133 @@ constexpr int largest_step_class(StepClasses<kSteps...>) {
   int largest = 0;
   ((largest = kSteps > largest ? kSteps : largest), ...);
   return largest;
+}
+
+// ---- Devices with 99 KB of shared memory per block (sm_86 / sm_89: RTX 30xx / 40xx, A10, L4,
+// L40; twenty-ninth session, s29-fwdsmall, bench/results/sm80-fwd-small-smem-2026-11-25-s29/
+// NOTES.md) ----
+// Bytes per block of the tiles above (bench/sm80_forward_shared_bytes.cpp prints them): bucket 64
+// 41,984-53,760; 128 71,680-82,944 and 104,448 (UnmaskedNarrowForwardConfig, its halved form);
+// 192 102,400-198,656 (every tile); 256 98,816 (the table) and 131,072-196,608 (the staged,
+// narrow and wide-window tiles). On such a device launch_forward (forward.cuh) takes the
+// roles below for a bucket whose tiles do not all fit, and skips the shifted-window kernels that
+// do not fit (forward_kernel_shifted_windows): their rows, not on 16-byte words, then take the
+// roles' kernels as they did before those kernels existed (4- and 8-byte rows the table kernels'
+// 4- and 8-byte cp.async; 2-byte rows the staged kernel, or where the role has none, the table
+// kernels' general copy, see NoStagedTile).
+
+// The staged role where no staged tile fits: 2-byte-aligned rows run on the role's table kernels,
+// whose general copy (load_tile_narrow, compiled with the run-time alignment in every unshifted
+// kernel) loads such rows' chunks as eight 16-bit loads through registers (tile_io.cuh,
+// copy_chunk), the forward's copy before UnalignedTileStage (v11). The staged kernel cannot
+// shrink below 99 KB at 192 and 256: UnalignedTileStage needs 8 warps there (a 32-lane row and 8
+// rows per pass, the swizzle's period), hence 128 query rows (48 / 64 KB of Q), and its Q stage
+// must fit where K, V and their stage will be, which asks for 64 keys (192: 123,904 bytes; 256:
+// 164,864).
+struct NoStagedTile {
+  static constexpr int kSharedBytes = 0;
+};
+
+// The 192 bucket's table tile on such devices: 64 keys x 8 warps x 1 row tile (FA2's sm86 tile for
+// head dim 192 is 64 x 64 on 4 warps), which was ForwardConfig<192> from the ninth to the
+// twenty-fourth session with KvSourcesInSharedMemory (102,400 bytes) on top: without it, 98,304.
+// Step class 9 and the halved walks as then, so that it runs the narrow role (D = 129..144, the
+// 9-step class, halved at 129..136) and the table's (145..192, full width at 192, the general walk
+// between) in one kernel per mask. 1 KB of the device's 99 KB left: one CTA of 8 warps per SM.
+template <int kHeadDimBucket>
+struct SmallSharedMemoryForwardConfig;
+template <>
+struct SmallSharedMemoryForwardConfig<192>
+    : UnmaskedRescalePastThreshold<HalfLastStep<ForwardTile<192, 64, 8, 1, true, 9>>> {};
+
+// The forward's roles (forward.cuh, launch_forward_with's tiles) on a device whose blocks take
+// less than some tile of the bucket needs: existing tiles where they fit (no new kernels: the
+// same types), SmallSharedMemoryForwardConfig<192> at 192.
+// 64: every tile fits (53,760 bytes at most).
+// 128: the unmasked narrow tile (D = 65..80 NoMask, 128 keys, 104,448 bytes) and its halved form
+// give their head dims to NarrowForwardConfig<128> (64 keys, 71,680 bytes), whose NoMask kernel
+// runs D = 81..96 already: the masked kernels' tile, with ExponentsUnderPv unmasked.
+// 192: SmallSharedMemoryForwardConfig<192> in every role; 2-byte rows on its general copy.
+// 256: FA2's 64 x 64 table tile (98,816 bytes) in every role: the narrow head dims (193..208)
+// on its general walk; 2-byte rows on its general copy.
+template <int kHeadDimBucket>
+struct SmallSharedMemoryForwardTiles {
+  using Table = ForwardConfig<kHeadDimBucket>;
+  using Unmasked = UnmaskedForwardConfig<kHeadDimBucket>;
+  using Staged = StagedForwardConfig<kHeadDimBucket>;
+  using Narrow = NarrowForwardConfig<kHeadDimBucket>;
+  using UnmaskedNarrow = NarrowForwardConfig<kHeadDimBucket>;
+  using UnmaskedHalved = NarrowForwardConfig<kHeadDimBucket>;
+};
+template <>
+struct SmallSharedMemoryForwardTiles<192> {
+  using Table = SmallSharedMemoryForwardConfig<192>;
+  using Unmasked = Table;
+  using Staged = NoStagedTile;
+  using Narrow = Table;
+  using UnmaskedNarrow = Table;
+  using UnmaskedHalved = Table;
+};
+template <>
+struct SmallSharedMemoryForwardTiles<256> {
+  using Table = ForwardConfig<256>;
+  using Unmasked = UnmaskedForwardConfig<256>;
+  using Staged = NoStagedTile;
+  using Narrow = Table;
+  using UnmaskedNarrow = Table;
+  using UnmaskedHalved = Table;
+};
+
+template <class... Configs>
+constexpr int largest_shared_bytes() {
+  int largest = 0;
+  ((largest = Configs::kSharedBytes > largest ? Configs::kSharedBytes : largest), ...);
+  return largest;
+}
+
+// The most shared memory any of a bucket's roles takes with the tiles launch_forward_with gets
+// from the table (the ones that need no question to the device: not the LargeSharedMemory ones,
+// nor the shifted-window kernels, which are skipped where they do not fit).
+template <int kHeadDimBucket>
+constexpr int table_forward_shared_bytes() {
+  return largest_shared_bytes<ForwardConfig<kHeadDimBucket>, UnmaskedForwardConfig<kHeadDimBucket>,
+                              StagedForwardConfig<kHeadDimBucket>,
+                              NarrowForwardConfig<kHeadDimBucket>,
+                              UnmaskedNarrowForwardConfig<kHeadDimBucket>,
+                              HalvedUnmaskedNarrowForwardConfig<kHeadDimBucket>>();
+}
+
+// The same for SmallSharedMemoryForwardTiles.
+template <int kHeadDimBucket>
+constexpr int small_tiles_forward_shared_bytes() {
+  using Tiles = SmallSharedMemoryForwardTiles<kHeadDimBucket>;
+  return largest_shared_bytes<typename Tiles::Table, typename Tiles::Unmasked,
+                              typename Tiles::Staged, typename Tiles::Narrow,
+                              typename Tiles::UnmaskedNarrow, typename Tiles::UnmaskedHalved>();
+}
+
+static_assert(small_tiles_forward_shared_bytes<64>() <= kConsumerAmpereSharedBytesPerBlock);
+static_assert(small_tiles_forward_shared_bytes<128>() <= kConsumerAmpereSharedBytesPerBlock);
+static_assert(small_tiles_forward_shared_bytes<192>() <= kConsumerAmpereSharedBytesPerBlock);
+static_assert(small_tiles_forward_shared_bytes<256>() <= kConsumerAmpereSharedBytesPerBlock);
+
+// What a device's blocks must take for every forward of a head-dim bucket to run (the selector
+// refuses cuda_sm80's forward below it): the small roles' largest tile (launch_forward takes them
+// wherever some table tile does not fit, and skips the shifted-window kernels that do not). 64: 53,760 bytes; 128: 82,944 (the staged tile); 192: 98,304;
+// 256: 98,816. 0 for a number that is not a bucket.
+constexpr int smallest_forward_shared_bytes(int head_dim_bucket) {
+  switch (head_dim_bucket) {
+    case 64:
+      return small_tiles_forward_shared_bytes<64>();
+    case 128:
+      return small_tiles_forward_shared_bytes<128>();
+    case 192:
+      return small_tiles_forward_shared_bytes<192>();
+    case 256:
+      return small_tiles_forward_shared_bytes<256>();
+    default:
+      return 0;
+  }
 }
 
 }  // namespace fattn::detail::sm80
