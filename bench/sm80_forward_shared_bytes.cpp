@@ -1,6 +1,7 @@
 // Prints every sm80 forward tile configuration's shared memory per block (kSharedBytes) and
 // shape, per head-dim bucket, against the 99 KB of sm_86 / sm_89 (host only):
-//   g++ -std=c++20 -Isrc -Iinclude bench/sm80_forward_shared_bytes.cpp -o /tmp/fwd_bytes && /tmp/fwd_bytes
+//   g++ -std=c++20 -Isrc -Iinclude bench/sm80_forward_shared_bytes.cpp -o /tmp/fwd_bytes
+//   /tmp/fwd_bytes
 #include <cstdio>
 
 #include "cuda/sm80/tile_config.hpp"
@@ -40,8 +41,8 @@ void print_bucket() {
   print<sm80::HalvedUnmaskedNarrowForwardConfig<kBucket>>("HalvedUnmaskedNarrowForwardConfig",
                                                           kBucket);
   if constexpr (kBucket > 64) {
-    constexpr int kFirstWide =
-        sm80::largest_step_class(typename sm80::NarrowForwardConfig<kBucket>::NarrowStepClassList{}) + 1;
+    using NarrowClasses = typename sm80::NarrowForwardConfig<kBucket>::NarrowStepClassList;
+    constexpr int kFirstWide = sm80::largest_step_class(NarrowClasses{}) + 1;
     print_wide<kBucket, kFirstWide>();
   }
   // The roles on a device with 99 KB per block (launch_forward: where some table tile does not

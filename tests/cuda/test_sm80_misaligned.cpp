@@ -215,8 +215,8 @@ INSTANTIATE_TEST_SUITE_P(
 // aligned (packed odd D, sliced views) take the staged kernel at 64 and 128 and, at 192 and
 // 256, the table kernels' general copy (16-bit loads); packed odd D with 8 heads (row strides
 // of whole words) would take the shifted-window kernels, which do not fit at 192 and 256 and are
-// skipped there (d161, d197 with 8 heads). Causal with Nq > Nk (fully masked rows) and Nq < Nk,
-// windows, GQA / MQA, N = 1, 17, 1013.
+// skipped there (d161, d197 with 8 heads; 4-byte rows d138 with 4 heads). Causal with Nq > Nk
+// (fully masked rows) and Nq < Nk, windows, GQA / MQA, N = 1, 17, 1013.
 constexpr int kSmall = detail::kConsumerAmpereSharedBytesPerBlock;
 
 INSTANTIATE_TEST_SUITE_P(
@@ -252,6 +252,12 @@ INSTANTIATE_TEST_SUITE_P(
                          true, kNoWindow, false, 2, 0.0f, kSmall},
         ForwardShapeCase{"small_d136_window", DType::bfloat16, 1, 300, 257, 2, 1, 136, false,
                          Window{50, 0}, false, 0, -0.1f, kSmall},
+        // 4-byte rows: D = 130 (row strides of 260 elements) on the 4-byte cp.async; D = 138 with
+        // 4 heads (row strides of whole words) would take the shifted-window kernel.
+        ForwardShapeCase{"small_d130_rows4", DType::bfloat16, 1, 150, 170, 2, 2, 130, false,
+                         kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d138_rows4_4_heads_causal", DType::float16, 1, 300, 257, 4, 4, 138,
+                         true, kNoWindow, false, 0, 0.0f, kSmall},
         ForwardShapeCase{"small_d160_window", DType::float16, 1, 700, 1013, 2, 2, 160, false,
                          Window{64, 16}, false, 0, 0.0f, kSmall},
         ForwardShapeCase{"small_d160_causal_nq_above_nk", DType::bfloat16, 1, 1013, 300, 4, 1, 160,

@@ -928,8 +928,9 @@ static_assert(small_tiles_forward_shared_bytes<256>() <= kConsumerAmpereSharedBy
 
 // What a device's blocks must take for every forward of a head-dim bucket to run (the selector
 // refuses cuda_sm80's forward below it): the small roles' largest tile (launch_forward takes them
-// wherever some table tile does not fit, and skips the shifted-window kernels that do not). 64: 53,760 bytes; 128: 82,944 (the staged tile); 192: 98,304;
-// 256: 98,816. 0 for a number that is not a bucket.
+// wherever some table tile does not fit, and skips the shifted-window kernels that do not).
+// 64: 53,760 bytes; 128: 82,944 (the staged tile); 192: 98,304; 256: 98,816. 0 for a number
+// that is not a bucket.
 constexpr int smallest_forward_shared_bytes(int head_dim_bucket) {
   switch (head_dim_bucket) {
     case 64:
