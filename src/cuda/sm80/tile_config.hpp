@@ -846,14 +846,17 @@ struct NoStagedTile {
 // The 192 bucket's table tile on such devices: 64 keys x 8 warps x 1 row tile (FA2's sm86 tile for
 // head dim 192 is 64 x 64 on 4 warps), which was ForwardConfig<192> from the ninth to the
 // twenty-fourth session with KvSourcesInSharedMemory (102,400 bytes) on top: without it, 98,304.
-// Step class 9 and the halved walks as then, so that it runs the narrow role (D = 129..144, the
-// 9-step class, halved at 129..136) and the table's (145..192, full width at 192, the general walk
-// between) in one kernel per mask. 1 KB of the device's 99 KB left: one CTA of 8 warps per SM.
+// Step class 9 and the halved walks as then, so that it runs the narrow role (D = 129..144 in the
+// 9-step class, halved at 129..136) and the table's (145..192 in the full-width class over
+// zero-filled columns, halved at 177..184) in one kernel per mask. StepClassesOnly: the 12-step
+// class covers the bucket, so the general walk would be dead code (it was compiled in the old
+// tile). 1 KB of the device's 99 KB left: one CTA of 8 warps per SM.
 template <int kHeadDimBucket>
 struct SmallSharedMemoryForwardConfig;
 template <>
 struct SmallSharedMemoryForwardConfig<192>
-    : UnmaskedRescalePastThreshold<HalfLastStep<ForwardTile<192, 64, 8, 1, true, 9>>> {};
+    : UnmaskedRescalePastThreshold<
+          HalfLastStep<StepClassesOnly<ForwardTile<192, 64, 8, 1, true, 9>>>> {};
 
 // The forward's roles (forward.cuh, launch_forward_with's tiles) on a device whose blocks take
 // less than some tile of the bucket needs: existing tiles where they fit (no new kernels: the
@@ -864,7 +867,8 @@ struct SmallSharedMemoryForwardConfig<192>
 // runs D = 81..96 already: the masked kernels' tile, with ExponentsUnderPv unmasked.
 // 192: SmallSharedMemoryForwardConfig<192> in every role; 2-byte rows on its general copy.
 // 256: FA2's 64 x 64 table tile (98,816 bytes) in every role: the narrow head dims (193..208)
-// on its general walk; 2-byte rows on its general copy.
+// on its full-width walk over zero-filled columns (16 steps where the narrow tile ran 13); 2-byte
+// rows on its general copy.
 template <int kHeadDimBucket>
 struct SmallSharedMemoryForwardTiles {
   using Table = ForwardConfig<kHeadDimBucket>;
