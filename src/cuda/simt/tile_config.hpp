@@ -25,8 +25,8 @@ inline constexpr int kPad = 4;
 
 // Stages a streamed tile goes through. Two: tile t+1 is copied while tile t is computed. One:
 // the copy of tile t+1 starts once tile t's last reader has passed a barrier (the K copy after
-// the scores, the V copy after P·V), so only part of it overlaps the arithmetic; a second
-// resident block per SM, where the smaller tiles allow it, hides the rest.
+// the scores, the V copy after P·V), so only part of it overlaps the arithmetic (the dK dV
+// kernel's Q/dO copy, read to the end of a step, overlaps none).
 inline constexpr int kTwoStages = 2;
 inline constexpr int kOneStage = 1;
 
@@ -35,17 +35,13 @@ inline constexpr int kOneStage = 1;
 // exactly its per-block opt-in limit plus this (Hopper 228 KB, A100 164 KB, sm_86 100 KB).
 inline constexpr std::size_t kSharedBytesReservedPerBlock = 1024;
 
-// Blocks per SM the kernels are register-bounded for (__launch_bounds__). Two bound a thread to
-// 128 registers. One-stage tiles ask for two where two of their blocks fit on an A100 SM: the
-// second resident block is what hides their copies (an sm_86 SM holds only one of any of them).
+// Blocks per SM the kernels are register-bounded for (__launch_bounds__); two bound a thread to
+// 128 registers. Only today's D <= 64 forward tiles ask for two (two share an sm_90 SM). The
+// smaller configurations keep one: an sm_86 / sm_89 SM (100 KB) holds one block of any 99 KB-sized
+// tile, and an A100 runs the A100-sized tiles (over 82 KB, one per 164 KB SM). Bounded to two,
+// the 16-bit forward at 128 (4 x 2, one stage) spilled 12 bytes on sm_90a.
 inline constexpr int kOneBlockPerSm = 1;
 inline constexpr int kTwoBlocksPerSm = 2;
-constexpr int one_stage_blocks_per_sm(std::size_t shared_bytes) {
-  return 2 * (shared_bytes + kSharedBytesReservedPerBlock) <=
-                 kA100SharedBytesPerBlock + kSharedBytesReservedPerBlock
-             ? kTwoBlocksPerSm
-             : kOneBlockPerSm;
-}
 
 // ---- forward (forward.cuh): 64-row blocks, 4 x 4 per thread (4 x 2 at head_dim 256).
 template <int kHeadDim>
@@ -69,11 +65,9 @@ struct ForwardTiles {
       sizeof(float) * (kQFloats + 2 * kStages * kKVFloats + kPFloats);
   // Up to D = 64 (93 KB) two blocks share an sm_90 SM only if each keeps to 128 registers.
   // Unbounded, ptxas took 128 by chance and 129 after the load_tile rewrite, which would have
-  // halved the occupancy; the bound makes it a requirement. One-stage tiles: see kTwoBlocksPerSm.
+  // halved the occupancy; the bound makes it a requirement. Other tiles: see kOneBlockPerSm.
   static constexpr int kBlocksPerSm =
-      kHeadDim <= 64                ? kTwoBlocksPerSm
-      : kStages == kOneStage        ? one_stage_blocks_per_sm(kSharedBytes)
-                                    : kOneBlockPerSm;
+      kHeadDim <= 64 && kStages == kTwoStages ? kTwoBlocksPerSm : kOneBlockPerSm;
 };
 
 // ---- wide forward (forward_wide.cuh): 128-row blocks, 8 x 4 per thread. Hopper only: the
@@ -120,8 +114,7 @@ struct KeyTiles {
   static constexpr std::size_t kSharedBytes =
       sizeof(float) * (2 * kKVFloats + 2 * kStages * kQFloats + 2 * kBlockKeys * kPStride +
                        2 * kStages * kBlockQueries);
-  static constexpr int kBlocksPerSm =
-      kStages == kOneStage ? one_stage_blocks_per_sm(kSharedBytes) : kOneBlockPerSm;
+  static constexpr int kBlocksPerSm = kOneBlockPerSm;
 };
 
 // ---- backward pass 3, dQ (backward.cuh): this thread owns kRows query rows and kCols key
@@ -144,8 +137,7 @@ struct QueryTiles {
   static constexpr int kStages = kStageCount;
   static constexpr std::size_t kSharedBytes =
       sizeof(float) * (2 * kQFloats + 2 * kStages * kKVFloats + kBlockRows * kPStride);
-  static constexpr int kBlocksPerSm =
-      kStages == kOneStage ? one_stage_blocks_per_sm(kSharedBytes) : kOneBlockPerSm;
+  static constexpr int kBlocksPerSm = kOneBlockPerSm;
 };
 
 // ---- the configurations of one bucket, largest first. A launcher runs the first whose
