@@ -26,41 +26,6 @@
 
 namespace fattn::detail::simt {
 
-// Tiles of pass 2 (dk/dv): this thread owns kRows key rows and kCols query columns of Sᵀ.
-// 64 keys x 32 queries (32 x 32 at head_dim 256) so that resident K, V plus two stages of Q, dO
-// fit in shared memory.
-template <int kHeadDim>
-struct KeyTiles {
-  static constexpr int kRows = kHeadDim <= 128 ? 4 : 2;
-  static constexpr int kCols = 2;
-  static constexpr int kBlockKeys = kRows * kThreadsY;
-  static constexpr int kBlockQueries = kCols * kThreadsX;
-  static constexpr int kRowStride = kHeadDim + kPad;
-  static constexpr int kPStride = kBlockQueries + kPad;
-  static constexpr int kKVFloats = kBlockKeys * kRowStride;
-  static constexpr int kQFloats = kBlockQueries * kRowStride;
-  static constexpr int kStages = 2;
-  static constexpr size_t kSharedBytes =
-      sizeof(float) * (2 * kKVFloats + 2 * kStages * kQFloats + 2 * kBlockKeys * kPStride +
-                       2 * kStages * kBlockQueries);
-};
-
-// Tiles of pass 3 (dq): this thread owns kRows query rows and kCols key columns.
-template <int kHeadDim>
-struct QueryTiles {
-  static constexpr int kRows = kHeadDim <= 128 ? 4 : 2;
-  static constexpr int kCols = kHeadDim <= 128 ? 4 : 2;
-  static constexpr int kBlockRows = kRows * kThreadsY;
-  static constexpr int kBlockCols = kCols * kThreadsX;
-  static constexpr int kRowStride = kHeadDim + kPad;
-  static constexpr int kPStride = kBlockCols + kPad;
-  static constexpr int kQFloats = kBlockRows * kRowStride;
-  static constexpr int kKVFloats = kBlockCols * kRowStride;
-  static constexpr int kStages = 2;
-  static constexpr size_t kSharedBytes =
-      sizeof(float) * (2 * kQFloats + 2 * kStages * kKVFloats + kBlockRows * kPStride);
-};
-
 template <class Element>
 struct BackwardParams {
   DeviceTensor<const Element> q, k, v, out, dout;
@@ -136,9 +101,10 @@ __device__ __forceinline__ void store_rows(const DeviceTensor<Element>& t, int b
   }
 }
 
-template <int kHeadDim, class Element>
-__global__ void __launch_bounds__(kThreads, 1) dkdv_kernel(const BackwardParams<Element> p) {
-  using T = KeyTiles<kHeadDim>;
+// T is one of the KeyTiles of tile_config.hpp.
+template <class T, class Element>
+__global__ void __launch_bounds__(kThreads, T::kBlocksPerSm) dkdv_kernel(const BackwardParams<Element> p) {
+  constexpr int kHeadDim = T::kBucket;
   constexpr int kRows = T::kRows, kCols = T::kCols, kOut = kOutColumns<kHeadDim>;
   extern __shared__ float4 shared_storage[];
   float* k_tile = reinterpret_cast<float*>(shared_storage);
@@ -186,11 +152,17 @@ __global__ void __launch_bounds__(kThreads, 1) dkdv_kernel(const BackwardParams<
 #pragma unroll
     for (int c = 0; c < kOut; ++c) dk[i][c] = dv[i][c] = 0.0f;
 
+  // One stage: Q and dO are read to the end of the step (dV += Pᵀ·dO, dK += dSᵀ·Q), so step + 1
+  // is requested after its last barrier and waited for at the top.
   for (int step = 0; step < total_steps; ++step) {
-    const int stage = step & 1;
-    if (step + 1 < total_steps) load_step(step + 1, stage ^ 1);
-    cp_async_commit();
-    cp_async_wait<1>();
+    const int stage = T::kStages == kTwoStages ? step & 1 : 0;
+    if constexpr (T::kStages == kTwoStages) {
+      if (step + 1 < total_steps) load_step(step + 1, stage ^ 1);
+      cp_async_commit();
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
     __syncthreads();
 
     float st[kRows][kCols], dpt[kRows][kCols];
@@ -228,6 +200,10 @@ __global__ void __launch_bounds__(kThreads, 1) dkdv_kernel(const BackwardParams<
     product_ab<kRows, T::kBlockQueries, kHeadDim, T::kPStride, T::kRowStride>(
         dk, ds_tile + ty * kRows * T::kPStride, q_stage, tx);
     __syncthreads();
+    if constexpr (T::kStages == kOneStage) {
+      if (step + 1 < total_steps) load_step(step + 1, 0);
+      cp_async_commit();
+    }
   }
 
 #pragma unroll
@@ -238,9 +214,10 @@ __global__ void __launch_bounds__(kThreads, 1) dkdv_kernel(const BackwardParams<
   }
 }
 
-template <int kHeadDim, class Element>
-__global__ void __launch_bounds__(kThreads, 1) dq_kernel(const BackwardParams<Element> p) {
-  using T = QueryTiles<kHeadDim>;
+// T is one of the QueryTiles of tile_config.hpp.
+template <class T, class Element>
+__global__ void __launch_bounds__(kThreads, T::kBlocksPerSm) dq_kernel(const BackwardParams<Element> p) {
+  constexpr int kHeadDim = T::kBucket;
   constexpr int kRows = T::kRows, kCols = T::kCols, kOut = kOutColumns<kHeadDim>;
   extern __shared__ float4 shared_storage[];
   float* q_tile = reinterpret_cast<float*>(shared_storage);
@@ -286,11 +263,26 @@ __global__ void __launch_bounds__(kThreads, 1) dq_kernel(const BackwardParams<El
     for (int c = 0; c < kOut; ++c) dq[i][c] = 0.0f;
   }
 
+  auto load_k = [&](int tile) {
+    load_tile<kHeadDim>(k_tiles, T::kBlockCols, p.k, b, h_kv, tile * T::kBlockCols, p.seqlen_k,
+                        p.head_dim, p.vectors_ok);
+  };
+  auto load_v = [&](int tile) {
+    load_tile<kHeadDim>(v_tiles, T::kBlockCols, p.v, b, h_kv, tile * T::kBlockCols, p.seqlen_k,
+                        p.head_dim, p.vectors_ok);
+  };
+  // One stage: V is last read for dP (before the middle barrier), K for dQ += dS·K (before the
+  // last one): V(t+1) is requested after the first, K(t+1) after the second, both waited for at
+  // the top.
   for (int tile = first_tile; tile < end_tile; ++tile) {
-    const int stage = (tile - first_tile) & 1;
-    if (tile + 1 < end_tile) load_kv(tile + 1, stage ^ 1);
-    cp_async_commit();
-    cp_async_wait<1>();
+    const int stage = T::kStages == kTwoStages ? (tile - first_tile) & 1 : 0;
+    if constexpr (T::kStages == kTwoStages) {
+      if (tile + 1 < end_tile) load_kv(tile + 1, stage ^ 1);
+      cp_async_commit();
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
     __syncthreads();
 
     float s[kRows][kCols], dp[kRows][kCols];
@@ -319,15 +311,59 @@ __global__ void __launch_bounds__(kThreads, 1) dq_kernel(const BackwardParams<El
       }
     }
     __syncthreads();
+    if constexpr (T::kStages == kOneStage) {
+      if (tile + 1 < end_tile) load_v(tile + 1);
+      cp_async_commit();
+    }
     product_ab<kRows, T::kBlockCols, kHeadDim, T::kPStride, T::kRowStride>(
         dq, ds_tile + ty * kRows * T::kPStride, k_stage, tx);
     __syncthreads();
+    if constexpr (T::kStages == kOneStage) {
+      if (tile + 1 < end_tile) load_k(tile + 1);
+      cp_async_commit();
+    }
   }
 
 #pragma unroll
   for (int i = 0; i < kRows; ++i) {
     store_rows<Element, kHeadDim>(p.dq, b, h, row0 + ty * kRows + i, p.seqlen_q, p.head_dim, dq[i], tx);
   }
+}
+
+// A backward main kernel, the key or query rows one of its blocks covers, and its shared memory.
+template <class Element>
+struct BackwardChoice {
+  void (*kernel)(BackwardParams<Element>);
+  int block_size;
+  int shared_bytes;
+};
+
+// The largest configuration of the bucket's SimtTileSet that fits a device whose blocks may have
+// `shared_optin` bytes (the smallest where none does, so that the refusal names its size).
+template <int kHeadDim, class Element>
+BackwardChoice<Element> pick_dkdv(int shared_optin) {
+  using S = SimtTileSet<kHeadDim>;
+  auto choice = [](auto tiles) -> BackwardChoice<Element> {
+    using T = decltype(tiles);
+    return {&dkdv_kernel<T, Element>, T::kBlockKeys, static_cast<int>(T::kSharedBytes)};
+  };
+  if (static_cast<int>(S::Key::kSharedBytes) <= shared_optin) return choice(typename S::Key{});
+  if (static_cast<int>(S::KeyA100::kSharedBytes) <= shared_optin) return choice(typename S::KeyA100{});
+  return choice(typename S::KeySmall{});
+}
+
+template <int kHeadDim, class Element>
+BackwardChoice<Element> pick_dq(int shared_optin) {
+  using S = SimtTileSet<kHeadDim>;
+  auto choice = [](auto tiles) -> BackwardChoice<Element> {
+    using T = decltype(tiles);
+    return {&dq_kernel<T, Element>, T::kBlockRows, static_cast<int>(T::kSharedBytes)};
+  };
+  if (static_cast<int>(S::Query::kSharedBytes) <= shared_optin) return choice(typename S::Query{});
+  if (static_cast<int>(S::QueryA100::kSharedBytes) <= shared_optin) {
+    return choice(typename S::QueryA100{});
+  }
+  return choice(typename S::QuerySmall{});
 }
 
 template <int kHeadDim, class Element>
@@ -357,11 +393,15 @@ Status launch_backward(const AttentionArgs& args) {
   p.vectors_ok = pr.alignment_bytes >= static_cast<std::size_t>(kVectorBytes);
   const cudaStream_t stream = stream_of(args);
 
-  // Both main kernels' shared memory is checked before the first launch, so that a device too
-  // small for either leaves dK, dV and dQ untouched.
-  constexpr int kLargestSharedBytes = static_cast<int>(
-      std::max(KeyTiles<kHeadDim>::kSharedBytes, QueryTiles<kHeadDim>::kSharedBytes));
-  FATTN_RETURN_IF_ERROR(require_shared_bytes(args, kLargestSharedBytes, "simt backward"));
+  // Each main kernel runs the largest configuration of the bucket's SimtTileSet that fits the
+  // device, and both choices are checked before the first launch, so that a device too small for
+  // either leaves dK, dV and dQ untouched.
+  int shared_optin = 0;
+  FATTN_RETURN_IF_ERROR(device_shared_bytes_optin(args, &shared_optin));
+  const BackwardChoice<Element> dkdv = pick_dkdv<kHeadDim, Element>(shared_optin);
+  const BackwardChoice<Element> dq = pick_dq<kHeadDim, Element>(shared_optin);
+  FATTN_RETURN_IF_ERROR(
+      require_shared_bytes(args, std::max(dkdv.shared_bytes, dq.shared_bytes), "simt backward"));
   const std::int64_t rows = pr.batch * pr.heads_q * pr.seqlen_q;
   Workspace delta(args);
   FATTN_RETURN_IF_ERROR(delta.allocate(static_cast<std::size_t>(rows) * sizeof(float)));
@@ -374,18 +414,14 @@ Status launch_backward(const AttentionArgs& args) {
     FATTN_CUDA_TRY_LAUNCH("simt::preprocess_kernel");
   }
   if (p.seqlen_k > 0) {
-    using T = KeyTiles<kHeadDim>;
-    const dim3 grid((p.seqlen_k + T::kBlockKeys - 1) / T::kBlockKeys, p.heads_kv, p.batch);
-    FATTN_RETURN_IF_ERROR(launch_with_shared_memory(&dkdv_kernel<kHeadDim, Element>,
-                                                    "simt::dkdv_kernel", grid, kThreads,
-                                                    static_cast<int>(T::kSharedBytes), args, p));
+    const dim3 grid((p.seqlen_k + dkdv.block_size - 1) / dkdv.block_size, p.heads_kv, p.batch);
+    FATTN_RETURN_IF_ERROR(launch_with_shared_memory(dkdv.kernel, "simt::dkdv_kernel", grid,
+                                                    kThreads, dkdv.shared_bytes, args, p));
   }
   if (p.seqlen_q > 0) {
-    using T = QueryTiles<kHeadDim>;
-    const dim3 grid((p.seqlen_q + T::kBlockRows - 1) / T::kBlockRows, p.heads_q, p.batch);
-    FATTN_RETURN_IF_ERROR(launch_with_shared_memory(&dq_kernel<kHeadDim, Element>,
-                                                    "simt::dq_kernel", grid, kThreads,
-                                                    static_cast<int>(T::kSharedBytes), args, p));
+    const dim3 grid((p.seqlen_q + dq.block_size - 1) / dq.block_size, p.heads_q, p.batch);
+    FATTN_RETURN_IF_ERROR(launch_with_shared_memory(dq.kernel, "simt::dq_kernel", grid, kThreads,
+                                                    dq.shared_bytes, args, p));
   }
   return Status::Ok();
 }

@@ -16,6 +16,8 @@
 // Tile shapes: 64 x 64 (64 x 32 at head_dim 256, where two stages of 64-row K/V tiles would not
 // fit in shared memory). 4 x 4 per thread keeps the S accumulators, the output columns and the
 // operand registers under ~128 registers at head_dim 128, and 8 16-byte loads feed 64 FMAs.
+// On a device whose blocks get less shared memory (an A100, an sm_86 / sm_89 card) the launcher
+// runs a smaller ForwardTiles of tile_config.hpp: one K/V stage, then fewer rows or keys.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -30,30 +32,11 @@
 
 namespace fattn::detail::simt {
 
-template <int kHeadDim>
-struct ForwardTiles {
-  static constexpr int kRows = 4;                              // query rows per thread
-  static constexpr int kCols = kHeadDim <= 128 ? 4 : 2;        // key columns per thread
-  static constexpr int kBlockRows = kRows * kThreadsY;         // query rows per block
-  static constexpr int kBlockCols = kCols * kThreadsX;         // keys per tile
-  static constexpr int kRowStride = kHeadDim + kPad;           // floats per Q/K/V tile row
-  static constexpr int kPStride = kBlockCols + kPad;           // floats per P tile row
-  static constexpr int kQFloats = kBlockRows * kRowStride;
-  static constexpr int kKVFloats = kBlockCols * kRowStride;
-  static constexpr int kPFloats = kBlockRows * kPStride;
-  static constexpr int kStages = 2;
-  static constexpr size_t kSharedBytes =
-      sizeof(float) * (kQFloats + 2 * kStages * kKVFloats + kPFloats);
-  // Up to D = 64 (93 KB) two blocks share an sm_90 SM only if each keeps to 128 registers.
-  // Unbounded, ptxas took 128 by chance and 129 after the load_tile rewrite, which would have
-  // halved the occupancy; the bound makes it a requirement.
-  static constexpr int kBlocksPerSm = kHeadDim <= 64 ? 2 : 1;
-};
-
-template <int kHeadDim, class Element>
-__global__ void __launch_bounds__(kThreads, ForwardTiles<kHeadDim>::kBlocksPerSm)
+// T is one of the ForwardTiles of tile_config.hpp.
+template <class T, class Element>
+__global__ void __launch_bounds__(kThreads, T::kBlocksPerSm)
     forward_kernel(const ForwardParams<Element> p) {
-  using T = ForwardTiles<kHeadDim>;
+  constexpr int kHeadDim = T::kBucket;
   constexpr int kRows = T::kRows, kCols = T::kCols, kOut = kOutColumns<kHeadDim>;
   extern __shared__ float4 shared_storage[];
   float* q_tile = reinterpret_cast<float*>(shared_storage);
@@ -84,19 +67,40 @@ __global__ void __launch_bounds__(kThreads, ForwardTiles<kHeadDim>::kBlocksPerSm
     load_tile<kHeadDim>(v_tiles + stage * T::kKVFloats, T::kBlockCols, p.v, b, h_kv, key0,
                         p.seqlen_k, p.head_dim, p.vectors_ok);
   };
+  auto load_k = [&](int tile) {
+    load_tile<kHeadDim>(k_tiles, T::kBlockCols, p.k, b, h_kv, tile * T::kBlockCols, p.seqlen_k,
+                        p.head_dim, p.vectors_ok);
+  };
+  auto load_v = [&](int tile) {
+    load_tile<kHeadDim>(v_tiles, T::kBlockCols, p.v, b, h_kv, tile * T::kBlockCols, p.seqlen_k,
+                        p.head_dim, p.vectors_ok);
+  };
+  // cp.async groups, oldest first. Two stages: {Q, K(first), V(first)}, then per tile
+  // {K(t+1), V(t+1)}. One stage: {Q, K(first)}, {V(first)}, then per tile {K(t+1)} (requested
+  // once S(t) is done), {V(t+1)} (once P·V(t) is). Every commit happens whether or not it copied
+  // anything, so the wait counts below hold on the last tile.
   load_tile<kHeadDim>(q_tile, T::kBlockRows, p.q, b, h, row0, p.seqlen_q, p.head_dim, p.vectors_ok);
-  if (first_tile < end_tile) load_kv(first_tile, 0);
-  cp_async_commit();
+  if constexpr (T::kStages == kTwoStages) {
+    if (first_tile < end_tile) load_kv(first_tile, 0);
+    cp_async_commit();
+  } else {
+    if (first_tile < end_tile) load_k(first_tile);
+    cp_async_commit();
+    if (first_tile < end_tile) load_v(first_tile);
+    cp_async_commit();
+  }
 
   float o[kRows][kOut];
   float m[kRows], l[kRows];
   start_online_softmax(o, m, l);
 
   for (int tile = first_tile; tile < end_tile; ++tile) {
-    const int stage = (tile - first_tile) & 1;
-    if (tile + 1 < end_tile) load_kv(tile + 1, stage ^ 1);
-    cp_async_commit();
-    cp_async_wait<1>();  // everything but the tile just requested has landed
+    const int stage = T::kStages == kTwoStages ? (tile - first_tile) & 1 : 0;
+    if constexpr (T::kStages == kTwoStages) {
+      if (tile + 1 < end_tile) load_kv(tile + 1, stage ^ 1);
+      cp_async_commit();
+    }
+    cp_async_wait<1>();  // two stages: all but the tile just requested; one: K(tile), not V(tile)
     __syncthreads();
 
     float s[kRows][kCols];
@@ -139,10 +143,19 @@ __global__ void __launch_bounds__(kThreads, ForwardTiles<kHeadDim>::kBlocksPerSm
 #pragma unroll
       for (int c = 0; c < kOut; ++c) o[i][c] *= alpha;
     }
+    if constexpr (T::kStages == kOneStage) cp_async_wait<0>();  // V(tile) has landed
     __syncthreads();
+    if constexpr (T::kStages == kOneStage) {
+      if (tile + 1 < end_tile) load_k(tile + 1);  // S(tile) is done: K is free
+      cp_async_commit();
+    }
     product_ab<kRows, T::kBlockCols, kHeadDim, T::kPStride, T::kRowStride>(
         o, p_tile + ty * kRows * T::kPStride, v_tiles + stage * T::kKVFloats, tx);
     __syncthreads();  // the next iteration overwrites this stage and the P tile
+    if constexpr (T::kStages == kOneStage) {
+      if (tile + 1 < end_tile) load_v(tile + 1);
+      cp_async_commit();
+    }
   }
 
 #pragma unroll
@@ -164,13 +177,43 @@ __global__ void __launch_bounds__(kThreads, ForwardTiles<kHeadDim>::kBlocksPerSm
   }
 }
 
-// Shared memory the hardware keeps per resident block on sm_80/sm_90 (1 KB), on top of what
-// the kernel asks for; counted when deciding whether two blocks fit on an SM.
-inline constexpr std::size_t kSharedBytesReservedPerBlock = 1024;
+
+// A forward kernel and the tile geometry its launch needs.
+template <class Element>
+struct ForwardChoice {
+  void (*kernel)(ForwardParams<Element>);
+  const char* name;
+  int block_rows;
+  int shared_bytes;
+};
+template <class T, class Element>
+constexpr ForwardChoice<Element> forward_choice() {
+  return {&forward_kernel<T, Element>, "simt::forward_kernel", T::kBlockRows,
+          static_cast<int>(T::kSharedBytes)};
+}
+
+// The 64-row kernel's configuration for a device whose blocks may have `shared_optin` bytes: the
+// largest of the bucket's SimtTileSet that fits (the smallest where none does, so that the
+// launch refuses naming its size). Where the wide kernel serves Hopper alone (D = 128), S::Forward
+// is skipped: no device between the two sizes is worth a kernel.
+template <int kHeadDim, class Element>
+ForwardChoice<Element> pick_forward(int shared_optin) {
+  using S = SimtTileSet<kHeadDim>;
+  constexpr bool kWideOnly =
+      kUseWideForward<kHeadDim, Element> && WideForwardTiles<kHeadDim>::kBlocksPerSm == 1;
+  if constexpr (!kWideOnly) {
+    if (static_cast<int>(S::Forward::kSharedBytes) <= shared_optin) {
+      return forward_choice<typename S::Forward, Element>();
+    }
+  }
+  if (static_cast<int>(S::ForwardA100::kSharedBytes) <= shared_optin) {
+    return forward_choice<typename S::ForwardA100, Element>();
+  }
+  return forward_choice<typename S::ForwardSmall, Element>();
+}
 
 template <int kHeadDim, class Element>
 Status launch_forward(const AttentionArgs& args) {
-  using T = ForwardTiles<kHeadDim>;
   const Problem& pr = args.problem;
   if (pr.seqlen_q == 0 || pr.batch == 0 || pr.heads_q == 0) return Status::Ok();
   ForwardParams<Element> p;
@@ -196,20 +239,32 @@ Status launch_forward(const AttentionArgs& args) {
     return launch_with_shared_memory(kernel, name, grid, kThreads, static_cast<int>(shared_bytes),
                                      args, p);
   };
+  auto launch_choice = [&](const ForwardChoice<Element>& c) {
+    return launch(c.kernel, c.name, c.block_rows, static_cast<std::size_t>(c.shared_bytes));
+  };
+  int shared_optin = 0;
+  FATTN_RETURN_IF_ERROR(device_shared_bytes_optin(args, &shared_optin));
   if constexpr (kUseWideForward<kHeadDim, Element>) {
     using W = WideForwardTiles<kHeadDim>;
     const auto wide = &wide_forward_kernel<kHeadDim, Element>;
+    if (static_cast<int>(W::kSharedBytes) > shared_optin) {
+      return launch_choice(pick_forward<kHeadDim, Element>(shared_optin));
+    }
     if constexpr (W::kBlocksPerSm == 1) {
       return launch(wide, "simt::wide_forward_kernel", W::kBlockRows, W::kSharedBytes);
     } else {
+      // An SM's shared memory is its per-block limit plus the 1 KB reserve on every device the
+      // tiles are sized for; taking the smaller of the two keeps a test's cap (which lowers the
+      // per-block limit only) from claiming two wide blocks on a device it makes look smaller.
       int device = 0, shared_per_sm = 0;
       FATTN_CUDA_TRY(cudaGetDevice(&device));
       FATTN_CUDA_TRY(cudaDeviceGetAttribute(&shared_per_sm,
                                             cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
-      if (static_cast<std::size_t>(shared_per_sm) <
-          W::kBlocksPerSm * (W::kSharedBytes + kSharedBytesReservedPerBlock)) {
-        return launch(&forward_kernel<kHeadDim, Element>, "simt::forward_kernel", T::kBlockRows,
-                      T::kSharedBytes);
+      const std::size_t usable_per_sm =
+          std::min(static_cast<std::size_t>(shared_per_sm),
+                   static_cast<std::size_t>(shared_optin) + kSharedBytesReservedPerBlock);
+      if (usable_per_sm < W::kBlocksPerSm * (W::kSharedBytes + kSharedBytesReservedPerBlock)) {
+        return launch_choice(pick_forward<kHeadDim, Element>(shared_optin));
       }
       // Ask for the largest shared-memory carveout rather than rely on the driver's choice:
       // kBlocksPerSm blocks must be resident at once.
@@ -218,8 +273,7 @@ Status launch_forward(const AttentionArgs& args) {
       return launch(wide, "simt::wide_forward_kernel", W::kBlockRows, W::kSharedBytes);
     }
   } else {
-    return launch(&forward_kernel<kHeadDim, Element>, "simt::forward_kernel", T::kBlockRows,
-                  T::kSharedBytes);
+    return launch_choice(pick_forward<kHeadDim, Element>(shared_optin));
   }
 }
 

@@ -29,26 +29,6 @@
 
 namespace fattn::detail::simt {
 
-template <int kHeadDim>
-struct WideForwardTiles {
-  static constexpr int kRows = 8;                               // query rows per thread
-  static constexpr int kCols = 4;                               // key columns per thread
-  static constexpr int kBlockRows = kRows * kThreadsY;          // 128 query rows per block
-  static constexpr int kBlockCols = kCols * kThreadsX;          // 64 keys per tile
-  static constexpr int kRowStride = kHeadDim + kPad;            // floats per Q/K/V tile row
-  static constexpr int kPStride = kBlockRows + kPad;            // floats per key of the P tile
-  static constexpr int kQFloats = kBlockRows * kRowStride;
-  static constexpr int kKVFloats = kBlockCols * kRowStride;
-  static constexpr int kPFloats = kBlockCols * kPStride;
-  // D <= 64: two blocks (16 warps) per SM, which needs <= 113 KB of shared memory and <= 128
-  // registers per thread; K then has one stage (101 KB at D = 64) and the other resident block
-  // hides the copies. D = 128: one block per SM (212 registers), so K keeps two stages.
-  static constexpr int kBlocksPerSm = kHeadDim <= 64 ? 2 : 1;
-  static constexpr int kKStages = kBlocksPerSm == 2 ? 1 : 2;
-  static constexpr size_t kSharedBytes =
-      sizeof(float) * (kQFloats + (kKStages + 1) * kKVFloats + kPFloats);
-};
-
 // Which (head-dim bucket, storage) instances run the wide kernel (H100 measurements in
 // docs/perf-notes.md):
 //   128          one block per SM; 39 % -> 49-50 % of the fp32 FMA peak over the 64-row kernel.

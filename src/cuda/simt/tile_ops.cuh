@@ -20,13 +20,10 @@
 #include "common/mask.hpp"
 #include "cuda/common/device_tensor.hpp"
 #include "cuda/common/element.cuh"
+#include "cuda/simt/tile_config.hpp"
 
 namespace fattn::detail::simt {
 
-inline constexpr int kThreadsX = 16;
-inline constexpr int kThreadsY = 16;
-inline constexpr int kThreads = kThreadsX * kThreadsY;
-inline constexpr int kPad = 4;
 inline constexpr float kLog2e = 1.4426950408889634f;
 inline constexpr float kLn2 = 0.6931471805599453f;
 inline constexpr int kVectorBytes = 16;
