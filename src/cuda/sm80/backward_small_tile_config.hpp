@@ -1,0 +1,77 @@
+// The sm80 backward's third table: tiles for devices whose blocks may take 99 KB of shared
+// memory (sm_86 / sm_89: RTX 30xx / 40xx, A10, L4, L40), where every tile of
+// BackwardConfig (148-166 KB) and of the Hopper tables is refused. Host-compilable (no CUDA
+// includes): the selector reads smallest_backward_shared_bytes.
+#pragma once
+
+#include "api/device_query.hpp"
+#include "cuda/sm80/backward_tile_config.hpp"
+
+namespace fattn::detail::sm80 {
+
+// Shapes (twenty-ninth session, s29-bwdsmall; bench/results/sm80-bwd-small-smem-2026-11-25-s29/
+// NOTES.md). The kernel's Pᵀ / dSᵀ rows are kBlockM queries wide in the 128-byte swizzle
+// (swizzled_offset, fragment_address), so kBlockM stays 64; what gives is keys per CTA, Q / dO
+// stages and, at 256, warps. Modelled on FA2's sm86 backward (hdim64: 64 x 128, 8 warps;
+// hdim128: 64 x 64, 8 warps; hdim256: 64 x 32 with V in registers and no double buffer, which
+// this kernel, with V in shared memory, cannot hold in 99 KB: 64 x 32 with one stage is
+// 107,008 bytes).
+// 64: 64 x 128, two Q / dO stages, 8 warps, phase A and B as 4 key x 2 query / head-dim
+// warps (32 x 32 warp tiles, as the 128 table's), 16 x 32 dQ warp tiles: 99,328 bytes.
+// 128: 64 x 64, one stage (two take 114,688 bytes), 8 warps: phase A 16 keys x 32 queries per
+// warp, phase B 16 keys x 64 dims, 32 x 32 dQ warp tiles (the 128 table's): 82,432 bytes.
+// 192: 64 x 32, one stage, 8 warps: phase A 2 key x 4 query warps (16 x 16), phase B 2 key x 4
+// head-dim warps (16 x 48), 32 x 48 dQ warp tiles (the 192 table's): 82,432 bytes.
+// 256: 64 x 16, one stage, 4 warps (8 would leave phase A 8 queries per warp): phase A and B
+// split queries / head dims only (16 x 16 and 16 x 64 per warp), 64 x 64 dQ warp tiles (the
+// fewest ldmatrix rows per output: 128 per k-step against 160 for 32 x 128); dK + dV = 64
+// registers, the dQ tile 128: 86,528 bytes. 16 keys per CTA send the dQ atomics of a query tile
+// four times as often per key as the 64-key tiles: the price of fitting.
+// Kernels: the general one only (kFullWidthKernel = false): three per table and element type
+// (NoMask, causal, window) instead of six, for build time (CI compiles every kernel on 2 cores),
+// and no lean-loop options, which apply to the full-width kernel only. No shifted windows
+// either (launch_backward: rows off 16-byte words take load_tile's 4- / 8-byte cp.async or
+// 16-bit loads, as GQA does everywhere), nor FusedDqConversion (full-width kernels only). The
+// deterministic mode is the general kernel's run-time flag (params.semaphores).
+template <int kHeadDimBucket>
+struct SmallSharedMemoryBackwardConfig;
+template <>
+struct SmallSharedMemoryBackwardConfig<64> : BackwardTile<64, 64, 128, 8, 2, 2, 2, 1, false> {};
+template <>
+struct SmallSharedMemoryBackwardConfig<128>
+    : BackwardTile<128, 64, 64, 8, 2, 2, 1, 1, false, 2> {};
+template <>
+struct SmallSharedMemoryBackwardConfig<192>
+    : BackwardTile<192, 64, 32, 8, 4, 4, 1, 1, false, 2> {};
+template <>
+struct SmallSharedMemoryBackwardConfig<256>
+    : BackwardTile<256, 64, 16, 4, 4, 4, 1, 1, false, 1> {};
+
+static_assert(SmallSharedMemoryBackwardConfig<64>::kSharedBytes <=
+              kConsumerAmpereSharedBytesPerBlock);
+static_assert(SmallSharedMemoryBackwardConfig<128>::kSharedBytes <=
+              kConsumerAmpereSharedBytesPerBlock);
+static_assert(SmallSharedMemoryBackwardConfig<192>::kSharedBytes <=
+              kConsumerAmpereSharedBytesPerBlock);
+static_assert(SmallSharedMemoryBackwardConfig<256>::kSharedBytes <=
+              kConsumerAmpereSharedBytesPerBlock);
+
+// The least shared memory per block that the sm80 backward of bucket `head_dim_bucket` runs in
+// (its small table's), or 0 for a bucket it has no table for: the selector refuses cuda_sm80's
+// backward on devices below it.
+constexpr int smallest_backward_shared_bytes(int head_dim_bucket) {
+  switch (head_dim_bucket) {
+    case 64:
+      return SmallSharedMemoryBackwardConfig<64>::kSharedBytes;
+    case 128:
+      return SmallSharedMemoryBackwardConfig<128>::kSharedBytes;
+    case 192:
+      return SmallSharedMemoryBackwardConfig<192>::kSharedBytes;
+    case 256:
+      return SmallSharedMemoryBackwardConfig<256>::kSharedBytes;
+    default:
+      return 0;
+  }
+}
+
+}  // namespace fattn::detail::sm80
