@@ -273,22 +273,28 @@ bool uses_backward_windows(const AttentionArgs& args, int width) {
 // fits it; full-width or general, launch_backward_with) in both modes: the deterministic mode is
 // a run-time flag of those kernels. On devices whose blocks may not take the base table's shared
 // memory (sm_86 / sm_89: 99 KB) every launch, both modes, every mask, GQA and rows off 16-byte
-// words alike, takes SmallSharedMemoryBackwardConfig's general kernel (the Large and
-// deterministic tables are no smaller than the base table): no shifted windows there, whose
-// rows its copies take 4 or 8 bytes or 16 bits at a time. Below the small table's bytes the
-// launch is refused before it writes anything.
+// words alike, takes the bucket's small table's general kernel (SmallSharedMemoryBackward; the
+// Large and deterministic tables are no smaller than the base table): no shifted windows there,
+// whose rows its copies take 4 or 8 bytes or 16 bits at a time. Below the small table's bytes
+// (the base table's where the bucket has no small table: 256) the launch is refused before it
+// writes anything.
 template <int kHeadDim, class Element>
 Status launch_backward(const AttentionArgs& args) {
-  using Small = SmallSharedMemoryBackwardConfig<kHeadDim>;
-  static_assert(Small::kSharedBytes < BackwardConfig<kHeadDim>::kSharedBytes &&
-                !Small::kFullWidthKernel && !fused_dq_conversion<Small>());
+  using Small = typename SmallSharedMemoryBackward<kHeadDim>::type;
   bool base_fits = false;
   FATTN_RETURN_IF_ERROR(
       device_fits_shared_bytes(args, BackwardConfig<kHeadDim>::kSharedBytes, &base_fits));
   if (!base_fits) {
-    FATTN_RETURN_IF_ERROR(
-        require_shared_bytes(args, Small::kSharedBytes, "sm80::backward_kernel"));
-    return launch_backward_with<Small, Element>(args);
+    if constexpr (std::is_void_v<Small>) {
+      return require_shared_bytes(args, BackwardConfig<kHeadDim>::kSharedBytes,
+                                  "sm80::backward_kernel");
+    } else {
+      static_assert(Small::kSharedBytes < BackwardConfig<kHeadDim>::kSharedBytes &&
+                    !Small::kFullWidthKernel && !fused_dq_conversion<Small>());
+      FATTN_RETURN_IF_ERROR(
+          require_shared_bytes(args, Small::kSharedBytes, "sm80::backward_kernel"));
+      return launch_backward_with<Small, Element>(args);
+    }
   }
   using Large = LargeSharedMemoryBackwardConfig<kHeadDim>;
   if (uses_backward_windows<Element>(args, kHeadDim)) {

@@ -11,8 +11,8 @@ namespace fattn::detail::sm80 {
 
 // Shapes (twenty-ninth session, s29-bwdsmall; bench/results/sm80-bwd-small-smem-2026-11-25-s29/
 // NOTES.md). The kernel's Pᵀ / dSᵀ rows are kBlockM queries wide in the 128-byte swizzle
-// (swizzled_offset, fragment_address), so kBlockM stays 64; what gives is keys per CTA, Q / dO
-// stages and, at 256, warps. Modelled on FA2's sm86 backward (hdim64: 64 x 128, 8 warps;
+// (swizzled_offset, fragment_address), so kBlockM stays 64; what gives is keys per CTA and
+// Q / dO stages. Modelled on FA2's sm86 backward (hdim64: 64 x 128, 8 warps;
 // hdim128: 64 x 64, 8 warps; hdim256: 64 x 32 with V in registers and no double buffer, which
 // this kernel, with V in shared memory, cannot hold in 99 KB: 64 x 32 with one stage is
 // 107,008 bytes).
@@ -22,14 +22,16 @@ namespace fattn::detail::sm80 {
 // warp, phase B 16 keys x 64 dims, 32 x 32 dQ warp tiles (the 128 table's): 82,432 bytes.
 // 192: 64 x 32, one stage, 8 warps: phase A 2 key x 4 query warps (16 x 16), phase B 2 key x 4
 // head-dim warps (16 x 48), 32 x 48 dQ warp tiles (the 192 table's): 82,432 bytes.
-// 256: 64 x 16, one stage, 4 warps (8 would leave phase A 8 queries per warp): phase A and B
-// split queries / head dims only (16 x 16 and 16 x 64 per warp), 64 x 64 dQ warp tiles (the
-// fewest ldmatrix rows per output: 128 per k-step against 160 for 32 x 128); dK + dV = 64
-// registers, the dQ tile 128: 86,528 bytes. 16 keys per CTA send the dQ atomics of a query tile
-// four times as often per key as the 64-key tiles: the price of fitting.
-// Kernels: the general one only (kFullWidthKernel = false): three per table and element type
-// (NoMask, causal, window) instead of six, for build time (CI compiles every kernel on 2 cores),
-// and no lean-loop options, which apply to the full-width kernel only. No shifted windows
+// 256: no small table. Eight warps need 16 x 16 phase-A warp tiles at least (64 x 32: 107,008
+// bytes with one stage); four warps over 64 x 16 (86,528 bytes) hold a 128-float dQ tile per
+// thread beside 64 of dK + dV, and the general kernel spilled on sm_80 with every dQ warp
+// layout (bf16, NoMask / WindowMask: 64 x 64 24 / 48 bytes, 32 x 128 8 / 48, 16 x 256 8 / 28;
+// sm_90a 0-12), sm_80's SASS being what the 99 KB cards run. The bucket keeps the base table's
+// bytes as its least (smallest_backward_shared_bytes), so the selector leaves those problems to
+// another backend.
+// Kernels: the general one only (kFullWidthKernel = false): two per table and element type
+// (NoMask, WindowMask, which causal shares) instead of four, for build time (CI compiles every
+// kernel on 2 cores), and no lean-loop options, which apply to the full-width kernel only. No shifted windows
 // either (launch_backward: rows off 16-byte words take load_tile's 4- / 8-byte cp.async or
 // 16-bit loads, as GQA does everywhere), nor FusedDqConversion (full-width kernels only). The
 // deterministic mode is the general kernel's run-time flag (params.semaphores).
@@ -43,9 +45,16 @@ struct SmallSharedMemoryBackwardConfig<128>
 template <>
 struct SmallSharedMemoryBackwardConfig<192>
     : BackwardTile<192, 64, 32, 8, 4, 4, 1, 1, false, 2> {};
+
+// The bucket's small table, or void where it has none (256, above).
+template <int kHeadDimBucket>
+struct SmallSharedMemoryBackward {
+  using type = SmallSharedMemoryBackwardConfig<kHeadDimBucket>;
+};
 template <>
-struct SmallSharedMemoryBackwardConfig<256>
-    : BackwardTile<256, 64, 16, 4, 4, 4, 1, 1, false, 1> {};
+struct SmallSharedMemoryBackward<256> {
+  using type = void;
+};
 
 static_assert(SmallSharedMemoryBackwardConfig<64>::kSharedBytes <=
               kConsumerAmpereSharedBytesPerBlock);
@@ -53,12 +62,10 @@ static_assert(SmallSharedMemoryBackwardConfig<128>::kSharedBytes <=
               kConsumerAmpereSharedBytesPerBlock);
 static_assert(SmallSharedMemoryBackwardConfig<192>::kSharedBytes <=
               kConsumerAmpereSharedBytesPerBlock);
-static_assert(SmallSharedMemoryBackwardConfig<256>::kSharedBytes <=
-              kConsumerAmpereSharedBytesPerBlock);
 
 // The least shared memory per block that the sm80 backward of bucket `head_dim_bucket` runs in
-// (its small table's), or 0 for a bucket it has no table for: the selector refuses cuda_sm80's
-// backward on devices below it.
+// (its small table's; at 256 the base table's), or 0 for a bucket it has no table for: the
+// selector refuses cuda_sm80's backward on devices below it.
 constexpr int smallest_backward_shared_bytes(int head_dim_bucket) {
   switch (head_dim_bucket) {
     case 64:
@@ -68,7 +75,7 @@ constexpr int smallest_backward_shared_bytes(int head_dim_bucket) {
     case 192:
       return SmallSharedMemoryBackwardConfig<192>::kSharedBytes;
     case 256:
-      return SmallSharedMemoryBackwardConfig<256>::kSharedBytes;
+      return BackwardConfig<256>::kSharedBytes;
     default:
       return 0;
   }
