@@ -12,10 +12,10 @@ namespace fattn::detail::sm80 {
 // Shapes (twenty-ninth session, s29-bwdsmall; bench/results/sm80-bwd-small-smem-2026-11-25-s29/
 // NOTES.md). The kernel's Pᵀ / dSᵀ rows are kBlockM queries wide in the 128-byte swizzle
 // (swizzled_offset, fragment_address), so kBlockM stays 64; what gives is keys per CTA and
-// Q / dO stages. Modelled on FA2's sm86 backward (hdim64: 64 x 128, 8 warps;
-// hdim128: 64 x 64, 8 warps; hdim256: 64 x 32 with V in registers and no double buffer, which
-// this kernel, with V in shared memory, cannot hold in 99 KB: 64 x 32 with one stage is
-// 107,008 bytes).
+// Q / dO stages. Modelled on FA2's backward below 144 KB per block (hdim64: 64 x 128, 8 warps;
+// hdim128: 64 x 64, 8 warps; hdim192 and, on sm86, hdim256: 64 x 64 / 64 x 32 with V in
+// registers and no double buffer, which this kernel, with V in shared memory, cannot hold in
+// 99 KB: 64 x 64 / 64 x 32 with one stage take 114,688 / 107,008 bytes at 192 / 256).
 // 64: 64 x 128, two Q / dO stages, 8 warps, phase A and B as 4 key x 2 query / head-dim
 // warps (32 x 32 warp tiles, as the 128 table's), 16 x 32 dQ warp tiles: 99,328 bytes.
 // 128: 64 x 64, one stage (two take 114,688 bytes), 8 warps: phase A 16 keys x 32 queries per
