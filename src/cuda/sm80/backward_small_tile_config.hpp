@@ -15,10 +15,10 @@ namespace fattn::detail::sm80 {
 // Q / dO stages. Modelled on FA2's backward below 144 KB per block (hdim64: 64 x 128, 8 warps;
 // hdim128: 64 x 64, 8 warps; hdim192 and, on sm86, hdim256: 64 x 64 / 64 x 32 with V in
 // registers and no double buffer, which this kernel, with V in shared memory, cannot hold in
-// 99 KB: 64 x 64 / 64 x 32 with one stage take 114,688 / 107,008 bytes at 192 / 256).
+// 99 KB: 64 x 64 / 64 x 32 with one stage take 115,200 / 107,008 bytes at 192 / 256).
 // 64: 64 x 128, two Q / dO stages, 8 warps, phase A and B as 4 key x 2 query / head-dim
 // warps (32 x 32 warp tiles, as the 128 table's), 16 x 32 dQ warp tiles: 99,328 bytes.
-// 128: 64 x 64, one stage (two take 114,688 bytes), 8 warps: phase A 16 keys x 32 queries per
+// 128: 64 x 64, one stage (two take 115,712 bytes), 8 warps: phase A 16 keys x 32 queries per
 // warp, phase B 16 keys x 64 dims, 32 x 32 dQ warp tiles (the 128 table's): 82,432 bytes.
 // 192: 64 x 32, one stage, 8 warps: phase A 2 key x 4 query warps (16 x 16), phase B 2 key x 4
 // head-dim warps (16 x 48), 32 x 48 dQ warp tiles (the 192 table's): 82,432 bytes.
