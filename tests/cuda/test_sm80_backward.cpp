@@ -8,14 +8,21 @@
 //   bits, or in the backward's lean full-width kernels by a signed exponent scale) matches the
 //   reference, forward and backward;
 // - the copy paths for rows narrower than 16-byte aligned: odd head dims in packed tensors
-//   (2-byte rows) and padded rows of 4- and 8-byte alignment.
+//   (2-byte rows) and padded rows of 4- and 8-byte alignment;
+// - on a device capped to an sm_86 / sm_89 card's 99 KB per block (ScopedSharedMemoryCap) the
+//   backward runs the small table (SmallSharedMemoryBackwardConfig) as accurately and as
+//   repeatably, and below that table's bytes it is refused, naming them.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <initializer_list>
 #include <string>
 
+#include "api/device_query.hpp"
+#include "cuda/sm80/backward_small_tile_config.hpp"
 #include "device_buffer.hpp"
+#include "shared_memory_cap.hpp"
 #include "support/pruning.hpp"
 #include "support/test_tensors.hpp"
 
@@ -44,9 +51,10 @@ class Sm80Backward : public ::testing::TestWithParam<Sm80Case> {
 };
 
 // Forward and backward on the device (default and deterministic, the latter twice), against the
-// float64 reference; the two deterministic runs must agree bit for bit.
-TEST_P(Sm80Backward, DeterministicIsBitwiseAndAccurate) {
-  const Sm80Case& c = GetParam();
+// float64 reference; the two deterministic runs must agree bit for bit. The backward runs once
+// per entry of `backward_caps`: under ScopedSharedMemoryCap(0, cap) (0: the device as it is);
+// the forward always uncapped.
+void check_forward_and_backward(const Sm80Case& c, std::initializer_list<int> backward_caps) {
   AttentionTensors t(c.dtype, c.batch, c.seqlen_q, c.seqlen_k, c.heads_q, c.heads_kv, c.head_dim,
                      std::hash<std::string>{}(c.name), c.row_padding);
   std::mt19937_64 rng(std::hash<std::string>{}(c.name) + 1);
@@ -89,32 +97,41 @@ TEST_P(Sm80Backward, DeterministicIsBitwiseAndAccurate) {
   poison(dk);
   poison(dv);
   DeviceBuffer g_dq(dq), g_dk(dk), g_dv(dv);
-  HostTensor runs[2][3];
-  for (int run = 0; run < 3; ++run) {
-    options.deterministic = run > 0;
-    g_dq.poison();
-    g_dk.poison();
-    g_dv.poison();
-    s = backward(q.view, k.view, v.view, out.view, d_out.view, lse.view, g_dq.view, g_dk.view,
-                 g_dv.view, options);
-    ASSERT_TRUE(s.ok()) << s.message();
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    const HostTensor got[3] = {g_dq.to_host(dq), g_dk.to_host(dk), g_dv.to_host(dv)};
-    const HostTensor* refs[3] = {&ref_dq, &ref_dk, &ref_dv};
-    const char* names[3] = {"dq", "dk", "dv"};
+  const char* names[3] = {"dq", "dk", "dv"};
+  for (const int cap : backward_caps) {
+    SCOPED_TRACE(cap == 0 ? std::string("device's shared memory")
+                          : "shared memory capped to " + std::to_string(cap) + " bytes");
+    ScopedSharedMemoryCap capped(0, cap);
+    HostTensor runs[2][3];
+    for (int run = 0; run < 3; ++run) {
+      options.deterministic = run > 0;
+      g_dq.poison();
+      g_dk.poison();
+      g_dv.poison();
+      s = backward(q.view, k.view, v.view, out.view, d_out.view, lse.view, g_dq.view, g_dk.view,
+                   g_dv.view, options);
+      ASSERT_TRUE(s.ok()) << s.message();
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      const HostTensor got[3] = {g_dq.to_host(dq), g_dk.to_host(dk), g_dv.to_host(dv)};
+      const HostTensor* refs[3] = {&ref_dq, &ref_dk, &ref_dv};
+      for (int g = 0; g < 3; ++g) {
+        EXPECT_LE(relative_error(got[g], *refs[g]), kGradientToleranceFactor * tolerance)
+            << names[g] << (run > 0 ? " (deterministic)" : "");
+        if (run > 0) runs[run - 1][g] = clone(got[g]);
+      }
+    }
     for (int g = 0; g < 3; ++g) {
-      EXPECT_LE(relative_error(got[g], *refs[g]), kGradientToleranceFactor * tolerance)
-          << names[g] << (run > 0 ? " (deterministic)" : "");
-      if (run > 0) runs[run - 1][g] = clone(got[g]);
+      ASSERT_EQ(runs[0][g].bytes(), runs[1][g].bytes());
+      EXPECT_EQ(
+          std::memcmp(runs[0][g].storage.data(), runs[1][g].storage.data(), runs[0][g].bytes()),
+          0)
+          << names[g] << " differs between two deterministic runs";
     }
   }
-  const char* names[3] = {"dq", "dk", "dv"};
-  for (int g = 0; g < 3; ++g) {
-    ASSERT_EQ(runs[0][g].bytes(), runs[1][g].bytes());
-    EXPECT_EQ(std::memcmp(runs[0][g].storage.data(), runs[1][g].storage.data(), runs[0][g].bytes()),
-              0)
-        << names[g] << " differs between two deterministic runs";
-  }
+}
+
+TEST_P(Sm80Backward, DeterministicIsBitwiseAndAccurate) {
+  check_forward_and_backward(GetParam(), {0});
 }
 
 constexpr Window kNoWindow{};
@@ -454,6 +471,109 @@ INSTANTIATE_TEST_SUITE_P(
         Sm80Case{"fallback_partial_chunk_d124", DType::float16, 1, 500, 500, 2, 2, 124, false,
                  kNoWindow, 4, 0}),
     [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
+
+// s29-bwdsmall: the small table (SmallSharedMemoryBackwardConfig, backward_small_tile_config.hpp)
+// that launch_backward takes where the device's blocks may not take the base table's shared
+// memory (148-163 KB; sm_86 / sm_89 cards allow 99 KB): each case's backward runs on the device
+// as it is and capped to 99 KB (ScopedSharedMemoryCap), the forward uncapped. Under the cap the
+// base, large and deterministic tables cannot launch (require_shared_bytes would refuse them), so
+// a capped pass ran the small table's general kernel, in both modes. The buckets that have one
+// (D = 8 and 64 at 64; 72 and 128 at 128; 129 and 192 at 192; 256 has none, the refusal test
+// below), fp16 and bf16, causal with Nq > Nk (fully masked rows) and Nq < Nk, windows, GQA,
+// N = 1 / 17 / 1013 (partial query and key tiles of the 64 x 128, 64 x 64 and 64 x 32 tiles), a
+// negative scale; packed D = 129 in 8 heads, which takes the shifted windows on the device as it
+// is and the general kernel's 16-bit copies under the cap, with and without GQA.
+class Sm80SmallSharedMemoryBackward : public Sm80Backward {};
+
+TEST_P(Sm80SmallSharedMemoryBackward, SmallTableIsAccurateAndBitwiseDeterministic) {
+  check_forward_and_backward(GetParam(), {0, detail::kConsumerAmpereSharedBytesPerBlock});
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    SmallSharedMemory, Sm80SmallSharedMemoryBackward,
+    ::testing::Values(
+        Sm80Case{"small_nomask_d8_one_query", DType::float16, 2, 1, 1013, 2, 2, 8, false,
+                 kNoWindow, 0, 0},
+        Sm80Case{"small_window_d8", DType::bfloat16, 1, 1013, 1013, 2, 2, 8, false,
+                 Window{64, 16}, 0, 0},
+        Sm80Case{"small_causal_d64_more_queries", DType::bfloat16, 1, 1013, 700, 2, 2, 64, true,
+                 kNoWindow, 0, 0},
+        Sm80Case{"small_nomask_gqa_d64_17_keys", DType::float16, 2, 300, 17, 4, 2, 64, false,
+                 kNoWindow, 0, 0},
+        Sm80Case{"small_causal_gqa_d72_more_keys", DType::float16, 1, 300, 1013, 4, 2, 72, true,
+                 kNoWindow, 0, 0},
+        Sm80Case{"small_window_d128", DType::bfloat16, 2, 1013, 1013, 2, 2, 128, false,
+                 Window{200, 50}, 0, 0},
+        Sm80Case{"small_nomask_gqa_d128_17_queries", DType::float16, 1, 17, 700, 6, 2, 128,
+                 false, kNoWindow, 0, 0},
+        Sm80Case{"small_causal_negative_scale_d128", DType::bfloat16, 1, 450, 300, 2, 2, 128,
+                 true, kNoWindow, 0, -0.07f},
+        Sm80Case{"small_packed_d129_windows_on_large_devices", DType::bfloat16, 2, 257, 1013, 8,
+                 8, 129, false, kNoWindow, 0, 0},
+        Sm80Case{"small_packed_causal_gqa_d129", DType::float16, 1, 300, 300, 16, 8, 129, true,
+                 kNoWindow, 0, 0},
+        Sm80Case{"small_causal_d192_more_queries", DType::float16, 1, 1013, 600, 2, 2, 192, true,
+                 kNoWindow, 0, 0},
+        Sm80Case{"small_window_gqa_d192", DType::bfloat16, 1, 700, 900, 4, 2, 192, false,
+                 Window{300, 200}, 0, 0},
+        Sm80Case{"small_causal_d192_17_queries_more_keys", DType::bfloat16, 2, 17, 1013, 2, 2,
+                 192, true, kNoWindow, 0, 0},
+        Sm80Case{"small_nomask_d136_17_keys", DType::float16, 2, 1013, 17, 2, 2, 136, false,
+                 kNoWindow, 0, 0}),
+    [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
+
+// The least shared memory the backward of each bucket runs in (smallest_backward_shared_bytes:
+// the small table's, at 256 the base table's): capped to exactly that it runs, in both modes;
+// one byte less and it is refused as unsupported, naming those bytes (launch_backward asks
+// before its first launch; the selector, once it knows the limit, refuses first). D = 200 and
+// 256 on a 99 KB card are refused that way.
+TEST(Sm80SmallSharedMemory, BackwardRunsInItsLeastSharedMemoryAndIsRefusedBelowNamingIt) {
+  if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  if (!backend_compiled(Backend::cuda_sm80)) GTEST_SKIP() << "cuda_sm80 is not compiled";
+  struct BucketCase {
+    std::int64_t head_dim;
+    int bucket;
+  };
+  for (const BucketCase b : {BucketCase{64, 64}, BucketCase{128, 128}, BucketCase{192, 192},
+                             BucketCase{200, 256}, BucketCase{256, 256}}) {
+    SCOPED_TRACE("head_dim " + std::to_string(b.head_dim));
+    const int least = detail::sm80::smallest_backward_shared_bytes(b.bucket);
+    ASSERT_GT(least, 0);
+    if (b.bucket == 256) EXPECT_GT(least, detail::kConsumerAmpereSharedBytesPerBlock);
+    if (b.bucket != 256) EXPECT_LE(least, detail::kConsumerAmpereSharedBytesPerBlock);
+    AttentionTensors t(DType::bfloat16, 1, 100, 130, 2, 2, b.head_dim, 7, 0);
+    std::mt19937_64 rng(11);
+    HostTensor dout = clone(t.out);
+    fill_random(dout, rng);
+    HostTensor dq = clone(t.q), dk = clone(t.k), dv = clone(t.v);
+    Options options;
+    options.causal = true;
+    options.backend = Backend::cuda_sm80;
+    DeviceBuffer q(t.q), k(t.k), v(t.v), out(t.out), lse(t.lse), d_out(dout);
+    if (auto pruned = pruned_from_build(
+            Backend::cuda_sm80, Problem::describe(q.view, k.view, options, Direction::backward))) {
+      continue;
+    }
+    Status s = forward(q.view, k.view, v.view, out.view, lse.view, options);
+    ASSERT_TRUE(s.ok()) << s.message();
+    DeviceBuffer g_dq(dq), g_dk(dk), g_dv(dv);
+    for (const bool deterministic : {false, true}) {
+      options.deterministic = deterministic;
+      {
+        ScopedSharedMemoryCap capped(0, least);
+        s = backward(q.view, k.view, v.view, out.view, d_out.view, lse.view, g_dq.view,
+                     g_dk.view, g_dv.view, options);
+        EXPECT_TRUE(s.ok()) << "capped to " << least << " bytes: " << s.message();
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      }
+      ScopedSharedMemoryCap capped(0, least - 1);
+      s = backward(q.view, k.view, v.view, out.view, d_out.view, lse.view, g_dq.view, g_dk.view,
+                   g_dv.view, options);
+      EXPECT_EQ(s.code(), StatusCode::unsupported) << s.message();
+      EXPECT_NE(s.message().find(std::to_string(least)), std::string::npos) << s.message();
+    }
+  }
+}
 
 }  // namespace
 }  // namespace fattn::testing

@@ -14,6 +14,7 @@
 #include "cuda/common/workspace.hpp"
 #include "cuda/sm80/backward_deterministic_tables.hpp"
 #include "cuda/sm80/backward_kernel.cuh"
+#include "cuda/sm80/backward_small_tile_config.hpp"
 #include "cuda/sm80/forward.cuh"
 #include "cuda/sm80/launch.hpp"
 #include "cuda/sm80/mask_kind.hpp"
@@ -232,7 +233,7 @@ Status launch_backward_with(const AttentionArgs& args) {
 }
 
 // Whether the device's blocks may take Config's shared memory: asked only where it exceeds the
-// base table's (BackwardConfig), which every device the family runs on holds.
+// base table's (BackwardConfig), which launch_backward has found the device to hold.
 template <class Config, int kHeadDim>
 Status fits_shared_memory(const AttentionArgs& args, bool* fits) {
   *fits = true;
@@ -270,9 +271,31 @@ bool uses_backward_windows(const AttentionArgs& args, int width) {
 // perf-notes "Backward v24"), deterministic masked launches DeterministicMaskedBackward's where
 // it has one (v34). Shifted windows run the table's kernels (the large table's where the device
 // fits it; full-width or general, launch_backward_with) in both modes: the deterministic mode is
-// a run-time flag of those kernels.
+// a run-time flag of those kernels. On devices whose blocks may not take the base table's shared
+// memory (sm_86 / sm_89: 99 KB) every launch, both modes, every mask, GQA and rows off 16-byte
+// words alike, takes the bucket's small table's general kernel (SmallSharedMemoryBackward; the
+// Large and deterministic tables are no smaller than the base table): no shifted windows there,
+// whose rows its copies take 4 or 8 bytes or 16 bits at a time. Below the small table's bytes
+// (the base table's where the bucket has no small table: 256) the launch is refused before it
+// writes anything.
 template <int kHeadDim, class Element>
 Status launch_backward(const AttentionArgs& args) {
+  using Small = typename SmallSharedMemoryBackward<kHeadDim>::type;
+  bool base_fits = false;
+  FATTN_RETURN_IF_ERROR(
+      device_fits_shared_bytes(args, BackwardConfig<kHeadDim>::kSharedBytes, &base_fits));
+  if (!base_fits) {
+    if constexpr (std::is_void_v<Small>) {
+      return require_shared_bytes(args, BackwardConfig<kHeadDim>::kSharedBytes,
+                                  "sm80::backward_kernel");
+    } else {
+      static_assert(Small::kSharedBytes < BackwardConfig<kHeadDim>::kSharedBytes &&
+                    !Small::kFullWidthKernel && !fused_dq_conversion<Small>());
+      FATTN_RETURN_IF_ERROR(
+          require_shared_bytes(args, Small::kSharedBytes, "sm80::backward_kernel"));
+      return launch_backward_with<Small, Element>(args);
+    }
+  }
   using Large = LargeSharedMemoryBackwardConfig<kHeadDim>;
   if (uses_backward_windows<Element>(args, kHeadDim)) {
     constexpr bool kShifted = true;
