@@ -5,6 +5,7 @@
 
 #if FATTN_HAS_CUDA
 #include "cuda/common/instances.hpp"  // which generated kernel instances this build kept
+#include "cuda/common/shared_memory_needs.hpp"  // the families' smallest tiles per block
 #endif
 #include "cuda/sm90/heads_as_columns.hpp"  // host-only: the forward's unaligned-rows rule
 
@@ -128,6 +129,9 @@ std::optional<std::string> why_backend_cannot_run(Backend backend, const Problem
 #if FATTN_HAS_CUDA
   // Kernel families whose instances the build options pruned refuse what they left out.
   if (auto missing = why_no_compiled_instance(backend, problem)) return missing;
+  // A device whose blocks take less shared memory than the family's smallest tiles (a test's
+  // cap below an sm_86 card's 99 KB, or cuda_sm90 on anything but a full Hopper).
+  if (auto short_of = why_shared_memory_is_short(backend, problem, device)) return short_of;
 #endif
   return std::nullopt;
 }

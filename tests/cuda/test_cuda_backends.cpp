@@ -18,7 +18,10 @@
 
 #include "cuda/common/shared_memory_limit.hpp"
 #include "device_buffer.hpp"
+#include "shared_memory_cap.hpp"
 #include "support/pruning.hpp"
+#include "api/selector.hpp"
+#include "support/simulated_device.hpp"
 #include "support/test_tensors.hpp"
 
 namespace fattn::testing {
@@ -44,6 +47,10 @@ struct Case {
   bool causal = false;
   Window window{};
   std::int64_t row_padding = 0;
+  // The device's shared memory per block as the test shows it to fattn (ScopedSharedMemoryCap):
+  // 0 as it is; detail::kA100SharedBytesPerBlock or kConsumerAmpereSharedBytesPerBlock to run the
+  // tiles of those devices on whatever GPU runs the test.
+  int shared_cap = 0;
 };
 
 std::string describe(const Case& c) {
@@ -56,6 +63,7 @@ std::string describe(const Case& c) {
     s += "_window" + std::to_string(c.window.left) + "x" + std::to_string(c.window.right);
   }
   if (c.row_padding) s += "_pad" + std::to_string(c.row_padding);
+  if (c.shared_cap) s += "_smem" + std::to_string(c.shared_cap);
   return s;
 }
 
@@ -141,6 +149,7 @@ ReferenceResults& reference_for(const Case& c) {
 
 TEST_P(CudaBackends, MatchesReference) {
   const auto& [backend, c] = GetParam();
+  const ScopedSharedMemoryCap cap(0, c.shared_cap);
   AttentionTensors t(c.dtype, c.batch, c.seqlen_q, c.seqlen_k, c.heads_q, c.heads_kv, c.head_dim, seed_of(c),
                      c.row_padding);
   HostTensor dout = poisoned_like(t.q, c.row_padding);
@@ -261,6 +270,36 @@ std::vector<Case> cases() {
     add({"small", dtype, 1, 5, 0, 2, 2, 64});
     add({"small", dtype, 1, 0, 5, 2, 2, 64});
   }
+  // The tiles of GPUs with less shared memory per block, run on this one under a cap: an sm_86 /
+  // sm_89 card (99 KB: the sm80 and simt families' smallest tiles) at every bucket, GQA, causal
+  // with Nq != Nk both ways and a window; an A100 (163 KB) where the simt (fp32) tiles shrink.
+  for (DType dtype : kDTypes) {
+    const int ada = detail::kConsumerAmpereSharedBytesPerBlock;
+    for (std::int64_t d : {8, 64, 72, 128, 129, 192, 200, 256}) {
+      Case c{"small", dtype, 2, 77, 77, 4, 2, d};
+      c.shared_cap = ada;
+      add(c);
+    }
+    for (std::int64_t d : {64, 128, 256}) {
+      Case longer_keys{"small", dtype, 1, 33, 300, 2, 1, d, true};
+      longer_keys.shared_cap = ada;
+      add(longer_keys);
+      Case longer_queries{"small", dtype, 1, 300, 33, 2, 1, d, true};
+      longer_queries.shared_cap = ada;
+      add(longer_queries);
+    }
+    Case window{"small", dtype, 1, 200, 260, 2, 2, 128, false, {31, 7}};
+    window.shared_cap = ada;
+    add(window);
+    Case long_rows{"small", dtype, 1, 1013, 1013, 2, 1, 96, true};
+    long_rows.shared_cap = ada;
+    add(long_rows);
+  }
+  for (std::int64_t d : {128, 256}) {
+    Case c{"small", DType::float32, 2, 77, 77, 4, 2, d, true};
+    c.shared_cap = detail::kA100SharedBytesPerBlock;
+    add(c);
+  }
   return all;
 }
 
@@ -345,6 +384,98 @@ TEST(CudaSharedMemoryLimit, RefusesBlocksLargerThanTheDeviceAllowsNamingBothSize
     EXPECT_NE(refused.message().find(part), std::string::npos) << refused.message();
   }
   EXPECT_TRUE(detail::require_shared_bytes(args, shared_optin, "test_kernel").ok());
+}
+
+
+// The selector knows each family's smallest tiles (shared_memory_needs.hpp), with devices made up
+// for it (select_backend is pure, so this runs without a GPU): an A100 and an sm_89 card (99 KB
+// per block) run cuda_sm80 forward at every bucket and its backward up to D = 192 (no 256 tile
+// fits 99 KB: backward_small_tile_config.hpp), where automatic selection takes cuda_simt
+// instead, and cuda_simt for fp32 everywhere; a device below the smallest tiles is refused with
+// both sizes named.
+Problem problem_on(DType dtype, std::int64_t head_dim, Direction direction, Backend backend) {
+  Problem p;
+  p.batch = 1;
+  p.seqlen_q = p.seqlen_k = 128;
+  p.heads_q = p.heads_kv = 2;
+  p.head_dim = head_dim;
+  p.dtype = dtype;
+  p.device = Device::cuda(0);
+  p.direction = direction;
+  p.options.backend = backend;
+  p.alignment_bytes = 16;
+  p.row_alignment_bytes = 16;
+  return p;
+}
+
+TEST(SharedMemorySelector, SmallDevicesRunTheSmallestTilesAndSmallerOnesAreRefused) {
+  constexpr int kBelowEverySmallTile = 16 * 1024;
+  constexpr std::int64_t kWidestSm80BackwardOn99KB = 192;
+  for (Direction direction : {Direction::forward, Direction::backward}) {
+    for (std::int64_t d : {8, 64, 72, 128, 129, 192, 200, 256}) {
+      for (auto [backend, dtype] : {std::pair{Backend::cuda_sm80, DType::bfloat16},
+                                    std::pair{Backend::cuda_simt, DType::float32}}) {
+        const Problem p = problem_on(dtype, d, direction, backend);
+        if (!backend_compiled(backend) || pruned_from_build(backend, p)) continue;
+        EXPECT_TRUE(detail::select_backend(p, simulated_a100()).ok()) << to_string(backend) << " D = " << d;
+        const Selection on_ada = detail::select_backend(p, simulated_ada());
+        const bool sm80_backward_too_wide = backend == Backend::cuda_sm80 &&
+                                            direction == Direction::backward &&
+                                            d > kWidestSm80BackwardOn99KB;
+        EXPECT_EQ(on_ada.ok(), !sm80_backward_too_wide) << to_string(backend) << " D = " << d << ": " << on_ada.reason;
+        if (sm80_backward_too_wide) {
+          EXPECT_NE(on_ada.reason.find(std::to_string(detail::kConsumerAmpereSharedBytesPerBlock)),
+                    std::string::npos) << on_ada.reason;
+          Problem automatic = p;
+          automatic.options.backend = Backend::automatic;
+          const Selection fallback = detail::select_backend(automatic, simulated_ada());
+          if (backend_compiled(Backend::cuda_simt) && !pruned_from_build(Backend::cuda_simt, p)) {
+            ASSERT_TRUE(fallback.ok()) << fallback.reason;
+            EXPECT_EQ(fallback.backend, Backend::cuda_simt);
+          }
+        }
+        const Selection refused = detail::select_backend(
+            p, simulated_device(kAdaComputeCapability, kBelowEverySmallTile, "tiny (simulated)"));
+        ASSERT_FALSE(refused.ok()) << to_string(backend) << " D = " << d;
+        EXPECT_NE(refused.reason.find("shared memory per block"), std::string::npos)
+            << refused.reason;
+        EXPECT_NE(refused.reason.find(std::to_string(kBelowEverySmallTile)), std::string::npos)
+            << refused.reason;
+      }
+    }
+  }
+  // cuda_sm90's tiles are sized for a full Hopper only.
+  const Problem hopper = problem_on(DType::bfloat16, 128, Direction::forward, Backend::cuda_sm90);
+  if (backend_compiled(Backend::cuda_sm90) && !pruned_from_build(Backend::cuda_sm90, hopper)) {
+    detail::DeviceInfo capped = simulated_hopper();
+    capped.shared_bytes_per_block = detail::kA100SharedBytesPerBlock;
+    EXPECT_TRUE(detail::select_backend(hopper, simulated_hopper()).ok());
+    const Selection refused = detail::select_backend(hopper, capped);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.reason.find("shared memory per block"), std::string::npos) << refused.reason;
+  }
+}
+
+// The same through supports() on the machine's GPU under a cap (ScopedSharedMemoryCap), so the
+// launchers and the selector read one number: below the smallest tiles every CUDA family but
+// cuda_standard is refused, and an explicit cuda_sm80 forward is refused before any launch with
+// the output untouched.
+TEST(SharedMemorySelector, ACappedDeviceRefusesBeforeLaunching) {
+  if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
+  constexpr int kBelowEverySmallTile = 16 * 1024;
+  AttentionTensors t(DType::float16, 1, 17, 17, 2, 2, 64, 7);
+  DeviceBuffer q(t.q), k(t.k), v(t.v), out(t.out), lse(t.lse);
+  const ScopedSharedMemoryCap cap(0, kBelowEverySmallTile);
+  Options o;
+  o.backend = Backend::cuda_sm80;
+  const Selection s = supports(Problem::describe(q.view, k.view, o, Direction::forward));
+  if (!backend_compiled(Backend::cuda_sm80)) GTEST_SKIP() << "cuda_sm80 is not compiled";
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.reason.find(std::to_string(kBelowEverySmallTile)), std::string::npos) << s.reason;
+  out.poison();
+  EXPECT_FALSE(forward(q.view, k.view, v.view, out.view, lse.view, o).ok());
+  const HostTensor untouched = out.to_host(t.out);
+  for (std::uint8_t byte : untouched.storage) ASSERT_EQ(byte, kNaNByte);
 }
 
 }  // namespace
