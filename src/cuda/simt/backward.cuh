@@ -338,32 +338,26 @@ struct BackwardChoice {
   int shared_bytes;
 };
 
-// The largest configuration of the bucket's SimtTileSet that fits a device whose blocks may have
-// `shared_optin` bytes (the smallest where none does, so that the refusal names its size).
+// The dK dV and dQ kernels' largest configurations that fit a device whose blocks may have
+// `shared_optin` bytes (make_largest_fitting).
 template <int kHeadDim, class Element>
 BackwardChoice<Element> pick_dkdv(int shared_optin) {
   using S = SimtTileSet<kHeadDim>;
-  auto choice = [](auto tiles) -> BackwardChoice<Element> {
-    using T = decltype(tiles);
-    return {&dkdv_kernel<T, Element>, T::kBlockKeys, static_cast<int>(T::kSharedBytes)};
-  };
-  if (static_cast<int>(S::Key::kSharedBytes) <= shared_optin) return choice(typename S::Key{});
-  if (static_cast<int>(S::KeyA100::kSharedBytes) <= shared_optin) return choice(typename S::KeyA100{});
-  return choice(typename S::KeySmall{});
+  return make_largest_fitting<typename S::Key, typename S::KeyA100, typename S::KeySmall>(
+      shared_optin, [](auto tiles) -> BackwardChoice<Element> {
+        using T = decltype(tiles);
+        return {&dkdv_kernel<T, Element>, T::kBlockKeys, static_cast<int>(T::kSharedBytes)};
+      });
 }
 
 template <int kHeadDim, class Element>
 BackwardChoice<Element> pick_dq(int shared_optin) {
   using S = SimtTileSet<kHeadDim>;
-  auto choice = [](auto tiles) -> BackwardChoice<Element> {
-    using T = decltype(tiles);
-    return {&dq_kernel<T, Element>, T::kBlockRows, static_cast<int>(T::kSharedBytes)};
-  };
-  if (static_cast<int>(S::Query::kSharedBytes) <= shared_optin) return choice(typename S::Query{});
-  if (static_cast<int>(S::QueryA100::kSharedBytes) <= shared_optin) {
-    return choice(typename S::QueryA100{});
-  }
-  return choice(typename S::QuerySmall{});
+  return make_largest_fitting<typename S::Query, typename S::QueryA100, typename S::QuerySmall>(
+      shared_optin, [](auto tiles) -> BackwardChoice<Element> {
+        using T = decltype(tiles);
+        return {&dq_kernel<T, Element>, T::kBlockRows, static_cast<int>(T::kSharedBytes)};
+      });
 }
 
 template <int kHeadDim, class Element>

@@ -22,6 +22,8 @@
 
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #include "cuda/common/cuda_check.hpp"
 #include "cuda/common/launch_kernel.cuh"
 #include "cuda/common/stream.hpp"
@@ -201,15 +203,9 @@ ForwardChoice<Element> pick_forward(int shared_optin) {
   using S = SimtTileSet<kHeadDim>;
   constexpr bool kWideOnly =
       kUseWideForward<kHeadDim, Element> && WideForwardTiles<kHeadDim>::kBlocksPerSm == 1;
-  if constexpr (!kWideOnly) {
-    if (static_cast<int>(S::Forward::kSharedBytes) <= shared_optin) {
-      return forward_choice<typename S::Forward, Element>();
-    }
-  }
-  if (static_cast<int>(S::ForwardA100::kSharedBytes) <= shared_optin) {
-    return forward_choice<typename S::ForwardA100, Element>();
-  }
-  return forward_choice<typename S::ForwardSmall, Element>();
+  using Largest = std::conditional_t<kWideOnly, typename S::ForwardA100, typename S::Forward>;
+  return make_largest_fitting<Largest, typename S::ForwardA100, typename S::ForwardSmall>(
+      shared_optin, [](auto tiles) { return forward_choice<decltype(tiles), Element>(); });
 }
 
 template <int kHeadDim, class Element>

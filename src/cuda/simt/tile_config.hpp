@@ -235,6 +235,16 @@ static_assert(ForwardTiles<64>::kSharedBytes == 104448 && ForwardTiles<128>::kSh
               KeyTiles<128>::kSharedBytes == 154112 && QueryTiles<128>::kSharedBytes == 220160 &&
               KeyTiles<256>::kSharedBytes == 209408 && QueryTiles<256>::kSharedBytes == 204288);
 
+// `make(tiles)` for the largest of a kernel's configurations, largest first (the Hopper, A100-sized
+// and sm_86-sized tile structs of SimtTileSet), that fits a device whose blocks may have
+// `shared_optin` bytes; the smallest where none does, so that the launch refuses naming its size.
+template <class Large, class A100, class Small, class Make>
+auto make_largest_fitting(int shared_optin, Make make) {
+  if (static_cast<int>(Large::kSharedBytes) <= shared_optin) return make(Large{});
+  if (static_cast<int>(A100::kSharedBytes) <= shared_optin) return make(A100{});
+  return make(Small{});
+}
+
 // The largest shared memory per block that the smallest configuration of a bucket needs (the
 // backward: the larger of its two kernels); 0 for a bucket simt does not compile. A device that
 // lets a block have less cannot run cuda_simt at that bucket (the selector refuses it there).
