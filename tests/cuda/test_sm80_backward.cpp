@@ -483,6 +483,10 @@ INSTANTIATE_TEST_SUITE_P(
 // N = 1 / 17 / 1013 (partial query and key tiles of the 64 x 128, 64 x 64 and 64 x 32 tiles), a
 // negative scale; packed D = 129 in 8 heads, which takes the shifted windows on the device as it
 // is and the general kernel's 16-bit copies under the cap, with and without GQA.
+// s29-bwdlean: under the cap the small tiles' lean full-width kernels run the head dims that fill
+// the bucket (64, 128, 192) and, with 16-byte rows, those from min_head_dim_over_zeros on (48 at
+// 64; 72, 96 at 128; 136, 160 at 192), GQA or not (without GQA: the strided item copies), NoMask,
+// causal and windows, and a negative scale; D = 8 and packed 129 stay on the general kernel.
 class Sm80SmallSharedMemoryBackward : public Sm80Backward {};
 
 TEST_P(Sm80SmallSharedMemoryBackward, SmallTableIsAccurateAndBitwiseDeterministic) {
@@ -519,6 +523,18 @@ INSTANTIATE_TEST_SUITE_P(
         Sm80Case{"small_causal_d192_17_queries_more_keys", DType::bfloat16, 2, 17, 1013, 2, 2,
                  192, true, kNoWindow, 0, 0},
         Sm80Case{"small_nomask_d136_17_keys", DType::float16, 2, 1013, 17, 2, 2, 136, false,
+                 kNoWindow, 0, 0},
+        Sm80Case{"small_nomask_d64", DType::bfloat16, 2, 1013, 700, 2, 2, 64, false, kNoWindow,
+                 0, 0},
+        Sm80Case{"small_window_d48_over_zeros", DType::float16, 1, 700, 1013, 2, 2, 48, false,
+                 Window{100, 30}, 0, 0},
+        Sm80Case{"small_nomask_d96_over_zeros", DType::bfloat16, 1, 1013, 1013, 2, 2, 96, false,
+                 kNoWindow, 0, 0},
+        Sm80Case{"small_nomask_d128", DType::float16, 2, 700, 1013, 2, 2, 128, false, kNoWindow,
+                 0, 0},
+        Sm80Case{"small_nomask_negative_scale_d192", DType::bfloat16, 1, 900, 700, 2, 2, 192,
+                 false, kNoWindow, 0, -0.05f},
+        Sm80Case{"small_causal_d160_over_zeros", DType::float16, 1, 1013, 1013, 2, 2, 160, true,
                  kNoWindow, 0, 0}),
     [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
 

@@ -273,9 +273,11 @@ bool uses_backward_windows(const AttentionArgs& args, int width) {
 // fits it; full-width or general, launch_backward_with) in both modes: the deterministic mode is
 // a run-time flag of those kernels. On devices whose blocks may not take the base table's shared
 // memory (sm_86 / sm_89: 99 KB) every launch, both modes, every mask, GQA and rows off 16-byte
-// words alike, takes the bucket's small table's general kernel (SmallSharedMemoryBackward; the
-// Large and deterministic tables are no smaller than the base table): no shifted windows there,
-// whose rows its copies take 4 or 8 bytes or 16 bits at a time. Below the small table's bytes
+// words alike, takes the bucket's small table (SmallSharedMemoryBackward; the Large and
+// deterministic tables are no smaller than the base table): its lean full-width kernel where D
+// fills the bucket or, with 16-byte rows, from min_head_dim_over_zeros on, else its general
+// kernel; no shifted windows there, whose rows the general kernel's copies take 4 or 8 bytes or
+// 16 bits at a time. Below the small table's bytes
 // (the base table's where the bucket has no small table: 256) the launch is refused before it
 // writes anything.
 template <int kHeadDim, class Element>
@@ -289,8 +291,9 @@ Status launch_backward(const AttentionArgs& args) {
       return require_shared_bytes(args, BackwardConfig<kHeadDim>::kSharedBytes,
                                   "sm80::backward_kernel");
     } else {
+      // No FusedDqConversion (its tickets are not asked for here) and no shifted windows.
       static_assert(Small::kSharedBytes < BackwardConfig<kHeadDim>::kSharedBytes &&
-                    !Small::kFullWidthKernel && !fused_dq_conversion<Small>());
+                    !fused_dq_conversion<Small>());
       FATTN_RETURN_IF_ERROR(
           require_shared_bytes(args, Small::kSharedBytes, "sm80::backward_kernel"));
       return launch_backward_with<Small, Element>(args);

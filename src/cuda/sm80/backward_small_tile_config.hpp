@@ -29,22 +29,66 @@ namespace fattn::detail::sm80 {
 // sm_90a 0-12), sm_80's SASS being what the 99 KB cards run. The bucket keeps the base table's
 // bytes as its least (smallest_backward_shared_bytes), so the selector leaves those problems to
 // another backend.
-// Kernels: the general one only (kFullWidthKernel = false): two per table and element type
-// (NoMask, WindowMask, which causal shares) instead of four, for build time (CI compiles every
-// kernel on 2 cores), and no lean-loop options, which apply to the full-width kernel only. No shifted windows
-// either (launch_backward: rows off 16-byte words take load_tile's 4- / 8-byte cp.async or
-// 16-bit loads, as GQA does everywhere), nor FusedDqConversion (full-width kernels only). The
-// deterministic mode is the general kernel's run-time flag (params.semaphores).
+// Kernels (s29-bwdsmall): the general one only at first, no lean-loop options. Measured (H100
+// capped to 99 KB, bench/results/gpu-check-h100-2026-11-25-session29/call2/capped_ratios.md;
+// bf16, B = 16, H = 16, N = 2048): backward 0.69 / 0.55 / 0.53 / 0.52 / 0.48 of the H100 table's
+// at D = 64 / 96 / 128 / 160 / 192 (causal 0.70 / 0.56 / 0.50 at 64 / 128 / 192); the lean
+// full-width kernels measured x1.1-1.3 over the general one in the base tables (perf-notes
+// "Backward v4", "v5", "v37").
+// s29-bwdlean (bench/results/sm80-bwd-small-lean-2026-11-25-s29/NOTES.md): each small tile also
+// runs a lean full-width kernel, for the head dims that fill the bucket and, with 16-byte rows,
+// from min_head_dim_over_zeros on (launch_backward_with), with its bucket's base-table options
+// (BackwardConfig<64 / 128 / 192>) less those that do not apply. The general kernel stays the
+// bare tile above (GeneralKernelConfig: the same kernels as before, for GQA rows off 16-byte
+// words, D below the bucket's over-zeros start, D <= 32 at 64). Not taken:
+// - FusedDqConversion (the Large table's at 128): launch_backward takes no tickets on this path.
+// - Shifted windows: launch_backward runs none here (rows off 16-byte words take load_tile's
+//   4- / 8-byte or 16-bit copies in the general kernel, as GQA does everywhere).
+// - DqReductionsByLine (Large tables; kWarps x 8 rows x kDimPerWarpQ floats of staging): 64's
+//   8 KB would take it to 107,520 bytes; at 128 / 192 it would fit (90,624 / 94,720), but it is
+//   not in their base tables and was measured only with two Q / dO stages.
+// - DqAtomicsInPhaseB (64's table): with 64-row query tiles phase B has 4 query steps, where every
+//   placement of the spread reductions measured 0.95-1.00 of the burst at 128 ("Backward v11").
+// - BranchedMaskPass<..., true> (64's table): it applies to the general kernel only, which is
+//   the bare tile's here.
+// StagedEpilogue reuses the K / V / Q region (2 x kBlockN x (kWidth + 8) elements: 36,864 /
+// 18,432 / 25,600 bytes), no shared memory added. The deterministic mode is the kernels'
+// run-time flag (params.semaphores).
 template <int kHeadDimBucket>
 struct SmallSharedMemoryBackwardConfig;
+using SmallBareBackwardTile64 = BackwardTile<64, 64, 128, 8, 2, 2, 2, 1, false>;
+using SmallBareBackwardTile128 = BackwardTile<128, 64, 64, 8, 2, 2, 1, 1, false, 2>;
+using SmallBareBackwardTile192 = BackwardTile<192, 64, 32, 8, 4, 4, 1, 1, false, 2>;
+// The bare tile with the full-width kernel, under the lean options every bucket's base table has.
+template <int kWidth, int kBlockN, int kWarpsQueriesA, int kWarpsDimB, int kStages,
+          int kWarpsQueriesQ>
+using SmallLeanCore = ZeroStartAccumulators<DqAtomicsFromOneAddress<StridedItemLoads<
+    LightDqRelease<LeanTileLoop<RolledProductB<PackedProbabilities<BackwardTile<
+        kWidth, 64, kBlockN, 8, kWarpsQueriesA, kWarpsDimB, kStages, 1, true,
+        kWarpsQueriesQ>>>>>>>>;
+// 64: BackwardConfig<64>'s statistics passes (ScorePassesByQueryTile, two tiles ahead) and
+// staged epilogue.
+inline constexpr int kSmallStatisticsAheadAt64 = kStatisticsAheadAt64;
 template <>
-struct SmallSharedMemoryBackwardConfig<64> : BackwardTile<64, 64, 128, 8, 2, 2, 2, 1, false> {};
+struct SmallSharedMemoryBackwardConfig<64>
+    : StagedEpilogue<ScoreStatisticsAhead<
+          ScorePassesByQueryTile<SmallLeanCore<64, 128, 2, 2, 2, 0>>, kSmallStatisticsAheadAt64>> {
+  using GeneralKernelConfig = SmallBareBackwardTile64;
+};
+// 128: BackwardConfig<128>'s options, with ZeroStartAccumulators and the staged epilogue of the
+// 64 / 192 tables.
 template <>
 struct SmallSharedMemoryBackwardConfig<128>
-    : BackwardTile<128, 64, 64, 8, 2, 2, 1, 1, false, 2> {};
+    : StagedEpilogue<SmallLeanCore<128, 64, 2, 2, 1, 2>> {
+  using GeneralKernelConfig = SmallBareBackwardTile128;
+};
+// 192: BackwardConfig<192>'s (LeanBackwardTile192's options, UntestedPackedPhaseA: phase A's
+// first 9 k-steps, every head dim from 129 has them, untested; StagedEpilogue).
 template <>
 struct SmallSharedMemoryBackwardConfig<192>
-    : BackwardTile<192, 64, 32, 8, 4, 4, 1, 1, false, 2> {};
+    : StagedEpilogue<UntestedPackedPhaseA<SmallLeanCore<192, 32, 4, 4, 1, 2>>> {
+  using GeneralKernelConfig = SmallBareBackwardTile192;
+};
 
 // The bucket's small table, or void where it has none (256, above).
 template <int kHeadDimBucket>
