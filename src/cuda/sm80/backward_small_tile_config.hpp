@@ -39,8 +39,8 @@ namespace fattn::detail::sm80 {
 // runs a lean full-width kernel, for the head dims that fill the bucket and, with 16-byte rows,
 // from min_head_dim_over_zeros on (launch_backward_with), with its bucket's base-table options
 // (BackwardConfig<64 / 128 / 192>) less those that do not apply. The general kernel stays the
-// bare tile above (GeneralKernelConfig: the same kernels as before, for GQA rows off 16-byte
-// words, D below the bucket's over-zeros start, D <= 32 at 64). Not taken:
+// bare tile (GeneralKernelConfig: the same kernels as before), for rows off 16-byte words (packed
+// odd head dims, GQA or not) and D <= 32 at 64. Not taken:
 // - FusedDqConversion (the Large table's at 128): launch_backward takes no tickets on this path.
 // - Shifted windows: launch_backward runs none here (rows off 16-byte words take load_tile's
 //   4- / 8-byte or 16-bit copies in the general kernel, as GQA does everywhere).
@@ -48,11 +48,11 @@ namespace fattn::detail::sm80 {
 //   8 KB would take it to 107,520 bytes; at 128 / 192 it would fit (90,624 / 94,720), but it is
 //   not in their base tables and was measured only with two Q / dO stages.
 // - DqAtomicsInPhaseB (64's table): with 64-row query tiles phase B has 4 query steps, where every
-//   placement of the spread reductions measured 0.95-1.00 of the burst at 128 ("Backward v11").
+//   placement of the spread reductions measured 0.95-1.00 of the burst at 128 ("Backward v10").
 // - BranchedMaskPass<..., true> (64's table): it applies to the general kernel only, which is
 //   the bare tile's here.
 // StagedEpilogue reuses the K / V / Q region (2 x kBlockN x (kWidth + 8) elements: 36,864 /
-// 18,432 / 25,600 bytes), no shared memory added. The deterministic mode is the kernels'
+// 34,816 / 25,600 bytes), no shared memory added. The deterministic mode is the kernels'
 // run-time flag (params.semaphores).
 template <int kHeadDimBucket>
 struct SmallSharedMemoryBackwardConfig;
