@@ -528,13 +528,13 @@ INSTANTIATE_TEST_SUITE_P(
                  0, 0},
         Sm80Case{"small_window_d48_over_zeros", DType::float16, 1, 700, 1013, 2, 2, 48, false,
                  Window{100, 30}, 0, 0},
-        Sm80Case{"small_nomask_d96_over_zeros", DType::bfloat16, 1, 1013, 1013, 2, 2, 96, false,
+        Sm80Case{"small_nomask_d96_narrower_than_bucket", DType::bfloat16, 1, 1013, 1013, 2, 2, 96, false,
                  kNoWindow, 0, 0},
         Sm80Case{"small_nomask_d128", DType::float16, 2, 700, 1013, 2, 2, 128, false, kNoWindow,
                  0, 0},
         Sm80Case{"small_nomask_negative_scale_d192", DType::bfloat16, 1, 900, 700, 2, 2, 192,
                  false, kNoWindow, 0, -0.05f},
-        Sm80Case{"small_causal_d160_over_zeros", DType::float16, 1, 1013, 1013, 2, 2, 160, true,
+        Sm80Case{"small_causal_d160_narrower_than_bucket", DType::float16, 1, 1013, 1013, 2, 2, 160, true,
                  kNoWindow, 0, 0}),
     [](const ::testing::TestParamInfo<Sm80Case>& info) { return std::string(info.param.name); });
 

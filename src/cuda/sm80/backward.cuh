@@ -164,9 +164,10 @@ Status launch_backward_with(const AttentionArgs& args) {
   // The full-width kernel where D fills the bucket, and over zero-filled columns from
   // min_head_dim_over_zeros on for 16-byte rows and, where shifted_windows_over_zeros says so, for
   // shifted windows (backward_tile_config.hpp). Narrower rows that shifted windows do not take
-  // (GQA) keep the general kernel.
+  // (GQA) keep the general kernel, and so do all narrower head dims with FillingHeadDimsOnly.
   constexpr int kMinOverZeros = min_head_dim_over_zeros(Config::kWidth);
   constexpr bool kOverZeros = Config::kFullWidthKernel && kMinOverZeros <= Config::kWidth &&
+                              !filling_head_dims_only<Config>() &&
                               (!kShifted || shifted_windows_over_zeros<Config>());
   // Every head dim of the bucket: no general kernel with shifted windows is compiled.
   constexpr bool kShiftedAlwaysFullWidth = kShifted && kOverZeros && kMinOverZeros <= 1;

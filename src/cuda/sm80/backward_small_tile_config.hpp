@@ -36,8 +36,9 @@ namespace fattn::detail::sm80 {
 // full-width kernels measured x1.1-1.3 over the general one in the base tables (perf-notes
 // "Backward v4", "v5", "v37").
 // s29-bwdlean (bench/results/sm80-bwd-small-lean-2026-11-25-s29/NOTES.md): each small tile also
-// runs a lean full-width kernel, for the head dims that fill the bucket and, with 16-byte rows,
-// from min_head_dim_over_zeros on (launch_backward_with), with its bucket's base-table options
+// runs a lean full-width kernel, for the head dims that fill the bucket and, at 64 with 16-byte
+// rows, from min_head_dim_over_zeros on (launch_backward_with; FillingHeadDimsOnly at the
+// one-stage 128 and 192 tiles, measured below), with its bucket's base-table options
 // (BackwardConfig<64 / 128 / 192>) less those that do not apply. The general kernel stays the
 // bare tile (GeneralKernelConfig: the same kernels as before), for rows off 16-byte words (packed
 // odd head dims, GQA or not) and D <= 32 at 64. Not taken:
@@ -51,6 +52,10 @@ namespace fattn::detail::sm80 {
 //   placement of the spread reductions measured 0.95-1.00 of the burst at 128 ("Backward v10").
 // - BranchedMaskPass<..., true> (64's table): it applies to the general kernel only, which is
 //   the bare tile's here.
+// Measured (H100 capped to 99 KB, bf16, B = 16, H = 16, N = 2048, backward, two rounds in turns
+// beside the general-kernel-only table; bench/results/gpu-check-h100-2026-11-25-session29/
+// call4/lean_turns.md): D = 64 / 128 / 192 x1.21 / 1.06 / 1.09, causal x1.22 / 1.07 / 1.16;
+// over zero-filled columns D = 96 / 160 x0.966 / 0.978, hence FillingHeadDimsOnly at 128 / 192.
 // StagedEpilogue reuses the K / V / Q region (2 x kBlockN x (kWidth + 8) elements: 36,864 /
 // 34,816 / 25,600 bytes), no shared memory added. The deterministic mode is the kernels'
 // run-time flag (params.semaphores).
@@ -79,14 +84,15 @@ struct SmallSharedMemoryBackwardConfig<64>
 // 64 / 192 tables.
 template <>
 struct SmallSharedMemoryBackwardConfig<128>
-    : StagedEpilogue<SmallLeanCore<128, 64, 2, 2, 1, 2>> {
+    : FillingHeadDimsOnly<StagedEpilogue<SmallLeanCore<128, 64, 2, 2, 1, 2>>> {
   using GeneralKernelConfig = SmallBareBackwardTile128;
 };
 // 192: BackwardConfig<192>'s (LeanBackwardTile192's options, UntestedPackedPhaseA: phase A's
 // first 9 k-steps, every head dim from 129 has them, untested; StagedEpilogue).
 template <>
 struct SmallSharedMemoryBackwardConfig<192>
-    : StagedEpilogue<UntestedPackedPhaseA<SmallLeanCore<192, 32, 4, 4, 1, 2>>> {
+    : FillingHeadDimsOnly<
+          StagedEpilogue<UntestedPackedPhaseA<SmallLeanCore<192, 32, 4, 4, 1, 2>>>> {
   using GeneralKernelConfig = SmallBareBackwardTile192;
 };
 

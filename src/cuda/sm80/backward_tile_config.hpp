@@ -1035,6 +1035,21 @@ template <class Config>
 constexpr bool shifted_windows_over_zeros() {
   return Config::kWidth != 192 || dq_reductions_by_line<Config>();
 }
+// FillingHeadDimsOnly: the full-width kernel only for head dims that fill the bucket; narrower
+// ones keep the general kernel instead of running over zero-filled columns. For one-stage tiles
+// (the small table, backward_small_tile_config.hpp), where the zero columns' extra k-steps are
+// not hidden behind a second Q / dO stage's copies: on the H100 under a 99 KB cap the lean
+// full-width kernel over zeros measured 0.966x the general one at D = 96 (128 bucket) and 0.978x
+// at D = 160 (192 bucket), against x1.06 / x1.09 where D fills the bucket (twenty-ninth session,
+// call 4).
+struct FillingHeadDimsOnlyOption {};
+template <class Tile>
+struct FillingHeadDimsOnly : Tile, FillingHeadDimsOnlyOption {};
+template <class Config>
+constexpr bool filling_head_dims_only() {
+  return has_option<Config, FillingHeadDimsOnlyOption>;
+}
+
 // The narrowest head dim that bucket `width`'s full-width kernel runs (launch_backward_with):
 // over zero-filled columns from min_head_dim_over_zeros, else the first that fills the bucket.
 constexpr int min_full_width_head_dim(int width) {
