@@ -45,9 +45,8 @@ namespace fattn::detail::sm80 {
 // - FusedDqConversion (the Large table's at 128): launch_backward takes no tickets on this path.
 // - Shifted windows: launch_backward runs none here (rows off 16-byte words take load_tile's
 //   4- / 8-byte or 16-bit copies in the general kernel, as GQA does everywhere).
-// - DqReductionsByLine (Large tables; kWarps x 8 rows x kDimPerWarpQ floats of staging): 64's
-//   8 KB would take it to 107,520 bytes; at 128 / 192 it would fit (90,624 / 94,720), but it is
-//   not in their base tables and was measured only with two Q / dO stages.
+// - DqReductionsByLine at 64 (kWarps x 8 rows x kDimPerWarpQ floats of staging): its 8 KB would
+//   take the tile to 107,520 bytes. At 128 / 192 it is taken (below).
 // - DqAtomicsInPhaseB (64's table): with 64-row query tiles phase B has 4 query steps, where every
 //   placement of the spread reductions measured 0.95-1.00 of the burst at 128 ("Backward v10").
 // - BranchedMaskPass<..., true> (64's table): it applies to the general kernel only, which is
@@ -56,6 +55,12 @@ namespace fattn::detail::sm80 {
 // beside the general-kernel-only table; bench/results/gpu-check-h100-2026-11-25-session29/
 // call4/lean_turns.md): D = 64 / 128 / 192 x1.21 / 1.06 / 1.09, causal x1.22 / 1.07 / 1.16;
 // over zero-filled columns D = 96 / 160 x0.966 / 0.978, hence FillingHeadDimsOnly at 128 / 192.
+// Variant B (same session, call 6; call6/variantB_turns.md): at 128 / 192 the Large tables' dQ
+// line reductions (DqReductionsByLine, 8 staging rows: 90,624 / 94,720 bytes; at 128 with its
+// conflict-free staging swizzle) and statistics passes (ScorePassesByQueryTile, one tile ahead),
+// which the bare one-stage tiles had been left without. Same conditions, in turns beside the
+// lean tables: D = 128 / 192 x1.117 / 1.170, causal x1.134 / 1.183. 0 spills (168-199
+// registers), the small-table tests and racecheck clean on the window cases.
 // StagedEpilogue reuses the K / V / Q region (2 x kBlockN x (kWidth + 8) elements: 36,864 /
 // 34,816 / 25,600 bytes), no shared memory added. The deterministic mode is the kernels'
 // run-time flag (params.semaphores).
@@ -80,19 +85,30 @@ struct SmallSharedMemoryBackwardConfig<64>
           ScorePassesByQueryTile<SmallLeanCore<64, 128, 2, 2, 2, 0>>, kSmallStatisticsAheadAt64>> {
   using GeneralKernelConfig = SmallBareBackwardTile64;
 };
+// 128 and 192 (variant B above): dQ reduced by lines through 8 staging rows per warp, as in the
+// Large tables (v13), and the score statistics read one query tile ahead (v29).
+inline constexpr int kSmallDqStagingRows = 8;
+inline constexpr int kSmallStatisticsAhead = 1;
 // 128: BackwardConfig<128>'s options, with ZeroStartAccumulators and the staged epilogue of the
-// 64 / 192 tables.
+// 64 / 192 tables, and the Large table's conflict-free staging (v32 / v35).
 template <>
 struct SmallSharedMemoryBackwardConfig<128>
-    : FillingHeadDimsOnly<StagedEpilogue<SmallLeanCore<128, 64, 2, 2, 1, 2>>> {
+    : FillingHeadDimsOnly<StagedEpilogue<LineStagingSwizzleSplit<DqStagingPairSwizzle<
+          DqReductionsByLine<
+              ScoreStatisticsAhead<ScorePassesByQueryTile<SmallLeanCore<128, 64, 2, 2, 1, 2>>,
+                                   kSmallStatisticsAhead>,
+              kSmallDqStagingRows>>>>> {
   using GeneralKernelConfig = SmallBareBackwardTile128;
 };
 // 192: BackwardConfig<192>'s (LeanBackwardTile192's options, UntestedPackedPhaseA: phase A's
 // first 9 k-steps, every head dim from 129 has them, untested; StagedEpilogue).
 template <>
 struct SmallSharedMemoryBackwardConfig<192>
-    : FillingHeadDimsOnly<
-          StagedEpilogue<UntestedPackedPhaseA<SmallLeanCore<192, 32, 4, 4, 1, 2>>>> {
+    : FillingHeadDimsOnly<StagedEpilogue<DqReductionsByLine<
+          ScoreStatisticsAhead<
+              ScorePassesByQueryTile<UntestedPackedPhaseA<SmallLeanCore<192, 32, 4, 4, 1, 2>>>,
+              kSmallStatisticsAhead>,
+          kSmallDqStagingRows>>> {
   using GeneralKernelConfig = SmallBareBackwardTile192;
 };
 
