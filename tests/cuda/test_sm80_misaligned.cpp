@@ -288,9 +288,9 @@ INSTANTIATE_TEST_SUITE_P(
                          false, kNoWindow, true, 2, 0.0f, kSmall}),
     [](const ::testing::TestParamInfo<ForwardShapeCase>& info) { return std::string(info.param.name); });
 
-// Below every small role's tile (40 KB against 53,760 bytes at 64 and 72,192 at 128): the forward
-// is refused, naming the device's bytes (require_shared_bytes; the selector once it knows
-// smallest_forward_shared_bytes), and writes no output.
+// Below every small role's tile (40 KB against 53,760 bytes at 64 and 82,944 at 128): the forward
+// is refused by the selector (smallest_forward_shared_bytes), naming the device's bytes, and
+// writes no output.
 TEST(Sm80ForwardSmallSharedMemory, RefusedBelowTheSmallTiles) {
   if (const std::string reason = cuda_device_absent_reason(); !reason.empty()) GTEST_SKIP() << reason;
   if (!backend_compiled(Backend::cuda_sm80)) GTEST_SKIP() << "cuda_sm80 is not compiled";

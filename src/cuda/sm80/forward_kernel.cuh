@@ -1408,7 +1408,9 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
   }
 }
 
-// Rows aligned to 4 bytes or more: tiles filled by cp.async.
+// Rows aligned to 4 bytes or more: tiles filled by cp.async. Also 2-byte rows where the launcher
+// has no staged tile that fits the device (NoStagedTile: the 192 and 256 buckets on 99 KB
+// devices), whose chunks the general copy loads as 16-bit values.
 template <class Config, class Element, class Mask>
 __global__ void __launch_bounds__(Config::kThreads)
     forward_kernel(const ForwardParams params, const Mask mask) {
