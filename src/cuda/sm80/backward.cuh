@@ -276,11 +276,10 @@ bool uses_backward_windows(const AttentionArgs& args, int width) {
 // memory (sm_86 / sm_89: 99 KB) every launch, both modes, every mask, GQA and rows off 16-byte
 // words alike, takes the bucket's small table (SmallSharedMemoryBackward; the Large and
 // deterministic tables are no smaller than the base table): its lean full-width kernel where D
-// fills the bucket or, with 16-byte rows, from min_head_dim_over_zeros on, else its general
-// kernel; no shifted windows there, whose rows the general kernel's copies take 4 or 8 bytes or
-// 16 bits at a time. Below the small table's bytes
-// (the base table's where the bucket has no small table: 256) the launch is refused before it
-// writes anything.
+// fills the bucket (at 64 also, with 16-byte rows, from min_head_dim_over_zeros on), else its
+// general kernel. No shifted windows there: the general kernel's copies take those rows 4 or 8
+// bytes or 16 bits at a time. Below the small table's bytes (the base table's where the bucket
+// has no small table: 256) the launch is refused before it writes anything.
 template <int kHeadDim, class Element>
 Status launch_backward(const AttentionArgs& args) {
   using Small = typename SmallSharedMemoryBackward<kHeadDim>::type;
