@@ -77,15 +77,6 @@ std::string capability_text(int capability) {
          std::to_string(capability % kCapabilityDigitsPerMajor);
 }
 
-std::optional<KernelFamily> family_of(Backend backend) {
-  switch (backend) {
-    case Backend::cuda_simt: return KernelFamily::simt;
-    case Backend::cuda_sm80: return KernelFamily::sm80;
-    case Backend::cuda_sm90: return KernelFamily::sm90;
-    default: return std::nullopt;
-  }
-}
-
 const char* family_name(KernelFamily family) {
   switch (family) {
     case KernelFamily::simt: return "simt";
@@ -119,6 +110,15 @@ std::string describe(KernelFamily family, Direction direction, std::int64_t head
 }
 
 }  // namespace
+
+std::optional<KernelFamily> family_of(Backend backend) {
+  switch (backend) {
+    case Backend::cuda_simt: return KernelFamily::simt;
+    case Backend::cuda_sm80: return KernelFamily::sm80;
+    case Backend::cuda_sm90: return KernelFamily::sm90;
+    default: return std::nullopt;
+  }
+}
 
 const KernelInstance* find_instance(KernelFamily family, Direction direction,
                                     std::int64_t head_dim, DType dtype) {

@@ -27,6 +27,9 @@ struct KernelInstance {
   LaunchFunction launch;
 };
 
+// The kernel family a backend runs, or nullopt for one without instances (cuda_standard, CPU).
+std::optional<KernelFamily> family_of(Backend backend);
+
 // The instance with the smallest compiled bucket >= head_dim, or nullptr.
 const KernelInstance* find_instance(KernelFamily family, Direction direction,
                                     std::int64_t head_dim, DType dtype);

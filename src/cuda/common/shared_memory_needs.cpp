@@ -27,20 +27,11 @@ int smallest_shared_bytes(KernelFamily family, Direction direction, int bucket) 
   return 0;
 }
 
-std::optional<KernelFamily> kernel_family_of(Backend backend) {
-  switch (backend) {
-    case Backend::cuda_simt: return KernelFamily::simt;
-    case Backend::cuda_sm80: return KernelFamily::sm80;
-    case Backend::cuda_sm90: return KernelFamily::sm90;
-    default: return std::nullopt;
-  }
-}
-
 }  // namespace
 
 std::optional<std::string> why_shared_memory_is_short(Backend backend, const Problem& problem,
                                                       const DeviceInfo& device) {
-  const std::optional<KernelFamily> family = kernel_family_of(backend);
+  const std::optional<KernelFamily> family = family_of(backend);
   if (!family) return std::nullopt;
   const KernelInstance* instance =
       find_instance(*family, problem.direction, problem.head_dim, problem.dtype);
