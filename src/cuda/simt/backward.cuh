@@ -240,11 +240,8 @@ __global__ void __launch_bounds__(kThreads, T::kBlocksPerSm) dq_kernel(const Bac
   __syncthreads();
 
   auto load_kv = [&](int tile, int stage) {
-    const int key0 = tile * T::kBlockCols;
-    load_tile<kHeadDim>(k_tiles + stage * T::kKVFloats, T::kBlockCols, p.k, b, h_kv, key0,
-                        p.seqlen_k, p.head_dim, p.vectors_ok);
-    load_tile<kHeadDim>(v_tiles + stage * T::kKVFloats, T::kBlockCols, p.v, b, h_kv, key0,
-                        p.seqlen_k, p.head_dim, p.vectors_ok);
+    load_key_tile<kHeadDim, T::kBlockCols>(k_tiles + stage * T::kKVFloats, p.k, p, b, h_kv, tile);
+    load_key_tile<kHeadDim, T::kBlockCols>(v_tiles + stage * T::kKVFloats, p.v, p, b, h_kv, tile);
   };
   load_tile<kHeadDim>(q_tile, T::kBlockRows, p.q, b, h, row0, p.seqlen_q, p.head_dim, p.vectors_ok);
   load_tile<kHeadDim>(do_tile, T::kBlockRows, p.dout, b, h, row0, p.seqlen_q, p.head_dim, p.vectors_ok);
@@ -264,12 +261,10 @@ __global__ void __launch_bounds__(kThreads, T::kBlocksPerSm) dq_kernel(const Bac
   }
 
   auto load_k = [&](int tile) {
-    load_tile<kHeadDim>(k_tiles, T::kBlockCols, p.k, b, h_kv, tile * T::kBlockCols, p.seqlen_k,
-                        p.head_dim, p.vectors_ok);
+    load_key_tile<kHeadDim, T::kBlockCols>(k_tiles, p.k, p, b, h_kv, tile);
   };
   auto load_v = [&](int tile) {
-    load_tile<kHeadDim>(v_tiles, T::kBlockCols, p.v, b, h_kv, tile * T::kBlockCols, p.seqlen_k,
-                        p.head_dim, p.vectors_ok);
+    load_key_tile<kHeadDim, T::kBlockCols>(v_tiles, p.v, p, b, h_kv, tile);
   };
   // One stage: V is last read for dP (before the middle barrier), K for dQ += dS·K (before the
   // last one): V(t+1) is requested after the first, K(t+1) after the second, both waited for at

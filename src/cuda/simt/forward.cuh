@@ -63,19 +63,14 @@ __global__ void __launch_bounds__(kThreads, T::kBlocksPerSm)
   __syncthreads();
 
   auto load_kv = [&](int tile, int stage) {
-    const int key0 = tile * T::kBlockCols;
-    load_tile<kHeadDim>(k_tiles + stage * T::kKVFloats, T::kBlockCols, p.k, b, h_kv, key0,
-                        p.seqlen_k, p.head_dim, p.vectors_ok);
-    load_tile<kHeadDim>(v_tiles + stage * T::kKVFloats, T::kBlockCols, p.v, b, h_kv, key0,
-                        p.seqlen_k, p.head_dim, p.vectors_ok);
+    load_key_tile<kHeadDim, T::kBlockCols>(k_tiles + stage * T::kKVFloats, p.k, p, b, h_kv, tile);
+    load_key_tile<kHeadDim, T::kBlockCols>(v_tiles + stage * T::kKVFloats, p.v, p, b, h_kv, tile);
   };
   auto load_k = [&](int tile) {
-    load_tile<kHeadDim>(k_tiles, T::kBlockCols, p.k, b, h_kv, tile * T::kBlockCols, p.seqlen_k,
-                        p.head_dim, p.vectors_ok);
+    load_key_tile<kHeadDim, T::kBlockCols>(k_tiles, p.k, p, b, h_kv, tile);
   };
   auto load_v = [&](int tile) {
-    load_tile<kHeadDim>(v_tiles, T::kBlockCols, p.v, b, h_kv, tile * T::kBlockCols, p.seqlen_k,
-                        p.head_dim, p.vectors_ok);
+    load_key_tile<kHeadDim, T::kBlockCols>(v_tiles, p.v, p, b, h_kv, tile);
   };
   // cp.async groups, oldest first. Two stages: {Q, K(first), V(first)}, then per tile
   // {K(t+1), V(t+1)}. One stage: {Q, K(first)}, {V(first)}, then per tile {K(t+1)} (requested

@@ -108,12 +108,10 @@ __global__ void __launch_bounds__(kThreads,
   __syncthreads();
 
   auto load_k = [&](int tile, int stage) {
-    load_tile<kHeadDim>(k_tiles + stage * T::kKVFloats, T::kBlockCols, p.k, b, h_kv,
-                        tile * T::kBlockCols, p.seqlen_k, p.head_dim, p.vectors_ok);
+    load_key_tile<kHeadDim, T::kBlockCols>(k_tiles + stage * T::kKVFloats, p.k, p, b, h_kv, tile);
   };
   auto load_v = [&](int tile) {
-    load_tile<kHeadDim>(v_tile, T::kBlockCols, p.v, b, h_kv, tile * T::kBlockCols, p.seqlen_k,
-                        p.head_dim, p.vectors_ok);
+    load_key_tile<kHeadDim, T::kBlockCols>(v_tile, p.v, p, b, h_kv, tile);
   };
   // cp.async groups, oldest first. Two K stages: {Q, K(first)}, then per tile {V(t)}, {K(t+1)}.
   // One K stage: {Q, K(first)}, {V(first)}, then per tile {K(t+1)}, {V(t+1)}. Every commit

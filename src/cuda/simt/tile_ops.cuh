@@ -154,6 +154,16 @@ __device__ __forceinline__ void load_tile(float* tile, int rows, const DeviceTen
   }
 }
 
+// Key tile `tile` (keys tile·kKeys …) of K or V (`t`) for KV head h_kv into `dst`: the K and V
+// copies of the forward kernels and the dQ kernel, whose parameters all carry seqlen_k,
+// head_dim and vectors_ok.
+template <int kHeadDim, int kKeys, class Element, class Params>
+__device__ __forceinline__ void load_key_tile(float* dst, const DeviceTensor<const Element>& t,
+                                              const Params& p, int b, int h_kv, int tile) {
+  load_tile<kHeadDim>(dst, kKeys, t, b, h_kv, tile * kKeys, p.seqlen_k, p.head_dim,
+                      p.vectors_ok);
+}
+
 // Clears columns [head_dim, kHeadDim) of a tile: the head dimension is zero-padded up to the
 // bucket so the products can run over a compile-time depth.
 template <int kHeadDim>
