@@ -64,6 +64,26 @@ namespace fattn::detail::sm80 {
 // StagedEpilogue reuses the K / V / Q region (2 x kBlockN x (kWidth + 8) elements: 36,864 /
 // 34,816 / 25,600 bytes), no shared memory added. The deterministic mode is the kernels'
 // run-time flag (params.semaphores).
+// ValueInRegisters (thirtieth session, s30-bwd256small; the 256 tile below): each warp holds V
+// for its phase-A keys in registers (kKeyTilesA x kMaxSteps A fragments: 64 registers for 16
+// keys x 256 columns), as FA2's sm86 hdim-256 traits do (Is_V_in_regs), so V has no tile in
+// shared memory: the CTA's V rows are staged once through the front of the Q / dO region (where
+// V's tile would sit, so V's fragments are read at the same kVFromK offset), read into
+// registers, and the loop's first barrier frees that region for the first Q / dO tile. dPᵀ =
+// V·dOᵀ then issues no V ldmatrix (kMaxSteps x kKeyTilesA per query tile and warp). One Q / dO
+// stage (the next item's copy into the same region waits for the loop-top barrier anyway).
+// Saves kBlockN x kWidth 16-bit elements (16 KB at 64 x 32 x 256).
+struct ValueInRegistersOption {};
+template <class Tile>
+struct ValueInRegisters : Tile, ValueInRegistersOption {
+  static_assert(Tile::kStages == 1, "V is staged through the one Q / dO stage");
+  static constexpr int kSharedBytes = Tile::kSharedBytes - Tile::kBlockN * Tile::kWidth * 2;
+};
+template <class Config>
+constexpr bool value_in_registers() {
+  return has_option<Config, ValueInRegistersOption>;
+}
+
 template <int kHeadDimBucket>
 struct SmallSharedMemoryBackwardConfig;
 using SmallBareBackwardTile64 = BackwardTile<64, 64, 128, 8, 2, 2, 2, 1, false>;
@@ -112,14 +132,19 @@ struct SmallSharedMemoryBackwardConfig<192>
   using GeneralKernelConfig = SmallBareBackwardTile192;
 };
 
-// The bucket's small table, or void where it has none (256, above).
+// 256 (s30-bwd256small): 64 x 32, 8 warps, one stage, V in registers (ValueInRegisters):
+// phase A 2 key x 4 query warps (16 x 16), phase B one key group x 8 head-dim warps (32 x 32,
+// FA2's AtomLayoutNdKV = 1), 32 x 64 dQ warp tiles (FA2's AtomLayoutMdQ = 2): 90,624 bytes.
+using SmallBareBackwardTile256 = ValueInRegisters<BackwardTile<256, 64, 32, 8, 4, 8, 1, 1, false, 2>>;
+template <>
+struct SmallSharedMemoryBackwardConfig<256> : SmallBareBackwardTile256 {
+  using GeneralKernelConfig = SmallBareBackwardTile256;
+};
+
+// The bucket's small table.
 template <int kHeadDimBucket>
 struct SmallSharedMemoryBackward {
   using type = SmallSharedMemoryBackwardConfig<kHeadDimBucket>;
-};
-template <>
-struct SmallSharedMemoryBackward<256> {
-  using type = void;
 };
 
 static_assert(SmallSharedMemoryBackwardConfig<64>::kSharedBytes <=
@@ -127,6 +152,8 @@ static_assert(SmallSharedMemoryBackwardConfig<64>::kSharedBytes <=
 static_assert(SmallSharedMemoryBackwardConfig<128>::kSharedBytes <=
               kConsumerAmpereSharedBytesPerBlock);
 static_assert(SmallSharedMemoryBackwardConfig<192>::kSharedBytes <=
+              kConsumerAmpereSharedBytesPerBlock);
+static_assert(SmallSharedMemoryBackwardConfig<256>::kSharedBytes <=
               kConsumerAmpereSharedBytesPerBlock);
 
 // The least shared memory per block that the sm80 backward of bucket `head_dim_bucket` runs in
@@ -141,7 +168,7 @@ constexpr int smallest_backward_shared_bytes(int head_dim_bucket) {
     case 192:
       return SmallSharedMemoryBackwardConfig<192>::kSharedBytes;
     case 256:
-      return BackwardConfig<256>::kSharedBytes;
+      return SmallSharedMemoryBackwardConfig<256>::kSharedBytes;
     default:
       return 0;
   }
