@@ -33,7 +33,7 @@ namespace fattn::detail::sm80 {
 // 100 KB SM) over 16 keys per CTA. So 64 x 32 with V in registers (ValueInRegisters, FA2's
 // sm86 hdim-256 shape): 90,624 bytes, 64 registers of V beside 64 of dK + dV and 64 of dQ, the
 // accumulator count of BackwardConfig<256> (128 dK + dV, 64 dQ), whose general kernel holds
-// them without spills too. General kernel only (2 kernels per TU).
+// them without spills too. General kernel and lean full-width kernel (D = 241..256), below.
 // Kernels (s29-bwdsmall): the general one only at first, no lean-loop options. Measured (H100
 // capped to 99 KB, bench/results/gpu-check-h100-2026-11-25-session29/call2/capped_ratios.md;
 // bf16, B = 16, H = 16, N = 2048): backward 0.69 / 0.55 / 0.53 / 0.52 / 0.48 of the H100 table's
@@ -140,9 +140,22 @@ struct SmallSharedMemoryBackwardConfig<192>
 // 256 (s30-bwd256small): 64 x 32, 8 warps, one stage, V in registers (ValueInRegisters):
 // phase A 2 key x 4 query warps (16 x 16), phase B one key group x 8 head-dim warps (32 x 32,
 // FA2's AtomLayoutNdKV = 1), 32 x 64 dQ warp tiles (FA2's AtomLayoutMdQ = 2): 90,624 bytes.
-using SmallBareBackwardTile256 = ValueInRegisters<BackwardTile<256, 64, 32, 8, 4, 8, 1, 1, false, 2>>;
+// Per warp and 64-query tile: 160 HMMA (m16n8k16) and 92 ldmatrix.x4 (phase A 48, B 32, dQ 12;
+// V's 16 once per CTA), 64 dQ reductions per thread. The lean full-width kernel for D = 241..256
+// (FillingHeadDimsOnly, as at 128 / 192) with BackwardConfig<256>'s lean options
+// (UnmaskedStridedItemLoads, ZeroStartAccumulators, LightDqRelease, LeanTileLoop, RolledProductB,
+// PackedProbabilities), SmallLeanCore's one-address dQ atomics and the staged epilogue (2 x 32 x
+// 264 elements, 33,792 bytes of the K / Q / dO region); no BranchedMaskPass (the base table's
+// 4 bytes do not recur here). 0 spills: general kernel 248 / 249 registers on sm_80 (NoMask /
+// WindowMask), 255 / 242 on sm_90a; lean kernel 255 / 255 on sm_80, 254 / 255 on sm_90a; fp16
+// and bf16 alike (bench/results/sm80-s30-bwd256small/). Unmeasured.
+using SmallBareBackwardTile256 =
+    ValueInRegisters<BackwardTile<256, 64, 32, 8, 4, 8, 1, 1, false, 2>>;
 template <>
-struct SmallSharedMemoryBackwardConfig<256> : SmallBareBackwardTile256 {
+struct SmallSharedMemoryBackwardConfig<256>
+    : ValueInRegisters<FillingHeadDimsOnly<StagedEpilogue<UnmaskedStridedItemLoads<
+          ZeroStartAccumulators<DqAtomicsFromOneAddress<LightDqRelease<LeanTileLoop<RolledProductB<
+              PackedProbabilities<BackwardTile<256, 64, 32, 8, 4, 8, 1, 1, true, 2>>>>>>>>>>> {
   using GeneralKernelConfig = SmallBareBackwardTile256;
 };
 
