@@ -211,7 +211,8 @@ INSTANTIATE_TEST_SUITE_P(
 // tile does not fit (tile_config.hpp, SmallSharedMemoryForwardTiles): at 128 the 64-key narrow
 // tile for the unmasked D = 65..80 (d72, d80), at 192 the 64-key 8-warp tile in every role
 // (d129 its halved 9-step class, d160 the general walk, d192 the full width), at 256 FA2's 64 x
-// 64 tile in every role (d200, d201: the narrow head dims on its general walk). Rows only 2-byte
+// 64 tile in the table's roles (d255, d256) and its 13-step class in the narrow one (d193..d208,
+// d200 halved). Rows only 2-byte
 // aligned (packed odd D, sliced views) take the staged kernel at 64 and 128 and, at 192 and
 // 256, the table kernels' general copy (16-bit loads); packed odd D with 8 heads (row strides
 // of whole words) would take the shifted-window kernels, which do not fit at 192 and 256 and are
@@ -278,6 +279,31 @@ INSTANTIATE_TEST_SUITE_P(
                          197, false, Window{64, 16}, false, 0, 0.0f, kSmall},
         ForwardShapeCase{"small_d201_packed_causal_nq_above_nk", DType::float16, 1, 300, 200, 2, 1,
                          201, true, kNoWindow, false, 0, 0.0f, kSmall},
+        // The 256 bucket's narrow role (SmallSharedMemoryNarrowForwardConfig<256>: the 13-step
+        // class on the 64 x 64 tile): D = 193 (whole last step; packed, 2-byte rows on the general
+        // copy), 200 (halved), 208 (the class's full width), both masks and their kernels' paths.
+        ForwardShapeCase{"small_d193_packed_causal_gqa_nq_above_nk", DType::float16, 1, 1013, 700,
+                         4, 2, 193, true, kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d193_packed_unmasked_mqa_17", DType::bfloat16, 2, 17, 17, 4, 1, 193,
+                         false, kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d193_window_one_query", DType::bfloat16, 1, 1, 1013, 2, 2, 193,
+                         false, Window{100, 20}, true, 2, 0.0f, kSmall},
+        ForwardShapeCase{"small_d200_window_gqa", DType::float16, 1, 300, 1013, 8, 2, 200, false,
+                         Window{64, 16}, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d200_causal_nk_above_nq_17", DType::bfloat16, 1, 17, 300, 2, 1, 200,
+                         true, kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d200_negative_scale_unmasked", DType::bfloat16, 2, 257, 1013, 4, 4,
+                         200, false, kNoWindow, false, 0, -0.07f, kSmall},
+        ForwardShapeCase{"small_d200_causal_one_query", DType::float16, 1, 1, 700, 2, 2, 200, true,
+                         kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d208_causal_nq_above_nk", DType::bfloat16, 1, 1013, 300, 4, 2, 208,
+                         true, kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d208_unmasked_mqa", DType::float16, 1, 1013, 1013, 2, 1, 208, false,
+                         kNoWindow, false, 0, 0.0f, kSmall},
+        ForwardShapeCase{"small_d208_sliced_window_17", DType::float16, 2, 17, 17, 2, 2, 208, false,
+                         Window{5, 3}, true, 2, 0.0f, kSmall},
+        ForwardShapeCase{"small_d201_packed_8_heads_causal", DType::bfloat16, 1, 300, 257, 8, 8, 201,
+                         true, kNoWindow, false, 0, 0.0f, kSmall},
         ForwardShapeCase{"small_d256_causal_nq_above_nk", DType::float16, 2, 1013, 700, 4, 2, 256,
                          true, kNoWindow, false, 0, 0.0f, kSmall},
         ForwardShapeCase{"small_d256_sliced_window_one_query", DType::bfloat16, 1, 1, 300, 2, 1,

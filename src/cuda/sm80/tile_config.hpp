@@ -858,17 +858,38 @@ struct SmallSharedMemoryForwardConfig<192>
     : UnmaskedRescalePastThreshold<
           HalfLastStep<StepClassesOnly<ForwardTile<192, 64, 8, 1, true, 9>>>> {};
 
+// The 256 bucket's narrow role on such devices (thirtieth session, s30-fwdsmall; bench/results/
+// sm80-s30-fwdsmall/NOTES.md): D = 193..208 on the 13-step class of the table's own tile, FA2's
+// 64 rows x 64 keys on 4 warps (98,816 bytes, as ForwardConfig<256>), instead of the table's
+// 16-step full-width walk over zero-filled columns. The narrow tiles of larger devices hold 128
+// query rows on 8 warps (NarrowForwardConfig<256>: 131,072 bytes; the 128-key one 196,608);
+// here Q takes 32 KB and K, V 64 KB. Measured in the tenth session (h10-odd80, bench/results/
+// sm80-odd-h100-2026-11-23-s10/NOTES.md): this shape with the 13-step class ran D = 200 at 1.062x
+// the 8-warp 64-key narrow tile. Per K/V tile and warp at D = 200 (halved last step): 12.5
+// k-steps in Q·Kᵀ and 25 eight-column tiles in P·V instead of 16 and 32, so 0.78x the HMMA and
+// 0.78x the K and V ldmatrix bytes (sm_90a SASS in the notes). The table's options (the head-
+// group grid, whole prologue copies, the rescale threshold unmasked) with HalfLastStep and
+// StepClassesOnly as NarrowForwardConfig<256>; one kernel per mask of its own.
+template <int kHeadDimBucket>
+struct SmallSharedMemoryNarrowForwardConfig;
+template <>
+struct SmallSharedMemoryNarrowForwardConfig<256>
+    : UnmaskedRescalePastThreshold<QueryTilesSlowestInHeadGroups<
+          WholePrologueCopies<HalfLastStep<StepClassesOnly<ForwardTile<256, 64, 4, 1, false, 13>>>>,
+          kForwardGroupHeads256>> {};
+
 // The forward's roles (forward.cuh, launch_forward_with's tiles) on a device whose blocks take
 // less than some tile of the bucket needs: existing tiles where they fit (no new kernels: the
-// same types), SmallSharedMemoryForwardConfig<192> at 192.
+// same types), SmallSharedMemoryForwardConfig<192> at 192 and
+// SmallSharedMemoryNarrowForwardConfig<256> for 256's narrow head dims.
 // 64: every tile fits (53,760 bytes at most).
 // 128: the unmasked narrow tile (D = 65..80 NoMask, 128 keys, 104,448 bytes) and its halved form
 // give their head dims to NarrowForwardConfig<128> (64 keys, 71,680 bytes), whose NoMask kernel
 // runs D = 81..96 already: the masked kernels' tile, with ExponentsUnderPv unmasked.
 // 192: SmallSharedMemoryForwardConfig<192> in every role; 2-byte rows on its general copy.
-// 256: FA2's 64 x 64 table tile (98,816 bytes) in every role: the narrow head dims (193..208)
-// on its full-width walk over zero-filled columns (16 steps where the narrow tile ran 13); 2-byte
-// rows on its general copy.
+// 256: FA2's 64 x 64 table tile (98,816 bytes) in the table's roles, the narrow head dims
+// (193..208) on the same tile's 13-step class (SmallSharedMemoryNarrowForwardConfig<256>, 98,816
+// bytes); 2-byte rows on their general copy.
 template <int kHeadDimBucket>
 struct SmallSharedMemoryForwardTiles {
   using Table = ForwardConfig<kHeadDimBucket>;
@@ -892,9 +913,9 @@ struct SmallSharedMemoryForwardTiles<256> {
   using Table = ForwardConfig<256>;
   using Unmasked = UnmaskedForwardConfig<256>;
   using Staged = NoStagedTile;
-  using Narrow = Table;
-  using UnmaskedNarrow = Table;
-  using UnmaskedHalved = Table;
+  using Narrow = SmallSharedMemoryNarrowForwardConfig<256>;
+  using UnmaskedNarrow = Narrow;
+  using UnmaskedHalved = Narrow;
 };
 
 template <class... Configs>
