@@ -740,6 +740,20 @@ constexpr bool key_window_edges_in_shared_memory() {
   return has_option<Config, KeyWindowEdgesInSharedMemoryOption>;
 }
 
+// QueryWindowsOnly (thirtieth session, s30-fwdsmall): a shifted-window tile launched only where
+// every CTA's Q rows start at K's shift (forward.cuh checks the strides on the host:
+// query_windows_at_key_shift), so Q's windows are copied as K's (query_rows_at_key_shift) and the
+// staged form for other Q rows (load_rows_at_shift) is not compiled: a 4-warp tile at 256 cannot
+// take it (UnalignedTileStage's passes need 8 warps there: a 32-lane row, 8 rows per pass).
+struct QueryWindowsOnlyOption {};
+template <class Tile>
+struct QueryWindowsOnly : Tile, QueryWindowsOnlyOption {};
+
+template <class Config>
+constexpr bool query_windows_only() {
+  return has_option<Config, QueryWindowsOnlyOption>;
+}
+
 // 128 (forward v22): classes 7-8 (windows 97..128:
 // packed D = 91..121 with 2-byte rows, to 122 / 124 with 4- / 8-byte ones), which ran on the
 // staged kernel's 8-warp general walk with every K/V tile realigned (StagedForwardConfig<128>).
@@ -878,6 +892,23 @@ struct SmallSharedMemoryNarrowForwardConfig<256>
           WholePrologueCopies<HalfLastStep<StepClassesOnly<ForwardTile<256, 64, 4, 1, false, 13>>>>,
           kForwardGroupHeads256>> {};
 
+// Shifted windows (forward_kernel_shifted_windows: packed odd head dims and other rows off
+// 16-byte words at one shift per (batch, head), uses_shifted_windows) on such devices, where the
+// bucket's own shifted tiles do not fit (192: the narrow tile's 151,552 bytes, the wide windows'
+// 102,400; 256: 131,072). Without them those rows take the roles' general copy: eight 16-bit
+// loads through registers per 16-byte chunk (tile_io.cuh, copy_chunk), which ran D = 129 at
+// 55 TFLOP/s against the staged kernel's 98 in v10 (H100, fp16, B = 16, H = 16, N = 2048).
+// One tile takes every window up to the bucket's width: its K tiles zeroed outside the row in
+// shared memory (KeyWindowEdgesInSharedMemory), a window may run a step class wider than itself
+// (the class's extra K columns are zeros, its extra V columns feed O columns that are never
+// stored), so the windows need no class of their own (WideWindowForwardConfig's one kernel per
+// class). Where the bucket has a narrow tile of its own (256), NarrowShiftedWindows takes the
+// windows of up to its largest class. NoShiftedWindowTile: none (64: no shifted kernels; 128: the
+// table's shifted tiles fit).
+struct NoShiftedWindowTile {
+  static constexpr int kSharedBytes = 0;
+};
+
 // The forward's roles (forward.cuh, launch_forward_with's tiles) on a device whose blocks take
 // less than some tile of the bucket needs: existing tiles where they fit (no new kernels: the
 // same types), SmallSharedMemoryForwardConfig<192> at 192 and
@@ -898,6 +929,8 @@ struct SmallSharedMemoryForwardTiles {
   using Narrow = NarrowForwardConfig<kHeadDimBucket>;
   using UnmaskedNarrow = NarrowForwardConfig<kHeadDimBucket>;
   using UnmaskedHalved = NarrowForwardConfig<kHeadDimBucket>;
+  using ShiftedWindows = NoShiftedWindowTile;
+  using NarrowShiftedWindows = NoShiftedWindowTile;
 };
 template <>
 struct SmallSharedMemoryForwardTiles<192> {
@@ -907,6 +940,10 @@ struct SmallSharedMemoryForwardTiles<192> {
   using Narrow = Table;
   using UnmaskedNarrow = Table;
   using UnmaskedHalved = Table;
+  // Windows of up to 9 steps (packed D = 129..137) in its 9-step class, 10..12 (139..185) in the
+  // full-width one.
+  using ShiftedWindows = KeyWindowEdgesInSharedMemory<Table>;
+  using NarrowShiftedWindows = NoShiftedWindowTile;
 };
 template <>
 struct SmallSharedMemoryForwardTiles<256> {
@@ -916,6 +953,11 @@ struct SmallSharedMemoryForwardTiles<256> {
   using Narrow = SmallSharedMemoryNarrowForwardConfig<256>;
   using UnmaskedNarrow = Narrow;
   using UnmaskedHalved = Narrow;
+  // The 4-warp tiles, for Q rows at K's shift only (QueryWindowsOnly; packed tensors without
+  // GQA): windows of up to 13 steps (packed D = 193..201) in the narrow tile's class, wider ones
+  // (203..249) in the table's full width.
+  using ShiftedWindows = KeyWindowEdgesInSharedMemory<QueryWindowsOnly<StepClassesOnly<Table>>>;
+  using NarrowShiftedWindows = KeyWindowEdgesInSharedMemory<QueryWindowsOnly<Narrow>>;
 };
 
 template <class... Configs>
@@ -943,7 +985,9 @@ constexpr int small_tiles_forward_shared_bytes() {
   using Tiles = SmallSharedMemoryForwardTiles<kHeadDimBucket>;
   return largest_shared_bytes<typename Tiles::Table, typename Tiles::Unmasked,
                               typename Tiles::Staged, typename Tiles::Narrow,
-                              typename Tiles::UnmaskedNarrow, typename Tiles::UnmaskedHalved>();
+                              typename Tiles::UnmaskedNarrow, typename Tiles::UnmaskedHalved,
+                              typename Tiles::ShiftedWindows,
+                              typename Tiles::NarrowShiftedWindows>();
 }
 
 static_assert(small_tiles_forward_shared_bytes<64>() <= kConsumerAmpereSharedBytesPerBlock);
