@@ -265,10 +265,11 @@ inline Status device_fits_shared_bytes(const AttentionArgs& args, int bytes, boo
 // differs). Buckets have a large narrow tile or an unmasked narrow tile, not both. Rows only
 // 2-byte aligned take the large-shared-memory staged tile the same way. On a device whose blocks
 // take less than some tile of the table's roles needs (sm_86 / sm_89: 99 KB), the small roles
-// (SmallSharedMemoryForwardTiles), and the shifted-window kernels only where they fit (their
-// rows, not on 16-byte words, are then the roles' rows: 4- and 8-byte cp.async or the staged /
-// general copy, as before the shifted kernels; forward_kernel.cuh's unshifted kernels take the
-// alignment at run time).
+// (SmallSharedMemoryForwardTiles), and the shifted-window kernels only where they fit; where
+// they do not, their rows take the small roles' shifted-window tiles (ShiftedWindows, at 192 and
+// 256) or, where those do not take them either, the roles' rows: 4- and 8-byte cp.async or the
+// staged / general copy, as before the shifted kernels (forward_kernel.cuh's unshifted kernels
+// take the alignment at run time).
 // Whether a shifted window of `window_steps` k-steps has a class of its own in `Classes`. A class's
 // walk masks K only where the row ends (its last step, or the second half of the one before), so
 // a class wider than the window would multiply K's columns past the row, which may hold another

@@ -895,9 +895,11 @@ struct SmallSharedMemoryNarrowForwardConfig<256>
 // Shifted windows (forward_kernel_shifted_windows: packed odd head dims and other rows off
 // 16-byte words at one shift per (batch, head), uses_shifted_windows) on such devices, where the
 // bucket's own shifted tiles do not fit (192: the narrow tile's 151,552 bytes, the wide windows'
-// 102,400; 256: 131,072). Without them those rows take the roles' general copy: eight 16-bit
-// loads through registers per 16-byte chunk (tile_io.cuh, copy_chunk), which ran D = 129 at
-// 55 TFLOP/s against the staged kernel's 98 in v10 (H100, fp16, B = 16, H = 16, N = 2048).
+// 102,400; 256: 131,072). Without them 2-byte rows take the roles' general copy: eight 16-bit
+// loads through registers per 16-byte chunk (tile_io.cuh, copy_chunk), the forward's copy before
+// v10, which ran D = 129 at 55 TFLOP/s (H100, fp16, B = 16, H = 16, N = 2048; v10's stage 98,
+// v16's shifted windows 0.82x D = 192), and 4- / 8-byte rows 4- / 8-byte cp.async (v19: 2-4
+// times the copy instructions of the shifted windows).
 // One tile takes every window up to the bucket's width: its K tiles zeroed outside the row in
 // shared memory (KeyWindowEdgesInSharedMemory), a window may run a step class wider than itself
 // (the class's extra K columns are zeros, its extra V columns feed O columns that are never
@@ -917,10 +919,11 @@ struct NoShiftedWindowTile {
 // 128: the unmasked narrow tile (D = 65..80 NoMask, 128 keys, 104,448 bytes) and its halved form
 // give their head dims to NarrowForwardConfig<128> (64 keys, 71,680 bytes), whose NoMask kernel
 // runs D = 81..96 already: the masked kernels' tile, with ExponentsUnderPv unmasked.
-// 192: SmallSharedMemoryForwardConfig<192> in every role; 2-byte rows on its general copy.
+// 192: SmallSharedMemoryForwardConfig<192> in every role; 2-byte rows on its general copy where
+// its shifted-window form (ShiftedWindows) does not take them.
 // 256: FA2's 64 x 64 table tile (98,816 bytes) in the table's roles, the narrow head dims
 // (193..208) on the same tile's 13-step class (SmallSharedMemoryNarrowForwardConfig<256>, 98,816
-// bytes); 2-byte rows on their general copy.
+// bytes); 2-byte rows on their general copy where the shifted-window forms do not take them.
 template <int kHeadDimBucket>
 struct SmallSharedMemoryForwardTiles {
   using Table = ForwardConfig<kHeadDimBucket>;
