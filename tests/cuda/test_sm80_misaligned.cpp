@@ -211,12 +211,11 @@ INSTANTIATE_TEST_SUITE_P(
 // tile does not fit (tile_config.hpp, SmallSharedMemoryForwardTiles): at 128 the 64-key narrow
 // tile for the unmasked D = 65..80 (d72, d80), at 192 the 64-key 8-warp tile in every role
 // (d129 its halved 9-step class, d160 the general walk, d192 the full width), at 256 FA2's 64 x
-// 64 tile in the table's roles (d255, d256) and its 13-step class in the narrow one (d193..d208,
-// d200 halved). Rows only 2-byte
+// 64 tile in every role (d200, d201: the narrow head dims on its general walk). Rows only 2-byte
 // aligned (packed odd D, sliced views) take the staged kernel at 64 and 128 and, at 192 and
-// 256, the roles' general copy (16-bit loads); packed odd D with 8 heads (row strides of whole
-// words) take the small shifted-window tiles there instead of the bucket's, which do not fit
-// (d161, d197 with 8 heads; 4-byte rows d138 with 4 heads; more below). Causal with Nq > Nk
+// 256, the table kernels' general copy (16-bit loads); packed odd D with 8 heads (row strides
+// of whole words) would take the shifted-window kernels, which do not fit at 192 and 256 and are
+// skipped there (d161, d197 with 8 heads; 4-byte rows d138 with 4 heads). Causal with Nq > Nk
 // (fully masked rows) and Nq < Nk, windows, GQA / MQA, N = 1, 17, 1013.
 constexpr int kSmall = detail::kConsumerAmpereSharedBytesPerBlock;
 
@@ -279,59 +278,6 @@ INSTANTIATE_TEST_SUITE_P(
                          197, false, Window{64, 16}, false, 0, 0.0f, kSmall},
         ForwardShapeCase{"small_d201_packed_causal_nq_above_nk", DType::float16, 1, 300, 200, 2, 1,
                          201, true, kNoWindow, false, 0, 0.0f, kSmall},
-        // The 256 bucket's narrow role (SmallSharedMemoryNarrowForwardConfig<256>: the 13-step
-        // class on the 64 x 64 tile): D = 193 (whole last step; packed, 2-byte rows on the general
-        // copy), 200 (halved), 208 (the class's full width), both masks and their kernels' paths.
-        ForwardShapeCase{"small_d193_packed_causal_gqa_nq_above_nk", DType::float16, 1, 1013, 700,
-                         4, 2, 193, true, kNoWindow, false, 0, 0.0f, kSmall},
-        ForwardShapeCase{"small_d193_packed_unmasked_mqa_17", DType::bfloat16, 2, 17, 17, 4, 1, 193,
-                         false, kNoWindow, false, 0, 0.0f, kSmall},
-        ForwardShapeCase{"small_d193_window_one_query", DType::bfloat16, 1, 1, 1013, 2, 2, 193,
-                         false, Window{100, 20}, true, 2, 0.0f, kSmall},
-        ForwardShapeCase{"small_d200_window_gqa", DType::float16, 1, 300, 1013, 8, 2, 200, false,
-                         Window{64, 16}, false, 0, 0.0f, kSmall},
-        ForwardShapeCase{"small_d200_causal_nk_above_nq_17", DType::bfloat16, 1, 17, 300, 2, 1, 200,
-                         true, kNoWindow, false, 0, 0.0f, kSmall},
-        ForwardShapeCase{"small_d200_negative_scale_unmasked", DType::bfloat16, 2, 257, 1013, 4, 4,
-                         200, false, kNoWindow, false, 0, -0.07f, kSmall},
-        ForwardShapeCase{"small_d200_causal_one_query", DType::float16, 1, 1, 700, 2, 2, 200, true,
-                         kNoWindow, false, 0, 0.0f, kSmall},
-        ForwardShapeCase{"small_d208_causal_nq_above_nk", DType::bfloat16, 1, 1013, 300, 4, 2, 208,
-                         true, kNoWindow, false, 0, 0.0f, kSmall},
-        ForwardShapeCase{"small_d208_unmasked_mqa", DType::float16, 1, 1013, 1013, 2, 1, 208, false,
-                         kNoWindow, false, 0, 0.0f, kSmall},
-        ForwardShapeCase{"small_d208_sliced_window_17", DType::float16, 2, 17, 17, 2, 2, 208, false,
-                         Window{5, 3}, true, 2, 0.0f, kSmall},
-        ForwardShapeCase{"small_d201_packed_8_heads_causal", DType::bfloat16, 1, 300, 257, 8, 8, 201,
-                         true, kNoWindow, false, 0, 0.0f, kSmall},
-        // Shifted windows on the small tiles (SmallSharedMemoryForwardTiles::ShiftedWindows):
-        // rows off 16-byte words with row strides of whole words (packed odd D with heads of 8,
-        // 4-byte rows with heads of 4). 192: the 64-key 8-warp tile, windows of 9 steps in its
-        // 9-step class (d133, d137), 10..12 in the full width over K columns zeroed outside the
-        // row (d151, d185); Q at K's shift or staged in two halves (GQA: d133). 256: the 4-warp
-        // tiles, Q at K's shift only, windows of up to 13 steps in the narrow tile's class (d193
-        // halved, d197, d201), wider in the full width (d203, d210, d229, d249); GQA there takes
-        // the general copy (d229 16 / 8 heads).
-        ForwardShapeCase{"small_d133_packed_16_8_heads_gqa_causal", DType::float16, 1, 300, 257, 16,
-                         8, 133, true, kNoWindow, false, 0, 0.0f, kSmall},
-        ForwardShapeCase{"small_d137_packed_8_heads_unmasked", DType::float16, 1, 1013, 1013, 8, 8,
-                         137, false, kNoWindow, false, 0, 0.0f, kSmall},
-        ForwardShapeCase{"small_d151_packed_8_heads_negative_scale_window", DType::bfloat16, 2, 257,
-                         300, 8, 8, 151, false, Window{64, 16}, false, 0, -0.1f, kSmall},
-        ForwardShapeCase{"small_d185_packed_8_heads_17", DType::bfloat16, 2, 17, 17, 8, 8, 185,
-                         false, kNoWindow, false, 0, 0.0f, kSmall},
-        ForwardShapeCase{"small_d193_packed_8_heads_negative_scale_causal", DType::float16, 1, 300,
-                         700, 8, 8, 193, true, kNoWindow, false, 0, -0.07f, kSmall},
-        ForwardShapeCase{"small_d203_packed_8_heads_one_query", DType::float16, 2, 1, 1013, 8, 8,
-                         203, false, kNoWindow, false, 0, 0.0f, kSmall},
-        ForwardShapeCase{"small_d210_rows4_4_heads_causal", DType::bfloat16, 1, 300, 257, 4, 4, 210,
-                         true, kNoWindow, false, 0, 0.0f, kSmall},
-        ForwardShapeCase{"small_d229_packed_8_heads_causal_nq_above_nk", DType::float16, 2, 1013,
-                         300, 8, 8, 229, true, kNoWindow, false, 0, 0.0f, kSmall},
-        ForwardShapeCase{"small_d229_packed_16_8_heads_gqa", DType::bfloat16, 1, 257, 300, 16, 8,
-                         229, false, kNoWindow, false, 0, 0.0f, kSmall},
-        ForwardShapeCase{"small_d249_packed_8_heads_window_17", DType::bfloat16, 1, 17, 17, 8, 8,
-                         249, false, Window{5, 3}, false, 0, 0.0f, kSmall},
         ForwardShapeCase{"small_d256_causal_nq_above_nk", DType::float16, 2, 1013, 700, 4, 2, 256,
                          true, kNoWindow, false, 0, 0.0f, kSmall},
         ForwardShapeCase{"small_d256_sliced_window_one_query", DType::bfloat16, 1, 1, 300, 2, 1,

@@ -278,8 +278,8 @@ bool uses_backward_windows(const AttentionArgs& args, int width) {
 // deterministic tables are no smaller than the base table): its lean full-width kernel where D
 // fills the bucket (at 64 also, with 16-byte rows, from min_head_dim_over_zeros on), else its
 // general kernel. No shifted windows there: the general kernel's copies take those rows 4 or 8
-// bytes or 16 bits at a time. Below the small table's bytes the launch is refused before it
-// writes anything.
+// bytes or 16 bits at a time. Below the small table's bytes (the base table's where the bucket
+// has no small table: 256) the launch is refused before it writes anything.
 template <int kHeadDim, class Element>
 Status launch_backward(const AttentionArgs& args) {
   using Small = typename SmallSharedMemoryBackward<kHeadDim>::type;
@@ -287,12 +287,17 @@ Status launch_backward(const AttentionArgs& args) {
   FATTN_RETURN_IF_ERROR(
       device_fits_shared_bytes(args, BackwardConfig<kHeadDim>::kSharedBytes, &base_fits));
   if (!base_fits) {
-    // No FusedDqConversion (its tickets are not asked for here) and no shifted windows.
-    static_assert(Small::kSharedBytes < BackwardConfig<kHeadDim>::kSharedBytes &&
-                  !fused_dq_conversion<Small>());
-    FATTN_RETURN_IF_ERROR(
-        require_shared_bytes(args, Small::kSharedBytes, "sm80::backward_kernel"));
-    return launch_backward_with<Small, Element>(args);
+    if constexpr (std::is_void_v<Small>) {
+      return require_shared_bytes(args, BackwardConfig<kHeadDim>::kSharedBytes,
+                                  "sm80::backward_kernel");
+    } else {
+      // No FusedDqConversion (its tickets are not asked for here) and no shifted windows.
+      static_assert(Small::kSharedBytes < BackwardConfig<kHeadDim>::kSharedBytes &&
+                    !fused_dq_conversion<Small>());
+      FATTN_RETURN_IF_ERROR(
+          require_shared_bytes(args, Small::kSharedBytes, "sm80::backward_kernel"));
+      return launch_backward_with<Small, Element>(args);
+    }
   }
   using Large = LargeSharedMemoryBackwardConfig<kHeadDim>;
   if (uses_backward_windows<Element>(args, kHeadDim)) {

@@ -33,7 +33,6 @@
 #include "cuda/sm80/backward_products.cuh"
 #include "cuda/sm80/backward_row_passes.cuh"
 #include "cuda/sm80/backward_score_statistics.cuh"
-#include "cuda/sm80/backward_small_tile_config.hpp"
 #include "cuda/sm80/backward_tile_config.hpp"
 #include "cuda/sm80/backward_timeline.cuh"
 #include "cuda/sm80/backward_windows.cuh"
@@ -296,16 +295,10 @@ __global__ void __launch_bounds__(Config::kThreads)
   static_assert(!(fused_dq_conversion<Config>() && dq_only_step_classes<Config>()),
                 "FusedDqConversion with DqStepClasses");
 
-  // ValueInRegisters (backward_small_tile_config.hpp): V's rows are staged where its tile would
-  // be, the front of the Q / dO region, and held in registers from there (v_fragments below).
-  constexpr bool kVInRegisters = value_in_registers<Config>();
-  static_assert(!kVInRegisters || (kStages == 1 && !kShifted && !kPipelinedB),
-                "V in registers: staged through the one Q / dO stage, no shifted windows");
-
   extern __shared__ __align__(128) unsigned char shared_bytes[];
   Element* k_tile = reinterpret_cast<Element*>(shared_bytes);
   Element* v_tile = k_tile + kBlockN * kWidth;
-  Element* q_tiles = v_tile + (kVInRegisters ? 0 : kBlockN * kWidth);
+  Element* q_tiles = v_tile + kBlockN * kWidth;
   Element* do_tiles = q_tiles + kStages * kBlockM * kWidth;
   Element* p_tile = do_tiles + kStages * kBlockM * kWidth;  // Pᵀ [key][query]
   Element* ds_tile = p_tile + kBlockN * kBlockM;              // dSᵀ [key][query]
@@ -604,22 +597,6 @@ __global__ void __launch_bounds__(Config::kThreads)
       ds_tile, lane % 8 + 8 * (lane / 16), (lane / 8) % 2, query_row_q / kChunkElements);
   const auto k_as_b =
       fragment_address<kXorKQ, kWidth>(k_tile, lane % 16, lane / 16, 2 * dim_step_q);
-  // ValueInRegisters: this warp's phase-A keys of V as A fragments, every k-step of the bucket
-  // (steps past the head dim hold what the staging copy left there and are never used: phase A
-  // skips them as it would skip their ldmatrix). The loop's first barrier (one stage) orders
-  // these reads before the first Q / dO copy overwrites the staging rows.
-  [[maybe_unused]] std::uint32_t v_fragments[kVInRegisters ? kKeyTilesA : 1]
-                                            [kVInRegisters ? kMaxSteps : 1][4];
-  if constexpr (kVInRegisters) {
-    cp_async_wait<0>();
-    __syncthreads();
-#pragma unroll
-    for (int kt = 0; kt < kKeyTilesA; ++kt)
-#pragma unroll
-      for (int step = 0; step < kMaxSteps; ++step) {
-        ldmatrix_x4(v_fragments[kt][step], k_as_a.at(step, kt * kMmaM) + kVFromK);
-      }
-  }
 
   float dk_acc[kKeyTilesB][kDimTilesB][4];
   float dv_acc[kKeyTilesB][kDimTilesB][4];
@@ -747,13 +724,6 @@ __global__ void __launch_bounds__(Config::kThreads)
           std::uint32_t a[kKeyTilesA][4];
 #pragma unroll
           for (int kt = 0; kt < kKeyTilesA; ++kt) {
-            if constexpr (kVInRegisters) {
-              // dPᵀ's A operand (a_offset is kVFromK, a constant once the lambda is inlined).
-              if (a_offset == kVFromK) {
-                __builtin_memcpy(a[kt], v_fragments[kt][step], sizeof(a[kt]));
-                continue;
-              }
-            }
             ldmatrix_x4(a[kt], k_as_a.at(step, kt * kMmaM) + a_offset);
             if (negate) {
 #pragma unroll

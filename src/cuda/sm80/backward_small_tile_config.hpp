@@ -14,26 +14,21 @@ namespace fattn::detail::sm80 {
 // (swizzled_offset, fragment_address), so kBlockM stays 64; what gives is keys per CTA and
 // Q / dO stages. Modelled on FA2's backward below 144 KB per block (hdim64: 64 x 128, 8 warps;
 // hdim128: 64 x 64, 8 warps; hdim192 and, on sm86, hdim256: 64 x 64 / 64 x 32 with V in
-// registers and no double buffer; with V in shared memory 64 x 64 / 64 x 32 with one stage
-// take 115,200 / 107,008 bytes at 192 / 256, hence 64 x 32 at 192 and, at 256, V in registers
-// as FA2 holds it: ValueInRegisters below).
+// registers and no double buffer, which this kernel, with V in shared memory, cannot hold in
+// 99 KB: 64 x 64 / 64 x 32 with one stage take 115,200 / 107,008 bytes at 192 / 256).
 // 64: 64 x 128, two Q / dO stages, 8 warps, phase A and B as 4 key x 2 query / head-dim
 // warps (32 x 32 warp tiles, as the 128 table's), 16 x 32 dQ warp tiles: 99,328 bytes.
 // 128: 64 x 64, one stage (two take 115,712 bytes), 8 warps: phase A 16 keys x 32 queries per
 // warp, phase B 16 keys x 64 dims, 32 x 32 dQ warp tiles (the 128 table's): 82,432 bytes.
 // 192: 64 x 32, one stage, 8 warps: phase A 2 key x 4 query warps (16 x 16), phase B 2 key x 4
 // head-dim warps (16 x 48), 32 x 48 dQ warp tiles (the 192 table's): 82,432 bytes.
-// 256 (s30-bwd256small; before it the bucket had no small table and D = 193..256 went to
-// cuda_simt on 99 KB cards): eight warps need 16 x 16 phase-A warp tiles at least, so 64 x 32,
-// whose K, V, Q and dO tiles alone take 98,304 bytes (107,008 with Pᵀ, dSᵀ and the LSE / D_i
-// rows). Four warps over 64 x 16 (86,528 bytes) hold a 128-float dQ tile per thread beside 64
-// of dK + dV, and that general kernel spilled on sm_80 with every dQ warp layout (bf16, NoMask /
-// WindowMask: 64 x 64 24 / 48 bytes, 32 x 128 8 / 48, 16 x 256 8 / 28; sm_90a 0-12), sm_80's
-// SASS being what the 99 KB cards run; it would also run 4 warps per SM (one 86 KB CTA per
-// 100 KB SM) over 16 keys per CTA. So 64 x 32 with V in registers (ValueInRegisters, FA2's
-// sm86 hdim-256 shape): 90,624 bytes, 64 registers of V beside 64 of dK + dV and 64 of dQ, the
-// accumulator count of BackwardConfig<256> (128 dK + dV, 64 dQ), whose general kernel holds
-// them without spills too. General kernel and lean full-width kernel (D = 241..256), below.
+// 256: no small table. Eight warps need 16 x 16 phase-A warp tiles at least (64 x 32: 107,008
+// bytes with one stage); four warps over 64 x 16 (86,528 bytes) hold a 128-float dQ tile per
+// thread beside 64 of dK + dV, and the general kernel spilled on sm_80 with every dQ warp
+// layout (bf16, NoMask / WindowMask: 64 x 64 24 / 48 bytes, 32 x 128 8 / 48, 16 x 256 8 / 28;
+// sm_90a 0-12), sm_80's SASS being what the 99 KB cards run. The bucket keeps the base table's
+// bytes as its least (smallest_backward_shared_bytes), so the selector leaves those problems to
+// another backend.
 // Kernels (s29-bwdsmall): the general one only at first, no lean-loop options. Measured (H100
 // capped to 99 KB, bench/results/gpu-check-h100-2026-11-25-session29/call2/capped_ratios.md;
 // bf16, B = 16, H = 16, N = 2048): backward 0.69 / 0.55 / 0.53 / 0.52 / 0.48 of the H100 table's
@@ -69,26 +64,6 @@ namespace fattn::detail::sm80 {
 // StagedEpilogue reuses the K / V / Q region (2 x kBlockN x (kWidth + 8) elements: 36,864 /
 // 34,816 / 25,600 bytes), no shared memory added. The deterministic mode is the kernels'
 // run-time flag (params.semaphores).
-// ValueInRegisters (thirtieth session, s30-bwd256small; the 256 tile below): each warp holds V
-// for its phase-A keys in registers (kKeyTilesA x kMaxSteps A fragments: 64 registers for 16
-// keys x 256 columns), as FA2's sm86 hdim-256 traits do (Is_V_in_regs), so V has no tile in
-// shared memory: the CTA's V rows are staged once through the front of the Q / dO region (where
-// V's tile would sit, so V's fragments are read at the same kVFromK offset), read into
-// registers, and the loop's first barrier frees that region for the first Q / dO tile. dPᵀ =
-// V·dOᵀ then issues no V ldmatrix (kMaxSteps x kKeyTilesA per query tile and warp). One Q / dO
-// stage (the next item's copy into the same region waits for the loop-top barrier anyway).
-// Saves kBlockN x kWidth 16-bit elements (16 KB at 64 x 32 x 256).
-struct ValueInRegistersOption {};
-template <class Tile>
-struct ValueInRegisters : Tile, ValueInRegistersOption {
-  static_assert(Tile::kStages == 1, "V is staged through the one Q / dO stage");
-  static constexpr int kSharedBytes = Tile::kSharedBytes - Tile::kBlockN * Tile::kWidth * 2;
-};
-template <class Config>
-constexpr bool value_in_registers() {
-  return has_option<Config, ValueInRegistersOption>;
-}
-
 template <int kHeadDimBucket>
 struct SmallSharedMemoryBackwardConfig;
 using SmallBareBackwardTile64 = BackwardTile<64, 64, 128, 8, 2, 2, 2, 1, false>;
@@ -137,32 +112,14 @@ struct SmallSharedMemoryBackwardConfig<192>
   using GeneralKernelConfig = SmallBareBackwardTile192;
 };
 
-// 256 (s30-bwd256small): 64 x 32, 8 warps, one stage, V in registers (ValueInRegisters):
-// phase A 2 key x 4 query warps (16 x 16), phase B one key group x 8 head-dim warps (32 x 32,
-// FA2's AtomLayoutNdKV = 1), 32 x 64 dQ warp tiles (FA2's AtomLayoutMdQ = 2): 90,624 bytes.
-// Per warp and 64-query tile: 160 HMMA (m16n8k16) and 92 ldmatrix.x4 (phase A 48, B 32, dQ 12;
-// V's 16 once per CTA), 64 dQ reductions per thread. The lean full-width kernel for D = 241..256
-// (FillingHeadDimsOnly, as at 128 / 192) with BackwardConfig<256>'s lean options
-// (UnmaskedStridedItemLoads, ZeroStartAccumulators, LightDqRelease, LeanTileLoop, RolledProductB,
-// PackedProbabilities), SmallLeanCore's one-address dQ atomics and the staged epilogue (2 x 32 x
-// 264 elements, 33,792 bytes of the K / Q / dO region); no BranchedMaskPass (the base table's
-// 4 bytes do not recur here). 0 spills: general kernel 248 / 249 registers on sm_80 (NoMask /
-// WindowMask), 255 / 242 on sm_90a; lean kernel 255 / 255 on sm_80, 254 / 255 on sm_90a; fp16
-// and bf16 alike (bench/results/sm80-s30-bwd256small/). Unmeasured.
-using SmallBareBackwardTile256 =
-    ValueInRegisters<BackwardTile<256, 64, 32, 8, 4, 8, 1, 1, false, 2>>;
-template <>
-struct SmallSharedMemoryBackwardConfig<256>
-    : ValueInRegisters<FillingHeadDimsOnly<StagedEpilogue<UnmaskedStridedItemLoads<
-          ZeroStartAccumulators<DqAtomicsFromOneAddress<LightDqRelease<LeanTileLoop<RolledProductB<
-              PackedProbabilities<BackwardTile<256, 64, 32, 8, 4, 8, 1, 1, true, 2>>>>>>>>>>> {
-  using GeneralKernelConfig = SmallBareBackwardTile256;
-};
-
-// The bucket's small table (every bucket has one).
+// The bucket's small table, or void where it has none (256, above).
 template <int kHeadDimBucket>
 struct SmallSharedMemoryBackward {
   using type = SmallSharedMemoryBackwardConfig<kHeadDimBucket>;
+};
+template <>
+struct SmallSharedMemoryBackward<256> {
+  using type = void;
 };
 
 static_assert(SmallSharedMemoryBackwardConfig<64>::kSharedBytes <=
@@ -171,12 +128,10 @@ static_assert(SmallSharedMemoryBackwardConfig<128>::kSharedBytes <=
               kConsumerAmpereSharedBytesPerBlock);
 static_assert(SmallSharedMemoryBackwardConfig<192>::kSharedBytes <=
               kConsumerAmpereSharedBytesPerBlock);
-static_assert(SmallSharedMemoryBackwardConfig<256>::kSharedBytes <=
-              kConsumerAmpereSharedBytesPerBlock);
 
 // The least shared memory per block that the sm80 backward of bucket `head_dim_bucket` runs in
-// (its small table's), or 0 for a bucket it has no table for: the selector refuses cuda_sm80's
-// backward on devices below it.
+// (its small table's; at 256 the base table's), or 0 for a bucket it has no table for: the
+// selector refuses cuda_sm80's backward on devices below it.
 constexpr int smallest_backward_shared_bytes(int head_dim_bucket) {
   switch (head_dim_bucket) {
     case 64:
@@ -186,7 +141,7 @@ constexpr int smallest_backward_shared_bytes(int head_dim_bucket) {
     case 192:
       return SmallSharedMemoryBackwardConfig<192>::kSharedBytes;
     case 256:
-      return SmallSharedMemoryBackwardConfig<256>::kSharedBytes;
+      return BackwardConfig<256>::kSharedBytes;
     default:
       return 0;
   }

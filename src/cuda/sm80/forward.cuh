@@ -265,11 +265,10 @@ inline Status device_fits_shared_bytes(const AttentionArgs& args, int bytes, boo
 // differs). Buckets have a large narrow tile or an unmasked narrow tile, not both. Rows only
 // 2-byte aligned take the large-shared-memory staged tile the same way. On a device whose blocks
 // take less than some tile of the table's roles needs (sm_86 / sm_89: 99 KB), the small roles
-// (SmallSharedMemoryForwardTiles), and the shifted-window kernels only where they fit; where
-// they do not, their rows take the small roles' shifted-window tiles (ShiftedWindows, at 192 and
-// 256) or, where those do not take them either, the roles' rows: 4- and 8-byte cp.async or the
-// staged / general copy, as before the shifted kernels (forward_kernel.cuh's unshifted kernels
-// take the alignment at run time).
+// (SmallSharedMemoryForwardTiles), and the shifted-window kernels only where they fit (their
+// rows, not on 16-byte words, are then the roles' rows: 4- and 8-byte cp.async or the staged /
+// general copy, as before the shifted kernels; forward_kernel.cuh's unshifted kernels take the
+// alignment at run time).
 // Whether a shifted window of `window_steps` k-steps has a class of its own in `Classes`. A class's
 // walk masks K only where the row ends (its last step, or the second half of the one before), so
 // a class wider than the window would multiply K's columns past the row, which may hold another
@@ -279,19 +278,6 @@ inline Status device_fits_shared_bytes(const AttentionArgs& args, int bytes, boo
 template <int... kClasses>
 constexpr bool has_step_class(int window_steps, StepClasses<kClasses...>) {
   return ((window_steps == kClasses) || ...);
-}
-
-// Whether every CTA's Q rows start at K's shift, as QueryWindowsOnly tiles need (tile_config.hpp;
-// the kernel's per-CTA test is query_rows_at_key_shift): Q on a word with its end, row strides of
-// whole words, and per (batch, head) the same offset within a word as K's rows (batch and head
-// strides equal to K's modulo a word, each query head its own KV head). Packed Q, K and V
-// without GQA pass, whatever their sequence lengths, where uses_shifted_windows takes K and V
-// (heads of 8).
-inline bool query_windows_at_key_shift(const ForwardParams& params) {
-  return params.group_size == 1 && params.q_strides.row % kChunkElements == 0 &&
-         (params.q_strides.head - params.k_strides.head) % kChunkElements == 0 &&
-         (params.q_strides.batch - params.k_strides.batch) % kChunkElements == 0 &&
-         on_word_boundary(params.q) && on_word_boundary(params.q_end);
 }
 
 template <int kHeadDim, class Element>
@@ -374,25 +360,6 @@ Status launch_forward(const AttentionArgs& args) {
         device_fits_shared_bytes(args, table_forward_shared_bytes<kHeadDim>(), &fits));
     if (!fits) {
       using Small = SmallSharedMemoryForwardTiles<kHeadDim>;
-      using SmallWindows = typename Small::ShiftedWindows;
-      using SmallNarrowWindows = typename Small::NarrowShiftedWindows;
-      // Rows the bucket's shifted tiles would take above, any window up to the bucket's width.
-      if constexpr (!std::is_same_v<SmallWindows, NoShiftedWindowTile>) {
-        if (uses_shifted_windows(params, kHeadDim) &&
-            (!query_windows_only<SmallWindows>() || query_windows_at_key_shift(params))) {
-          if constexpr (!std::is_same_v<SmallNarrowWindows, NoShiftedWindowTile>) {
-            static_assert(query_windows_only<SmallNarrowWindows>() ==
-                              query_windows_only<SmallWindows>(),
-                          "one test of Q's rows for both tiles");
-            constexpr int kNarrowWindowSteps =
-                largest_step_class(typename SmallNarrowWindows::NarrowStepClassList{});
-            if (window_steps <= kNarrowWindowSteps) {
-              return launch_forward_shifted_windows<SmallNarrowWindows, Element>(args, params);
-            }
-          }
-          return launch_forward_shifted_windows<SmallWindows, Element>(args, params);
-        }
-      }
       return launch_forward_with<typename Small::Table, Element, typename Small::Staged,
                                  typename Small::Narrow, typename Small::UnmaskedNarrow,
                                  typename Small::UnmaskedHalved, typename Small::Unmasked>(args,

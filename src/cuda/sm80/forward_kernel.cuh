@@ -687,16 +687,12 @@ __device__ __forceinline__ void forward_cta(const ForwardParams& params, const M
     // realignment and barrier came before K's first copy was issued; elsewhere staged as then.
     [[maybe_unused]] bool query_windows = false;
     if constexpr (kShifted) {
-      if constexpr (query_windows_only<Config>()) {
-        query_windows = true;  // the launcher sends only rows at K's shift (tile_config.hpp)
-      } else {
-        query_windows = query_rows_at_key_shift(params, q_global, key_shift);
-      }
+      query_windows = query_rows_at_key_shift(params, q_global, key_shift);
       if (query_windows) {
         load_first_tile(std::integral_constant<int, kBlockM>{}, q_tile, word_start(q_global),
                         params.q_strides.row, row_end - row_begin, key_copy_width);
         cp_async_commit();
-      } else if constexpr (!query_windows_only<Config>()) {
+      } else {
         load_rows_at_shift<kBlockM, kWidth, Config::kThreads,
                            2 * kBlockN * kWidth * kBytesPerElement>(
             q_tile, reinterpret_cast<unsigned char*>(k_tile), q_global, params.q_strides.row,

@@ -740,20 +740,6 @@ constexpr bool key_window_edges_in_shared_memory() {
   return has_option<Config, KeyWindowEdgesInSharedMemoryOption>;
 }
 
-// QueryWindowsOnly (thirtieth session, s30-fwdsmall): a shifted-window tile launched only where
-// every CTA's Q rows start at K's shift (forward.cuh checks the strides on the host:
-// query_windows_at_key_shift), so Q's windows are copied as K's (query_rows_at_key_shift) and the
-// staged form for other Q rows (load_rows_at_shift) is not compiled: a 4-warp tile at 256 cannot
-// take it (UnalignedTileStage's passes need 8 warps there: a 32-lane row, 8 rows per pass).
-struct QueryWindowsOnlyOption {};
-template <class Tile>
-struct QueryWindowsOnly : Tile, QueryWindowsOnlyOption {};
-
-template <class Config>
-constexpr bool query_windows_only() {
-  return has_option<Config, QueryWindowsOnlyOption>;
-}
-
 // 128 (forward v22): classes 7-8 (windows 97..128:
 // packed D = 91..121 with 2-byte rows, to 122 / 124 with 4- / 8-byte ones), which ran on the
 // staged kernel's 8-warp general walk with every K/V tile realigned (StagedForwardConfig<128>).
@@ -872,58 +858,17 @@ struct SmallSharedMemoryForwardConfig<192>
     : UnmaskedRescalePastThreshold<
           HalfLastStep<StepClassesOnly<ForwardTile<192, 64, 8, 1, true, 9>>>> {};
 
-// The 256 bucket's narrow role on such devices (thirtieth session, s30-fwdsmall; bench/results/
-// sm80-s30-fwdsmall/NOTES.md): D = 193..208 on the 13-step class of the table's own tile, FA2's
-// 64 rows x 64 keys on 4 warps (98,816 bytes, as ForwardConfig<256>), instead of the table's
-// 16-step full-width walk over zero-filled columns. The narrow tiles of larger devices hold 128
-// query rows on 8 warps (NarrowForwardConfig<256>: 131,072 bytes; the 128-key one 196,608);
-// here Q takes 32 KB and K, V 64 KB. Measured in the tenth session (h10-odd80, bench/results/
-// sm80-odd-h100-2026-11-23-s10/NOTES.md): this shape with the 13-step class ran D = 200 at 1.062x
-// the 8-warp 64-key narrow tile. Per K/V tile and warp at D = 200 (halved last step): 12.5
-// k-steps in Q·Kᵀ and 25 eight-column tiles in P·V instead of 16 and 32, so 0.78x the HMMA and
-// 0.78x the K and V ldmatrix bytes (sm_90a SASS in the notes). The table's options (the head-
-// group grid, whole prologue copies, the rescale threshold unmasked) with HalfLastStep and
-// StepClassesOnly as NarrowForwardConfig<256>; one kernel per mask of its own.
-template <int kHeadDimBucket>
-struct SmallSharedMemoryNarrowForwardConfig;
-template <>
-struct SmallSharedMemoryNarrowForwardConfig<256>
-    : UnmaskedRescalePastThreshold<QueryTilesSlowestInHeadGroups<
-          WholePrologueCopies<HalfLastStep<StepClassesOnly<ForwardTile<256, 64, 4, 1, false, 13>>>>,
-          kForwardGroupHeads256>> {};
-
-// Shifted windows (forward_kernel_shifted_windows: packed odd head dims and other rows off
-// 16-byte words at one shift per (batch, head), uses_shifted_windows) on such devices, where the
-// bucket's own shifted tiles do not fit (192: the narrow tile's 151,552 bytes, the wide windows'
-// 102,400; 256: 131,072). Without them 2-byte rows take the roles' general copy: eight 16-bit
-// loads through registers per 16-byte chunk (tile_io.cuh, copy_chunk), the forward's copy before
-// v10, which ran D = 129 at 55 TFLOP/s (H100, fp16, B = 16, H = 16, N = 2048; v10's stage 98,
-// v16's shifted windows 0.82x D = 192), and 4- / 8-byte rows 4- / 8-byte cp.async (v19: 2-4
-// times the copy instructions of the shifted windows).
-// One tile takes every window up to the bucket's width: its K tiles zeroed outside the row in
-// shared memory (KeyWindowEdgesInSharedMemory), a window may run a step class wider than itself
-// (the class's extra K columns are zeros, its extra V columns feed O columns that are never
-// stored), so the windows need no class of their own (WideWindowForwardConfig's one kernel per
-// class). Where the bucket has a narrow tile of its own (256), NarrowShiftedWindows takes the
-// windows of up to its largest class. NoShiftedWindowTile: none (64: no shifted kernels; 128: the
-// table's shifted tiles fit).
-struct NoShiftedWindowTile {
-  static constexpr int kSharedBytes = 0;
-};
-
 // The forward's roles (forward.cuh, launch_forward_with's tiles) on a device whose blocks take
 // less than some tile of the bucket needs: existing tiles where they fit (no new kernels: the
-// same types), SmallSharedMemoryForwardConfig<192> at 192 and
-// SmallSharedMemoryNarrowForwardConfig<256> for 256's narrow head dims.
+// same types), SmallSharedMemoryForwardConfig<192> at 192.
 // 64: every tile fits (53,760 bytes at most).
 // 128: the unmasked narrow tile (D = 65..80 NoMask, 128 keys, 104,448 bytes) and its halved form
 // give their head dims to NarrowForwardConfig<128> (64 keys, 71,680 bytes), whose NoMask kernel
 // runs D = 81..96 already: the masked kernels' tile, with ExponentsUnderPv unmasked.
-// 192: SmallSharedMemoryForwardConfig<192> in every role; 2-byte rows on its general copy where
-// its shifted-window form (ShiftedWindows) does not take them.
-// 256: FA2's 64 x 64 table tile (98,816 bytes) in the table's roles, the narrow head dims
-// (193..208) on the same tile's 13-step class (SmallSharedMemoryNarrowForwardConfig<256>, 98,816
-// bytes); 2-byte rows on their general copy where the shifted-window forms do not take them.
+// 192: SmallSharedMemoryForwardConfig<192> in every role; 2-byte rows on its general copy.
+// 256: FA2's 64 x 64 table tile (98,816 bytes) in every role: the narrow head dims (193..208)
+// on its full-width walk over zero-filled columns (16 steps where the narrow tile ran 13); 2-byte
+// rows on its general copy.
 template <int kHeadDimBucket>
 struct SmallSharedMemoryForwardTiles {
   using Table = ForwardConfig<kHeadDimBucket>;
@@ -932,8 +877,6 @@ struct SmallSharedMemoryForwardTiles {
   using Narrow = NarrowForwardConfig<kHeadDimBucket>;
   using UnmaskedNarrow = NarrowForwardConfig<kHeadDimBucket>;
   using UnmaskedHalved = NarrowForwardConfig<kHeadDimBucket>;
-  using ShiftedWindows = NoShiftedWindowTile;
-  using NarrowShiftedWindows = NoShiftedWindowTile;
 };
 template <>
 struct SmallSharedMemoryForwardTiles<192> {
@@ -943,24 +886,15 @@ struct SmallSharedMemoryForwardTiles<192> {
   using Narrow = Table;
   using UnmaskedNarrow = Table;
   using UnmaskedHalved = Table;
-  // Windows of up to 9 steps (packed D = 129..137) in its 9-step class, 10..12 (139..185) in the
-  // full-width one.
-  using ShiftedWindows = KeyWindowEdgesInSharedMemory<Table>;
-  using NarrowShiftedWindows = NoShiftedWindowTile;
 };
 template <>
 struct SmallSharedMemoryForwardTiles<256> {
   using Table = ForwardConfig<256>;
   using Unmasked = UnmaskedForwardConfig<256>;
   using Staged = NoStagedTile;
-  using Narrow = SmallSharedMemoryNarrowForwardConfig<256>;
-  using UnmaskedNarrow = Narrow;
-  using UnmaskedHalved = Narrow;
-  // The 4-warp tiles, for Q rows at K's shift only (QueryWindowsOnly; packed tensors without
-  // GQA): windows of up to 13 steps (packed D = 193..201) in the narrow tile's class, wider ones
-  // (203..249) in the table's full width.
-  using ShiftedWindows = KeyWindowEdgesInSharedMemory<QueryWindowsOnly<StepClassesOnly<Table>>>;
-  using NarrowShiftedWindows = KeyWindowEdgesInSharedMemory<QueryWindowsOnly<Narrow>>;
+  using Narrow = Table;
+  using UnmaskedNarrow = Table;
+  using UnmaskedHalved = Table;
 };
 
 template <class... Configs>
@@ -988,9 +922,7 @@ constexpr int small_tiles_forward_shared_bytes() {
   using Tiles = SmallSharedMemoryForwardTiles<kHeadDimBucket>;
   return largest_shared_bytes<typename Tiles::Table, typename Tiles::Unmasked,
                               typename Tiles::Staged, typename Tiles::Narrow,
-                              typename Tiles::UnmaskedNarrow, typename Tiles::UnmaskedHalved,
-                              typename Tiles::ShiftedWindows,
-                              typename Tiles::NarrowShiftedWindows>();
+                              typename Tiles::UnmaskedNarrow, typename Tiles::UnmaskedHalved>();
 }
 
 static_assert(small_tiles_forward_shared_bytes<64>() <= kConsumerAmpereSharedBytesPerBlock);
