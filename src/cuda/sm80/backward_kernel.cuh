@@ -147,8 +147,17 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr int kDimTilesB = 2 * kStepsPerWarpB;
   // Phase A's unrolled k-steps: a step class has no step past its own.
   constexpr int kStepsA = kNarrowClass ? kClassSteps : kMaxSteps;
-  constexpr int kDimTilesQ = Config::kDimPerWarpQ / kMmaN;
-  constexpr int kRowTilesQ = Config::kQueriesPerWarpQ / kMmaM;
+  // ClassDqQueryWarps (backward_tile_config.hpp): a step class's dQ product on kWarpsQueriesQ x
+  // kWarpsDimQ warps over the class's columns (kClassDqLayout); otherwise Config's layout.
+  constexpr int kClassDqWarpsQ = kNarrowClass ? class_dq_query_warps<Config, kClassSteps>() : 0;
+  constexpr bool kClassDqLayout = kClassDqWarpsQ > 0;
+  constexpr int kWarpsQueriesQ = kClassDqLayout ? kClassDqWarpsQ : Config::kWarpsQueriesQ;
+  constexpr int kWarpsDimQ = Config::kWarps / kWarpsQueriesQ;
+  constexpr int kQueriesPerWarpQ = kBlockM / kWarpsQueriesQ;
+  constexpr int kDimPerWarpQ =
+      kClassDqLayout ? kClassSteps * kMmaK / kWarpsDimQ : Config::kDimPerWarpQ;
+  constexpr int kDimTilesQ = kDimPerWarpQ / kMmaN;
+  constexpr int kRowTilesQ = kQueriesPerWarpQ / kMmaM;
   constexpr bool kPackedP = packed_probabilities<Config>();
   constexpr bool kPipelinedB = pipelined_query_fragments<Config>();
   // Rolled k-step loops (backward_tile_config.hpp): the full-width kernel only, where every
@@ -209,9 +218,15 @@ __global__ void __launch_bounds__(Config::kThreads)
       (masked_per_item_phase_b_addresses<Config>() && !std::is_same_v<Mask, NoMask>) ||
       kShiftedFullWidth;
   // v19 (backward_tile_config.hpp): the line staging's offsets with the swizzle split.
-  constexpr bool kSplitSwizzle = line_staging_swizzle_split<Config>() && kLineReductions;
+  // ClassDqQueryWarps' 12-chunk warp rows stage as DqPeriodicLineRounds, with a swizzle of their
+  // own (neither of these).
+  constexpr bool kSplitSwizzle =
+      line_staging_swizzle_split<Config>() && kLineReductions && !kClassDqLayout;
   // DqStagingPairSwizzle (backward_tile_config.hpp): the staging rows' conflict-free swizzle.
-  constexpr bool kPairSwizzle = dq_staging_pair_swizzle<Config>() && kLineReductions;
+  constexpr bool kPairSwizzle =
+      dq_staging_pair_swizzle<Config>() && kLineReductions && !kClassDqLayout;
+  static_assert(!kClassDqLayout || kLineReductions,
+                "ClassDqQueryWarps: the line reductions' staging holds the class's warp rows");
   // v20 (backward_tile_config.hpp): dV in phase B, dK after the dQ product with the line-
   // reduction rounds between its query steps (the default mode's whole query tiles; otherwise
   // the rounds as below, then dK).
@@ -279,7 +294,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   // per warp (dSᵀ and K in the dQ product, Q / dO in phase B; 192's K and Q / dO span 6 steps).
   constexpr bool kXorAddresses = kPackedP;
   constexpr bool kXorDsQ = kPackedP && is_power_of_two(kRowTilesQ);
-  constexpr bool kXorKQ = kPackedP && is_power_of_two(Config::kDimPerWarpQ / kMmaK);
+  constexpr bool kXorKQ = kPackedP && is_power_of_two(kDimPerWarpQ / kMmaK);
   constexpr bool kXorQB = kPackedP && is_power_of_two(kStepsPerWarpB);
   static_assert(!rolled_product_b<Config>() || (kXorAddresses && !kPipelinedB),
                 "the rolled loop addresses Pᵀ's steps at run time: an XOR address");
@@ -581,11 +596,13 @@ __global__ void __launch_bounds__(Config::kThreads)
   // Whether this warp runs all kStepsPerWarpB of phase B's steps (a uniform branch on the last
   // one where the light group has fewer).
   const bool all_steps_b = kLightStepsB == kStepsPerWarpB || warp % Config::kWarpsDimB != 0;
-  const int query_row_q = (warp / Config::kWarpsDimQ) * Config::kQueriesPerWarpQ;
+  const int query_row_q = (warp / kWarpsDimQ) * kQueriesPerWarpQ;
   // dQ slices: a step class puts slices 0 and 1 (the class's first 64 columns, all in it) on the
   // sub-partitions of phase B's light warps (warp % 4 = 0, 2) and slices 2 and 3 on the others.
-  const int dq_slice = kNarrowClass ? (warp % 2) * 2 + (warp % 4) / 2 : warp % Config::kWarpsDimQ;
-  const int dim_step_q = dq_slice * (Config::kDimPerWarpQ / kMmaK);
+  // ClassDqQueryWarps: every slice in the class, every warp the same work.
+  const int dq_slice =
+      kNarrowClass && !kClassDqLayout ? (warp % 2) * 2 + (warp % 4) / 2 : warp % kWarpsDimQ;
+  const int dim_step_q = dq_slice * (kDimPerWarpQ / kMmaK);
   // The dQ paths below (phase-B atomics, the line rounds, one-address atomics) each spell out
   // their accumulator address: one shared lambda for it changed ptxas's register allocation
   // (twenty-fifth session: 36 bytes spilled at 256 on sm_90a, 4 on sm_80).
@@ -1082,7 +1099,8 @@ __global__ void __launch_bounds__(Config::kThreads)
     // ---- dQ partial = dS·K for this warp's query rows x head-dim slice ----
     float dq[kRowTilesQ][kDimTilesQ][4];
     // A step class skips the dQ columns past it: zeros there (the line reductions send them).
-    if constexpr (!kZeroStart || kDqClass) zero_fill(dq);
+    // With ClassDqQueryWarps no column of the warp lies past the class.
+    if constexpr (!kZeroStart || (kDqClass && !kClassDqLayout)) zero_fill(dq);
     // Key steps outer, one step's dS fragments live at a time (as in phase B); each K fragment
     // feeds the warp's kRowTilesQ row tiles. Row tile rt of dS is 2·rt query chunks to the right
     // in dSᵀ, i.e. the fragment address's step rt.
@@ -1095,7 +1113,7 @@ __global__ void __launch_bounds__(Config::kThreads)
       }
 #pragma unroll
       for (int dstep = 0; dstep < kDimTilesQ / 2; ++dstep) {
-        if ((kFullWidth && !kDqClass) ||
+        if ((kFullWidth && (!kDqClass || kClassDqLayout)) ||
             dim_step_q + dstep < (kDqClass ? kClassSteps : steps)) {
           std::uint32_t b[4];
           ldmatrix_x4_trans(b, k_as_b.at(dstep, kstep * kMmaK));
@@ -1147,7 +1165,7 @@ __global__ void __launch_bounds__(Config::kThreads)
              warp_row) * kWidth +
             dim_step_q * kMmaK;
         float* const stage = delta_rows + kStages * kBlockM +
-                             warp * Config::kDqStageRows * Config::kDimPerWarpQ;
+                             warp * Config::kDqStageRows * kDimPerWarpQ;
         const auto q_as_b =
             fragment_address<kXorQB, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
         using Rounds = DqLineRoundsFor<Config::kDqStageRows, kWidth, true, kSplitSwizzle,
@@ -1198,7 +1216,8 @@ __global__ void __launch_bounds__(Config::kThreads)
         // rounds without the tests. Both tests are warp-uniform, as votes: with a plain test on
         // the warp index ptxas did not know it uniform and built each __syncwarp of the rounds
         // a divergent path (WARPSYNC.COLLECTIVE, +248 SASS instructions).
-        constexpr bool kSkipZeroSlices = kDqClass && class_dq_slices_unsent<Config>();
+        constexpr bool kSkipZeroSlices =
+            kDqClass && class_dq_slices_unsent<Config>() && !kClassDqLayout;
         // A class that ends on a slice boundary (6 steps at 128) has no slice to test. Below
         // sm_90 a reduced quad is four scalar atomics, not a REDG.128 over the line: no test
         // there (at 256 class 13 it spilled 52 bytes on sm_80, fp16 NoMask).
@@ -1209,8 +1228,8 @@ __global__ void __launch_bounds__(Config::kThreads)
 #endif
         constexpr bool kChunkTests = kDqClass && class_dq_chunk_tests<Config>() &&
                                      kVectorReductions &&
-                                     kClassSteps * kMmaK % Config::kDimPerWarpQ != 0;
-        constexpr int kSliceChunks = Config::kDimPerWarpQ / kLineChunkFloats;
+                                     kClassSteps * kMmaK % kDimPerWarpQ != 0;
+        constexpr int kSliceChunks = kDimPerWarpQ / kLineChunkFloats;
         const int class_chunks_left = (kClassSteps - dim_step_q) * kMmaK / kLineChunkFloats;
         if (!kSkipZeroSlices || __all_sync(0xffffffffu, class_chunks_left > 0)) {
           const int warp_row = reduction_row0 + query_row_q;
@@ -1220,7 +1239,7 @@ __global__ void __launch_bounds__(Config::kThreads)
                warp_row) * kWidth +
               dim_step_q * kMmaK;
           float* const stage = delta_rows + kStages * kBlockM +
-                               warp * Config::kDqStageRows * Config::kDimPerWarpQ;
+                               warp * Config::kDqStageRows * kDimPerWarpQ;
           auto reduce = [&](auto chunk_tests) {
             constexpr bool kTests = decltype(chunk_tests)::value;
             // A whole query tile adds without row tests (as in add_rows below).
