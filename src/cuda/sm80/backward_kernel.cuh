@@ -55,13 +55,17 @@ __device__ __forceinline__ int opaque_thread_id() {
 // then the CTA writes each key row of both as 16-byte chunks (rows past seqlen_k skipped).
 // head_dim == kWidth and 16-byte-aligned rows (the caller's test). dK/dV fragments: rows
 // key_row + 16·kt + 8·half + lane / 4, columns column0 + 8·dt + 2·(lane % 4).
+// kStoredWidth < kWidth (ClassStagedEpilogue, a step class's kernel): the tiles' first
+// kStoredWidth columns are the class's, staged by its warps, and only the 16-byte chunks below
+// `head_dim` leave (16-byte rows: head_dim % 8 == 0); a warp stages its dim tiles below
+// kLightDimTiles, and the rest only with `all_tiles` (phase B's light warps of an odd class).
 template <class Element, int kRowElements, int kBlockN, int kWidth, int kThreads, int kKeyTilesB,
-          int kDimTilesB>
+          int kDimTilesB, int kStoredWidth = kWidth, int kLightDimTiles = kDimTilesB>
 __device__ __forceinline__ void store_dk_dv_staged(
     const float (&dk_acc)[kKeyTilesB][kDimTilesB][4],
     const float (&dv_acc)[kKeyTilesB][kDimTilesB][4], Element* tiles,
     const BackwardParams& params, Element* dk_base, Element* dv_base, int key0, int key_row,
-    int column0, int lane) {
+    int column0, int lane, int head_dim = kWidth, bool all_tiles = true) {
   using Traits = ElementTraits<Element>;
   constexpr int kTileElements = kBlockN * kRowElements;
   constexpr int kHalfRows = kMmaM / 2;
@@ -74,6 +78,7 @@ __device__ __forceinline__ void store_dk_dv_staged(
     for (int half = 0; half < 2; ++half)
 #pragma unroll
       for (int dt = 0; dt < kDimTilesB; ++dt) {
+        if (dt >= kLightDimTiles && !all_tiles) continue;
         const int offset = (kt * kMmaM + half * kHalfRows) * kRowElements + dt * kMmaN;
         *reinterpret_cast<std::uint32_t*>(lane_first + offset) =
             Traits::pack(dk_acc[kt][dt][2 * half] * params.scale,
@@ -82,7 +87,7 @@ __device__ __forceinline__ void store_dk_dv_staged(
             Traits::pack(dv_acc[kt][dt][2 * half], dv_acc[kt][dt][2 * half + 1]);
       }
   __syncthreads();
-  constexpr int kRowChunks = kWidth / kChunkElements;
+  constexpr int kRowChunks = kStoredWidth / kChunkElements;
   constexpr int kChunksPerTensor = kBlockN * kRowChunks;
   constexpr int kPassesPerTensor = kChunksPerTensor / kThreads;
   static_assert(kChunksPerTensor % kThreads == 0, "whole passes of the CTA over a tile");
@@ -93,7 +98,7 @@ __device__ __forceinline__ void store_dk_dv_staged(
     const int row = chunk / kRowChunks;
     const int column = (chunk % kRowChunks) * kChunkElements;
     const int key = key0 + row;
-    if (key < params.seqlen_k) {
+    if (key < params.seqlen_k && (kStoredWidth == kWidth || column < head_dim)) {
       const uint4 bits = *reinterpret_cast<const uint4*>(tiles + tensor * kTileElements +
                                                           row * kRowElements + column);
       Element* const destination = tensor == 0 ? dk_base + key * params.dk_strides.row
@@ -1397,6 +1402,21 @@ __global__ void __launch_bounds__(Config::kThreads)
                   kv_head * params.dk_strides.head;
   auto* dv_base = static_cast<Element*>(params.dv) + batch * params.dv_strides.batch +
                   kv_head * params.dv_strides.head;
+  // ClassStagedEpilogue (backward_tile_config.hpp): a step class's kernel stages its columns
+  // for head dims of whole 16-byte chunks (a padded row's chunk past head_dim, D = 84 of 88,
+  // takes the register stores: the padding is not dK's).
+  constexpr bool kClassStaged = kNarrowClass && class_staged_epilogue<Config>();
+  if constexpr (kStagedEpilogue && kClassStaged) {
+    if (alignment >= kWidest && head_dim % kChunkElements == 0) {
+      store_dk_dv_staged<Element, Config::kStagedRowElements, kBlockN, kWidth, Config::kThreads,
+                         kKeyTilesB, kDimTilesB, kClassSteps * kMmaK, 2 * kLightStepsB>(
+          dk_acc, dv_acc, reinterpret_cast<Element*>(shared_bytes), params, dk_base, dv_base,
+          key0, key_row_b, dim_step_b * kMmaK, epilogue_lane, head_dim, all_steps_b);
+      convert_fused_dq();
+      FATTN_SM80_BWD_TIMELINE_END();
+      return;
+    }
+  }
   if constexpr (kStagedEpilogue && !kDqClass) {
     if (head_dim == kWidth && alignment >= kWidest) {
       static_assert(2 * kBlockN * Config::kStagedRowElements * sizeof(Element) <=

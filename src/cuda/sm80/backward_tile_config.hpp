@@ -993,6 +993,24 @@ struct ClassDqQueryWarps : Tile, ClassDqQueryWarpsOption {
            ? Tile::kWarps * Tile::kDqStageRows * (kClassDimPerWarpQ - Tile::kDimPerWarpQ) * 4
            : 0);
 };
+// ClassStagedEpilogue (thirtieth session, s30-bwd96; NarrowStepClasses tiles with StagedEpilogue
+// or UnmaskedStagedEpilogue): the step classes' kernels store dK and dV through the staged tiles
+// too (store_dk_dv_staged, backward_kernel.cuh), for every head dim of 16-byte rows: each warp
+// stages its class columns (phase B's light warps of an odd class their own steps only), and the
+// CTA writes the class's 16-byte chunks below head_dim, one coalesced store each, instead of the
+// 4-byte pairs from registers. The bucket's measurement (StagedEpilogue, v21: the epilogue
+// 9,455 -> 3,248 clocks per CTA at 128; 1k causal x1.055, 4k x1.000) is the reason; a step class
+// holds 5 or 6 of the 8 column steps. At N = 2k (32 query tiles per CTA, one CTA per SM) the
+// register epilogue is ~2-3 % of a CTA's time.
+struct ClassStagedEpilogueOption {};
+template <class Tile>
+struct ClassStagedEpilogue : Tile, ClassStagedEpilogueOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool class_staged_epilogue() {
+  return has_option<Config, ClassStagedEpilogueOption>;
+}
 // The dQ product's query warps in step class kClassSteps: Config's kClassWarpsQueriesQ where
 // the class's columns split into whole k-steps over its head-dim warps, else 0 (the bucket's).
 template <class Config, int kClassSteps>
@@ -1314,11 +1332,12 @@ using NarrowClassWork = ClassTileCopies<ClassDqSlicesUnsent<Tile>>;
 // x1.02, non-causal 1.000. The deterministic table at 128 (backward_deterministic_tables.hpp)
 // keeps is_masked_unbranched, already branch-free and spill-free there (the band form: the same
 // instruction count within 1 %).
-// s30-bwd96 (thirtieth session, desk prep; bench/results/sm80-s30-bwd96/NOTES.md): class 6's dQ
-// product on 4 query x 2 head-dim warps (ClassDqQueryWarps), in both modes' tables. Not measured.
+// s30-bwd96 (thirtieth session; bench/results/sm80-s30-bwd96/NOTES.md): class 6's dQ product on
+// 4 query x 2 head-dim warps (ClassDqQueryWarps) and the classes' staged epilogue
+// (ClassStagedEpilogue), in both modes' tables.
 inline constexpr int kClassDqQueryWarpsAt128 = 4;
 template <class Tile>
-using NarrowClassDq128 = ClassDqQueryWarps<Tile, kClassDqQueryWarpsAt128>;
+using NarrowClassDq128 = ClassStagedEpilogue<ClassDqQueryWarps<Tile, kClassDqQueryWarpsAt128>>;
 template <>
 struct LargeSharedMemoryBackwardConfig<128>
     : DiagonalBandMaskPass<NarrowClassDq128<NarrowClassWork<NarrowStepClasses<
