@@ -207,6 +207,16 @@ INSTANTIATE_TEST_SUITE_P(
                  kNoWindow, 6, 0},
         Sm80Case{"step_class6_causal_padded_d84", DType::bfloat16, 1, 700, 700, 3, 1, 84, true,
                  kNoWindow, 4, 0},
+        // Class 6's dQ product on 4 query x 2 head-dim warps (ClassDqQueryWarps: 16 x 48 warp
+        // tiles, the periodic line rounds' 12-chunk rows, both modes' tables): GQA in the NoMask
+        // and the causal kernel, a window; last query tiles of 40 rows (query warps 2 and 3 in
+        // part and not at all) and of 10 (warp 0 in part: its second 8-row round cut).
+        Sm80Case{"class6_dq_warps_nomask_gqa_d88", DType::float16, 2, 1000, 700, 4, 2, 88, false,
+                 kNoWindow, 0, 0},
+        Sm80Case{"class6_dq_warps_causal_gqa_d96", DType::float16, 1, 650, 650, 4, 1, 96, true,
+                 kNoWindow, 0, 0},
+        Sm80Case{"class6_dq_warps_window_gqa_d96", DType::bfloat16, 1, 1000, 800, 6, 2, 96, false,
+                 Window{200, 50}, 0, 0},
         // The 256 bucket's dQ step classes (DqStepClasses with ClassDqChunkTests, the default
         // mode of Hopper's table): 13 steps (D = 200: the last slice's product 1 of 4 steps, its
         // REDG.128 by the first 4 of 16 chunks) and 14 (D = 216, causal, GQA), whole and partial

@@ -65,11 +65,11 @@ struct LargeSharedMemoryDeterministicBackward {
 // mode's kernels are SASS-identical. s27-mbar (twenty-seventh session): DqTurnBeforeDqProduct on
 // an mbarrier, in the bucket's own kernels (not the step classes), x1.05-1.08 more: see that
 // option.
-using DeterministicTile128 = NarrowClassWork<NarrowStepClasses<
+using DeterministicTile128 = NarrowClassDq128<NarrowClassWork<NarrowStepClasses<
     ScoreStatisticsAhead<QueryTilesDescending<ZeroStartAccumulators<
                              UnmaskedStagedEpilogue<ScorePassesTile128>>>,
                          kStatisticsAheadAt128>,
-    kFirstStepClassAt128, kLastStepClassAt128, true>>;
+    kFirstStepClassAt128, kLastStepClassAt128, true>>>;
 template <>
 struct LargeSharedMemoryDeterministicBackward<128> {
   using type = DeferredDqHandOver<DqTurnBeforeDqProduct<DeterministicTile128>>;

@@ -54,13 +54,17 @@ __device__ __forceinline__ int opaque_thread_id() {
 // then the CTA writes each key row of both as 16-byte chunks (rows past seqlen_k skipped).
 // head_dim == kWidth and 16-byte-aligned rows (the caller's test). dK/dV fragments: rows
 // key_row + 16·kt + 8·half + lane / 4, columns column0 + 8·dt + 2·(lane % 4).
+// kStoredWidth < kWidth (ClassStagedEpilogue, a step class's kernel): the tiles' first
+// kStoredWidth columns are the class's, staged by its warps, and only the 16-byte chunks below
+// `head_dim` leave (16-byte rows: head_dim % 8 == 0); a warp stages its dim tiles below
+// kLightDimTiles, and the rest only with `all_tiles` (phase B's light warps of an odd class).
 template <class Element, int kRowElements, int kBlockN, int kWidth, int kThreads, int kKeyTilesB,
-          int kDimTilesB>
+          int kDimTilesB, int kStoredWidth = kWidth, int kLightDimTiles = kDimTilesB>
 __device__ __forceinline__ void store_dk_dv_staged(
     const float (&dk_acc)[kKeyTilesB][kDimTilesB][4],
     const float (&dv_acc)[kKeyTilesB][kDimTilesB][4], Element* tiles,
     const BackwardParams& params, Element* dk_base, Element* dv_base, int key0, int key_row,
-    int column0, int lane) {
+    int column0, int lane, int head_dim = kWidth, bool all_tiles = true) {
   using Traits = ElementTraits<Element>;
   constexpr int kTileElements = kBlockN * kRowElements;
   constexpr int kHalfRows = kMmaM / 2;
@@ -73,6 +77,7 @@ __device__ __forceinline__ void store_dk_dv_staged(
     for (int half = 0; half < 2; ++half)
 #pragma unroll
       for (int dt = 0; dt < kDimTilesB; ++dt) {
+        if (dt >= kLightDimTiles && !all_tiles) continue;
         const int offset = (kt * kMmaM + half * kHalfRows) * kRowElements + dt * kMmaN;
         *reinterpret_cast<std::uint32_t*>(lane_first + offset) =
             Traits::pack(dk_acc[kt][dt][2 * half] * params.scale,
@@ -81,7 +86,7 @@ __device__ __forceinline__ void store_dk_dv_staged(
             Traits::pack(dv_acc[kt][dt][2 * half], dv_acc[kt][dt][2 * half + 1]);
       }
   __syncthreads();
-  constexpr int kRowChunks = kWidth / kChunkElements;
+  constexpr int kRowChunks = kStoredWidth / kChunkElements;
   constexpr int kChunksPerTensor = kBlockN * kRowChunks;
   constexpr int kPassesPerTensor = kChunksPerTensor / kThreads;
   static_assert(kChunksPerTensor % kThreads == 0, "whole passes of the CTA over a tile");
@@ -92,7 +97,7 @@ __device__ __forceinline__ void store_dk_dv_staged(
     const int row = chunk / kRowChunks;
     const int column = (chunk % kRowChunks) * kChunkElements;
     const int key = key0 + row;
-    if (key < params.seqlen_k) {
+    if (key < params.seqlen_k && (kStoredWidth == kWidth || column < head_dim)) {
       const uint4 bits = *reinterpret_cast<const uint4*>(tiles + tensor * kTileElements +
                                                           row * kRowElements + column);
       Element* const destination = tensor == 0 ? dk_base + key * params.dk_strides.row
@@ -146,8 +151,17 @@ __global__ void __launch_bounds__(Config::kThreads)
   constexpr int kDimTilesB = 2 * kStepsPerWarpB;
   // Phase A's unrolled k-steps: a step class has no step past its own.
   constexpr int kStepsA = kNarrowClass ? kClassSteps : kMaxSteps;
-  constexpr int kDimTilesQ = Config::kDimPerWarpQ / kMmaN;
-  constexpr int kRowTilesQ = Config::kQueriesPerWarpQ / kMmaM;
+  // ClassDqQueryWarps (backward_tile_config.hpp): a step class's dQ product on kWarpsQueriesQ x
+  // kWarpsDimQ warps over the class's columns (kClassDqLayout); otherwise Config's layout.
+  constexpr int kClassDqWarpsQ = kNarrowClass ? class_dq_query_warps<Config, kClassSteps>() : 0;
+  constexpr bool kClassDqLayout = kClassDqWarpsQ > 0;
+  constexpr int kWarpsQueriesQ = kClassDqLayout ? kClassDqWarpsQ : Config::kWarpsQueriesQ;
+  constexpr int kWarpsDimQ = Config::kWarps / kWarpsQueriesQ;
+  constexpr int kQueriesPerWarpQ = kBlockM / kWarpsQueriesQ;
+  constexpr int kDimPerWarpQ =
+      kClassDqLayout ? kClassSteps * kMmaK / kWarpsDimQ : Config::kDimPerWarpQ;
+  constexpr int kDimTilesQ = kDimPerWarpQ / kMmaN;
+  constexpr int kRowTilesQ = kQueriesPerWarpQ / kMmaM;
   constexpr bool kPackedP = packed_probabilities<Config>();
   constexpr bool kPipelinedB = pipelined_query_fragments<Config>();
   // Rolled k-step loops (backward_tile_config.hpp): the full-width kernel only, where every
@@ -208,9 +222,15 @@ __global__ void __launch_bounds__(Config::kThreads)
       (masked_per_item_phase_b_addresses<Config>() && !std::is_same_v<Mask, NoMask>) ||
       kShiftedFullWidth;
   // v19 (backward_tile_config.hpp): the line staging's offsets with the swizzle split.
-  constexpr bool kSplitSwizzle = line_staging_swizzle_split<Config>() && kLineReductions;
+  // ClassDqQueryWarps' 12-chunk warp rows stage as DqPeriodicLineRounds, with a swizzle of their
+  // own (neither of these).
+  constexpr bool kSplitSwizzle =
+      line_staging_swizzle_split<Config>() && kLineReductions && !kClassDqLayout;
   // DqStagingPairSwizzle (backward_tile_config.hpp): the staging rows' conflict-free swizzle.
-  constexpr bool kPairSwizzle = dq_staging_pair_swizzle<Config>() && kLineReductions;
+  constexpr bool kPairSwizzle =
+      dq_staging_pair_swizzle<Config>() && kLineReductions && !kClassDqLayout;
+  static_assert(!kClassDqLayout || kLineReductions,
+                "ClassDqQueryWarps: the line reductions' staging holds the class's warp rows");
   // v20 (backward_tile_config.hpp): dV in phase B, dK after the dQ product with the line-
   // reduction rounds between its query steps (the default mode's whole query tiles; otherwise
   // the rounds as below, then dK).
@@ -278,7 +298,7 @@ __global__ void __launch_bounds__(Config::kThreads)
   // per warp (dSᵀ and K in the dQ product, Q / dO in phase B; 192's K and Q / dO span 6 steps).
   constexpr bool kXorAddresses = kPackedP;
   constexpr bool kXorDsQ = kPackedP && is_power_of_two(kRowTilesQ);
-  constexpr bool kXorKQ = kPackedP && is_power_of_two(Config::kDimPerWarpQ / kMmaK);
+  constexpr bool kXorKQ = kPackedP && is_power_of_two(kDimPerWarpQ / kMmaK);
   constexpr bool kXorQB = kPackedP && is_power_of_two(kStepsPerWarpB);
   static_assert(!rolled_product_b<Config>() || (kXorAddresses && !kPipelinedB),
                 "the rolled loop addresses Pᵀ's steps at run time: an XOR address");
@@ -574,11 +594,13 @@ __global__ void __launch_bounds__(Config::kThreads)
   // Whether this warp runs all kStepsPerWarpB of phase B's steps (a uniform branch on the last
   // one where the light group has fewer).
   const bool all_steps_b = kLightStepsB == kStepsPerWarpB || warp % Config::kWarpsDimB != 0;
-  const int query_row_q = (warp / Config::kWarpsDimQ) * Config::kQueriesPerWarpQ;
+  const int query_row_q = (warp / kWarpsDimQ) * kQueriesPerWarpQ;
   // dQ slices: a step class puts slices 0 and 1 (the class's first 64 columns, all in it) on the
   // sub-partitions of phase B's light warps (warp % 4 = 0, 2) and slices 2 and 3 on the others.
-  const int dq_slice = kNarrowClass ? (warp % 2) * 2 + (warp % 4) / 2 : warp % Config::kWarpsDimQ;
-  const int dim_step_q = dq_slice * (Config::kDimPerWarpQ / kMmaK);
+  // ClassDqQueryWarps: every slice in the class, every warp the same work.
+  const int dq_slice =
+      kNarrowClass && !kClassDqLayout ? (warp % 2) * 2 + (warp % 4) / 2 : warp % kWarpsDimQ;
+  const int dim_step_q = dq_slice * (kDimPerWarpQ / kMmaK);
   // The dQ paths below (phase-B atomics, the line rounds, one-address atomics) each spell out
   // their accumulator address: one shared lambda for it changed ptxas's register allocation
   // (twenty-fifth session: 36 bytes spilled at 256 on sm_90a, 4 on sm_80).
@@ -1052,7 +1074,8 @@ __global__ void __launch_bounds__(Config::kThreads)
     // ---- dQ partial = dS·K for this warp's query rows x head-dim slice ----
     float dq[kRowTilesQ][kDimTilesQ][4];
     // A step class skips the dQ columns past it: zeros there (the line reductions send them).
-    if constexpr (!kZeroStart || kDqClass) zero_fill(dq);
+    // With ClassDqQueryWarps no column of the warp lies past the class.
+    if constexpr (!kZeroStart || (kDqClass && !kClassDqLayout)) zero_fill(dq);
     // Key steps outer, one step's dS fragments live at a time (as in phase B); each K fragment
     // feeds the warp's kRowTilesQ row tiles. Row tile rt of dS is 2·rt query chunks to the right
     // in dSᵀ, i.e. the fragment address's step rt.
@@ -1065,7 +1088,7 @@ __global__ void __launch_bounds__(Config::kThreads)
       }
 #pragma unroll
       for (int dstep = 0; dstep < kDimTilesQ / 2; ++dstep) {
-        if ((kFullWidth && !kDqClass) ||
+        if ((kFullWidth && (!kDqClass || kClassDqLayout)) ||
             dim_step_q + dstep < (kDqClass ? kClassSteps : steps)) {
           std::uint32_t b[4];
           ldmatrix_x4_trans(b, k_as_b.at(dstep, kstep * kMmaK));
@@ -1117,7 +1140,7 @@ __global__ void __launch_bounds__(Config::kThreads)
              warp_row) * kWidth +
             dim_step_q * kMmaK;
         float* const stage = delta_rows + kStages * kBlockM +
-                             warp * Config::kDqStageRows * Config::kDimPerWarpQ;
+                             warp * Config::kDqStageRows * kDimPerWarpQ;
         const auto q_as_b =
             fragment_address<kXorQB, kWidth>(q_tile, lane % 16, lane / 16, 2 * dim_step_b);
         using Rounds = DqLineRoundsFor<Config::kDqStageRows, kWidth, true, kSplitSwizzle,
@@ -1168,7 +1191,8 @@ __global__ void __launch_bounds__(Config::kThreads)
         // rounds without the tests. Both tests are warp-uniform, as votes: with a plain test on
         // the warp index ptxas did not know it uniform and built each __syncwarp of the rounds
         // a divergent path (WARPSYNC.COLLECTIVE, +248 SASS instructions).
-        constexpr bool kSkipZeroSlices = kDqClass && class_dq_slices_unsent<Config>();
+        constexpr bool kSkipZeroSlices =
+            kDqClass && class_dq_slices_unsent<Config>() && !kClassDqLayout;
         // A class that ends on a slice boundary (6 steps at 128) has no slice to test. Below
         // sm_90 a reduced quad is four scalar atomics, not a REDG.128 over the line: no test
         // there (at 256 class 13 it spilled 52 bytes on sm_80, fp16 NoMask).
@@ -1179,8 +1203,8 @@ __global__ void __launch_bounds__(Config::kThreads)
 #endif
         constexpr bool kChunkTests = kDqClass && class_dq_chunk_tests<Config>() &&
                                      kVectorReductions &&
-                                     kClassSteps * kMmaK % Config::kDimPerWarpQ != 0;
-        constexpr int kSliceChunks = Config::kDimPerWarpQ / kLineChunkFloats;
+                                     kClassSteps * kMmaK % kDimPerWarpQ != 0;
+        constexpr int kSliceChunks = kDimPerWarpQ / kLineChunkFloats;
         const int class_chunks_left = (kClassSteps - dim_step_q) * kMmaK / kLineChunkFloats;
         if (!kSkipZeroSlices || __all_sync(0xffffffffu, class_chunks_left > 0)) {
           const int warp_row = reduction_row0 + query_row_q;
@@ -1190,7 +1214,7 @@ __global__ void __launch_bounds__(Config::kThreads)
                warp_row) * kWidth +
               dim_step_q * kMmaK;
           float* const stage = delta_rows + kStages * kBlockM +
-                               warp * Config::kDqStageRows * Config::kDimPerWarpQ;
+                               warp * Config::kDqStageRows * kDimPerWarpQ;
           auto reduce = [&](auto chunk_tests) {
             constexpr bool kTests = decltype(chunk_tests)::value;
             // A whole query tile adds without row tests (as in add_rows below).
@@ -1348,6 +1372,21 @@ __global__ void __launch_bounds__(Config::kThreads)
                   kv_head * params.dk_strides.head;
   auto* dv_base = static_cast<Element*>(params.dv) + batch * params.dv_strides.batch +
                   kv_head * params.dv_strides.head;
+  // ClassStagedEpilogue (backward_tile_config.hpp): a step class's kernel stages its columns
+  // for head dims of whole 16-byte chunks (a padded row's chunk past head_dim, D = 84 of 88,
+  // takes the register stores: the padding is not dK's).
+  constexpr bool kClassStaged = kNarrowClass && class_staged_epilogue<Config>();
+  if constexpr (kStagedEpilogue && kClassStaged) {
+    if (alignment >= kWidest && head_dim % kChunkElements == 0) {
+      store_dk_dv_staged<Element, Config::kStagedRowElements, kBlockN, kWidth, Config::kThreads,
+                         kKeyTilesB, kDimTilesB, kClassSteps * kMmaK, 2 * kLightStepsB>(
+          dk_acc, dv_acc, reinterpret_cast<Element*>(shared_bytes), params, dk_base, dv_base,
+          key0, key_row_b, dim_step_b * kMmaK, epilogue_lane, head_dim, all_steps_b);
+      convert_fused_dq();
+      FATTN_SM80_BWD_TIMELINE_END();
+      return;
+    }
+  }
   if constexpr (kStagedEpilogue && !kDqClass) {
     if (head_dim == kWidth && alignment >= kWidest) {
       static_assert(2 * kBlockN * Config::kStagedRowElements * sizeof(Element) <=

@@ -961,6 +961,71 @@ template <class Config>
 constexpr bool class_tile_copies() {
   return has_option<Config, ClassTileCopiesOption>;
 }
+// ClassDqQueryWarps (thirtieth session, s30-bwd96; NarrowStepClasses tiles with
+// DqReductionsByLine): a step class whose columns split into whole k-steps over
+// kWarps / kClassWarpsQueriesQ head-dim warps runs its dQ product on that layout, queries x the
+// class's columns, instead of the bucket's 2 x 4 warps of 32 x 32 with the slices past the class
+// idle. At 128 with 4 query warps: class 6 (D = 81..96) as FA2's hdim96 backward
+// (AtomLayoutMdQ = 4): 16 x 48 warp tiles, 48 HMMA and 32 ldmatrix.x4 per warp and query tile in
+// every warp, where the bucket's layout gave warps 0-2 and 4-6 64 HMMA and 32 ldmatrix each and
+// warps 3 and 7 (both on SM sub-partition 3) none: the busiest warp 256 -> 240 HMMA per query
+// tile, each sub-partition 480 instead of 512 / 512 / 512 / 384. Class 5 (80 columns: 40 per
+// warp) keeps the bucket's layout. The 48-column warp rows are 12 chunks of 16 bytes: the line
+// reductions run as DqPeriodicLineRounds (192's), 2 rounds of 8 rows, 3 LDS.128 and 3 REDG.128
+// each per thread (the bucket's layout: 4 rounds of 2), and need kWarps x kDqStageRows x 48
+// floats of staging (12 KB at 128 instead of 8). Each dQ element is the same mma chain over the
+// same key steps in either layout and gets one reduction per CTA: the same partial, bit for bit,
+// so the deterministic mode's sums are those of the bucket's layout. Measured alone (H100, bwd in
+// turns beside main and FA2, B = 16, H = 16, N = 2k; bench/results/sm80-s30-bwd96/NOTES.md):
+// fp16 D = 96 / 88 x1.009 / 1.010, causal x1.011 / 1.013, bf16 D = 96 x1.018.
+struct ClassDqQueryWarpsOption {};
+template <class Tile, int kClassWarpsQueriesQArg>
+struct ClassDqQueryWarps : Tile, ClassDqQueryWarpsOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+  static constexpr int kClassWarpsQueriesQ = kClassWarpsQueriesQArg;
+  static_assert(Tile::kBlockM % (kClassWarpsQueriesQArg * kMmaM) == 0 &&
+                    Tile::kWarps % kClassWarpsQueriesQArg == 0,
+                "whole 16-row tiles per query warp");
+  // The widest class's warp rows (its staging), where they exceed the bucket layout's.
+  static constexpr int kClassDimPerWarpQ =
+      Tile::kLastStepClass * kMmaK / (Tile::kWarps / kClassWarpsQueriesQArg);
+  static constexpr int kSharedBytes =
+      Tile::kSharedBytes +
+      (kClassDimPerWarpQ > Tile::kDimPerWarpQ
+           ? Tile::kWarps * Tile::kDqStageRows * (kClassDimPerWarpQ - Tile::kDimPerWarpQ) * 4
+           : 0);
+};
+// ClassStagedEpilogue (thirtieth session, s30-bwd96; NarrowStepClasses tiles with StagedEpilogue
+// or UnmaskedStagedEpilogue): the step classes' kernels store dK and dV through the staged tiles
+// too (store_dk_dv_staged, backward_kernel.cuh), for head dims of whole 16-byte chunks: each warp
+// stages its class columns (phase B's light warps of an odd class their own steps only), and the
+// CTA writes the class's 16-byte chunks below head_dim, one coalesced store each, instead of the
+// 4-byte pairs from registers. The bucket's measurement (StagedEpilogue, v21: the epilogue
+// 9,455 -> 3,248 clocks per CTA at 128; 1k causal x1.055, 4k x1.000) is the reason; a step class
+// holds 5 or 6 of the 8 column steps. At N = 2k (32 query tiles per CTA, one CTA per SM) the
+// register epilogue is ~2-3 % of a CTA's time. Measured with ClassDqQueryWarps (same setup):
+// both x1.031 / 1.044 at D = 96 (non-causal / causal), x1.028 / 1.037 at 88, the epilogue alone
+// x1.010 / 1.019 at D = 80, x1.007 at 72.
+struct ClassStagedEpilogueOption {};
+template <class Tile>
+struct ClassStagedEpilogue : Tile, ClassStagedEpilogueOption {
+  using GeneralKernelConfig = general_kernel_config<Tile>;
+};
+template <class Config>
+constexpr bool class_staged_epilogue() {
+  return has_option<Config, ClassStagedEpilogueOption>;
+}
+// The dQ product's query warps in step class kClassSteps: Config's kClassWarpsQueriesQ where
+// the class's columns split into whole k-steps over its head-dim warps, else 0 (the bucket's).
+template <class Config, int kClassSteps>
+constexpr int class_dq_query_warps() {
+  if constexpr (has_option<Config, ClassDqQueryWarpsOption>) {
+    constexpr int kDimWarps = Config::kWarps / Config::kClassWarpsQueriesQ;
+    return kClassSteps > 0 && kClassSteps % kDimWarps == 0 ? Config::kClassWarpsQueriesQ : 0;
+  } else {
+    return 0;
+  }
+}
 
 // DqStepClasses (twenty-fifth session, desk prep bwdnarrow; lean full-width kernel without
 // shifted windows): NarrowStepClasses' kernels per class, changed in the dQ product and its line
@@ -1271,12 +1336,20 @@ using NarrowClassWork = ClassTileCopies<ClassDqSlicesUnsent<Tile>>;
 // x1.02, non-causal 1.000. The deterministic table at 128 (backward_deterministic_tables.hpp)
 // keeps is_masked_unbranched, already branch-free and spill-free there (the band form: the same
 // instruction count within 1 %).
+// s30-bwd96 (thirtieth session; bench/results/sm80-s30-bwd96/NOTES.md): class 6's dQ product on
+// 4 query x 2 head-dim warps (ClassDqQueryWarps) and the classes' staged epilogue
+// (ClassStagedEpilogue), in both modes' tables. Measured (H100, bwd in turns beside main and FA2,
+// B = 16, H = 16, N = 2k): fp16 D = 96 x1.031 (0.88 -> 0.91x FA2), causal x1.044 (-> 1.00x),
+// bf16 x1.037, D = 88 x1.028, D = 80 x1.010; deterministic D = 96 x1.016; D = 128 1.00.
+inline constexpr int kClassDqQueryWarpsAt128 = 4;
+template <class Tile>
+using NarrowClassDq128 = ClassStagedEpilogue<ClassDqQueryWarps<Tile, kClassDqQueryWarpsAt128>>;
 template <>
 struct LargeSharedMemoryBackwardConfig<128>
-    : DiagonalBandMaskPass<NarrowClassWork<NarrowStepClasses<
+    : DiagonalBandMaskPass<NarrowClassDq128<NarrowClassWork<NarrowStepClasses<
           ScoreStatisticsAhead<ZeroStartAccumulators<StagedEpilogue<ScorePassesTile128>>,
                                kStatisticsAheadAt128>,
-          kFirstStepClassAt128, kLastStepClassAt128, true>>>,
+          kFirstStepClassAt128, kLastStepClassAt128, true>>>>,
       FusedDqConversionOption {};
 // v41 (twenty-second session, bwd192-lines): DqReductionsByLine at 192, 8 staging rows per round
 // (one (row tile, half) pair: 4 rounds per query tile, 3 LDS.128 and 3 REDG.128 each), 12 KB of
