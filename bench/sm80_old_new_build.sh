@@ -29,7 +29,10 @@ for v in "${versions[@]}"; do
   flags=(-std=c++20 -O3 -lineinfo "-I$root/src" "-I$root/include" -Ibench --expt-relaxed-constexpr
          -Xcompiler -fPIC -gencode=arch=compute_90a,code=sm_90a -Xptxas -v
          -DFATTN_STUB_FORWARD_VARIANTS)
-  sources=(bench/sm80_shim.cu bench/sm80_forward_shim_stubs.cu)
+  # types.cpp (size_of, shape strings) and device_query.cpp (the cached per-block shared-memory
+  # limit that the launchers read since the twenty-ninth session): the shim does not load without.
+  sources=(bench/sm80_shim.cu bench/sm80_forward_shim_stubs.cu "$root/src/api/types.cpp"
+           "$root/src/cuda/common/device_query.cpp")
   for bucket in "${buckets[@]}"; do
     flags+=("-D${macro}_$bucket")
     sources+=("$root/src/cuda/instantiations/sm80_${direction}_d${bucket}_fp16.cu"
