@@ -284,8 +284,10 @@ AttentionBuffers::AttentionBuffers(const ProblemSpec& spec, bool with_gradients,
   dk = tools::make_tensor(spec.dtype, with_gradients ? kv_shape : none);
   dv = tools::make_tensor(spec.dtype, with_gradients ? kv_shape : none);
   if (on_device_) cuda_set_device(spec.device.index);
-  std::mt19937_64 rng(seed);
-  for (tools::HostTensor* input : {&q, &k, &v, &dout}) tools::fill_random(*input, rng);
+  std::uint64_t input_seed = seed;
+  for (tools::HostTensor* input : {&q, &k, &v, &dout}) {
+    tools::fill_random_parallel(*input, input_seed++);
+  }
   for (tools::HostTensor* output : outputs()) tools::poison(*output);
 
   std::vector<TensorView*> views{&views_.q,    &views_.k,  &views_.v,  &views_.out, &views_.lse,

@@ -67,6 +67,45 @@ void fill_random(HostTensor& tensor, std::mt19937_64& rng, float scale) {
   for (std::int64_t i = 0; i < tensor.numel(); ++i) tensor.set(i, uniform(rng));
 }
 
+namespace {
+
+// splitmix64's output function: a bijection of 64-bit words whose outputs for consecutive inputs
+// look independent, so element i's bits can come from (key, i) alone: a counter-based generator
+// that threads share without a common state.
+std::uint64_t mix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// Random bits per value: a float's 24-bit significand holds k / 2^24 exactly.
+constexpr int kUnitBits = 24;
+constexpr float kUnitStep = 1.0f / static_cast<float>(1u << kUnitBits);
+
+}  // namespace
+
+void fill_random_parallel(HostTensor& tensor, std::uint64_t seed, float scale) {
+  const TensorView& view = tensor.view;
+  const std::int64_t elements = view.numel();
+  if (elements == 0) return;
+  const std::int64_t row_length = view.rank > 0 ? view.shape[view.rank - 1] : 1;
+  const std::int64_t column_stride = view.rank > 0 ? view.stride[view.rank - 1] : 1;
+  const std::int64_t rows = elements / row_length;
+  const std::uint64_t key = mix64(seed);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t row = 0; row < rows; ++row) {
+    const std::int64_t first = row * row_length;
+    const std::int64_t offset = element_offset(view, first);
+    for (std::int64_t column = 0; column < row_length; ++column) {
+      const std::uint64_t bits = mix64(key ^ static_cast<std::uint64_t>(first + column));
+      const float unit = static_cast<float>(bits >> (64 - kUnitBits)) * kUnitStep;  // [0, 1)
+      detail::store_from_float(view.data, view.dtype, offset + column * column_stride,
+                               scale * (2.0f * unit - 1.0f));
+    }
+  }
+}
+
 void poison(HostTensor& tensor) {
   const std::size_t elements = (tensor.storage.size() - kSlackBytes) / size_of(tensor.view.dtype);
   for (std::size_t i = 0; i < elements; ++i) {

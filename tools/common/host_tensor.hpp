@@ -28,6 +28,11 @@ HostTensor make_tensor(DType dtype, std::initializer_list<std::int64_t> shape, s
 HostTensor make_tensor(DType dtype, const std::vector<std::int64_t>& shape, std::int64_t row_padding = 0);
 // Uniform values in [-scale, scale) from a generator seeded by the caller (never all zeros).
 void fill_random(HostTensor& tensor, std::mt19937_64& rng, float scale = 1.0f);
+// Uniform values in [-scale, scale) that depend on (seed, logical index) only, filled row by row
+// on all cores (OpenMP): the same tensor whatever the thread count. For the `fattn` tools, whose
+// inputs are large: at B = 16, N = 2048, H = 16, D = 256 a tensor has 134 M elements, which
+// fill_random above takes 2.5 s for on one core, most of a `fattn bench --sweep` process's time.
+void fill_random_parallel(HostTensor& tensor, std::uint64_t seed, float scale = 1.0f);
 // Every element (padding included) set to NaN, so an unwritten output cannot pass.
 void poison(HostTensor& tensor);
 
