@@ -110,8 +110,7 @@ Ceilings measure_gpu_ceilings(DType dtype, int ordinal) {
   // bits, draw less power and clock higher, which overstated the peak (892 against 787 TFLOP/s
   // on random data, H100 bf16). One random matrix serves as both operands.
   tools::HostTensor random = tools::make_tensor(dtype, {kGemmSize, kGemmSize});
-  std::mt19937_64 rng(kGemmInputSeed);
-  tools::fill_random(random, rng);
+  tools::fill_random_parallel(random, kGemmInputSeed);
   for (DeviceBuffer* buffer : {&a, &b}) buffer->upload(random.storage.data(), bytes);
   cublasHandle_t handle = nullptr;
   check_cublas(cublasCreate(&handle), "cublasCreate");
