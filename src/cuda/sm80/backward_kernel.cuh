@@ -1372,29 +1372,25 @@ __global__ void __launch_bounds__(Config::kThreads)
                   kv_head * params.dk_strides.head;
   auto* dv_base = static_cast<Element*>(params.dv) + batch * params.dv_strides.batch +
                   kv_head * params.dv_strides.head;
-  // ClassStagedEpilogue (backward_tile_config.hpp): a step class's kernel stages its columns
-  // for head dims of whole 16-byte chunks (a padded row's chunk past head_dim, D = 84 of 88,
-  // takes the register stores: the padding is not dK's).
+  // The staged epilogue: the full-width kernel where head_dim fills the bucket; with
+  // ClassStagedEpilogue (backward_tile_config.hpp) also a step class's kernel, over its own
+  // columns, for head dims of whole 16-byte chunks (a padded row's chunk past head_dim, D = 84 of
+  // 88, takes the register stores: the padding is not dK's).
   constexpr bool kClassStaged = kNarrowClass && class_staged_epilogue<Config>();
-  if constexpr (kStagedEpilogue && kClassStaged) {
-    if (alignment >= kWidest && head_dim % kChunkElements == 0) {
-      store_dk_dv_staged<Element, Config::kStagedRowElements, kBlockN, kWidth, Config::kThreads,
-                         kKeyTilesB, kDimTilesB, kClassSteps * kMmaK, 2 * kLightStepsB>(
-          dk_acc, dv_acc, reinterpret_cast<Element*>(shared_bytes), params, dk_base, dv_base,
-          key0, key_row_b, dim_step_b * kMmaK, epilogue_lane, head_dim, all_steps_b);
-      convert_fused_dq();
-      FATTN_SM80_BWD_TIMELINE_END();
-      return;
-    }
-  }
-  if constexpr (kStagedEpilogue && !kDqClass) {
-    if (head_dim == kWidth && alignment >= kWidest) {
+  if constexpr (kStagedEpilogue && (!kDqClass || kClassStaged)) {
+    constexpr int kStoredWidth = kClassStaged ? kClassSteps * kMmaK : kWidth;
+    constexpr int kLightDimTiles = kClassStaged ? 2 * kLightStepsB : kDimTilesB;
+    const bool staged_head_dim =
+        kClassStaged ? head_dim % kChunkElements == 0 : head_dim == kWidth;
+    if (staged_head_dim && alignment >= kWidest) {
       static_assert(2 * kBlockN * Config::kStagedRowElements * sizeof(Element) <=
                         Config::kSharedBytes,
                     "the dK and dV tiles fit in the kernel's shared memory");
-      store_dk_dv_staged<Element, Config::kStagedRowElements, kBlockN, kWidth, Config::kThreads>(
+      store_dk_dv_staged<Element, Config::kStagedRowElements, kBlockN, kWidth, Config::kThreads,
+                         kKeyTilesB, kDimTilesB, kStoredWidth, kLightDimTiles>(
           dk_acc, dv_acc, reinterpret_cast<Element*>(shared_bytes), params, dk_base, dv_base,
-          key0, key_row_b, dim_step_b * kMmaK, epilogue_lane);
+          key0, key_row_b, dim_step_b * kMmaK, epilogue_lane, head_dim,
+          !kClassStaged || all_steps_b);
       convert_fused_dq();
       FATTN_SM80_BWD_TIMELINE_END();
       return;
